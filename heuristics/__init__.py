@@ -1,0 +1,1 @@
+"""Heuristics by problem family; each family exposes a registry by name."""

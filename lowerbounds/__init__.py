@@ -1,0 +1,1 @@
+"""Bounds that certify heuristics (upper bounds for maximisation, lower bounds for minimisation)."""

@@ -1,0 +1,81 @@
+"""Upper bounds on the VCSched minimum yield (seed 001 §3.1).
+
+* :func:`closed_form_bound`: ``Y = min(H / sum_i T_i alpha_i, 1)`` when the
+  total memory fits (``sum_i T_i m_i <= H``), else the instance is infeasible
+  even fractionally.
+* :func:`lp_relaxation`: the MILP with integrality dropped, solved by HiGHS.
+  It returns the fractional assignment ``e_ij`` (a simplex vertex, not the
+  uniform ``1/H`` of the closed form) that RRND/RRNZ round.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from vcsched.formulations.solve import solve_model
+from vcsched.formulations.vc_milp import build_compact_model, build_literal_model
+from vcsched.problems.vc import VCInstance
+from vcsched.result import Result, Status
+
+__all__ = ["closed_form_bound", "lp_relaxation", "LPRelaxation"]
+
+
+def closed_form_bound(instance: VCInstance) -> Result:
+    """§3.1 closed form: ``min(1, H / sum T_i alpha_i)`` if ``sum T_i m_i <= H``."""
+    t0 = time.perf_counter()
+    total_mem = float(np.dot(instance.tasks, instance.mem))
+    if total_mem > instance.hosts + 1e-12:
+        return Result("lp-closed", Status.INFEASIBLE, None, None, None, None, time.perf_counter() - t0,
+                      f"total memory {total_mem:.6g} exceeds {instance.hosts} hosts")
+    y = min(1.0, instance.hosts / float(np.dot(instance.tasks, instance.cpu)))
+    return Result("lp-closed", Status.OPTIMAL, y, y, 0.0, None, time.perf_counter() - t0, "closed form (§3.1)")
+
+
+class LPRelaxation:
+    """Fractional solution of the relaxed MILP: ``e[i, j]`` = share of job i's tasks on host j."""
+
+    def __init__(self, e: np.ndarray, y: float) -> None:
+        self.e = e
+        self.y = y
+
+    def __repr__(self) -> str:
+        return f"LPRelaxation(y={self.y:.6g}, shape={self.e.shape})"
+
+
+def lp_relaxation(instance: VCInstance, *, formulation: str = "compact", time_limit: float | None = None) -> Result:
+    """Solve the LP relaxation of the VCSched MILP with HiGHS.
+
+    ``objective`` and ``bound`` are the relaxed optimum (an upper bound on the
+    min yield); ``solution`` is an :class:`LPRelaxation` whose ``e`` rows sum
+    to 1 (fraction of each job on each host).
+    """
+    t0 = time.perf_counter()
+    if formulation == "compact":
+        prob, var = build_compact_model(instance, relax=True)
+    elif formulation == "literal":
+        prob, var = build_literal_model(instance, relax=True)
+    else:
+        raise ValueError(f"formulation must be 'compact' or 'literal', got {formulation!r}")
+    build = time.perf_counter() - t0
+    out = solve_model(prob, mip=False, time_limit=time_limit, variables=var["variables"])
+    extra = {"build_seconds": build, "solve_seconds": out.seconds, "formulation": formulation}
+    method = "lp" if formulation == "compact" else "lp-literal"
+    if not out.status.has_solution:
+        return Result(method, out.status, None, None, None, None, time.perf_counter() - t0, out.message, extra)
+    J, H = instance.n_jobs, instance.hosts
+    if formulation == "compact":
+        x = var["x"]
+        e = np.array([[x[i, j].varValue or 0.0 for j in range(H)] for i in range(J)]) / instance.tasks[:, None]
+        y = min(1.0, 1.0 / out.objective)
+    else:
+        ev = np.array([[v.varValue or 0.0 for v in row] for row in var["e"]])
+        e = np.zeros((J, H))
+        np.add.at(e, instance.task_job, ev)
+        e /= instance.tasks[:, None]
+        y = min(1.0, out.objective)
+    e = np.clip(e, 0.0, None)
+    e /= e.sum(axis=1, keepdims=True)
+    return Result(method, Status.OPTIMAL if out.status is Status.OPTIMAL else out.status, y, y, 0.0,
+                  LPRelaxation(e, y), time.perf_counter() - t0, out.message, extra)

@@ -1,0 +1,5 @@
+import sys
+
+from vcsched.cli import main
+
+sys.exit(main())

@@ -1,0 +1,151 @@
+"""``vcsched vc``: VCSched instances (generate) and solvers (solve)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable
+
+from vcsched.cli.common import nonneg_int, positive_float, positive_int, print_json, print_table, unit_float
+from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.problems.vc import Allocation, VCInstance, instance_to_dict, load_instance
+from vcsched.result import Result
+
+EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("vc", help="VCSched: max-min yield allocation of VMs on identical hosts (seed 001)")
+    vsub = p.add_subparsers(dest="vc_command", metavar="ACTION")
+    vsub.required = True
+
+    g = vsub.add_parser("generate", help="generate an instance as in seed 001 §4.1")
+    g.add_argument("--hosts", type=positive_int, required=True)
+    g.add_argument("--jobs", type=positive_int, required=True)
+    g.add_argument("--slack", type=unit_float, required=True, help="memory slack in [0, 1)")
+    g.add_argument("--cv-mem", type=positive_float, default=0.25)
+    g.add_argument("--cv-cpu", type=positive_float, default=0.25)
+    g.add_argument("--mean-cpu", type=positive_float, default=0.5)
+    g.add_argument("--tasks", choices=["one", "lublin"], default="one", help="task counts: one per job, or Lublin-Feitelson (1-64)")
+    g.add_argument("--seed", type=nonneg_int, default=0)
+    g.add_argument("-o", "--output", help="output file (default: standard output)")
+    g.set_defaults(handler=cmd_generate)
+
+    s = vsub.add_parser("solve", help="solve an instance file with an exact method, a bound or a heuristic")
+    s.add_argument("instance", help="instance JSON file")
+    s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, a heuristic "
+                   "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz) or all; several separated by commas")
+    s.add_argument("--time-limit", type=positive_float, default=None, help="seconds for the MILP (default: none)")
+    s.add_argument("--gap", type=float, default=None, help="relative MIP gap at which to stop")
+    s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
+                   help="migration budget in memory units (eq. 31) or in moved tasks")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of randomised heuristics")
+    s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    s.set_defaults(handler=cmd_solve)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from vcsched.generators.vc import generate_vc_instance
+
+    inst = generate_vc_instance(args.hosts, args.jobs, args.slack, args.cv_mem, args.cv_cpu, mean_cpu=min(args.mean_cpu, 1.0),
+                                tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
+    text = json.dumps(instance_to_dict(inst), indent=1) + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _heuristics():
+    try:
+        from heuristics.vc import REGISTRY
+    except ImportError:  # pragma: no cover
+        return None
+    return REGISTRY
+
+
+def available_methods() -> list[str]:
+    reg = _heuristics()
+    return list(EXACT_METHODS) + (reg.names() if reg is not None else [])
+
+
+def method_function(name: str) -> Callable[..., Result]:
+    """The callable behind a method name: ``f(instance, *, time_limit, gap, budget_mode, seed)``."""
+    name = name.lower()
+    if name in ("milp", "milp-literal"):
+        from vcsched.formulations.vc_milp import solve_vc_milp
+
+        formulation = "compact" if name == "milp" else "literal"
+        return lambda inst, time_limit=None, gap=None, budget_mode="memory", seed=0: solve_vc_milp(
+            inst, formulation=formulation, time_limit=time_limit, gap_rel=gap, budget_mode=budget_mode)
+    if name in ("lp", "lp-literal"):
+        from lowerbounds.vc import lp_relaxation
+
+        formulation = "compact" if name == "lp" else "literal"
+        return lambda inst, time_limit=None, **_: lp_relaxation(inst, formulation=formulation, time_limit=time_limit)
+    if name == "lp-closed":
+        from lowerbounds.vc import closed_form_bound
+
+        return lambda inst, **_: closed_form_bound(inst)
+    reg = _heuristics()
+    if reg is None or name not in reg:
+        raise UnknownNameError(f"unknown method {name!r}; choose one of: {', '.join(available_methods() + ['all'])}")
+    fn = reg.get(name)
+    return lambda inst, seed=0, **_: fn(inst, rng=seed)
+
+
+def resolve_methods(text: str) -> list[str]:
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    if not names:
+        raise InvalidInputError("--method: give at least one method")
+    out: list[str] = []
+    for n in names:
+        if n == "all":
+            out += ["milp", "lp"] + [m for m in available_methods() if m not in EXACT_METHODS]
+        elif n in available_methods():
+            out.append(n)
+        else:
+            raise UnknownNameError(f"--method: unknown method {n!r}; choose one of: {', '.join(available_methods() + ['all'])}")
+    return list(dict.fromkeys(out))
+
+
+def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
+    """The JSON fields of ``vcsched vc solve --json`` (README: CLI)."""
+    alloc = result.solution if isinstance(result.solution, Allocation) else None
+    has = result.status.has_solution
+    out = {
+        "method": result.method,
+        "status": result.status.value,
+        "min_yield": result.objective if has else None,
+        "avg_yield": result.extra.get("avg_yield") if has and alloc is not None else None,
+        "assignment": alloc.assignment(instance) if alloc is not None else None,
+        "cpu": alloc.cpu(instance) if alloc is not None else None,
+        "bound": result.bound,
+        "gap": result.gap,
+        "seconds": result.seconds,
+        "message": result.message,
+    }
+    for key in ("migrations", "migrated_memory", "seconds_first_phase"):
+        if key in result.extra:
+            out[key] = result.extra[key]
+    return out
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    if args.gap is not None and not args.gap >= 0:
+        raise InvalidInputError(f"--gap must be >= 0, got {args.gap}")
+    methods = resolve_methods(args.method)
+    rows = []
+    for name in methods:
+        fn = method_function(name)
+        result = fn(instance, time_limit=args.time_limit, gap=args.gap, budget_mode=args.budget_mode, seed=args.seed)
+        rows.append(result_to_json(result, instance))
+    if args.json:
+        print_json(rows[0] if len(rows) == 1 else rows)
+    else:
+        print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds"])
+    return 0

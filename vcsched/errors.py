@@ -1,0 +1,31 @@
+"""Exception hierarchy of the toolkit.
+
+Bad input is an exception (:class:`InvalidInputError`, a ``ValueError``);
+outcomes of an algorithm (infeasible model, heuristic failure, time limit) are
+never exceptions: they are a :class:`vcsched.result.Status` in the result.
+"""
+
+__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError"]
+
+
+class VcschedError(Exception):
+    """Base class of every error raised by the toolkit."""
+
+
+class InvalidInputError(VcschedError, ValueError):
+    """An instance, file or argument is malformed.
+
+    The message says what was wrong, where (file, job index, field) and how
+    to fix it, on one line, so the command line can print it as it is.
+    """
+
+
+class UnknownNameError(InvalidInputError, KeyError):
+    """A name (method, heuristic, experiment) is not in a registry."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class SolverUnavailableError(VcschedError, RuntimeError):
+    """The LP/MILP backend (HiGHS through PuLP) cannot be used."""

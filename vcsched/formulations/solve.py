@@ -1,0 +1,233 @@
+"""Solve a PuLP model with HiGHS and report the outcome honestly.
+
+PuLP builds the model; this module hands it to HiGHS (``highspy``) in one
+call (the matrix in compressed form rather than one ``addCol`` per variable,
+which is what PuLP's own HiGHS interface does and which dominates the time on
+models with tens of thousands of variables), runs it, writes the values back
+into the PuLP variables (``var.varValue``) and reads HiGHS's real status.
+
+All translation from HiGHS status codes to the toolkit's
+:class:`~vcsched.result.Status` lives in :func:`translate_status`. Note that
+PuLP's own HiGHS interface reports a MILP stopped by its time limit as
+``LpStatusOptimal`` (only ``sol_status`` says *integer feasible*); here a
+time limit is never optimality.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import sys
+import time
+from typing import Sequence
+
+import numpy as np
+import pulp
+
+from vcsched.errors import SolverUnavailableError
+from vcsched.result import Status, relative_gap
+
+__all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveOutcome:
+    status: Status
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+    message: str
+    is_mip: bool
+
+
+def new_var(name: str, low: float | None = None, up: float | None = None, cat: str = pulp.LpContinuous) -> pulp.LpVariable:
+    """A PuLP variable, created the way PuLP 3.3+ recommends (no deprecation warning)."""
+    try:
+        return pulp.LpVariable(name, low, up, cat, _skip_v4_deprecation=True)
+    except TypeError:  # PuLP < 3.3
+        return pulp.LpVariable(name, low, up, cat)
+
+
+_BANNER_SILENCED = False
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """HiGHS prints a banner on stdout when the first Highs object is made; hide it
+    so that ``--json`` output stays clean."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), fd)
+            yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+def _new_highs():
+    global _BANNER_SILENCED
+    try:
+        import highspy
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise SolverUnavailableError("highspy is not installed: pip install highspy") from exc
+    if not _BANNER_SILENCED:
+        with _quiet_stdout():
+            h = highspy.Highs()
+        _BANNER_SILENCED = True
+    else:
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return highspy, h
+
+
+def translate_status(model_status, has_solution: bool) -> tuple[Status, str]:
+    """Map a HiGHS model status (and whether a primal solution exists) to a :class:`Status`."""
+    import highspy
+
+    S = highspy.HighsModelStatus
+    name = str(model_status).split(".")[-1]
+    if model_status == S.kOptimal:
+        return Status.OPTIMAL, f"HiGHS {name}"
+    if model_status == S.kInfeasible:
+        return Status.INFEASIBLE, f"HiGHS {name}"
+    if model_status in (S.kUnboundedOrInfeasible, S.kUnbounded):
+        return Status.ERROR, f"HiGHS {name}: the model is unbounded or infeasible (a modelling error)"
+    limits = (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt, S.kObjectiveBound,
+              S.kObjectiveTarget, S.kMemoryLimit)
+    if model_status in limits:
+        if has_solution:
+            return Status.FEASIBLE, f"HiGHS {name}: stopped at a limit with a solution"
+        return Status.TIME_LIMIT, f"HiGHS {name}: stopped at a limit before finding a solution"
+    return Status.ERROR, f"HiGHS {name}"
+
+
+def _to_highs_lp(prob: pulp.LpProblem, variables: Sequence[pulp.LpVariable], mip: bool):
+    import highspy
+
+    index = {id(v): k for k, v in enumerate(variables)}
+    n = len(variables)
+    cost = np.zeros(n)
+    if prob.objective is not None:
+        for v, c in prob.objective.items():
+            cost[index[id(v)]] = c
+    lower = np.array([-highspy.kHighsInf if v.lowBound is None else v.lowBound for v in variables], dtype=float)
+    upper = np.array([highspy.kHighsInf if v.upBound is None else v.upBound for v in variables], dtype=float)
+    rows, cols, vals, rlo, rhi = [], [], [], [], []
+    for r, con in enumerate(prob.constraints.values()):
+        items = [(index[id(v)], c) for v, c in con.items() if c != 0]
+        rows.extend([r] * len(items))
+        for col, c in items:
+            cols.append(col)
+            vals.append(c)
+        rhs = -con.constant
+        if con.sense == pulp.LpConstraintLE:
+            rlo.append(-highspy.kHighsInf), rhi.append(rhs)
+        elif con.sense == pulp.LpConstraintGE:
+            rlo.append(rhs), rhi.append(highspy.kHighsInf)
+        else:
+            rlo.append(rhs), rhi.append(rhs)
+    m = len(rlo)
+    rows_a = np.asarray(rows, dtype=np.int64)
+    cols_a = np.asarray(cols, dtype=np.int64)
+    vals_a = np.asarray(vals, dtype=float)
+    order = np.lexsort((rows_a, cols_a))
+    start = np.searchsorted(cols_a[order], np.arange(n + 1))
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = m
+    lp.col_cost_ = cost
+    lp.col_lower_ = lower
+    lp.col_upper_ = upper
+    lp.row_lower_ = np.asarray(rlo, dtype=float)
+    lp.row_upper_ = np.asarray(rhi, dtype=float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = m
+    lp.a_matrix_.start_ = start.astype(np.int32)
+    lp.a_matrix_.index_ = rows_a[order].astype(np.int32)
+    lp.a_matrix_.value_ = vals_a[order]
+    lp.sense_ = highspy.ObjSense.kMaximize if prob.sense == pulp.LpMaximize else highspy.ObjSense.kMinimize
+    lp.offset_ = float(prob.objective.constant) if prob.objective is not None else 0.0
+    is_int = [mip and v.cat == pulp.LpInteger for v in variables]
+    if any(is_int):
+        lp.integrality_ = [highspy.HighsVarType.kInteger if f else highspy.HighsVarType.kContinuous for f in is_int]
+    return lp, any(is_int)
+
+
+def solve_model(
+    prob: pulp.LpProblem,
+    *,
+    time_limit: float | None = None,
+    gap_rel: float | None = None,
+    threads: int | None = 1,
+    mip: bool = True,
+    variables: Sequence[pulp.LpVariable] | None = None,
+) -> SolveOutcome:
+    """Solve ``prob`` with HiGHS and report status, objective, bound and gap.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Seconds for HiGHS (``None``: no limit). At the limit the status is
+        ``feasible`` with a solution, ``time_limit`` without one.
+    gap_rel : float, optional
+        Relative MIP gap at which HiGHS may stop; stopping at a gap larger
+        than 1e-4 is reported ``feasible``, never ``optimal``.
+    threads : int, optional
+        HiGHS threads (1 by default, so that sweeps run one solve per core).
+    mip : bool
+        False solves the LP relaxation (integrality dropped).
+    variables : sequence, optional
+        The model's variables when the caller has them (saves PuLP's scan).
+    """
+    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
+    if gap_rel is not None and not gap_rel >= 0:
+        raise ValueError(f"gap_rel must be >= 0, got {gap_rel}")
+    highspy, h = _new_highs()
+    t0 = time.perf_counter()
+    variables = list(prob.variables()) if variables is None else list(variables)
+    lp, is_mip = _to_highs_lp(prob, variables, mip)
+    h.passModel(lp)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    if gap_rel is not None:
+        h.setOptionValue("mip_rel_gap", float(gap_rel))
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    h.run()
+    seconds = time.perf_counter() - t0
+    model_status = h.getModelStatus()
+    info = h.getInfo()
+    has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible
+    objective = None
+    if has_solution:
+        values = h.getSolution().col_value
+        for v, x in zip(variables, values):
+            v.varValue = x
+        objective = float(info.objective_function_value)
+    bound = None
+    if is_mip:
+        db = float(info.mip_dual_bound)
+        if math.isfinite(db):
+            bound = db
+    elif objective is not None and model_status == highspy.HighsModelStatus.kOptimal:
+        bound = objective
+    status, message = translate_status(model_status, has_solution)
+    if status is Status.OPTIMAL and is_mip and objective is not None and bound is not None:
+        g = relative_gap(objective, bound)
+        if g is not None and g > 1e-4:
+            status, message = Status.FEASIBLE, f"stopped at relative gap {g:.3g} (gap_rel={gap_rel})"
+    if status is Status.OPTIMAL and bound is None:
+        bound = objective
+    return SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip)

@@ -1,0 +1,1 @@
+"""Seeded instance generators from the papers."""

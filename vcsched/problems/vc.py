@@ -1,0 +1,435 @@
+"""VCSched: max-min yield allocation of virtual machines on identical hosts.
+
+Seed 001 (Casanova, Schanzenbach, Stillwell, Vivien, INRIA RR-6692, 2008), §2.3
+and §5.1. ``H`` identical hosts with CPU capacity 1 and memory capacity 1.
+Job ``i`` has ``T_i`` tasks (VM instances); every task needs CPU ``alpha_i``
+to run at full speed and memory ``m_i``. An allocation places each task on
+one host and gives it a CPU fraction ``c <= alpha_i``; the tasks of one job get
+the same CPU (eq. 20). The yield of job ``i`` is ``c_i / alpha_i`` and
+VCSched maximises the minimum yield.
+
+Everything here works on flat *task* arrays: the tasks of job ``i`` are the
+entries ``offsets[i]:offsets[i + 1]``.
+
+The key fact used by the exact formulations and the heuristics: for a fixed
+placement, the best minimum yield is ``min(1, 1 / max_j L_j)`` where ``L_j`` is
+the total CPU need of the tasks on host ``j`` (give every task ``alpha_i * Y``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from vcsched.errors import InvalidInputError
+
+__all__ = [
+    "VCInstance",
+    "Allocation",
+    "CheckReport",
+    "check_allocation",
+    "host_loads",
+    "host_memory",
+    "placement_min_yield",
+    "allocation_from_placement",
+    "maximize_average_yield",
+    "parse_instance",
+    "load_instance",
+    "instance_to_dict",
+    "save_instance",
+    "TOL",
+]
+
+TOL = 1e-7
+"""Absolute tolerance of the checker on capacities and equalities."""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class VCInstance:
+    """A VCSched instance.
+
+    Parameters
+    ----------
+    hosts : int
+        Number of identical hosts ``H >= 1``.
+    cpu : array of float, shape (J,)
+        CPU need ``alpha_i`` of each task of job ``i``, in (0, 1].
+    mem : array of float, shape (J,)
+        Memory need ``m_i`` of each task of job ``i``, in [0, 1].
+    tasks : array of int, shape (J,)
+        Number of tasks ``T_i >= 1`` (1 for a sequential job).
+    current_host : tuple, optional
+        For adaptation (§6.1): per job ``None`` (a new job), an ``int`` (host
+        of a one-task job) or a tuple of ints (host of each task).
+    migration_budget : float, optional
+        ``B`` of eq. 31 (``None``: unbounded).
+    """
+
+    hosts: int
+    cpu: np.ndarray
+    mem: np.ndarray
+    tasks: np.ndarray
+    current_host: tuple | None = None
+    migration_budget: float | None = None
+
+    @classmethod
+    def from_arrays(
+        cls,
+        hosts: int,
+        cpu: Sequence[float],
+        mem: Sequence[float],
+        tasks: Sequence[int] | None = None,
+        *,
+        current_host: Sequence[Any] | None = None,
+        migration_budget: float | None = None,
+    ) -> "VCInstance":
+        """Build and validate an instance from plain sequences."""
+        jobs = []
+        for i in range(len(cpu)):
+            job: dict[str, Any] = {"cpu": cpu[i], "mem": mem[i]}
+            if tasks is not None:
+                job["tasks"] = tasks[i]
+            if current_host is not None:
+                ch = current_host[i]
+                job["current_host"] = list(ch) if isinstance(ch, (tuple, list, np.ndarray)) else ch
+            jobs.append(job)
+        data: dict[str, Any] = {"hosts": hosts, "jobs": jobs}
+        if migration_budget is not None:
+            data["migration_budget"] = migration_budget
+        return parse_instance(data)
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.cpu.shape[0])
+
+    @property
+    def n_tasks(self) -> int:
+        return int(self.tasks.sum())
+
+    @property
+    def is_parallel(self) -> bool:
+        return bool(np.any(self.tasks > 1))
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Start index of each job's tasks in the flat task arrays (length J + 1)."""
+        return np.concatenate(([0], np.cumsum(self.tasks)))
+
+    @property
+    def task_job(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_jobs), self.tasks)
+
+    @property
+    def task_cpu(self) -> np.ndarray:
+        return np.repeat(self.cpu, self.tasks)
+
+    @property
+    def task_mem(self) -> np.ndarray:
+        return np.repeat(self.mem, self.tasks)
+
+    def current_task_host(self) -> np.ndarray:
+        """Current host of every task, -1 for tasks of new jobs (flat array)."""
+        out = np.full(self.n_tasks, -1, dtype=np.int64)
+        if self.current_host is None:
+            return out
+        offsets = self.offsets
+        for i, ch in enumerate(self.current_host):
+            if ch is None:
+                continue
+            hosts = [ch] if isinstance(ch, int) else list(ch)
+            out[offsets[i] : offsets[i + 1]] = hosts
+        return out
+
+    def replace(self, **changes: Any) -> "VCInstance":
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        return f"VCInstance(hosts={self.hosts}, jobs={self.n_jobs}, tasks={self.n_tasks})"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Allocation:
+    """Placement and CPU fraction of every task (flat arrays of length ``n_tasks``)."""
+
+    task_host: np.ndarray
+    task_cpu: np.ndarray
+
+    def assignment(self, instance: VCInstance) -> list[Any]:
+        """Host per job: an int for a one-task job, a list for a parallel job."""
+        return _per_job(instance, self.task_host.astype(int).tolist())
+
+    def cpu(self, instance: VCInstance) -> list[Any]:
+        """CPU fraction per job (one-task job) or per task (list, parallel job)."""
+        return _per_job(instance, [float(c) for c in self.task_cpu])
+
+
+def _per_job(instance: VCInstance, flat: list) -> list[Any]:
+    offsets = instance.offsets
+    out: list[Any] = []
+    for i in range(instance.n_jobs):
+        chunk = flat[offsets[i] : offsets[i + 1]]
+        out.append(chunk[0] if instance.tasks[i] == 1 else chunk)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check_allocation` found."""
+
+    valid: bool
+    violations: tuple[str, ...]
+    min_yield: float | None
+    avg_yield: float | None
+    job_yield: np.ndarray | None
+
+    def raise_if_invalid(self) -> None:
+        if not self.valid:
+            raise AssertionError("invalid allocation: " + "; ".join(self.violations[:5]))
+
+
+def host_loads(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
+    """Total CPU need ``L_j`` of the tasks placed on each host."""
+    return np.bincount(task_host, weights=instance.task_cpu, minlength=instance.hosts)
+
+
+def host_memory(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
+    """Total memory of the tasks placed on each host."""
+    return np.bincount(task_host, weights=instance.task_mem, minlength=instance.hosts)
+
+
+def placement_min_yield(instance: VCInstance, task_host: np.ndarray) -> float:
+    """Best minimum yield of a placement: ``min(1, 1 / max_j L_j)``."""
+    peak = float(host_loads(instance, task_host).max(initial=0.0))
+    return 1.0 if peak <= 1.0 else 1.0 / peak
+
+
+def check_allocation(instance: VCInstance, allocation: Allocation, *, tol: float = TOL) -> CheckReport:
+    """Check every constraint of VCSched (eq. 5-10, 14-20) and compute the yields.
+
+    Checks: each task on exactly one existing host; host CPU <= 1; host memory
+    <= 1; 0 <= task CPU <= alpha_i; equal CPU for the tasks of one job.
+    Returns the minimum yield and the average per-job yield (§5.1).
+    """
+    violations: list[str] = []
+    host = np.asarray(allocation.task_host)
+    cpu = np.asarray(allocation.task_cpu, dtype=float)
+    K = instance.n_tasks
+    if host.shape != (K,) or cpu.shape != (K,):
+        return CheckReport(False, (f"expected {K} tasks, got host {host.shape} and cpu {cpu.shape}",), None, None, None)
+    if not np.issubdtype(host.dtype, np.integer):
+        return CheckReport(False, ("task_host must be integers",), None, None, None)
+    bad = np.flatnonzero((host < 0) | (host >= instance.hosts))
+    if bad.size:
+        violations.append(f"task {bad[0]} on host {host[bad[0]]} outside 0..{instance.hosts - 1}")
+        return CheckReport(False, tuple(violations), None, None, None)
+    if not np.all(np.isfinite(cpu)):
+        return CheckReport(False, ("non-finite CPU fraction",), None, None, None)
+    used_cpu = np.bincount(host, weights=cpu, minlength=instance.hosts)
+    for j in np.flatnonzero(used_cpu > 1 + tol):
+        violations.append(f"host {j} CPU {used_cpu[j]:.9g} > 1")
+    used_mem = host_memory(instance, host)
+    for j in np.flatnonzero(used_mem > 1 + tol):
+        violations.append(f"host {j} memory {used_mem[j]:.9g} > 1")
+    need = instance.task_cpu
+    for k in np.flatnonzero((cpu < -tol) | (cpu > need + tol)):
+        violations.append(f"task {k} CPU {cpu[k]:.9g} outside [0, {need[k]:.9g}]")
+    job = instance.task_job
+    cmax = np.full(instance.n_jobs, -np.inf)
+    cmin = np.full(instance.n_jobs, np.inf)
+    np.maximum.at(cmax, job, cpu)
+    np.minimum.at(cmin, job, cpu)
+    for i in np.flatnonzero(cmax - cmin > tol):
+        violations.append(f"job {i} tasks have unequal CPU ({cmin[i]:.9g} .. {cmax[i]:.9g})")
+    job_yield = np.minimum(cmin / instance.cpu, 1.0)
+    return CheckReport(
+        valid=not violations,
+        violations=tuple(violations),
+        min_yield=float(job_yield.min()),
+        avg_yield=float(job_yield.mean()),
+        job_yield=job_yield,
+    )
+
+
+def allocation_from_placement(
+    instance: VCInstance, task_host: np.ndarray, min_yield: float | None = None, *, second_phase: bool = True
+) -> Allocation:
+    """CPU fractions for a placement: every task gets ``alpha_i * Y`` (Y the best
+    min yield of the placement unless given), then the average-yield phase (§3.5)."""
+    task_host = np.asarray(task_host, dtype=np.int64)
+    y = placement_min_yield(instance, task_host) if min_yield is None else float(min_yield)
+    if second_phase:
+        return maximize_average_yield(instance, task_host, y)
+    return Allocation(task_host, instance.task_cpu * y)
+
+
+def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yield: float) -> Allocation:
+    """Second phase (§3.5, §5.1): keep the placement and a minimum yield ``Y``,
+    maximise the average per-job yield.
+
+    For one-task jobs this is the paper's greedy, optimal by an exchange
+    argument: every job starts at ``alpha_i * Y``; on each host the spare CPU
+    goes to the jobs in increasing ``alpha_i`` order until each is satisfied.
+    Ties in ``alpha_i`` are broken by job index.
+
+    For parallel jobs the tasks of one job share one CPU value across hosts,
+    which couples hosts; the greedy is no longer optimal, so the LP
+    ``max sum_i c_i / alpha_i`` s.t. ``sum_i n_ij c_i <= 1``,
+    ``alpha_i Y <= c_i <= alpha_i`` is solved exactly with HiGHS.
+    """
+    task_host = np.asarray(task_host, dtype=np.int64)
+    y = float(min(max(min_yield, 0.0), 1.0))
+    # Guard against rounding: never start above what the placement allows.
+    y = min(y, placement_min_yield(instance, task_host))
+    if instance.is_parallel:
+        from vcsched.formulations.vc_milp import average_yield_lp  # core-internal import
+
+        job_cpu = average_yield_lp(instance, task_host, y)
+        return Allocation(task_host, np.repeat(job_cpu, instance.tasks))
+    alpha = instance.cpu
+    base = alpha * y
+    used = np.bincount(task_host, weights=base, minlength=instance.hosts)
+    spare = np.maximum(1.0 - used, 0.0)
+    order = np.lexsort((np.arange(instance.n_jobs), alpha, task_host))
+    headroom = (alpha - base)[order]
+    hosts_sorted = task_host[order]
+    csum = np.cumsum(headroom)
+    # cumulative headroom of earlier jobs on the same host
+    start_of_host = np.searchsorted(hosts_sorted, hosts_sorted, side="left")
+    before = csum - headroom - np.where(start_of_host > 0, csum[start_of_host - 1], 0.0)
+    extra_sorted = np.clip(spare[hosts_sorted] - before, 0.0, headroom)
+    cpu = base.copy()
+    cpu[order] += extra_sorted
+    return Allocation(task_host, np.minimum(cpu, alpha))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _fail(source: str, where: str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"{source}: {where}: {what}")
+
+
+def _number(value: Any, source: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(source, where, f"expected a number, got {json.dumps(value)}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise _fail(source, where, f"expected a finite number, got {value}")
+    return v
+
+
+def _integer(value: Any, source: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+        isinstance(value, float) and not value.is_integer()
+    ):
+        raise _fail(source, where, f"expected an integer, got {json.dumps(value)}")
+    return int(value)
+
+
+def parse_instance(data: Any, source: str = "<instance>") -> VCInstance:
+    """Validate a decoded JSON document and build a :class:`VCInstance`.
+
+    Raises :class:`InvalidInputError` naming ``source``, the job index and the
+    field, e.g. ``inst.json: job 3, field 'cpu': must be in (0, 1], got 1.5``.
+    """
+    if not isinstance(data, dict):
+        raise _fail(source, "top level", "expected a JSON object with 'hosts' and 'jobs'")
+    if "hosts" not in data:
+        raise _fail(source, "field 'hosts'", "missing (number of identical hosts, an integer >= 1)")
+    hosts = _integer(data["hosts"], source, "field 'hosts'")
+    if hosts < 1:
+        raise _fail(source, "field 'hosts'", f"must be >= 1, got {hosts}")
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list) or not jobs:
+        raise _fail(source, "field 'jobs'", "missing or empty (a list of {\"cpu\": ..., \"mem\": ...} objects)")
+    cpu, mem, tasks, current = [], [], [], []
+    any_current = False
+    for i, job in enumerate(jobs):
+        where = f"job {i}"
+        if not isinstance(job, dict):
+            raise _fail(source, where, "expected an object with 'cpu' and 'mem'")
+        for field in ("cpu", "mem"):
+            if field not in job:
+                raise _fail(source, f"{where}, field {field!r}", "missing")
+        c = _number(job["cpu"], source, f"{where}, field 'cpu'")
+        if not 0.0 < c <= 1.0:
+            raise _fail(source, f"{where}, field 'cpu'", f"must be in (0, 1], got {job['cpu']}")
+        m = _number(job["mem"], source, f"{where}, field 'mem'")
+        if not 0.0 <= m <= 1.0:
+            raise _fail(source, f"{where}, field 'mem'", f"must be in [0, 1], got {job['mem']}")
+        t = _integer(job.get("tasks", 1), source, f"{where}, field 'tasks'")
+        if t < 1:
+            raise _fail(source, f"{where}, field 'tasks'", f"must be >= 1, got {t}")
+        ch = job.get("current_host")
+        if ch is not None:
+            any_current = True
+            if isinstance(ch, list):
+                if len(ch) != t:
+                    raise _fail(source, f"{where}, field 'current_host'", f"lists {len(ch)} hosts for {t} tasks")
+                ch = tuple(_integer(h, source, f"{where}, field 'current_host'") for h in ch)
+                hs = ch
+            else:
+                ch = _integer(ch, source, f"{where}, field 'current_host'")
+                if t != 1:
+                    raise _fail(source, f"{where}, field 'current_host'", f"a job with {t} tasks needs a list of {t} hosts")
+                hs = (ch,)
+            for h in hs:
+                if not 0 <= h < hosts:
+                    raise _fail(source, f"{where}, field 'current_host'", f"host {h} outside 0..{hosts - 1}")
+        cpu.append(c)
+        mem.append(m)
+        tasks.append(t)
+        current.append(ch)
+    budget = data.get("migration_budget")
+    if budget is not None:
+        budget = _number(budget, source, "field 'migration_budget'")
+        if budget < 0:
+            raise _fail(source, "field 'migration_budget'", f"must be >= 0, got {budget}")
+    return VCInstance(
+        hosts=hosts,
+        cpu=np.asarray(cpu, dtype=float),
+        mem=np.asarray(mem, dtype=float),
+        tasks=np.asarray(tasks, dtype=np.int64),
+        current_host=tuple(current) if any_current else None,
+        migration_budget=budget,
+    )
+
+
+def load_instance(path: str | os.PathLike) -> VCInstance:
+    """Read a VCSched JSON file (format in the README)."""
+    source = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{source}: file not found") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    return parse_instance(data, source)
+
+
+def instance_to_dict(instance: VCInstance) -> dict[str, Any]:
+    jobs = []
+    for i in range(instance.n_jobs):
+        job: dict[str, Any] = {"cpu": float(instance.cpu[i]), "mem": float(instance.mem[i])}
+        if instance.tasks[i] != 1:
+            job["tasks"] = int(instance.tasks[i])
+        if instance.current_host is not None:
+            ch = instance.current_host[i]
+            job["current_host"] = list(ch) if isinstance(ch, tuple) else ch
+        jobs.append(job)
+    out: dict[str, Any] = {"hosts": instance.hosts, "jobs": jobs}
+    if instance.migration_budget is not None:
+        out["migration_budget"] = instance.migration_budget
+    return out
+
+
+def save_instance(instance: VCInstance, path: str | os.PathLike) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(instance_to_dict(instance), fh, indent=1)
+        fh.write("\n")

@@ -1,0 +1,63 @@
+"""Registries of algorithms by name, so the CLI and benchmarks iterate without special cases."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable, Generic, Iterator, TypeVar
+
+from vcsched.errors import UnknownNameError
+
+__all__ = ["Registry"]
+
+F = TypeVar("F", bound=Callable)
+
+
+class Registry(Generic[F]):
+    """An ordered mapping name -> callable, with a helpful error for unknown names.
+
+    Examples
+    --------
+    >>> HEURISTICS = Registry("VCSched heuristic")
+    >>> @HEURISTICS.register("gr")
+    ... def greedy(instance): ...
+    >>> HEURISTICS.names()
+    ['gr']
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, F] = {}
+
+    def register(self, name: str) -> Callable[[F], F]:
+        key = name.lower()
+
+        def decorator(func: F) -> F:
+            if key in self._items and self._items[key] is not func:
+                raise ValueError(f"{self.kind} {name!r} is registered twice")
+            self._items[key] = func
+            return func
+
+        return decorator
+
+    def get(self, name: str) -> F:
+        key = str(name).lower()
+        try:
+            return self._items[key]
+        except KeyError:
+            close = difflib.get_close_matches(key, self._items, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UnknownNameError(
+                f"unknown {self.kind} {name!r}{hint}; choose one of: {', '.join(self._items)}"
+            ) from None
+
+    def names(self) -> list[str]:
+        return list(self._items)
+
+    def __contains__(self, name: object) -> bool:
+        return str(name).lower() in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
