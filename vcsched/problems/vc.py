@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import numbers
 import os
 from typing import Any, Sequence
 
@@ -314,9 +315,16 @@ def _fail(source: str, where: str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{source}: {where}: {what}")
 
 
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _number(value: Any, source: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _fail(source, where, f"expected a number, got {json.dumps(value)}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise _fail(source, where, f"expected a number, got {_show(value)}")
     v = float(value)
     if not math.isfinite(v):
         raise _fail(source, where, f"expected a finite number, got {value}")
@@ -324,10 +332,8 @@ def _number(value: Any, source: str, where: str) -> float:
 
 
 def _integer(value: Any, source: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-        isinstance(value, float) and not value.is_integer()
-    ):
-        raise _fail(source, where, f"expected an integer, got {json.dumps(value)}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not float(value).is_integer():
+        raise _fail(source, where, f"expected an integer, got {_show(value)}")
     return int(value)
 
 

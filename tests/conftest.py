@@ -1,0 +1,21 @@
+"""Shared test helpers: trace lookup that skips with a clear message when a trace is absent."""
+
+from __future__ import annotations
+
+import pytest
+
+from vcsched.data import TRACES_ENV, traces_dir
+
+
+def require_trace(name: str):
+    """Path of a real SWF trace, or skip the test saying which file and how to provide it."""
+    path = traces_dir() / name
+    if not path.exists():
+        pytest.skip(f"trace {name} not found in {traces_dir()}; set {TRACES_ENV} to the folder holding the "
+                    f"Parallel Workloads Archive traces (CI has them in ../shared/data/traces)")
+    return path
+
+
+@pytest.fixture
+def trace():
+    return require_trace
