@@ -172,6 +172,8 @@ def solve_model(
     threads: int | None = 1,
     mip: bool = True,
     variables: Sequence[pulp.LpVariable] | None = None,
+    start: dict | None = None,
+    options: dict | None = None,
 ) -> SolveOutcome:
     """Solve ``prob`` with HiGHS and report status, objective, bound and gap.
 
@@ -189,6 +191,11 @@ def solve_model(
         False solves the LP relaxation (integrality dropped).
     variables : sequence, optional
         The model's variables when the caller has them (saves PuLP's scan).
+    start : dict, optional
+        A feasible starting solution ``{variable: value}`` handed to HiGHS
+        (variables left out start at 0).
+    options : dict, optional
+        Extra HiGHS options by name (``{"mip_heuristic_effort": 0.1}``).
     """
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
@@ -199,12 +206,19 @@ def solve_model(
     variables = list(prob.variables()) if variables is None else list(variables)
     lp, is_mip = _to_highs_lp(prob, variables, mip)
     h.passModel(lp)
+    if start:
+        index = {id(v): k for k, v in enumerate(variables)}
+        cols = np.array([index[id(v)] for v in start], dtype=np.int32)
+        vals = np.array(list(start.values()), dtype=float)
+        h.setSolution(len(cols), cols, vals)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     if gap_rel is not None:
         h.setOptionValue("mip_rel_gap", float(gap_rel))
     if threads is not None:
         h.setOptionValue("threads", int(threads))
+    for key, value in (options or {}).items():
+        h.setOptionValue(key, value)
     h.run()
     seconds = time.perf_counter() - t0
     model_status = h.getModelStatus()

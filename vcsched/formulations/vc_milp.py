@@ -57,6 +57,8 @@ from vcsched.result import Result, Status, relative_gap
 __all__ = ["solve_vc_milp", "build_compact_model", "build_literal_model", "average_yield_lp", "FORMULATIONS"]
 
 FORMULATIONS = ("compact", "literal")
+HIGHS_OPTIONS = {"mip_detect_symmetry": False}
+"""The compact model breaks host symmetry itself; HiGHS's own detection then only costs time."""
 BUDGET_MODES = ("memory", "count")
 
 
@@ -81,9 +83,48 @@ def _current_counts(instance: VCInstance) -> np.ndarray:
 
 
 def closed_form_load_bound(instance: VCInstance) -> float:
-    """Lower bound on the largest host load: ``max(1, sum T_i alpha_i / H, max alpha_i)``."""
-    total = float(np.dot(instance.tasks, instance.cpu))
-    return max(1.0, total / instance.hosts, float(instance.cpu.max()))
+    """Lower bound on the largest host load ``L``.
+
+    ``max(1, sum_i T_i alpha_i / H, max_i alpha_i, a_{kH-k+1} + ... + a_{kH+1})``
+    where ``a_1 >= a_2 >= ...`` are the task CPU needs: the average load
+    (§3.1), the largest task, and the pigeonhole bounds (some host holds
+    ``k + 1`` of the ``kH + 1`` largest tasks, for every ``k >= 1``).
+    ``L <= 1`` means every job gets yield 1, hence the 1.
+    """
+    task_cpu = instance.task_cpu
+    total = float(task_cpu.sum())
+    bound = max(1.0, total / instance.hosts, float(task_cpu.max()))
+    top = np.sort(task_cpu)[::-1]
+    H = instance.hosts
+    k = 1
+    while k * H + 1 <= top.size:  # some host holds k + 1 of the k H + 1 largest tasks
+        bound = max(bound, float(top[k * H - k : k * H + 1].sum()))
+        k += 1
+    return bound
+
+
+def greedy_placement(instance: VCInstance) -> np.ndarray | None:
+    """A quick incumbent for the MILP: tasks by decreasing CPU need (then by
+    decreasing memory), each on the least loaded host where its memory fits;
+    the better of the two orders. None when neither fits."""
+    best, best_peak = None, np.inf
+    cpu, mem = instance.task_cpu, instance.task_mem
+    for order in (np.lexsort((-mem, -cpu)), np.lexsort((-cpu, -mem))):
+        load = np.zeros(instance.hosts)
+        used = np.zeros(instance.hosts)
+        task_host = np.empty(instance.n_tasks, dtype=np.int64)
+        for k in order:
+            fits = used + mem[k] <= 1.0 + 1e-12
+            if not fits.any():
+                break
+            j = int(np.argmin(np.where(fits, load, np.inf)))
+            task_host[k] = j
+            load[j] += cpu[k]
+            used[j] += mem[k]
+        else:
+            if load.max() < best_peak:
+                best, best_peak = task_host, load.max()
+    return best
 
 
 # --------------------------------------------------------------------------- compact
@@ -134,9 +175,14 @@ def build_compact_model(
     if b is not None:
         _add_compact_budget(prob, instance, x, b, budget_mode, relax)
     variables = [L] + [v for v in x.ravel() if v is not None]
+    if use_symmetry and sequential:
+        rank = np.empty(J, dtype=np.int64)
+        rank[order] = np.arange(J)
+    else:
+        rank = None
     if b is not None:
         variables = None  # the budget adds auxiliary variables: let PuLP collect them
-    return prob, {"x": x, "L": L, "variables": variables}
+    return prob, {"x": x, "L": L, "variables": variables, "rank": rank, "symmetry": use_symmetry}
 
 
 def _add_compact_budget(prob, instance: VCInstance, x: np.ndarray, budget: float, mode: str, relax: bool) -> None:
@@ -160,6 +206,37 @@ def _add_compact_budget(prob, instance: VCInstance, x: np.ndarray, budget: float
                 prob += _expr([(mv, 1.0), (x[i, j], -1.0)]) >= -int(cur[i, j]), f"move_{i}_{j}"
                 terms.append((mv, float(weight[i])))
     prob += _expr(terms, constant) <= budget, "budget"
+
+
+def compact_start(instance: VCInstance, var: dict, task_host: np.ndarray) -> dict:
+    """Starting values of the compact model's variables for a placement, with hosts
+    relabelled to satisfy the symmetry-breaking constraints."""
+    H = instance.hosts
+    counts = np.zeros((instance.n_jobs, H), dtype=np.int64)
+    np.add.at(counts, (instance.task_job, task_host), 1)
+    loads = counts.T @ instance.cpu
+    if var["symmetry"] and var["rank"] is not None:
+        relabel = -np.ones(H, dtype=np.int64)
+        nxt = 0
+        for i in np.argsort(var["rank"]):
+            j = int(np.flatnonzero(counts[i])[0])
+            if relabel[j] < 0:
+                relabel[j], nxt = nxt, nxt + 1
+        relabel[relabel < 0] = np.arange(nxt, H)
+    elif var["symmetry"]:
+        relabel = np.empty(H, dtype=np.int64)
+        relabel[np.argsort(-loads, kind="stable")] = np.arange(H)
+    else:
+        relabel = np.arange(H)
+    new_counts = np.zeros_like(counts)
+    new_counts[:, relabel] = counts
+    x = var["x"]
+    start = {var["L"]: float(loads.max())}
+    for i, j in zip(*np.nonzero(new_counts)):
+        if x[i, j] is None:
+            return {}
+        start[x[i, j]] = float(new_counts[i, j])
+    return start
 
 
 def _compact_placement(instance: VCInstance, x: np.ndarray) -> np.ndarray:
@@ -281,14 +358,24 @@ def solve_vc_milp(
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+    if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     t0 = time.perf_counter()
     method = "milp" if formulation == "compact" else "milp-literal"
+    start: dict = {}
     if formulation == "compact":
         prob, var = build_compact_model(instance, budget=budget, budget_mode=budget_mode, symmetry_breaking=symmetry_breaking)
+        incumbent = greedy_placement(instance) if _budget(instance, budget) is None else None
+        if incumbent is not None:
+            peak = float(host_loads(instance, incumbent).max())
+            if peak <= closed_form_load_bound(instance) + 1e-12:
+                return _certified(instance, incumbent, t0, second_phase)
+            start = compact_start(instance, var, incumbent)
     else:
         prob, var = build_literal_model(instance, budget=budget, budget_mode=budget_mode)
     build_seconds = time.perf_counter() - t0
-    out = solve_model(prob, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=var["variables"])
+    out = solve_model(prob, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=var["variables"], start=start,
+                      options=HIGHS_OPTIONS if formulation == "compact" else None)
     bound = None
     if out.bound is not None:
         bound = min(1.0, 1.0 / out.bound) if formulation == "compact" else min(1.0, out.bound)
@@ -312,6 +399,17 @@ def solve_vc_milp(
         bound = max(bound, objective)
     return Result(method, out.status, objective, bound, relative_gap(objective, bound), alloc,
                   time.perf_counter() - t0, out.message, extra)
+
+
+def _certified(instance: VCInstance, task_host: np.ndarray, t0: float, second_phase: bool) -> Result:
+    """The greedy incumbent reaches the lower bound on the largest load: it is optimal."""
+    alloc = allocation_from_placement(instance, task_host, second_phase=second_phase)
+    report = check_allocation(instance, alloc)
+    report.raise_if_invalid()
+    bound = min(1.0, 1.0 / closed_form_load_bound(instance))
+    return Result("milp", Status.OPTIMAL, report.min_yield, bound, relative_gap(report.min_yield, bound), alloc,
+                  time.perf_counter() - t0, "greedy placement reaches the load lower bound (no branching needed)",
+                  {"avg_yield": report.avg_yield, "formulation": "compact", "certified_by_bound": True})
 
 
 def migration_cost(instance: VCInstance, task_host: np.ndarray) -> dict[str, float]:
