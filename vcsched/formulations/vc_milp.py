@@ -186,6 +186,11 @@ def build_compact_model(
 
 
 def _add_compact_budget(prob, instance: VCInstance, x: np.ndarray, budget: float, mode: str, relax: bool) -> None:
+    prob += migration_expression(prob, instance, x, mode) <= budget, "budget"
+
+
+def migration_expression(prob, instance: VCInstance, x: np.ndarray, mode: str) -> pulp.LpAffineExpression:
+    """Memory (``mode="memory"``, eq. 31) or number of tasks (``"count"``) that leave their host."""
     if mode not in BUDGET_MODES:
         raise ValueError(f"budget_mode must be one of {BUDGET_MODES}, got {mode!r}")
     cur = _current_counts(instance)
@@ -205,7 +210,46 @@ def _add_compact_budget(prob, instance: VCInstance, x: np.ndarray, budget: float
                 mv = new_var(f"mv_{i}_{j}", 0)
                 prob += _expr([(mv, 1.0), (x[i, j], -1.0)]) >= -int(cur[i, j]), f"move_{i}_{j}"
                 terms.append((mv, float(weight[i])))
-    prob += _expr(terms, constant) <= budget, "budget"
+    return _expr(terms, constant)
+
+
+def least_migration(
+    instance: VCInstance,
+    task_host: np.ndarray,
+    *,
+    budget: float | None = None,
+    budget_mode: str = "memory",
+    time_limit: float | None = None,
+) -> np.ndarray:
+    """Among placements whose largest load is at most that of ``task_host`` (and within
+    the budget), one that moves the least memory (or tasks) from the current placement.
+
+    A second stage for the adaptation MILP: the min-max-load objective is
+    indifferent to migrations, so an optimum may move more than it needs. The
+    given placement is the starting solution; it is returned unchanged when
+    HiGHS finds nothing better within ``time_limit``.
+    """
+    if instance.current_host is None:
+        return task_host
+    peak = float(host_loads(instance, task_host).max())
+    prob, var = build_compact_model(instance, symmetry_breaking=False)
+    L = var["L"]
+    L.upBound = max(peak, L.lowBound) + 1e-9
+    cost = migration_expression(prob, instance, var["x"], budget_mode)
+    if budget is not None and np.isfinite(budget):
+        prob += cost <= budget, "budget"
+    prob.setObjective(cost)
+    start = compact_start(instance, var, task_host)
+    out = solve_model(prob, time_limit=time_limit, start=start, options=HIGHS_OPTIONS)
+    if not out.status.has_solution:
+        return task_host
+    candidate = _compact_placement(instance, var["x"])
+    before = migration_cost(instance, task_host)
+    after = migration_cost(instance, candidate)
+    key = "migrated_memory" if budget_mode == "memory" else "migrations"
+    if after[key] <= before[key] and host_loads(instance, candidate).max() <= peak + 1e-7:
+        return candidate
+    return task_host
 
 
 def compact_start(instance: VCInstance, var: dict, task_host: np.ndarray) -> dict:
@@ -452,4 +496,4 @@ def placement_of(result: Result) -> np.ndarray | None:
     return None if not isinstance(sol, Allocation) else sol.task_host
 
 
-__all__ += ["migration_cost", "closed_form_load_bound", "placement_of", "host_loads"]
+__all__ += ["least_migration", "migration_expression", "migration_cost", "closed_form_load_bound", "placement_of", "host_loads"]

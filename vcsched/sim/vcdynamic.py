@@ -1,0 +1,317 @@
+"""VCSched under a dynamic workload (seed 001 §6, beyond the paper).
+
+Jobs arrive and leave; at every arrival or departure an *adaptation policy*
+(passed in; see :class:`AdaptationPolicy`) chooses a new placement of all
+jobs in the system, moving at most a budget ``B`` of memory (eq. 31) or of
+tasks (count mode). CPU fractions follow from the placement (every job gets
+``alpha_i Y`` and the average-yield phase of §3.5 shares what is left).
+
+The engine owns the bookkeeping and never trusts a policy: it recomputes the
+migration cost, refuses a placement that exceeds the budget, overflows
+memory, or moves a task while the policy claimed otherwise
+(:class:`PolicyError`), and runs the checker on every allocation.
+
+Metrics, over ``[0, duration]``:
+
+``mean_min_yield``
+    time average of the minimum yield over the periods with at least one job
+    in the system (an empty system has no yield);
+``min_min_yield``
+    the smallest minimum yield after any event;
+``mean_avg_yield``
+    time average of the average (per-job) yield, same periods;
+``migrated_memory``, ``migrations``
+    memory moved and tasks moved, summed over all adaptations;
+``rejected``
+    arrivals the policy could not admit (no placement fits in memory within
+    the budget); a rejected job never comes back;
+``events``
+    number of adaptations (arrivals + departures of admitted jobs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Protocol
+
+import numpy as np
+
+from vcsched.errors import VcschedError
+from vcsched.formulations.vc_milp import migration_cost
+from vcsched.generators.lublin import lublin_sizes
+from vcsched.generators.vc import truncated_normal
+from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, host_memory
+from vcsched.sim.kernel import Kernel
+
+__all__ = [
+    "DynamicWorkload",
+    "poisson_workload",
+    "AdaptationPolicy",
+    "PolicyError",
+    "EventRecord",
+    "DynamicResult",
+    "simulate_dynamic",
+]
+
+PRIORITY_DEPARTURE = 0
+PRIORITY_ARRIVAL = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicWorkload:
+    """Jobs with arrival time, lifetime, CPU need, memory need and task count (arrays of length n)."""
+
+    arrival: np.ndarray
+    lifetime: np.ndarray
+    cpu: np.ndarray
+    mem: np.ndarray
+    tasks: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = self.arrival.shape[0]
+        for name in ("lifetime", "cpu", "mem", "tasks"):
+            if getattr(self, name).shape != (n,):
+                raise ValueError(f"workload field {name!r} must have {n} entries")
+        if n and (np.any(np.diff(self.arrival) < 0)):
+            raise ValueError("arrivals must be sorted")
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.arrival.shape[0])
+
+
+def poisson_workload(
+    hosts: int,
+    arrival_rate: float,
+    mean_lifetime: float,
+    duration: float,
+    *,
+    slack: float = 0.5,
+    cv_mem: float = 0.5,
+    cv_cpu: float = 0.5,
+    mean_cpu: float = 0.5,
+    tasks: str | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> DynamicWorkload:
+    """Poisson arrivals (rate ``arrival_rate``) on ``[0, duration)`` with exponential lifetimes.
+
+    Needs are drawn as in §4.1 (normal truncated to (0, 1]); the mean memory
+    need is ``hosts * (1 - slack) / N`` where ``N = arrival_rate *
+    mean_lifetime`` is the mean number of jobs in the system (Little's law),
+    so ``slack`` plays the role it has in the static instances. With
+    ``tasks="lublin"`` task counts follow the Lublin-Feitelson model and the
+    memory mean is divided by the mean task count.
+    """
+    for name, value in (("arrival_rate", arrival_rate), ("mean_lifetime", mean_lifetime), ("duration", duration)):
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"{name} must be a positive number, got {value}")
+    rng = np.random.default_rng(rng)
+    n = int(rng.poisson(arrival_rate * duration))
+    arrival = np.sort(rng.uniform(0.0, duration, n))
+    lifetime = rng.exponential(mean_lifetime, n)
+    counts = lublin_sizes(n, rng, max_size=min(64, hosts)) if tasks == "lublin" else np.ones(n, dtype=np.int64)
+    mean_tasks = 3.0 if tasks == "lublin" else 1.0
+    mean_jobs = max(arrival_rate * mean_lifetime, 1e-9)
+    mean_mem = min(hosts * (1.0 - slack) / (mean_jobs * mean_tasks), 1.0)
+    mem = truncated_normal(mean_mem, cv_mem, n, rng) if n else np.zeros(0)
+    cpu = truncated_normal(mean_cpu, cv_cpu, n, rng) if n else np.zeros(0)
+    return DynamicWorkload(arrival, lifetime, cpu, mem, counts)
+
+
+class PolicyError(VcschedError):
+    """An adaptation policy returned a placement that breaks the rules (a bug in the policy)."""
+
+
+class AdaptationPolicy(Protocol):
+    """What the engine asks of a policy.
+
+    ``adapt(instance, budget)`` receives the jobs now in the system, with
+    ``instance.current_host`` giving each job's current hosts (``None`` for
+    the job that just arrived) and ``budget`` the memory (or task count, per
+    ``budget_mode``) that may move; it returns the new host of every task (a
+    flat array) or ``None`` to reject the arriving job (then the others stay
+    where they are).
+    """
+
+    name: str
+    budget_mode: str
+
+    def adapt(self, instance: VCInstance, budget: float) -> np.ndarray | None: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class EventRecord:
+    time: float
+    kind: str  # "arrival", "departure", "rejected"
+    job: int
+    jobs_in_system: int
+    min_yield: float | None
+    avg_yield: float | None
+    migrated_memory: float
+    migrations: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicResult:
+    policy: str
+    budget: float
+    mean_min_yield: float | None
+    min_min_yield: float | None
+    mean_avg_yield: float | None
+    migrated_memory: float
+    migrations: int
+    rejected: int
+    events: int
+    trace: tuple[EventRecord, ...]
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        del out["trace"]
+        return out
+
+
+class _State:
+    """Jobs in the system and their placement."""
+
+    def __init__(self, hosts: int, workload: DynamicWorkload) -> None:
+        self.hosts = hosts
+        self.w = workload
+        self.jobs: list[int] = []  # workload indices, in arrival order
+        self.task_host: dict[int, np.ndarray] = {}
+
+    def instance(self, jobs: list[int], new_job: int | None) -> VCInstance:
+        w = self.w
+        idx = np.asarray(jobs, dtype=np.int64)
+        current = []
+        for j in jobs:
+            if j == new_job:
+                current.append(None)
+            else:
+                hosts = self.task_host[j]
+                current.append(int(hosts[0]) if w.tasks[j] == 1 else tuple(int(h) for h in hosts))
+        return VCInstance(hosts=self.hosts, cpu=w.cpu[idx], mem=w.mem[idx], tasks=w.tasks[idx].astype(np.int64),
+                          current_host=tuple(current))
+
+
+def _validate(policy: AdaptationPolicy, inst: VCInstance, task_host, budget: float) -> tuple[np.ndarray, dict]:
+    th = np.asarray(task_host)
+    if th.shape != (inst.n_tasks,) or not np.issubdtype(th.dtype, np.integer):
+        raise PolicyError(f"policy {policy.name!r} returned {th.shape} hosts for {inst.n_tasks} tasks")
+    if th.min(initial=0) < 0 or th.max(initial=0) >= inst.hosts:
+        raise PolicyError(f"policy {policy.name!r} placed a task outside 0..{inst.hosts - 1}")
+    if np.any(host_memory(inst, th) > 1 + 1e-7):
+        raise PolicyError(f"policy {policy.name!r} overflowed a host's memory")
+    cost = migration_cost(inst, th)
+    spent = cost["migrated_memory"] if policy.budget_mode == "memory" else cost["migrations"]
+    if spent > budget + 1e-7:
+        raise PolicyError(f"policy {policy.name!r} moved {spent:.6g} > budget {budget:.6g} ({policy.budget_mode})")
+    return th.astype(np.int64), cost
+
+
+def simulate_dynamic(
+    hosts: int,
+    workload: DynamicWorkload,
+    policy: AdaptationPolicy,
+    *,
+    budget: float = math.inf,
+    duration: float | None = None,
+) -> DynamicResult:
+    """Run the dynamic workload under ``policy`` with a per-adaptation budget ``budget``.
+
+    Events at the same instant: departures first, then arrivals (in
+    arrival order); each is one adaptation. Jobs still running at
+    ``duration`` (default: last arrival) are cut off there.
+    """
+    if hosts < 1:
+        raise ValueError(f"hosts must be >= 1, got {hosts}")
+    if not budget >= 0:
+        raise ValueError(f"budget must be >= 0, got {budget}")
+    if duration is None:
+        duration = float(workload.arrival[-1]) if workload.n_jobs else 0.0
+    state = _State(hosts, workload)
+    kernel = Kernel()
+    trace: list[EventRecord] = []
+    totals = {"memory": 0.0, "moves": 0, "rejected": 0}
+    current = {"min": None, "avg": None, "since": 0.0}
+    integral = {"min": 0.0, "avg": 0.0, "busy": 0.0}
+
+    def advance(now: float) -> None:
+        t_end = min(now, duration)
+        if current["min"] is not None and t_end > current["since"]:
+            dt = t_end - current["since"]
+            integral["min"] += current["min"] * dt
+            integral["avg"] += current["avg"] * dt
+            integral["busy"] += dt
+        current["since"] = max(current["since"], t_end)
+
+    def apply(jobs: list[int], th: np.ndarray | None, inst: VCInstance) -> tuple[float | None, float | None]:
+        state.jobs = jobs
+        state.task_host = {}
+        if not jobs:
+            return None, None
+        offsets = inst.offsets
+        for pos, j in enumerate(jobs):
+            state.task_host[j] = th[offsets[pos] : offsets[pos + 1]].copy()
+        report = check_allocation(inst, allocation_from_placement(inst, th))
+        if not report.valid:
+            raise PolicyError(f"policy {policy.name!r}: allocation rejected: {report.violations[:2]}")
+        return report.min_yield, report.avg_yield
+
+    def record(kind: str, job: int, y, a, cost) -> None:
+        current["min"], current["avg"] = y, a
+        trace.append(EventRecord(kernel.now, kind, job, len(state.jobs), y, a,
+                                 float(cost.get("migrated_memory", 0.0)), int(cost.get("migrations", 0))))
+
+    def on_arrival(job: int) -> None:
+        advance(kernel.now)
+        jobs = state.jobs + [job]
+        inst = state.instance(jobs, new_job=job)
+        th = policy.adapt(inst, budget)
+        if th is None:
+            totals["rejected"] += 1
+            record("rejected", job, current["min"], current["avg"], {})
+            return
+        th, cost = _validate(policy, inst, th, budget)
+        y, a = apply(jobs, th, inst)
+        totals["memory"] += cost["migrated_memory"]
+        totals["moves"] += cost["migrations"]
+        record("arrival", job, y, a, cost)
+        kernel.schedule(kernel.now + float(workload.lifetime[job]), PRIORITY_DEPARTURE, on_departure, job)
+
+    def on_departure(job: int) -> None:
+        advance(kernel.now)
+        jobs = [j for j in state.jobs if j != job]
+        if not jobs:
+            apply([], None, None)
+            record("departure", job, None, None, {})
+            return
+        inst = state.instance(jobs, new_job=None)
+        th = policy.adapt(inst, budget)
+        if th is None:
+            raise PolicyError(f"policy {policy.name!r} rejected a departure (only arrivals can be rejected)")
+        th, cost = _validate(policy, inst, th, budget)
+        y, a = apply(jobs, th, inst)
+        totals["memory"] += cost["migrated_memory"]
+        totals["moves"] += cost["migrations"]
+        record("departure", job, y, a, cost)
+
+    for job in range(workload.n_jobs):
+        if workload.arrival[job] <= duration:
+            kernel.schedule(float(workload.arrival[job]), PRIORITY_ARRIVAL, on_arrival, job)
+    kernel.run(until=duration)
+    advance(duration)
+    yields = [r.min_yield for r in trace if r.min_yield is not None and r.kind != "rejected"]
+    busy = integral["busy"]
+    return DynamicResult(
+        policy=policy.name,
+        budget=float(budget),
+        mean_min_yield=integral["min"] / busy if busy > 0 else None,
+        min_min_yield=min(yields) if yields else None,
+        mean_avg_yield=integral["avg"] / busy if busy > 0 else None,
+        migrated_memory=totals["memory"],
+        migrations=totals["moves"],
+        rejected=totals["rejected"],
+        events=sum(r.kind != "rejected" for r in trace),
+        trace=tuple(trace),
+    )
