@@ -146,3 +146,27 @@ def test_relabel_keeps_jobs_in_place_when_hosts_are_renamed():
 def test_stay_and_place_new_puts_the_new_job_on_the_least_loaded_fitting_host():
     inst = VCInstance.from_arrays(3, [0.9, 0.1, 0.5], [0.2, 0.95, 0.2], current_host=[0, 1, None])
     assert stay_and_place_new(inst).tolist() == [0, 1, 2]
+
+
+def test_vc_adapt_experiment_cells_rows_and_report(tmp_path):
+    import pandas as pd
+
+    from benchmarks.experiments.vc_adapt import EXPERIMENT
+
+    cells = EXPERIMENT.cells(True)
+    assert {c["policy"] for c in cells} == set(POLICIES)
+    rows = []
+    for policy in ("none", "local-search"):
+        for budget in ("0", "inf"):
+            params = dict(cells[0], policy=policy, budget=budget, duration=40.0)
+            out = EXPERIMENT.run_cell(params, 0)
+            assert len(out) == 1 and "budget" not in out[0]
+            rows.append({**params, **out[0]})
+    df = pd.DataFrame(rows)
+    # paired comparison: the same workload for every policy and budget
+    assert df["jobs"].nunique() == 1
+    none0 = df[(df.policy == "none")].iloc[0]
+    assert none0["migrated_memory"] == 0
+    text = EXPERIMENT.report(df, tmp_path)
+    assert "local-search" in text and (tmp_path / "vc_adapt.csv").exists()
+    assert list(tmp_path.glob("tradeoff_rate_*.png"))
