@@ -170,3 +170,20 @@ def test_vc_adapt_experiment_cells_rows_and_report(tmp_path):
     text = EXPERIMENT.report(df, tmp_path)
     assert "local-search" in text and (tmp_path / "vc_adapt.csv").exists()
     assert list(tmp_path.glob("tradeoff_rate_*.png"))
+
+
+def test_swf_trace_jobs_become_a_dynamic_workload():
+    from tests.conftest import require_trace
+    from vcsched.problems.workload import read_swf, time_window
+    from vcsched.sim.vcdynamic import swf_workload
+
+    jobs = read_swf(require_trace("KTH-SP2-1996-2.1-cln.swf.gz"))
+    start = float(jobs.submit_time.min())
+    window = time_window(jobs, start=start, end=start + 6 * 3600)
+    w = swf_workload(window, 8, rng=1)
+    assert w.n_jobs == len(window) > 5
+    assert w.arrival[0] == 0.0 and (np.diff(w.arrival) >= 0).all()
+    assert (w.tasks >= 1).all() and (w.tasks <= 64).all()
+    assert np.array_equal(np.sort(w.lifetime), np.sort(np.asarray(window.effective_run_time, dtype=float)))
+    res = simulate_dynamic(8, w, make_policy("local-search"), budget=0.5)
+    assert res.events >= 1 and all(r.migrated_memory <= 0.5 + 1e-9 for r in res.trace)

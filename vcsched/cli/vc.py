@@ -46,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
     a.add_argument("--hosts", type=positive_int, required=True)
-    a.add_argument("--arrival-rate", type=positive_float, required=True, help="Poisson arrivals per time unit")
-    a.add_argument("--mean-lifetime", type=positive_float, required=True, help="mean of the exponential lifetimes")
+    a.add_argument("--arrival-rate", type=positive_float, help="Poisson arrivals per time unit (required without --swf)")
+    a.add_argument("--mean-lifetime", type=positive_float, help="mean of the exponential lifetimes (required without --swf)")
     a.add_argument("--duration", type=positive_float, required=True, help="simulated time")
     a.add_argument("--seed", type=nonneg_int, default=0)
     a.add_argument("--policy", required=True, help="exact, none, mcb8, mcb8-sticky or local-search")
@@ -57,7 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--slack", type=unit_float, default=0.5, help="memory slack at the mean number of jobs")
     a.add_argument("--tasks", choices=["one", "lublin"], default="one")
     a.add_argument("--time-limit", type=positive_float, default=10.0, help="MILP seconds per event (policy exact)")
-    a.add_argument("--trace", help="optional CSV file for the per-event trace")
+    a.add_argument("--swf", help="take the jobs from an SWF trace (file or name in $VCSCHED_TRACES) instead of Poisson "
+                   "arrivals: processors become tasks, --duration seconds from the trace's start")
+    a.add_argument("--events-csv", help="write the per-event trace (time, kind, job, yields, migrations) as CSV")
     a.add_argument("--json", action="store_true")
     a.set_defaults(handler=cmd_adapt)
 
@@ -78,14 +80,26 @@ def cmd_adapt(args: argparse.Namespace) -> int:
 
     if args.policy.lower() not in ADAPT_POLICIES:
         raise UnknownNameError(f"--policy: unknown policy {args.policy!r}; choose one of: {', '.join(ADAPT_POLICIES.names())}")
-    workload = poisson_workload(args.hosts, args.arrival_rate, args.mean_lifetime, args.duration, slack=args.slack,
-                                tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
+    if args.swf:
+        from vcsched.data import trace_path
+        from vcsched.problems.workload import read_swf, time_window
+        from vcsched.sim.vcdynamic import swf_workload
+
+        jobs = read_swf(trace_path(args.swf))
+        start = float(jobs.submit_time.min()) if len(jobs) else 0.0
+        jobs = time_window(jobs, start=start, end=start + args.duration)
+        workload = swf_workload(jobs, args.hosts, slack=args.slack, rng=args.seed)
+    else:
+        if args.arrival_rate is None or args.mean_lifetime is None:
+            raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
+        workload = poisson_workload(args.hosts, args.arrival_rate, args.mean_lifetime, args.duration, slack=args.slack,
+                                    tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
     policy = make_policy(args.policy, budget_mode=args.budget_mode, time_limit=args.time_limit)
     result = simulate_dynamic(args.hosts, workload, policy, budget=args.budget, duration=args.duration)
-    if args.trace:
+    if args.events_csv:
         import pandas as pd
 
-        pd.DataFrame([r.__dict__ for r in result.trace]).to_csv(args.trace, index=False)
+        pd.DataFrame([r.__dict__ for r in result.trace]).to_csv(args.events_csv, index=False)
     doc = result.to_dict()
     doc.pop("mean_avg_yield", None)
     doc["mean_avg_yield"] = result.mean_avg_yield

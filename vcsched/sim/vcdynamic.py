@@ -47,6 +47,7 @@ from vcsched.sim.kernel import Kernel
 __all__ = [
     "DynamicWorkload",
     "poisson_workload",
+    "swf_workload",
     "AdaptationPolicy",
     "PolicyError",
     "EventRecord",
@@ -117,6 +118,41 @@ def poisson_workload(
     mem = truncated_normal(mean_mem, cv_mem, n, rng) if n else np.zeros(0)
     cpu = truncated_normal(mean_cpu, cv_cpu, n, rng) if n else np.zeros(0)
     return DynamicWorkload(arrival, lifetime, cpu, mem, counts)
+
+
+def swf_workload(
+    workload,
+    hosts: int,
+    *,
+    slack: float = 0.5,
+    cv_mem: float = 0.5,
+    cv_cpu: float = 0.5,
+    mean_cpu: float = 0.5,
+    max_tasks: int = 64,
+    rng: np.random.Generator | int | None = None,
+) -> DynamicWorkload:
+    """Jobs of a real trace (a :class:`vcsched.problems.workload.Workload`, e.g. from
+    :func:`~vcsched.problems.workload.read_swf` and a time window) as VCSched jobs.
+
+    Arrival = submit time (shifted to start at 0), lifetime = the run time
+    the job really had (capped at its requested time), tasks = its processors
+    (capped at ``max_tasks``); CPU and memory needs are drawn as in §4.1, the
+    memory mean being ``hosts * (1 - slack)`` divided by the mean number of
+    tasks in the system (Little's law over the trace's span).
+    """
+    rng = np.random.default_rng(rng)
+    submit = np.asarray(workload.submit_time, dtype=float)
+    order = np.argsort(submit, kind="stable")
+    arrival = submit[order] - (submit[order][0] if submit.size else 0.0)
+    lifetime = np.asarray(workload.effective_run_time, dtype=float)[order]
+    tasks = np.clip(np.asarray(workload.processors, dtype=np.int64)[order], 1, max_tasks)
+    n = arrival.size
+    span = max(float(arrival[-1]) if n else 0.0, 1e-9)
+    mean_in_system = max(float(np.dot(tasks, lifetime)) / span, 1e-9)
+    mean_mem = min(hosts * (1.0 - slack) / mean_in_system, 1.0)
+    mem = truncated_normal(mean_mem, cv_mem, n, rng) if n else np.zeros(0)
+    cpu = truncated_normal(mean_cpu, cv_cpu, n, rng) if n else np.zeros(0)
+    return DynamicWorkload(arrival, np.maximum(lifetime, 0.0), cpu, mem, tasks)
 
 
 class PolicyError(VcschedError):
