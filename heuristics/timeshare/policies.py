@@ -1,0 +1,210 @@
+"""MCT (NetSolve), HMCT (Fig. 2), MP (Fig. 3) and MSF (Fig. 4) of seed 003 (Caniou & Jeannot RR-5168).
+
+Tie-breaking (the figures leave it open; our choices)
+-----------------------------------------------------
+* HMCT: smallest predicted completion ``T_t``, then smallest server index.
+* MP: the servers whose perturbation ``P_j = Σ δ`` is minimal (within 1e-6 s) are
+  candidates; among them the smallest ``T_t`` (HMCT), then the smallest index. When
+  all ``P_j`` are equal this is Fig. 3's line 5; otherwise it refines line 6.
+* MSF: smallest ``Σ δ + T_t - a_t``, then smallest ``T_t``, then smallest index.
+* MCT: smallest estimate, then smallest index; the full ranking is returned, so that
+  the client tries the next server when one refuses (NetSolve's fault tolerance,
+  §5.2.1). The HTM heuristics return only their choice: a refused task is lost (the
+  paper's HMCT lost tasks in scenario (a) at μ = 15, Table 7).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from vcsched.errors import InvalidInputError
+from vcsched.problems.timeshare import (
+    TimeshareInstance,
+    client_makespans,
+    compare_with,
+    metrics,
+    server_shares,
+)
+from vcsched.registry import Registry
+from vcsched.sim.timeshare import HistoricalTraceManager, TimeshareRun, TimesharePolicy, simulate
+
+__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE"]
+
+REGISTRY: Registry = Registry("time-shared heuristic")
+
+TIE_TOLERANCE = 1e-6
+"""Two perturbation sums closer than this (seconds) are equal (MP's ties)."""
+
+
+@REGISTRY.register("mct")
+class MCT(TimesharePolicy):
+    """Minimum Completion Time as NetSolve implements it (§2.2 and §5, second paragraph).
+
+    The completion date of a request on server ``s`` is estimated as
+    ``now + input + compute / f + output`` where ``f = 1 / (L_s + 1)`` is the CPU
+    fraction left to a new task by the agent's recorded load ``L_s``, assumed constant
+    during the whole execution. ``L_s`` is the last load the server reported (at most
+    one report per 60 s, when its load changes), plus 1 for every task the agent has
+    mapped there since, minus 1 when the agent learns a task finished there (not
+    below 0).
+
+    Notes
+    -----
+    The reported load is the number of tasks computing on the server (the paper's
+    simulations used "the number of tasks in place of uptime", §5); NetSolve's real
+    sensor is the smoothed Unix load average.
+    """
+
+    name = "mct"
+
+    def start(self, platform, n_tasks: int) -> None:
+        self.platform = platform
+        self.load = np.zeros(platform.n_servers)
+        self._fixed = platform.input + platform.output
+
+    def estimates(self, ttype: int, now: float) -> np.ndarray:
+        p = self.platform
+        return now + self._fixed[:, ttype] + p.compute[:, ttype] * (self.load + 1.0)
+
+    def choose(self, task: int, ttype: int, now: float) -> Sequence[int]:
+        order = np.argsort(self.estimates(ttype, now), kind="stable")
+        self.load[order[0]] += 1.0
+        return order
+
+    def load_report(self, server: int, load: int, now: float) -> None:
+        self.load[server] = float(load)
+
+    def task_finished(self, server: int, task: int, now: float) -> None:
+        self.load[server] = max(self.load[server] - 1.0, 0.0)
+
+
+class HTMPolicy(TimesharePolicy):
+    """Base of the heuristics relying on the Historical Trace Manager (§2.3, §4).
+
+    Subclasses implement :meth:`select` from the HTM's predictions; the decision is
+    committed to the HTM (last line of Figs 2-4) and the chosen server alone is
+    returned. The HTM is available as ``self.htm`` after :meth:`start`.
+    """
+
+    def start(self, platform, n_tasks: int) -> None:
+        self.htm = HistoricalTraceManager(platform, capacity=max(n_tasks, 1))
+
+    def select(self, T: np.ndarray, P: np.ndarray, now: float) -> int:
+        raise NotImplementedError
+
+    def choose(self, task: int, ttype: int, now: float) -> Sequence[int]:
+        T, P = self.htm.predict(ttype, now)
+        j = int(self.select(T, P, now))
+        self.htm.commit(j, task, ttype, now)
+        return (j,)
+
+
+@REGISTRY.register("hmct")
+class HMCT(HTMPolicy):
+    """Historical MCT (Fig. 2): the server minimising the HTM's completion date ``T_t``."""
+
+    name = "hmct"
+
+    def select(self, T, P, now):
+        return int(np.argmin(T))
+
+
+@REGISTRY.register("mp")
+class MP(HTMPolicy):
+    """Minimum Perturbation (Fig. 3): minimise ``Σ δ`` on the server; ties by HMCT."""
+
+    name = "mp"
+
+    def select(self, T, P, now):
+        cand = P <= P.min() + TIE_TOLERANCE
+        return int(np.argmin(np.where(cand, T, np.inf)))
+
+
+@REGISTRY.register("msf")
+class MSF(HTMPolicy):
+    """Minimum Sum Flow (Fig. 4): minimise ``Σ δ + T_t - a_t`` (the sumflow increase); ties by ``T_t``."""
+
+    name = "msf"
+
+    def select(self, T, P, now):
+        score = P + T - now
+        return int(np.lexsort((np.arange(T.size), T, score))[0])
+
+
+def run_heuristic(name: str, instance: TimeshareInstance, *, trace: bool = False,
+                  report_period: float = 60.0, load_sensor: str = "count") -> TimeshareRun:
+    """Simulate ``instance`` with the heuristic registered as ``name`` (a fresh policy).
+
+    ``load_sensor`` is what servers report to the agent (only MCT reads it), see
+    :func:`vcsched.sim.timeshare.simulate`.
+    """
+    policy = REGISTRY.get(name)()
+    return simulate(instance.platform, instance.workload, policy, report_period=report_period,
+                    work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor)
+
+
+def _row(name: str, run: TimeshareRun, reference: TimeshareRun | None, seconds: float) -> dict:
+    row = {"heuristic": name}
+    row.update(metrics(run.arrival, run.completion, run.duration))
+    if reference is None or run is reference:
+        row["sooner_than_mct"], row["later_than_mct"] = 0.0, 0.0
+    else:
+        row["sooner_than_mct"], row["later_than_mct"] = compare_with(run.completion, reference.completion)
+    row["lost"] = int(np.count_nonzero(run.server < 0))
+    row["refusals"] = int(run.refusals.sum())
+    row["seconds"] = seconds
+    row["decision_seconds"] = run.decision_seconds
+    return row
+
+
+def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct", "mp", "msf"), *,
+             details: bool = False, load_sensor: str = "count") -> list[dict]:
+    """Metrics of §3 for each heuristic on ``instance``, with the comparison against MCT.
+
+    Parameters
+    ----------
+    instance : TimeshareInstance
+    names : iterable of str
+        Registered heuristics; MCT is also run (once) when absent, as the reference of
+        ``sooner_than_mct`` / ``later_than_mct`` (each task against the same task under
+        MCT on the same instance; both 0 for MCT itself).
+    details : bool
+        Add ``servers`` (per-server share of tasks and sumflow, Tables 10-14) and
+        ``clients`` (per-application makespan and sumflow) to each row.
+    load_sensor : {"count", "loadavg"}
+        What servers report to the agent (only MCT uses it).
+
+    Returns
+    -------
+    list of dict
+        One row per heuristic: ``heuristic``, ``completed``, ``makespan``,
+        ``sumflow``, ``maxflow``, ``maxstretch``, ``meanflow``, ``sooner_than_mct``,
+        ``later_than_mct`` (percent), ``lost``, ``refusals``, ``seconds``,
+        ``decision_seconds``.
+    """
+    names = [str(n).lower() for n in names]
+    if not names:
+        raise InvalidInputError("give at least one heuristic")
+    for n in names:
+        REGISTRY.get(n)  # unknown names fail before any run
+    runs: dict[str, tuple[TimeshareRun, float]] = {}
+    for n in (["mct"] if "mct" not in names else []) + names:
+        if n in runs:
+            continue
+        tic = time.perf_counter()
+        run = run_heuristic(n, instance, load_sensor=load_sensor)
+        runs[n] = (run, time.perf_counter() - tic)
+    ref = runs["mct"][0]
+    rows = []
+    for n in names:
+        run, seconds = runs[n]
+        row = _row(n, run, ref, seconds)
+        if details:
+            row["servers"] = server_shares(run.server, run.ttype, run.arrival, run.completion,
+                                           instance.platform.servers, instance.platform.n_types)
+            row["clients"] = client_makespans(run.client, run.arrival, run.completion)
+        rows.append(row)
+    return rows

@@ -1,0 +1,100 @@
+"""``vcsched diet``: the DIET request-flow simulator on the experiments of seed 004 §6."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from vcsched.cli.common import nonneg_float, nonneg_int, positive_float, positive_int, print_json, print_table
+from vcsched.errors import InvalidInputError
+
+APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
+EXPERIMENT_NAMES = ("bursty", "add-seds", "steady")
+REFINE_NAMES = ("first-free", "minmin", "sufferage", "msf")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("diet", help="DIET hierarchical request flow: agent tree, SeD queues, MA windows (seed 004)")
+    dsub = p.add_subparsers(dest="diet_command", metavar="ACTION")
+    dsub.required = True
+    s = dsub.add_parser("simulate", help="simulate one experiment of seed 004 §6 under one or all approaches")
+    s.add_argument("--experiment", required=True, choices=EXPERIMENT_NAMES,
+                   help="bursty (§6.2, 8 tasks), add-seds (§6.3, 54 tasks, 4 SeDs added), steady (§6.4, 96 users)")
+    s.add_argument("--approach", required=True, choices=APPROACH_NAMES + ("all",),
+                   help="standard, sed-queue, task-scheduler, or all three")
+    s.add_argument("--interarrival", type=nonneg_float, default=None,
+                   help="seconds between submissions (bursty: default 0.5; add-seds: default 1); not for steady")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the agents' random tie-breaks")
+    s.add_argument("--refine", choices=REFINE_NAMES, default="first-free",
+                   help="RefinePlacement of the task scheduler: Algorithm 3 (first-free) or minmin/sufferage/msf")
+    s.add_argument("--limit", type=positive_int, default=2, help="concurrent solves per SeD for sed-queue and "
+                   "task-scheduler (default 2, as in the paper)")
+    s.add_argument("--duration", type=positive_float, default=None,
+                   help="steady only: simulated seconds (default 10800 = 3 h; margins scale with it)")
+    s.add_argument("--submit-overhead", type=nonneg_float, default=None,
+                   help="seconds from the client getting its server list to the SeD registering the solve, "
+                        "before data transfer (default 1.25, a documented assumption)")
+    s.add_argument("--exec-cv", type=nonneg_float, default=None,
+                   help="coefficient of variation of actual execution times (default 0.03, an assumption; 0: exact)")
+    s.add_argument("--win-adapt-factor", type=positive_float, default=0.5,
+                   help="task-scheduler: winAdaptFactor of Algorithm 2 (default 0.5, an assumption)")
+    s.add_argument("--task-latency", type=nonneg_float, default=1.0,
+                   help="task-scheduler: taskLatency of Algorithm 2 in seconds (default 1, the paper's value)")
+    s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
+    s.set_defaults(handler=cmd_simulate)
+
+
+def _scenario(args: argparse.Namespace):
+    from vcsched.problems.diet import make_scenario
+
+    options: dict[str, Any] = {}
+    from vcsched.problems.diet import PLATFORM
+
+    changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv)) if v is not None}
+    if changes:
+        options["platform"] = dataclasses.replace(PLATFORM, **changes)
+    if args.experiment == "steady":
+        if args.interarrival is not None:
+            raise InvalidInputError("--interarrival applies to --experiment bursty and add-seds; steady has "
+                                    "sequential users (drop --interarrival or use --duration)")
+        if args.duration is not None:
+            options["duration"] = args.duration
+    else:
+        if args.duration is not None:
+            raise InvalidInputError(f"--duration applies to --experiment steady only, not {args.experiment}")
+        options["interarrival"] = args.interarrival if args.interarrival is not None else (
+            0.5 if args.experiment == "bursty" else 1.0)
+    return make_scenario(args.experiment, **options)
+
+
+def result_row(metrics: dict[str, Any], experiment: str, seed: int) -> dict[str, Any]:
+    """The JSON object of one approach: ``approach``, ``makespan``, ``mean_turnaround``, ``throughput``,
+    ``tasks_per_sed``, then the decomposition and counts."""
+    keys = ("approach", "makespan", "mean_turnaround", "throughput", "tasks_per_sed", "std_turnaround",
+            "mean_choose", "mean_queue", "mean_compute", "submitted", "completed", "resubmissions")
+    row = {k: metrics.get(k) for k in keys}
+    row["experiment"] = experiment
+    row["seed"] = seed
+    return row
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from heuristics.diet import WindowParams, make_approach
+    from vcsched.problems.diet import simulate_scenario
+
+    scenario = _scenario(args)
+    names = list(APPROACH_NAMES) if args.approach == "all" else [args.approach]
+    rows = []
+    for name in names:
+        window = WindowParams(win_adapt_factor=args.win_adapt_factor, task_latency=args.task_latency,
+                              max_win_size=scenario.platform.n_best)
+        policy = make_approach(name, limit=args.limit, refine=args.refine, window=window)
+        rows.append(result_row(simulate_scenario(scenario, policy, seed=args.seed), args.experiment, args.seed))
+    if args.json:
+        print_json(rows[0] if len(rows) == 1 else rows)
+    else:
+        table = [dict(r, tasks_per_sed=" ".join(f"{k}:{v}" for k, v in r["tasks_per_sed"].items())) for r in rows]
+        print_table(table, ["approach", "makespan", "mean_turnaround", "std_turnaround", "throughput",
+                            "mean_choose", "mean_queue", "mean_compute", "tasks_per_sed"], floatfmt="{:.3f}")
+    return 0

@@ -1,0 +1,61 @@
+"""``vcsched timeshare``: time-shared servers with the Historical Trace Manager (seed 003).
+
+``vcsched timeshare simulate --scenario a|b|...|j [--platform 1|2] [--mu 17] [--seed S]
+--heuristic mct|hmct|mp|msf|all [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from vcsched.cli.common import nonneg_float, nonneg_int, positive_float, print_json, print_table
+
+__all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
+
+HEURISTICS = ("mct", "hmct", "mp", "msf")
+JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",
+               "sooner_than_mct", "later_than_mct")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("timeshare", help="time-shared servers: MCT, HMCT, MP, MSF with the HTM (seed 003)")
+    tsub = p.add_subparsers(dest="timeshare_command", metavar="ACTION")
+    tsub.required = True
+    s = tsub.add_parser("simulate", help="simulate a scenario (a)-(j) of Table 2 under one or all heuristics")
+    s.add_argument("--scenario", required=True, choices=list("abcdefghij"), type=str.lower,
+                   help="scenario of Table 2")
+    s.add_argument("--platform", choices=["1", "2"], default=None,
+                   help="wastecpu platform for scenarios b-j (default 2; scenario a has its own dgemm servers)")
+    s.add_argument("--mu", type=positive_float, default=None,
+                   help="mean inter-arrival time in s (default the paper's: a 20, b 17, c-d 15, e 20, h 28, i 40, j 25)")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the workload (default 0)")
+    s.add_argument("--heuristic", required=True, type=str.lower, choices=list(HEURISTICS) + ["all"])
+    s.add_argument("--interarrival", choices=["poisson", "exponential"], default="poisson",
+                   help="gaps drawn as integer Poisson(mu) (default, the paper's wording) or exponential")
+    s.add_argument("--noise", type=nonneg_float, default=0.0,
+                   help="coefficient of variation of real computation times around the tables (default 0)")
+    s.add_argument("--load-sensor", choices=["count", "loadavg"], default="count",
+                   help="what servers report to MCT's agent: number of computing tasks (default) or a "
+                        "Unix-style 1-minute load average")
+    s.add_argument("--json", action="store_true",
+                   help="print JSON: one object, or a list with --heuristic all")
+    s.set_defaults(handler=cmd_simulate)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from heuristics.timeshare import evaluate
+    from vcsched.generators.timeshare import generate_scenario
+
+    instance = generate_scenario(args.scenario, platform=args.platform, mu=args.mu, rng=args.seed,
+                                 interarrival=args.interarrival, noise=args.noise)
+    names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
+    rows = [{k: row[k] for k in JSON_FIELDS} for row in evaluate(instance, names, load_sensor=args.load_sensor)]
+    if args.json:
+        print_json(rows if args.heuristic == "all" else rows[0])
+    else:
+        mu = "-" if instance.mu is None else f"{instance.mu:g}"
+        print(f"scenario {instance.scenario}, platform {instance.platform.name} "
+              f"({', '.join(instance.platform.servers)}), mu {mu}, seed {args.seed}, "
+              f"{instance.workload.n_tasks} tasks")
+        print_table(rows, list(JSON_FIELDS), floatfmt="{:.1f}")
+    return 0
