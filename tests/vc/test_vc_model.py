@@ -199,3 +199,9 @@ def test_malformed_json_file_names_the_file(tmp_path):
     path.write_text('{"hosts": 2, "jobs": [')
     with pytest.raises(InvalidInputError, match="broken.json: malformed JSON at line 1"):
         load_instance(path)
+
+
+def test_parallel_instances_keep_the_memory_slack_per_task():
+    inst = generate_vc_instance(64, 500, 0.5, 0.25, 0.25, tasks="lublin", rng=3)
+    total = float(np.dot(inst.tasks, inst.mem))
+    assert total == pytest.approx(64 * 0.5, rel=0.1)  # half the platform's memory is used on average

@@ -64,7 +64,10 @@ def generate_vc_instance(
         Coefficients of variation of the memory and CPU needs.
     tasks : None or "lublin"
         ``"lublin"`` draws task counts (1..64) from the Lublin-Feitelson model
-        (§5.2); the memory mean then stays per task as in the paper.
+        (§5.2). Choice: the memory slack keeps its meaning, so the mean memory
+        need of a task is ``H (1 - slack) / sum_i T_i`` (with ``J`` jobs of ~7
+        tasks each, ``H (1 - slack) / J`` per task would ask for about 7 times
+        the platform's memory and make almost every instance infeasible).
     rng : Generator or seed
     """
     if hosts < 1 or jobs < 1:
@@ -74,10 +77,10 @@ def generate_vc_instance(
     if tasks not in (None, "lublin"):
         raise ValueError(f"tasks must be None or 'lublin', got {tasks!r}")
     rng = np.random.default_rng(rng)
-    mean_mem = hosts * (1.0 - slack) / jobs
+    counts = lublin_sizes(jobs, rng) if tasks == "lublin" else np.ones(jobs, dtype=np.int64)
+    mean_mem = hosts * (1.0 - slack) / float(counts.sum())
     mem = truncated_normal(min(mean_mem, 1.0), cv_mem, jobs, rng)
     cpu = truncated_normal(mean_cpu, cv_cpu, jobs, rng)
-    counts = lublin_sizes(jobs, rng) if tasks == "lublin" else np.ones(jobs, dtype=np.int64)
     return VCInstance(hosts=hosts, cpu=cpu, mem=mem, tasks=counts)
 
 
