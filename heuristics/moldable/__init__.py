@@ -1,0 +1,39 @@
+"""Moldable-task heuristics of seed 002 (Dutot, Eyraud, Mounié, Trystram, SPAA 2004).
+
+Every algorithm is a function ``f(instance, *, rng=None, **options) -> Result``
+registered by name in :data:`REGISTRY`:
+
+``bicriteria``   the knapsack-batch bi-criteria algorithm (§3.2)
+``gang``         every task on all m processors, Smith's order (§4.1)
+``sequential``   one processor each, LPTF list scheduling (§4.1)
+``list-shelf``   dual-approximation allotment, its shelf order (§4.1)
+``list-lptf``    dual-approximation allotment, weighted LPTF order (§4.1)
+``list-saf``     dual-approximation allotment, smallest area first (§4.1)
+
+The result's ``objective`` is ``sum w_i C_i``; ``extra["makespan"]`` and
+``extra["minsum"]`` hold both criteria; ``solution`` is a
+:class:`vcsched.problems.moldable.Schedule` with explicit processors, which
+passes :func:`vcsched.problems.moldable.check_schedule`.
+"""
+
+from vcsched.registry import Registry
+
+REGISTRY: Registry = Registry("moldable heuristic")
+
+from heuristics.moldable.listsched import list_schedule  # noqa: E402
+from heuristics.moldable.baselines import gang, sequential, list_shelf, list_lptf, list_saf, dual_approximation  # noqa: E402
+from heuristics.moldable.bicriteria import bicriteria, knapsack_max_weight, batch_selection  # noqa: E402
+
+__all__ = [
+    "REGISTRY",
+    "list_schedule",
+    "gang",
+    "sequential",
+    "list_shelf",
+    "list_lptf",
+    "list_saf",
+    "dual_approximation",
+    "bicriteria",
+    "knapsack_max_weight",
+    "batch_selection",
+]

@@ -1,0 +1,164 @@
+"""``vcsched moldable``: moldable tasks of seed 002 (generate, solve, bound).
+
+::
+
+    vcsched moldable generate --m 200 --n 100 --kind high --seed 1 -o inst.json
+    vcsched moldable solve inst.json --method bicriteria|gang|sequential|list-shelf|list-lptf|list-saf|all [--json]
+    vcsched moldable bound inst.json [--integer] [--time-limit S] [--json]
+
+``solve --json`` prints one object (a list with ``all`` or several
+comma-separated methods) with ``method``, ``status``, ``makespan``,
+``minsum``, ``seconds`` and ``schedule`` (one object per task: ``task``,
+``start``, ``procs``, ``processors``). ``bound --json`` prints ``minsum_lb``,
+``makespan_lb``, ``status``, ``seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from vcsched.cli.common import nonneg_int, positive_float, positive_int, print_json, print_table
+from vcsched.errors import InvalidInputError, UnknownNameError
+
+METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
+KINDS = ("weak", "high", "mixed", "cirne")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("moldable", help="moldable tasks, weighted minsum and makespan (seed 002)")
+    msub = p.add_subparsers(dest="moldable_command", metavar="ACTION")
+    msub.required = True
+
+    g = msub.add_parser("generate", help="generate an instance as in seed 002 §4.1")
+    g.add_argument("--m", type=positive_int, default=200, help="number of processors (default 200)")
+    g.add_argument("--n", type=positive_int, required=True, help="number of tasks (25 to 400 in the paper)")
+    g.add_argument("--kind", choices=KINDS, default="high",
+                   help="weak / high: uniform(1, 10) sequential times, weakly / highly parallel; mixed: 70%% small "
+                        "weakly parallel, 30%% large highly parallel; cirne: Cirne-Berman speedups (default high)")
+    g.add_argument("--x-per-step", action="store_true", help="draw the parallelism X at every step, not once per task")
+    g.add_argument("--seed", type=nonneg_int, default=0, help="random seed (default 0)")
+    g.add_argument("-o", "--output", help="output file (default: standard output)")
+    g.set_defaults(handler=cmd_generate)
+
+    s = msub.add_parser("solve", help="schedule an instance with the bi-criteria algorithm or a baseline")
+    s.add_argument("instance", help="instance JSON file")
+    s.add_argument("--method", default="bicriteria",
+                   help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria)")
+    s.add_argument("--shuffles", type=nonneg_int, default=10, help="bicriteria: shuffles of the batch order (default 10)")
+    s.add_argument("--eps", type=positive_float, default=0.01, help="precision of the dual approximation (default 0.01)")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the shuffles (default 0)")
+    s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    s.set_defaults(handler=cmd_solve)
+
+    b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
+    b.add_argument("instance", help="instance JSON file")
+    b.add_argument("--integer", action="store_true", help="solve the integer programme (default: LP relaxation)")
+    b.add_argument("--time-limit", type=positive_float, default=None,
+                   help="seconds for HiGHS (default: none for the LP, 60 with --integer)")
+    b.add_argument("--ratio", type=float, default=2.0, help="growth of the interval ends (default 2, as in the paper)")
+    b.add_argument("--json", action="store_true", help="print JSON")
+    b.set_defaults(handler=cmd_bound)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from vcsched.generators.moldable import generate_moldable_instance
+    from vcsched.problems.moldable import instance_to_dict
+
+    inst = generate_moldable_instance(args.m, args.n, args.kind, rng=args.seed, x_per_step=args.x_per_step)
+    text = json.dumps(instance_to_dict(inst)) + "\n"
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise InvalidInputError(f"-o {args.output}: cannot write ({exc.strerror}); choose a writable path") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def resolve_methods(text: str) -> list[str]:
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    if not names:
+        raise InvalidInputError("--method: give a method (" + ", ".join(METHODS) + " or all)")
+    out: list[str] = []
+    for name in names:
+        if name == "all":
+            out.extend(METHODS)
+        elif name in METHODS:
+            out.append(name)
+        else:
+            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(METHODS)}, all")
+    return list(dict.fromkeys(out))
+
+
+def result_to_json(result, instance) -> dict[str, Any]:
+    """The fields of ``vcsched moldable solve --json`` (README)."""
+    from vcsched.problems.moldable import schedule_to_json
+
+    has = result.status.has_solution
+    return {
+        "method": result.method,
+        "status": result.status.value,
+        "makespan": result.extra.get("makespan") if has else None,
+        "minsum": result.extra.get("minsum") if has else None,
+        "seconds": result.seconds,
+        "schedule": schedule_to_json(result.solution) if has else None,
+    }
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from heuristics.moldable import REGISTRY
+    from vcsched.problems.moldable import check_schedule, load_instance
+
+    methods = resolve_methods(args.method)
+    instance = load_instance(args.instance)
+    rows = []
+    for name in methods:
+        fn = REGISTRY.get(name)
+        kwargs: dict[str, Any] = {"rng": args.seed}
+        if name == "bicriteria":
+            kwargs["shuffles"] = args.shuffles
+        if name in ("bicriteria", "list-shelf", "list-lptf", "list-saf"):
+            kwargs["eps"] = args.eps
+        result = fn(instance, **kwargs)
+        if result.status.has_solution:
+            report = check_schedule(instance, result.solution)
+            if not report.ok:  # pragma: no cover - would be a bug
+                raise RuntimeError(f"{name} produced an invalid schedule: {report.violations[0]}")
+        rows.append(result_to_json(result, instance))
+    if args.json:
+        print_json(rows if len(rows) > 1 or "all" in args.method.lower() else rows[0])
+    else:
+        print_table(rows, ["method", "status", "makespan", "minsum", "seconds"])
+    return 0
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    from lowerbounds.moldable import interval_bound
+    from vcsched.problems.moldable import load_instance
+
+    if not args.ratio > 1:
+        raise InvalidInputError(f"--ratio must be > 1, got {args.ratio}")
+    t0 = time.perf_counter()
+    instance = load_instance(args.instance)
+    limit = args.time_limit if args.time_limit is not None else (60.0 if args.integer else None)
+    res = interval_bound(instance, integer=args.integer, time_limit=limit, ratio=args.ratio)
+    out = {
+        "minsum_lb": res.bound,
+        "makespan_lb": res.extra["makespan_lb"],
+        "status": res.status.value,
+        "seconds": time.perf_counter() - t0,
+        "method": res.method,
+        "message": res.message,
+    }
+    if args.json:
+        print_json(out)
+    else:
+        for key, value in out.items():
+            print(f"{key:12s} {value}")
+    return 0

@@ -1,0 +1,367 @@
+"""Moldable tasks with weights on identical processors (seed 002, §2 and §3.2).
+
+``m`` identical processors; ``n`` moldable tasks, all released at time 0.
+Task ``i`` has a weight ``w_i > 0`` and a processing time ``p_i(k)`` for every
+number of processors ``k = 1..m``. A schedule gives every task a start time
+and a number of processors (and, for the compacted list schedules, *which*
+processors); the task then runs without preemption during
+``[start_i, start_i + p_i(procs_i))``.
+
+Criteria (§2.2): the makespan ``C_max = max_i C_i`` and the weighted minsum
+``sum_i w_i C_i``.
+
+The checker (:func:`check_schedule`) does not assume monotony
+(``p_i(k)`` non-increasing and work ``k p_i(k)`` non-decreasing);
+:func:`is_monotonic` tells whether an instance has it.
+
+JSON format (README)::
+
+    {"m": 200, "tasks": [{"weight": 3, "times": [p1, p2, ..., pm]}, ...]}
+
+``times`` must list exactly ``m`` positive finite numbers: a missing tail is
+an error, never padded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import numbers
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from vcsched.errors import InvalidInputError
+
+__all__ = [
+    "MoldableInstance",
+    "Schedule",
+    "CheckReport",
+    "check_schedule",
+    "completion_times",
+    "is_monotonic",
+    "parse_instance",
+    "load_instance",
+    "instance_to_dict",
+    "save_instance",
+    "schedule_to_json",
+    "TOL",
+]
+
+TOL = 1e-9
+"""Relative tolerance of the checker on times (scaled by the largest time)."""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MoldableInstance:
+    """A moldable-task instance.
+
+    Parameters
+    ----------
+    m : int
+        Number of identical processors, ``m >= 1``.
+    times : ndarray of float, shape (n, m)
+        ``times[i, k - 1] = p_i(k)``, positive and finite.
+    weights : ndarray of float, shape (n,)
+        Positive finite weights ``w_i``.
+    """
+
+    m: int
+    times: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def from_arrays(cls, m: int, times: Sequence[Sequence[float]], weights: Sequence[float] | None = None,
+                    source: str = "<instance>") -> "MoldableInstance":
+        """Build and validate an instance (weights default to 1)."""
+        times = [[float(v) for v in row] for row in times]
+        if weights is None:
+            weights = [1.0] * len(times)
+        if len(weights) != len(times):
+            raise InvalidInputError(f"{source}: {len(weights)} weights for {len(times)} tasks; give one weight per task")
+        data = {"m": int(m), "tasks": [{"weight": float(w), "times": t} for w, t in zip(weights, times)]}
+        return parse_instance(data, source)
+
+    @property
+    def n(self) -> int:
+        return int(self.times.shape[0])
+
+    def time(self, i: int, k: int) -> float:
+        """``p_i(k)`` (``k`` processors, 1-based)."""
+        return float(self.times[i, k - 1])
+
+    @functools.cached_property
+    def work(self) -> np.ndarray:
+        """``k p_i(k)`` for every task and ``k`` (shape (n, m); cached, do not modify)."""
+        return self.times * np.arange(1, self.m + 1)[None, :]
+
+    @functools.cached_property
+    def min_time(self) -> np.ndarray:
+        """``min_k p_i(k)`` per task."""
+        return self.times.min(axis=1)
+
+    @functools.cached_property
+    def min_work(self) -> np.ndarray:
+        """``min_k k p_i(k)`` per task."""
+        return self.work.min(axis=1)
+
+    @functools.cached_property
+    def monotonic(self) -> bool:
+        """Whether :func:`is_monotonic` holds (cached)."""
+        return is_monotonic(self)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Schedule:
+    """Start time and allotment of every task.
+
+    Parameters
+    ----------
+    start : ndarray of float, shape (n,)
+    procs : ndarray of int, shape (n,)
+        Number of processors of each task (1..m).
+    processors : tuple of tuple of int, optional
+        Explicit processor indices (0..m-1) of each task, when the algorithm
+        assigns them (list schedules); ``None`` otherwise.
+    """
+
+    start: np.ndarray
+    procs: np.ndarray
+    processors: tuple | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckReport:
+    """Outcome of :func:`check_schedule`: ``ok``, the violations, and the two criteria."""
+
+    ok: bool
+    violations: tuple
+    makespan: float
+    minsum: float
+
+    def raise_if_invalid(self) -> None:
+        if not self.ok:
+            raise InvalidInputError("invalid schedule: " + "; ".join(self.violations[:5]))
+
+
+def completion_times(instance: MoldableInstance, schedule: Schedule) -> np.ndarray:
+    """``C_i = start_i + p_i(procs_i)``."""
+    procs = np.asarray(schedule.procs, dtype=np.int64)
+    return np.asarray(schedule.start, dtype=float) + instance.times[np.arange(instance.n), procs - 1]
+
+
+def check_schedule(instance: MoldableInstance, schedule: Schedule, *, tol: float = TOL) -> CheckReport:
+    """Check a schedule and compute ``C_max`` and ``sum w_i C_i``.
+
+    Checks: one start and one allotment per task (so every task runs exactly
+    once, without preemption), ``start >= 0``, ``1 <= procs <= m``, at every
+    instant at most ``m`` processors busy, and, when explicit processors are
+    given, ``procs_i`` distinct indices in ``0..m-1`` per task and no processor
+    used by two tasks at the same time. Monotony is not required.
+
+    Two tasks touching at an instant (one ends at ``t``, the other starts at
+    ``t``) do not overlap; times are compared with an absolute tolerance of
+    ``tol * max(1, largest completion time)``.
+    """
+    n, m = instance.n, instance.m
+    start = np.asarray(schedule.start, dtype=float)
+    procs = np.asarray(schedule.procs)
+    violations: list[str] = []
+    if start.shape != (n,) or procs.shape != (n,):
+        violations.append(f"schedule has {start.shape[0] if start.ndim else 0} starts and "
+                          f"{procs.shape[0] if procs.ndim else 0} allotments for {n} tasks")
+        return CheckReport(False, tuple(violations), math.nan, math.nan)
+    if not np.all(np.isfinite(start)):
+        violations.append(f"task {int(np.flatnonzero(~np.isfinite(start))[0])}: start is not finite")
+        return CheckReport(False, tuple(violations), math.nan, math.nan)
+    if not np.all(np.equal(np.mod(procs, 1), 0)) or np.any(procs < 1) or np.any(procs > m):
+        bad = int(np.flatnonzero((procs < 1) | (procs > m) | (np.mod(procs, 1) != 0))[0])
+        violations.append(f"task {bad}: {procs[bad]} processors, must be an integer in 1..{m}")
+        return CheckReport(False, tuple(violations), math.nan, math.nan)
+    procs = procs.astype(np.int64)
+    end = completion_times(instance, Schedule(start, procs))
+    eps = tol * max(1.0, float(end.max()) if n else 1.0)
+    for i in np.flatnonzero(start < -eps):
+        violations.append(f"task {int(i)}: start {start[i]:.6g} < 0")
+    # processor count over time: sweep, ends before starts at equal (rounded) times
+    times = np.concatenate([end, start])
+    deltas = np.concatenate([-procs, procs])
+    kind = np.concatenate([np.zeros(n), np.ones(n)])  # 0 = end first
+    order = np.lexsort((kind, times))
+    # merge times closer than eps by treating an end within eps of a start as before it
+    t_sorted, d_sorted = times[order], deltas[order]
+    busy, worst, worst_t = 0, 0, 0.0
+    k = 0
+    while k < len(t_sorted):
+        # apply every end within eps of the current time before starts
+        t = t_sorted[k]
+        j = k
+        while j < len(t_sorted) and t_sorted[j] <= t + eps:
+            j += 1
+        group = d_sorted[k:j]
+        busy += int(group[group < 0].sum())
+        busy += int(group[group > 0].sum())
+        if busy > worst:
+            worst, worst_t = busy, t
+        k = j
+    if worst > m:
+        violations.append(f"{worst} processors busy at time {worst_t:.6g}, more than m = {m}")
+    if schedule.processors is not None:
+        violations.extend(_check_processors(schedule.processors, start, end, procs, m, eps))
+    makespan = float(end.max()) if n else 0.0
+    minsum = float(np.dot(instance.weights, end))
+    return CheckReport(not violations, tuple(violations), makespan, minsum)
+
+
+def _check_processors(processors, start, end, procs, m, eps) -> list[str]:
+    out: list[str] = []
+    n = len(start)
+    if len(processors) != n:
+        return [f"processor lists given for {len(processors)} tasks, expected {n}"]
+    per_proc: list[list[tuple[float, float, int]]] = [[] for _ in range(m)]
+    for i, ps in enumerate(processors):
+        if ps is None:
+            continue
+        ps = list(ps)
+        if len(ps) != procs[i]:
+            out.append(f"task {i}: {len(ps)} processor indices for {procs[i]} processors")
+            continue
+        if len(set(ps)) != len(ps):
+            out.append(f"task {i}: repeated processor index")
+            continue
+        for p in ps:
+            if not (isinstance(p, (int, np.integer)) and 0 <= p < m):
+                out.append(f"task {i}: processor index {p} outside 0..{m - 1}")
+                break
+            per_proc[int(p)].append((float(start[i]), float(end[i]), i))
+    for p, intervals in enumerate(per_proc):
+        intervals.sort()
+        for (s1, e1, i1), (s2, e2, i2) in zip(intervals, intervals[1:]):
+            if s2 < e1 - eps:
+                out.append(f"processor {p}: tasks {i1} and {i2} overlap in time ({s2:.6g} < {e1:.6g})")
+                break
+    return out
+
+
+def is_monotonic(instance: MoldableInstance, *, rtol: float = 1e-9) -> bool:
+    """True when every ``p_i(k)`` is non-increasing and ``k p_i(k)`` non-decreasing in ``k``."""
+    t, w = instance.times, instance.work
+    if instance.m == 1:
+        return True
+    dec = np.all(t[:, 1:] <= t[:, :-1] * (1 + rtol))
+    inc = np.all(w[:, 1:] >= w[:, :-1] * (1 - rtol))
+    return bool(dec and inc)
+
+
+# --------------------------------------------------------------------------- JSON
+
+def _fail(source: str, where: str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"{source}: {where}: {what}")
+
+
+def _show(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _positive(value: Any, source: str, where: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise _fail(source, where, f"expected a positive number, got {_show(value)}")
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise _fail(source, where, f"must be a positive finite number, got {_show(value)}")
+    return v
+
+
+def parse_instance(data: Any, source: str = "<instance>") -> MoldableInstance:
+    """Validate a decoded JSON document and build a :class:`MoldableInstance`.
+
+    Raises :class:`InvalidInputError` on one line naming ``source``, the task
+    index and the field, e.g. ``inst.json: task 3, field 'times': has 150
+    values, expected m = 200 (one per number of processors 1..m; a missing tail
+    is not padded)``.
+    """
+    if not isinstance(data, dict):
+        raise _fail(source, "top level", 'expected a JSON object {"m": ..., "tasks": [...]}')
+    if "m" not in data:
+        raise _fail(source, "field 'm'", "missing (number of identical processors, an integer >= 1)")
+    m = data["m"]
+    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not float(m).is_integer() or m < 1:
+        raise _fail(source, "field 'm'", f"must be an integer >= 1, got {_show(m)}")
+    m = int(m)
+    tasks = data.get("tasks")
+    if not isinstance(tasks, list) or not tasks:
+        raise _fail(source, "field 'tasks'", 'missing or empty (a list of {"weight": w, "times": [p1, ..., pm]} objects)')
+    times = np.empty((len(tasks), m))
+    weights = np.empty(len(tasks))
+    for i, task in enumerate(tasks):
+        where = f"task {i}"
+        if not isinstance(task, dict):
+            raise _fail(source, where, 'expected an object {"weight": w, "times": [p1, ..., pm]}')
+        for field in ("weight", "times"):
+            if field not in task:
+                raise _fail(source, f"{where}, field {field!r}", "missing")
+        weights[i] = _positive(task["weight"], source, f"{where}, field 'weight'")
+        t = task["times"]
+        if not isinstance(t, list):
+            raise _fail(source, f"{where}, field 'times'", f"expected a list of {m} numbers, got {_show(t)}")
+        if len(t) != m:
+            raise _fail(source, f"{where}, field 'times'",
+                        f"has {len(t)} values, expected m = {m} (one per number of processors 1..m; "
+                        "a missing tail is not padded)")
+        for k, v in enumerate(t):
+            times[i, k] = _positive(v, source, f"{where}, field 'times', entry {k} (p_i({k + 1}))")
+    return MoldableInstance(m=m, times=times, weights=weights)
+
+
+def load_instance(path: str | os.PathLike) -> MoldableInstance:
+    """Read a moldable instance from a JSON file (format in the module docstring)."""
+    source = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{source}: file not found") from None
+    except IsADirectoryError:
+        raise InvalidInputError(f"{source}: is a directory, expected a JSON instance file") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{source}: not a UTF-8 text file, expected a JSON instance") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    return parse_instance(data, source)
+
+
+def _plain(x: float) -> float | int:
+    return int(x) if float(x).is_integer() and abs(x) < 2**53 else float(x)
+
+
+def instance_to_dict(instance: MoldableInstance) -> dict[str, Any]:
+    """The JSON document of an instance (inverse of :func:`parse_instance`)."""
+    return {
+        "m": instance.m,
+        "tasks": [{"weight": _plain(instance.weights[i]), "times": [float(v) for v in instance.times[i]]}
+                  for i in range(instance.n)],
+    }
+
+
+def save_instance(instance: MoldableInstance, path: str | os.PathLike) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(instance_to_dict(instance), fh)
+        fh.write("\n")
+
+
+def schedule_to_json(schedule: Schedule) -> list[dict[str, Any]]:
+    """One object per task: ``task``, ``start``, ``procs`` and, when assigned, ``processors``."""
+    out = []
+    for i in range(len(schedule.start)):
+        row: dict[str, Any] = {"task": i, "start": float(schedule.start[i]), "procs": int(schedule.procs[i])}
+        if schedule.processors is not None and schedule.processors[i] is not None:
+            row["processors"] = [int(p) for p in schedule.processors[i]]
+        out.append(row)
+    return out
