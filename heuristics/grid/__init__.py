@@ -1,0 +1,49 @@
+"""Grid meta-scheduling policies for the batch-cluster engine (:mod:`vcsched.sim.platform`).
+
+The engine never imports this package: a policy object is passed to
+:func:`vcsched.sim.simulate` (or :class:`vcsched.sim.Grid`) as ``meta``. This module holds
+the mapping used at arrival (seed §2.1: "we consider that the meta-scheduler uses a MCT
+policy"); the reallocation algorithms 1 and 2 and the offline heuristics (MinMin,
+MaxMin, MaxGain, MaxRelGain, Sufferage, §2.2) will be added here by a later issue and
+plug in through ``start(grid)`` with :meth:`vcsched.sim.Grid.every`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vcsched.registry import Registry
+
+__all__ = ["MCT", "OriginMapping", "META_SCHEDULERS", "make_meta"]
+
+META_SCHEDULERS: Registry = Registry("grid meta-scheduler")
+
+
+@META_SCHEDULERS.register("mct")
+class MCT:
+    """Minimum Completion Time mapping (seed §2.1, §2.2.2 "MCT").
+
+    Each arriving job goes to the cluster with the minimum estimated completion time
+    (:meth:`vcsched.sim.Grid.ect_all`: planned with requested times, scaled by the
+    cluster's speed). Ties go to the first cluster in platform order (``numpy.argmin``).
+    """
+
+    name = "mct"
+
+    def map(self, grid, job: int) -> int:
+        return int(np.argmin(grid.ect_all(job)))
+
+
+@META_SCHEDULERS.register("origin")
+class OriginMapping:
+    """Submit each job to the cluster of its own trace (no meta-scheduling)."""
+
+    name = "origin"
+
+    def map(self, grid, job: int) -> int:
+        return int(grid.jobs.origin[job])
+
+
+def make_meta(name: str):
+    """An instance of the meta-scheduler registered as ``name`` (``mct``, ``origin``)."""
+    return META_SCHEDULERS.get(name)()

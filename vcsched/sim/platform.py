@@ -1,0 +1,346 @@
+"""Several batch clusters under a meta-scheduler: the grid platform and the simulation driver.
+
+This reproduces the simulator of the seed paper (§3.1): a *client* part injects the
+jobs of the traces (here: arrival events in submission order), a *meta-scheduler* part
+maps each arriving job to a cluster and may act periodically, and a *server* part per
+cluster answers submit / cancel / list waiting jobs / estimated completion time
+(:class:`vcsched.sim.batch.Cluster`).
+
+The engine never imports a policy: the meta-scheduler is an object passed in that
+implements :class:`MetaScheduler` (``heuristics.grid`` provides MCT, the later
+reallocation algorithms plug in through :meth:`MetaScheduler.start`, which may
+register periodic events with :meth:`Grid.every`). Without a meta-scheduler each job
+goes to its origin cluster.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from vcsched.errors import InvalidInputError
+from vcsched.sim.batch import Cluster
+from vcsched.sim.jobs import JobTable
+from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
+
+__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate"]
+
+_INF = float("inf")
+
+
+class MetaScheduler(Protocol):
+    """What the grid engine needs from a meta-scheduler (seed §2.1, §3.1 "meta-scheduler part").
+
+    ``map(grid, job)`` returns the index of the cluster where the arriving job ``job``
+    (a row of ``grid.jobs``) is submitted. ``start(grid)`` (optional) is called once
+    before the run, e.g. to register periodic reallocation with :meth:`Grid.every`.
+    """
+
+    def map(self, grid: "Grid", job: int) -> int: ...
+
+
+@dataclasses.dataclass
+class SimulationResult:
+    """Outcome of a simulation: per-job columns (rows of ``jobs``) and counters.
+
+    Attributes
+    ----------
+    jobs : JobTable
+    clusters : list of Cluster
+    start, finish : ndarray of float
+        Start and finish time of each job (``nan`` if it never ran).
+    cluster : ndarray of int
+        Index of the cluster where the job ran (``-1`` if it never ran).
+    submitted_to : ndarray of float
+        Time of the last (re)submission of the job to the cluster where it ran.
+    resubmissions : ndarray of int
+        How many times the job was cancelled and resubmitted (reallocations).
+    events : int
+        Kernel events processed.
+    log : list of tuple or None
+        ``(time, "start"|"end"|"submit"|"cancel", job_id, cluster_name)`` when recorded.
+    """
+
+    jobs: JobTable
+    clusters: list
+    start: np.ndarray
+    finish: np.ndarray
+    cluster: np.ndarray
+    submitted_to: np.ndarray
+    resubmissions: np.ndarray
+    events: int
+    log: list | None = None
+
+    def jobs_frame(self):
+        """Per-job table with Batsim's ``jobs.csv`` columns (see :mod:`vcsched.sim.output`)."""
+        from vcsched.sim.output import jobs_frame
+
+        return jobs_frame(self)
+
+    def metrics(self) -> dict:
+        from vcsched.sim.output import metrics
+
+        return metrics(self)
+
+
+class Grid:
+    """Clusters sharing one kernel and one job table; the API a meta-scheduler works with.
+
+    Parameters
+    ----------
+    clusters : sequence of Cluster
+    jobs : JobTable
+        ``jobs.origin`` indexes ``clusters``; a job's times are measured at its origin's speed.
+    meta : MetaScheduler, optional
+        Maps arriving jobs; default: every job to its origin cluster.
+    record : bool, default False
+        Keep an event log (for tests and small runs).
+    """
+
+    def __init__(self, clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
+                 record: bool = False) -> None:
+        self.clusters = list(clusters)
+        if not self.clusters:
+            raise InvalidInputError("a platform needs at least one cluster")
+        names = [c.name for c in self.clusters]
+        if len(set(names)) != len(names):
+            raise InvalidInputError(f"cluster names must be unique, got {names}")
+        self.jobs = jobs
+        self.meta = meta
+        self.kernel = Kernel(start=min(0.0, float(jobs.submit.min())) if len(jobs) else 0.0)
+        n = len(jobs)
+        origin = jobs.origin.astype(np.int64)
+        if n and (origin.min() < 0 or origin.max() >= len(self.clusters)):
+            raise InvalidInputError("job origins must index the clusters of the platform")
+        self._check_widths()
+        speeds = np.array([c.speed for c in self.clusters])
+        self.P = jobs.procs.tolist()
+        self.run_times = jobs.run_time.tolist()
+        self.req_times = jobs.requested_time.tolist()
+        self.origin_speed_array = speeds[origin] if n else np.zeros(0)
+        self.origin_speed = self.origin_speed_array.tolist()
+        self.start = [_INF] * n
+        self.finish = [_INF] * n
+        self.where = [-1] * n
+        self.submitted_at = [_INF] * n
+        self.location = [-1] * n  # cluster where the job currently waits or runs
+        self.resubmissions = [0] * n
+        self.log: list | None = [] if record else None
+        self._submit_list = jobs.submit.tolist()
+        self._origin_list = origin.tolist()
+        self._next = 0
+        self.arrived = 0
+        self.done = 0
+        for k, c in enumerate(self.clusters):
+            c.bind(self, k)
+
+    def _check_widths(self) -> None:
+        if not len(self.jobs):
+            return
+        widest = max(c.procs for c in self.clusters)
+        too_wide = np.flatnonzero(self.jobs.procs > widest)
+        if too_wide.size:
+            k = int(too_wide[0])
+            raise InvalidInputError(
+                f"job {self.jobs.job_id[k]} needs {int(self.jobs.procs[k])} processors but the largest cluster has "
+                f"{widest} ({too_wide.size} such job(s)); enlarge a cluster (--procs) or drop these jobs")
+        if self.meta is None:
+            cap = np.array([c.procs for c in self.clusters])[self.jobs.origin]
+            bad = np.flatnonzero(self.jobs.procs > cap)
+            if bad.size:
+                k = int(bad[0])
+                c = self.clusters[int(self.jobs.origin[k])]
+                raise InvalidInputError(
+                    f"job {self.jobs.job_id[k]} needs {int(self.jobs.procs[k])} processors but its cluster "
+                    f"{c.name!r} has {c.procs}; enlarge the cluster or use a meta-scheduler (\"meta\": \"mct\")")
+
+    # ------------------------------------------------------------------ meta-scheduler API (seed §2.1)
+    @property
+    def now(self) -> float:
+        return self.kernel.now
+
+    def waiting(self, cluster: int | None = None) -> list[int]:
+        """Waiting jobs of one cluster, or of every cluster (in cluster order) when ``cluster`` is None."""
+        if cluster is not None:
+            return self.clusters[cluster].waiting()
+        out: list[int] = []
+        for c in self.clusters:
+            out.extend(c.waiting_jobs)
+        return out
+
+    def ect(self, job: int, cluster: int) -> float:
+        """Estimated completion time of ``job`` on ``cluster`` (queued there or not); ``inf`` if too wide."""
+        c = self.clusters[cluster]
+        if self.P[job] > c.procs:
+            return _INF
+        return c.ect(job)
+
+    def ect_all(self, job: int) -> np.ndarray:
+        """ECT of one job on every cluster (``inf`` where it does not fit)."""
+        return np.array([self.ect(job, k) for k in range(len(self.clusters))])
+
+    def ect_matrix(self, jobs: Sequence[int]) -> np.ndarray:
+        """ECT of many jobs on every cluster, shape ``(len(jobs), n_clusters)``, one vectorised call per cluster.
+
+        Each entry considers the job alone: its planned completion where it is queued,
+        else the completion if it were submitted there now.
+        """
+        jobs = list(jobs)
+        out = np.full((len(jobs), len(self.clusters)), _INF)
+        if not jobs:
+            return out
+        procs = np.array([self.P[j] for j in jobs])
+        for k, c in enumerate(self.clusters):
+            fits = procs <= c.procs
+            if fits.any():
+                sel = [j for j, f in zip(jobs, fits) if f]
+                out[fits, k] = c.ect_many(sel)
+        return out
+
+    def current_cluster(self, job: int) -> int:
+        """Cluster where ``job`` waits or runs (``-1`` before its arrival)."""
+        return self.location[job]
+
+    def submit(self, job: int, cluster: int) -> None:
+        """Submit ``job`` to ``cluster`` now (an arrival, or a resubmission after a cancel)."""
+        c = self.clusters[cluster]
+        if self.location[job] >= 0 and job in self.clusters[self.location[job]].waiting_jobs:
+            raise InvalidInputError(f"job {self.jobs.job_id[job]} is already waiting on "
+                                    f"{self.clusters[self.location[job]].name!r}; cancel it first")
+        c.submit(job)
+        if self.location[job] >= 0:
+            self.resubmissions[job] += 1
+        self.location[job] = cluster
+        self.submitted_at[job] = self.kernel.now
+        if self.log is not None:
+            self.log.append((self.kernel.now, "submit", self.jobs.job_id[job], c.name))
+
+    def cancel(self, job: int) -> bool:
+        """Cancel ``job`` if it is waiting somewhere; True when it was."""
+        k = self.location[job]
+        if k < 0:
+            return False
+        ok = self.clusters[k].cancel(job)
+        if ok and self.log is not None:
+            self.log.append((self.kernel.now, "cancel", self.jobs.job_id[job], self.clusters[k].name))
+        return ok
+
+    def every(self, period: float, callback: Callable[["Grid"], None], *, first: float | None = None) -> None:
+        """Call ``callback(grid)`` every ``period`` seconds (at ``PRIORITY_PERIODIC``) while :meth:`active`.
+
+        The first call is at ``first`` (default: one period from now). Periodic events run
+        after the ends and the CBF re-plans of their instant and before its arrivals.
+        """
+        if not period > 0:
+            raise InvalidInputError(f"period must be positive, got {period}")
+        t0 = self.kernel.now + period if first is None else first
+
+        def tick(_=None) -> None:
+            if not self.active():
+                return
+            callback(self)
+            self.kernel.schedule(self.kernel.now + period, PRIORITY_PERIODIC, tick)
+
+        self.kernel.schedule(t0, PRIORITY_PERIODIC, tick)
+
+    def active(self) -> bool:
+        """True while some job has still to arrive, or waits or runs on a cluster."""
+        if self.arrived < len(self.jobs):
+            return True
+        return any(c.waiting_jobs or c.running_jobs for c in self.clusters)
+
+    # ------------------------------------------------------------------ callbacks from clusters
+    def _started(self, j: int, cluster: Cluster, now: float) -> None:
+        self.start[j] = now
+        self.where[j] = cluster.index
+        if self.log is not None:
+            self.log.append((now, "start", self.jobs.job_id[j], cluster.name))
+
+    def _ended(self, j: int, cluster: Cluster, now: float) -> None:
+        self.finish[j] = now
+        self.done += 1
+        if self.log is not None:
+            self.log.append((now, "end", self.jobs.job_id[j], cluster.name))
+
+    # ------------------------------------------------------------------ arrivals
+    def _arrive(self, _=None) -> None:
+        """All jobs submitted at this instant arrive, in submission order; then the next instant is scheduled."""
+        subs = self._submit_list
+        n = len(subs)
+        i = self._next
+        now = subs[i]
+        meta = self.meta
+        if meta is None and self.log is None:  # fast path: every job to its origin cluster
+            origin, clusters, location, submitted_at = self._origin_list, self.clusters, self.location, self.submitted_at
+            while i < n and subs[i] == now:
+                k = origin[i]
+                clusters[k].submit(i)
+                location[i] = k
+                submitted_at[i] = now
+                i += 1
+        else:
+            origin = self._origin_list
+            while i < n and subs[i] == now:
+                k = origin[i] if meta is None else int(meta.map(self, i))
+                self.submit(i, k)
+                i += 1
+        self._next = i
+        self.arrived = i
+        if i < n:
+            self.kernel.schedule(subs[i], PRIORITY_ARRIVAL, self._arrive)
+
+    def run(self, *, progress: Callable[[int], None] | None = None, chunks: int = 200) -> SimulationResult:
+        """Simulate until every job has finished.
+
+        Parameters
+        ----------
+        progress : callable, optional
+            Called with the number of finished jobs, about ``chunks`` times over the run.
+        """
+        kernel = self.kernel
+        if len(self.jobs):
+            kernel.schedule(self._submit_list[0], PRIORITY_ARRIVAL, self._arrive)
+        start = getattr(self.meta, "start", None)
+        if start is not None:
+            start(self)
+        if progress is None or not len(self.jobs):
+            kernel.run()
+        else:
+            t0, t1 = self._submit_list[0], self._submit_list[-1]
+            step = max((t1 - t0) / chunks, 1.0)
+            t = t0
+            while len(kernel):
+                t += step
+                kernel.run(until=t if t < t1 else None)
+                progress(self.done)
+        return self._result()
+
+    def _result(self) -> SimulationResult:
+        start = np.array(self.start, dtype=np.float64)
+        finish = np.array(self.finish, dtype=np.float64)
+        start[np.isinf(start)] = np.nan
+        finish[np.isinf(finish)] = np.nan
+        sub = np.array(self.submitted_at, dtype=np.float64)
+        sub[np.isinf(sub)] = np.nan
+        return SimulationResult(jobs=self.jobs, clusters=self.clusters, start=start, finish=finish,
+                                cluster=np.array(self.where, dtype=np.int64), submitted_to=sub,
+                                resubmissions=np.array(self.resubmissions, dtype=np.int64),
+                                events=self.kernel.processed, log=self.log)
+
+
+def simulate(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None, record: bool = False,
+             progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Simulate ``jobs`` on ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
+
+    Examples
+    --------
+    >>> from vcsched.problems.workload import from_arrays
+    >>> from vcsched.sim import JobTable, make_cluster, simulate
+    >>> w = from_arrays([0, 0, 1], [10, 5, 2], [10, 5, 2], [60, 60, 40])
+    >>> r = simulate([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
+    >>> r.start.tolist(), r.finish.tolist()
+    ([0.0, 10.0, 1.0], [10.0, 15.0, 3.0])
+    """
+    return Grid(clusters, jobs, meta=meta, record=record).run(progress=progress)

@@ -1,0 +1,193 @@
+"""Availability profile of a space-shared cluster as numpy arrays.
+
+The profile is a step function of time: ``t[k]`` are increasing breakpoints and
+``f[k]`` the number of free processors on ``[t[k], t[k+1])``; the last step lasts
+forever. Conservative backfilling (seed §3.1, CBF [16]) keeps one such profile with
+every running job (until its requested end) and every reservation; FCFS and EASY
+build one only to answer completion-time estimates (seed §2.1 "estimation of the
+completion time").
+
+The earliest-slot search for a job of width ``p`` and duration ``d`` is done without
+Python loops: a start candidate ``k`` is feasible when ``f[k] >= p`` and the next
+breakpoint where ``f < p`` is at or after ``t[k] + d``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Profile"]
+
+_INF = float("inf")
+
+
+class Profile:
+    """Free processors over time, with earliest-slot queries and reservations.
+
+    Parameters
+    ----------
+    total : int
+        Processors of the cluster (the value of the last, infinite step when nothing
+        is reserved beyond it).
+    start : float
+        First breakpoint (the current time).
+    """
+
+    __slots__ = ("total", "t", "f")
+
+    def __init__(self, total: int, start: float = 0.0) -> None:
+        self.total = int(total)
+        self.t = np.array([float(start)])
+        self.f = np.array([self.total], dtype=np.int64)
+
+    def copy(self) -> "Profile":
+        other = Profile.__new__(Profile)
+        other.total, other.t, other.f = self.total, self.t.copy(), self.f.copy()
+        return other
+
+    def _breakpoint(self, x: float) -> int:
+        t = self.t
+        k = int(t.searchsorted(x))
+        if k < t.size and t[k] == x:
+            return k
+        f = self.f
+        if k == 0:  # before the first breakpoint (trimmed past): nothing is reserved there
+            self.t = np.concatenate(((x,), t))
+            self.f = np.concatenate(((self.total,), f))
+            return 0
+        self.t = np.concatenate((t[:k], (x,), t[k:]))
+        self.f = np.concatenate((f[:k], f[k - 1:]))
+        return k
+
+    def add(self, start: float, end: float, delta: int) -> None:
+        """Add ``delta`` free processors on ``[start, end)`` (negative to reserve)."""
+        if not end > start:
+            return
+        i = self._breakpoint(start)
+        j = self._breakpoint(end)
+        self.f[i:j] += delta
+
+    def reserve(self, start: float, duration: float, procs: int) -> None:
+        self.add(start, start + duration, -procs)
+
+    def release(self, start: float, duration: float, procs: int) -> None:
+        self.add(start, start + duration, procs)
+
+    def free_at(self, x: float) -> int:
+        k = int(np.searchsorted(self.t, x, side="right")) - 1
+        return self.total if k < 0 else int(self.f[k])
+
+    def trim(self, now: float, *, merge: bool = False) -> None:
+        """Forget the past before ``now``; with ``merge``, also merge equal neighbouring steps.
+
+        Merging is safe for reservations: :meth:`add` re-inserts a boundary when it is
+        needed, and :meth:`earliest_many_released` only looks at rows starting before a
+        reservation.
+        """
+        t, f = self.t, self.f
+        k = int(t.searchsorted(now, side="right")) - 1
+        if k > 0:
+            t, f = t[k:], f[k:]
+        if t[0] < now:
+            t = t.copy()
+            t[0] = now
+        if merge and f.size > 1:
+            keep = np.empty(f.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(f[1:], f[:-1], out=keep[1:])
+            if not keep.all():
+                t, f = t[keep], f[keep]
+        self.t, self.f = t, f
+
+    def earliest(self, procs: int, duration: float, not_before: float) -> float:
+        """Earliest ``s >= not_before`` with at least ``procs`` free on ``[s, s + duration)``.
+
+        ``procs`` must not exceed :attr:`total` (the caller checks it); ``duration``
+        must be positive (the caller plans a zero requested time as 1 s).
+        """
+        t, f = self.t, self.f
+        k0 = int(t.searchsorted(not_before, side="right")) - 1
+        if k0 < 0:
+            k0 = 0
+        F = f[k0:]
+        ok = F >= procs
+        bad = np.flatnonzero(~ok)
+        if bad.size == 0:
+            return max(not_before, float(t[k0]))
+        T = t[k0:]
+        first_bad = bad[0]
+        if first_bad > 0 and T[first_bad] >= max(not_before, T[0]) + duration:
+            return max(not_before, float(T[0]))
+        starts = T.copy()
+        if starts[0] < not_before:
+            starts[0] = not_before
+        nxt = np.searchsorted(bad, np.arange(F.size))
+        t_bad = np.append(T[bad], _INF)[nxt]
+        feasible = ok & (t_bad >= starts + duration)
+        return float(starts[int(np.argmax(feasible))])
+
+    def earliest_many(self, procs: np.ndarray, durations: np.ndarray, not_before: float) -> np.ndarray:
+        """:meth:`earliest` for many jobs at once (one 2-D numpy pass, no Python loop).
+
+        Jobs wider than the cluster get ``inf``.
+        """
+        procs = np.asarray(procs, dtype=np.int64).ravel()
+        durations = np.asarray(durations, dtype=np.float64).ravel()
+        t, f = self.t, self.f
+        k0 = max(int(np.searchsorted(t, not_before, side="right")) - 1, 0)
+        T, F = t[k0:], f[k0:]
+        starts = T.copy()
+        if starts[0] < not_before:
+            starts[0] = not_before
+        n = F.size
+        ok = F[:, None] >= procs[None, :]
+        idx = np.where(ok, n, np.arange(n)[:, None])
+        nxt = np.minimum.accumulate(idx[::-1], axis=0)[::-1]
+        t_ext = np.append(T, _INF)
+        feasible = ok & (t_ext[nxt] >= starts[:, None] + durations[None, :])
+        first = np.argmax(feasible, axis=0)
+        out = starts[first]
+        out[~feasible.any(axis=0)] = _INF
+        return out
+
+    def earliest_many_released(self, procs: np.ndarray, durations: np.ndarray, starts_now: np.ndarray,
+                               not_before: float) -> np.ndarray:
+        """Earliest start of each job of a queue if its own reservation were released first.
+
+        Job ``i`` holds ``[starts_now[i], starts_now[i] + durations[i])`` in the profile.
+        The result for ``i`` is what :meth:`earliest`
+        would return after releasing that reservation, or ``starts_now[i]`` when nothing
+        earlier exists. One 2-D numpy pass: a vectorised way to ask which waiting jobs of a
+        conservative queue could move (the re-plan itself scans sequentially, see
+        :func:`vcsched.sim.batch._fit_before`).
+
+        Notes
+        -----
+        Once its own reservation is released, job ``i`` always fits on
+        ``[starts_now[i], starts_now[i] + durations[i])`` (the free count there is at
+        least its width), and a window starting before ``starts_now[i]`` ends before
+        ``starts_now[i] + durations[i]``; so only the rows before ``starts_now[i]`` matter
+        and every later row counts as fitting. This keeps the matrix small.
+        """
+        t, f = self.t, self.f
+        k0 = max(int(t.searchsorted(not_before, side="right")) - 1, 0)
+        k1 = int(t.searchsorted(starts_now.max(), side="left"))
+        T, F = t[k0:k1], f[k0:k1]
+        n = F.size
+        if n == 0:
+            return starts_now.copy()
+        starts = T.copy()
+        if starts[0] < not_before:
+            starts[0] = not_before
+        before = T[:, None] < starts_now[None, :]
+        ok = (F[:, None] >= procs[None, :]) | ~before
+        idx = np.where(ok, n, np.arange(n)[:, None])
+        nxt = np.minimum.accumulate(idx[::-1], axis=0)[::-1]
+        t_ext = np.append(T, _INF)
+        feasible = ok & before & (t_ext[nxt] >= starts[:, None] + durations[None, :])
+        first = np.argmax(feasible, axis=0)
+        return np.where(feasible.any(axis=0), starts[first], starts_now)
+
+    def __repr__(self) -> str:
+        steps = ", ".join(f"{a:g}:{b}" for a, b in zip(self.t.tolist(), self.f.tolist()))
+        return f"Profile(total={self.total}, [{steps}])"
