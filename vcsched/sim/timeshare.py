@@ -43,9 +43,11 @@ The Historical Trace Manager (§2.3-2.4)
 :class:`HistoricalTraceManager` replays this model from the agent's mapping decisions
 alone (it is told nothing else) to predict, for a new task on every server, its
 completion date ``T_t`` and the sum of the perturbations ``δ_k = T_k - T'_k`` it causes
-to the tasks already there. Its cost per decision is O(n log n) per server in the
-number n of tasks the HTM believes are on that server (numpy over tasks; the four
-servers are looped over).
+to the tasks already there. It keeps every server's tasks in padded 2-D arrays (servers
+x tasks) and replays all servers at once (the water level of each row by one cumulative
+sum along the rows): a decision costs O(S W) for S servers and at most W tasks per
+server, linear in the number of tasks in the system (small states use a per-server
+loop on Python lists, faster there and equal to the bit).
 """
 
 from __future__ import annotations
@@ -123,8 +125,9 @@ def _segment_times(t: float, v: float, tags: np.ndarray) -> np.ndarray:
 _SMALL = 48  # below this many tasks, plain Python floats beat numpy's per-call overhead
 
 
-def _ps_advance_small(t, v, tags, ids, joins, until):
-    """:func:`ps_advance` on Python lists, with the same floating-point operations as the numpy path."""
+def _ps_advance_small(t, v, tags, ids, joins, until, lists=False):
+    """:func:`ps_advance` on Python lists, with the same floating-point operations as the numpy path
+    (``lists``: return lists, not arrays)."""
     ended_ids: list = []
     ended_times: list = []
     k = 0
@@ -171,6 +174,8 @@ def _ps_advance_small(t, v, tags, ids, joins, until):
             k += 1
         else:
             break
+    if lists:
+        return t, v, tags, ids, list(joins[k:]), ended_ids, ended_times
     return (t, v, np.array(tags, dtype=float), np.array(ids, dtype=np.int64), list(joins[k:]),
             np.array(ended_ids, dtype=np.int64), np.array(ended_times, dtype=float))
 
@@ -279,23 +284,220 @@ def ps_completion_times(works: Sequence[float], starts: Sequence[float] | None =
     return out
 
 
-@dataclasses.dataclass
-class _Trace:
-    """What the HTM believes about one server at date ``t``."""
+def _rows_times(t: np.ndarray, v: np.ndarray, tags: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                colsf: np.ndarray, rows: np.ndarray, some_ended: bool) -> np.ndarray:
+    """:func:`_segment_times` on every row at once: row ``r`` holds its sorted tags in columns ``lo[r]:hi[r]``
+    (``lo < tags.shape[1]``), ended tasks (tags at most ``v[r]``) before and ``+inf`` after; ``tags`` may be
+    the first columns only. ``some_ended``: whether some ``lo`` is positive.
 
-    t: float = 0.0
-    v: float = 0.0
-    tags: np.ndarray = dataclasses.field(default_factory=lambda: _EMPTY_F)
-    ids: np.ndarray = dataclasses.field(default_factory=lambda: _EMPTY_I)
-    joins: list = dataclasses.field(default_factory=list)
+    The end dates are bit-identical to :func:`_segment_times` inside ``lo:hi`` (a prefix
+    of the columns gives a prefix of the dates: the cumulative sum is sequential); they
+    are ``t`` before ``lo`` (the zeros added there are exact) and ``nan`` after ``hi``
+    (never ``<=`` a date). Call under ``np.errstate(invalid="ignore")``.
+    """
+    L = tags.shape[1]
+    d = np.empty_like(tags)
+    np.subtract(tags[:, 1:], tags[:, :-1], out=d[:, 1:])
+    d[rows, lo] = tags[rows, lo] - v
+    if some_ended:
+        d[colsf[:L] < lo[:, None]] = 0.0
+    d *= hi.astype(float)[:, None] - colsf[:L]  # n - j tasks share the CPU in the j-th slice (exact)
+    np.cumsum(d, axis=1, out=d)
+    d += t[:, None]
+    return d
 
-    def empty(self) -> bool:
-        return self.tags.size == 0 and not self.joins
 
-    def task_ids(self) -> np.ndarray:
-        if not self.joins:
-            return self.ids
-        return np.concatenate([self.ids, np.array([j[2] for j in self.joins], dtype=np.int64)])
+_PREFIX = 32  # columns of dates first computed in a segment that ends before the horizon
+
+
+def _ps_advance_rows(t, v, tags, ids, n, jd, jw, ji, jn, until, live, record=True):
+    """:func:`ps_advance` on many servers at once (lock-step over their segments).
+
+    Parameters
+    ----------
+    t, v : ndarray, shape (S,)
+        Date and virtual time of each server.
+    tags, ids : ndarray, shape (S, W)
+        Row ``r`` holds the sorted finish tags (and task ids) of server ``r`` in its first
+        ``n[r]`` columns, then ``+inf`` (ids: anything below -1). Not modified.
+    jd, jw, ji : ndarray, shape (S, J), J >= 1
+        Pending joins of each server (dates, works, ids), sorted by date, in the first
+        ``jn[r]`` columns.
+    until : float
+        Stop date (``inf``: to the end).
+    live : ndarray of bool, shape (S,)
+        The servers to run (the others are returned unchanged).
+    record : bool
+        Whether to return the end dates (else ``ends`` is None).
+
+    Returns
+    -------
+    (t, v, tags, ids, ends, lo, hi, k)
+        Row ``r`` holds its tasks in end order in columns ``0:hi[r]`` (joins inserted), then
+        ``+inf``; those in ``0:lo[r]`` ended at ``ends`` and ``lo:hi`` are still computing;
+        ``k[r]`` joins were applied.
+
+    Notes
+    -----
+    The same floating-point operations as :func:`ps_advance`, row by row, so the same
+    dates to the bit. A segment that ends before the horizon first computes the dates of
+    a prefix of the tasks only (the cumulative sum is sequential, so a prefix of the
+    dates is exact); the last one computes them all. O((k + 1) S W) for at most k joins
+    per server, in O(k + 1) rounds of numpy calls: linear in the size of the arrays.
+    """
+    S = tags.shape[0]
+    nz = np.count_nonzero
+    W0 = int(n.max()) if S else 0
+    kmax = int((jn * live).max()) if S else 0
+    W = W0 + kmax + 1  # room for the joins, and at least one +inf column
+    inf = math.inf
+    if tags.shape[1] >= W:  # the arrays are copied before any write
+        if tags.shape[1] <= W + W // 4 + 16:
+            W = tags.shape[1]  # keep the slack (fewer reallocations)
+        tg, ii = tags[:, :W], ids[:, :W]
+    else:
+        W += W // 8 + 8  # slack for the next joins
+        tg = np.full((S, W), inf)
+        tg[:, :W0] = tags[:, :W0]
+        ii = np.full((S, W), -2, dtype=np.int64)
+        ii[:, :W0] = ids[:, :W0]
+    ends = None
+    cols = np.arange(W)
+    colsf = cols.astype(float)
+    rows = np.arange(S)
+    lo = zeros = np.zeros(S, dtype=np.int64)  # (never written in place)
+    some_ended = False
+    hi = n
+    k = lo
+    live = live.copy()
+    J = jd.shape[1]
+    with np.errstate(invalid="ignore"):
+        while True:
+            if kmax:
+                kk = np.minimum(k, J - 1)
+                has_j = live & (k < jn)
+                next_join = np.full(S, inf)
+                np.copyto(next_join, jd[rows, kk], where=has_j)
+                stop = np.minimum(next_join, until)  # next_join if next_join < until else until
+                fin = live & (stop == inf)
+                stop_c = stop[:, None]
+            else:
+                stop = stop_c = until
+                fin = live if until == inf else None
+            busy = live & (hi > lo)
+            n_busy = nz(busy)
+            if n_busy:
+                if fin is not None:
+                    fin = fin & busy
+                    n_fin = nz(fin)
+                    if not n_fin:
+                        fin = None
+                if fin is None:
+                    # nobody reaches the horizon: does any first task end before its stop?
+                    first = (tg[rows, lo] - v) * (hi - lo) + t  # the first date of _rows_times, exactly
+                    L = 0 if not nz(busy & (first <= stop)) else min(W, (int(lo.max()) if some_ended else 0) + _PREFIX)
+                    while L:  # a prefix of the dates, longer if need be
+                        times = _rows_times(t, v, tg[:, :L], lo, hi, colsf, rows, some_ended)
+                        count = nz(times <= stop_c, axis=1)
+                        if L == W or not nz(busy & (count >= L) & (hi > L)):
+                            break
+                        L = min(W, 8 * L)
+                    m = np.maximum(count - lo, 0) * busy if L else zeros
+                else:
+                    L = W
+                    times = _rows_times(t, v, tg, lo, hi, colsf, rows, some_ended)
+                    if n_fin == n_busy:
+                        m = (hi - lo) * busy
+                    else:
+                        m = np.maximum(nz(times <= stop_c, axis=1) - lo, 0) * busy
+                        np.copyto(m, hi - lo, where=fin)
+                if nz(m):
+                    if record:
+                        if ends is None and L == W and fin is not None and n_fin == nz(live) and not some_ended:
+                            ends = times  # the last segment of every row
+                        else:
+                            if ends is None:
+                                ends = np.full((S, W), np.nan)
+                            np.copyto(ends[:, :L], times,
+                                      where=(cols[:L] >= lo[:, None]) & (cols[:L] < (lo + m)[:, None]))
+                    got = m > 0
+                    last = lo + m - 1
+                    t_m = t.copy()
+                    np.copyto(t_m, times[rows, last], where=got)
+                    v_m = v.copy()
+                    np.copyto(v_m, tg[rows, last], where=got)
+                    lo = lo + m
+                    some_ended = True
+                else:
+                    t_m, v_m = t, v
+                rem = hi - lo
+                v_next = v_m + (stop - t_m) / np.maximum(rem, 1)
+                np.copyto(v_next, v_m, where=rem == 0)
+                t_new = t.copy()
+                v_new = v.copy()
+                if fin is None:
+                    np.copyto(t_new, stop, where=busy)
+                    np.copyto(v_new, v_next, where=busy)
+                else:
+                    upd = busy & ~fin
+                    np.copyto(t_new, stop, where=upd)
+                    np.copyto(v_new, v_next, where=upd)
+                    np.copyto(t_new, t_m, where=fin)
+                    np.copyto(v_new, v_m, where=fin)
+                    live &= ~fin
+                t, v = t_new, v_new
+                idle = live & ~busy
+            else:
+                idle = live
+            if nz(idle):
+                done = idle & (stop == inf)
+                t = t.copy()
+                np.copyto(t, stop, where=idle & ~done)
+                live &= ~done
+            if not kmax:
+                break
+            live &= has_j & (next_join <= until)
+            if not nz(live):
+                break
+            tag = v + jw[rows, kk]
+            # bisect_right among the computing tasks (the ended ones have tags <= v <= tag, padding +inf)
+            pos = nz(tg <= tag[:, None], axis=1)
+            pos[~live] = W
+            keep = cols < pos[:, None]  # columns before the insertion; the others move right by one
+            shifted = np.empty_like(tg)
+            shifted[:, 0] = tg[:, 0]
+            shifted[:, 1:] = tg[:, :-1]
+            np.copyto(shifted, tg, where=keep)
+            tg = shifted
+            shifted = np.empty_like(ii)
+            shifted[:, 0] = ii[:, 0]
+            shifted[:, 1:] = ii[:, :-1]
+            np.copyto(shifted, ii, where=keep)
+            ii = shifted
+            r = rows[live]
+            tg[r, pos[r]] = tag[r]
+            ii[r, pos[r]] = ji[r, kk[r]]
+            hi = hi + live
+            k = k + live
+    if record and ends is None:
+        ends = np.full((S, W), np.nan)
+    return t, v, tg, ii, ends, lo, hi, k
+
+
+def _shift_rows(a: np.ndarray, by: np.ndarray, count: np.ndarray, width: int, fill) -> np.ndarray:
+    """Row ``r`` of the result is ``a[r, by[r]:by[r] + count[r]]`` followed by ``fill`` (``width`` columns)."""
+    cols = np.arange(width)
+    src = np.minimum(cols + by[:, None], a.shape[1] - 1)
+    out = a[np.arange(a.shape[0])[:, None], src]
+    out[cols >= count[:, None]] = fill
+    return out
+
+
+_SMALL_HTM = 4 * (128 + 48)
+# the HTM's per-server loop on Python lists is used while n_servers * (48 + the most tasks and joins on a
+# server) is at most this (4 servers: up to 128 tasks each; 8: up to 40; 16 or more: never), else the 2-D
+# replay. Measured (2 shared cores, numpy 2): the loop costs ~S (50 + 0.9 m) us, the 2-D replay ~0.5 ms
+# for 4 servers up to a few thousand tasks; crossover ~150 tasks per server for 4 servers, ~2 for 16.
 
 
 class HistoricalTraceManager:
@@ -314,7 +516,19 @@ class HistoricalTraceManager:
 
     A schedule predicted at a commit does not change until the next commit on the same
     server, so the baseline dates ``T'_k`` are cached per task and a prediction costs one
-    replay per server (with the new task); a commit costs one more replay.
+    replay per server (with the new task); a commit right after a prediction (same date and
+    type, the heuristics' case) reuses that prediction's replay of the chosen server.
+
+    The state of all servers is kept in padded 2-D arrays (servers x tasks: the sorted
+    finish tags of the computing tasks, and the pending input transfers), and a
+    prediction advances and replays every server at once (:func:`_ps_advance_rows`):
+    O((k + 1) S W) for S servers, at most W tasks per server and k pending joins, i.e.
+    linear in the number of tasks when the servers are evenly loaded (the padding costs
+    up to S times the tasks of the busiest server). For small states (the paper's: 4
+    servers with fewer than 50 tasks each; see ``_SMALL_HTM``) a per-server loop on Python
+    lists is used instead: faster there, and the same results to the bit. ``P`` is summed
+    sequentially in end order (the pre-vectorisation code used ``np.sum``: the two differ
+    by round-off only, ~1e-16 relative).
 
     Examples
     --------
@@ -334,11 +548,22 @@ class HistoricalTraceManager:
         self._in = platform.input
         self._comp = platform.compute
         self._out = platform.output
-        self._traces = [_Trace() for _ in range(platform.n_servers)]
+        S = platform.n_servers
+        # per server: date, virtual time, sorted tags / ids of the computing tasks (first _n
+        # columns), pending joins (date, work, id) sorted by date (first _jn columns)
+        self._t = np.zeros(S)
+        self._v = np.zeros(S)
+        self._tags = np.full((S, 8), math.inf)  # padding: +inf
+        self._ids = np.full((S, 8), -2, dtype=np.int64)
+        self._n = np.zeros(S, dtype=np.int64)
+        self._jd = np.zeros((S, 4))
+        self._jw = np.zeros((S, 4))
+        self._ji = np.full((S, 4), -2, dtype=np.int64)
+        self._jn = np.zeros(S, dtype=np.int64)
         self._end = np.full(capacity, np.nan)  # predicted computation end of each committed task
         self._out_of = np.zeros(capacity)  # its output time
         self._server = np.full(capacity, -1, dtype=np.int64)
-        self._last: tuple | None = None  # (now, ttype, per-server replays) of the last prediction
+        self._last: tuple | None = None  # (now, ttype, replays) of the last prediction, see _replay_of
 
     # -- state -----------------------------------------------------------------------
     def _grow(self, task: int) -> None:
@@ -351,18 +576,97 @@ class HistoricalTraceManager:
             new[: old.size] = old
             setattr(self, name, new)
 
-    def _advance(self, s: int, now: float) -> _Trace:
-        tr = self._traces[s]
-        if tr.t < now and not tr.empty():
-            t, v, tags, ids, joins, _, _ = ps_advance(tr.t, tr.v, tr.tags, tr.ids, tr.joins, until=now)
-            tr.t, tr.v, tr.tags, tr.ids, tr.joins = now, v, tags, ids, joins
-        elif tr.t < now:
-            tr.t = now
-        return tr
+    @staticmethod
+    def _widen(a: np.ndarray, width: int, fill) -> np.ndarray:
+        if a.shape[1] >= width:
+            return a
+        out = np.full((a.shape[0], max(width, 2 * a.shape[1])), fill, dtype=a.dtype)
+        out[:, : a.shape[1]] = a
+        return out
+
+    def _row_joins(self, s: int) -> list:
+        j = int(self._jn[s])
+        if not j:
+            return []
+        return list(zip(self._jd[s, :j].tolist(), self._jw[s, :j].tolist(), self._ji[s, :j].tolist()))
+
+    def _set_row(self, s: int, t: float, v: float, tags, ids, joins) -> None:
+        n = len(tags)
+        if self._tags.shape[1] < n:
+            self._tags = self._widen(self._tags, n, math.inf)
+            self._ids = self._widen(self._ids, n, -2)
+        old = int(self._n[s])
+        self._tags[s, :n] = tags
+        self._ids[s, :n] = ids
+        if old > n:
+            self._tags[s, n:old] = math.inf
+            self._ids[s, n:old] = -2
+        self._n[s] = n
+        self._set_joins(s, joins)
+        self._t[s], self._v[s] = t, v
+
+    def _set_joins(self, s: int, joins) -> None:
+        j = len(joins)
+        if not j and not self._jn[s]:
+            return
+        self._jd = self._widen(self._jd, j, 0.0)
+        self._jw = self._widen(self._jw, j, 0.0)
+        self._ji = self._widen(self._ji, j, -2)
+        if j:
+            d, w, i = zip(*joins)
+            self._jd[s, :j], self._jw[s, :j], self._ji[s, :j] = d, w, i
+        self._jn[s] = j
+
+    def _advance_one(self, s: int, now: float) -> None:
+        """Bring server ``s`` to ``now`` (one-server :func:`ps_advance`)."""
+        if not self._t[s] < now:
+            return
+        self._last = None
+        n = int(self._n[s])
+        if n == 0 and self._jn[s] == 0:
+            self._t[s] = now
+            return
+        _, v, tags, ids, joins, _, _ = ps_advance(float(self._t[s]), float(self._v[s]), self._tags[s, :n],
+                                                  self._ids[s, :n], self._row_joins(s), until=now)
+        self._set_row(s, now, v, tags, ids, joins)
+
+    def _advance_all(self, now: float) -> None:
+        """Bring every server to ``now`` at once (:func:`_ps_advance_rows`)."""
+        late = self._t < now
+        if not np.count_nonzero(late):
+            return
+        self._last = None
+        run = late & ((self._n > 0) | (self._jn > 0))
+        if np.count_nonzero(run):
+            t, v, tags, ids, _, lo, hi, k = _ps_advance_rows(
+                self._t, self._v, self._tags, self._ids, self._n, self._jd, self._jw, self._ji,
+                self._jn, now, run, record=False)
+            if np.count_nonzero(lo):
+                n = hi - lo
+                width = int(n.max()) + 1
+                tags = _shift_rows(tags, lo, n, width, math.inf)
+                ids = _shift_rows(ids, lo, n, width, -2)
+            self._tags, self._ids, self._n = tags, ids, hi - lo
+            if not np.count_nonzero(k != self._jn):  # every pending join applied
+                self._jn = np.zeros_like(self._jn)
+            elif np.count_nonzero(k):
+                jn = self._jn - k
+                J = self._jd.shape[1]
+                self._jd = _shift_rows(self._jd, k, jn, J, 0.0)
+                self._jw = _shift_rows(self._jw, k, jn, J, 0.0)
+                self._ji = _shift_rows(self._ji, k, jn, J, -2)
+                self._jn = jn
+            self._v = np.where(run, v, self._v)
+        self._t = np.where(late, now, self._t)
 
     def tasks_on(self, server: int, now: float) -> np.ndarray:
         """Identifiers of the tasks the HTM believes are computing or receiving input on ``server`` at ``now``."""
-        return self._advance(server, now).task_ids()
+        s = int(server)
+        self._advance_one(s, now)
+        ids = self._ids[s, : self._n[s]]
+        if not self._jn[s]:
+            return ids.copy()
+        return np.concatenate([ids, self._ji[s, : self._jn[s]]])
 
     def predicted_completion(self, tasks=None) -> np.ndarray:
         """Predicted completion dates (end of output transfer) of committed tasks (all by default)."""
@@ -370,24 +674,68 @@ class HistoricalTraceManager:
         return ends if tasks is None else ends[np.asarray(tasks)]
 
     # -- predictions ---------------------------------------------------------------------
-    def _replay(self, s: int, ttype: int, now: float):
-        tr = self._advance(s, now)
-        join = (now + self._in[s, ttype], self._comp[s, ttype], -1)
-        if tr.empty():
-            return float(join[0] + join[1]), 0.0, _EMPTY_I, _EMPTY_F
-        joins = tr.joins
-        if not joins or joins[-1][0] <= join[0]:
-            joins = joins + [join]
+    def _predict_small(self, ttype: int, now: float):
+        """Per-server loop on Python lists (:func:`_ps_advance_small`); the same numbers as :meth:`_predict_rows`."""
+        S = self._t.size
+        T, P, replays = [], [], []
+        item = self._end.item
+        in_l, comp_l, out_l = self._in[:, ttype].tolist(), self._comp[:, ttype].tolist(), self._out[:, ttype].tolist()
+        t_l = self._t.tolist()
+        for s in range(S):
+            if t_l[s] < now:
+                self._advance_one(s, now)
+            n = int(self._n[s])
+            joins = self._row_joins(s)
+            join = (now + in_l[s], comp_l[s], -1)
+            if joins and joins[-1][0] > join[0]:
+                joins.insert(bisect.bisect_right([j[0] for j in joins], join[0]), join)
+            else:
+                joins.append(join)
+            *_, e_ids, e_times = _ps_advance_small(float(self._t[s]), float(self._v[s]), self._tags[s, :n].tolist(),
+                                                   self._ids[s, :n].tolist(), joins, math.inf, lists=True)
+            p = 0.0
+            t_new = 0.0
+            for i, x in zip(e_ids, e_times):
+                if i == -1:
+                    t_new = x
+                else:
+                    p += x - item(i)
+            if n == 0 and len(joins) == 1:
+                t_new = join[0] + join[1]
+            T.append(t_new + out_l[s])
+            P.append(p)
+            replays.append((e_ids, e_times))
+        return np.array(T), np.array(P), replays
+
+    def _predict_rows(self, ttype: int, now: float):
+        """Every server at once: advance to ``now``, then replay with the new task inserted among the joins."""
+        self._advance_all(now)
+        S = self._t.size
+        rows = np.arange(S)
+        date = now + self._in[:, ttype]
+        work = self._comp[:, ttype]
+        jn = self._jn
+        J = int(jn.max()) + 1
+        if J == 1:  # no input transfer in progress anywhere
+            jd, jw, ji = date[:, None], work[:, None], np.full((S, 1), -1, dtype=np.int64)
         else:
-            joins = sorted(joins + [join], key=lambda j: j[0])
-        *_, e_ids, e_times = ps_advance(tr.t, tr.v, tr.tags, tr.ids, joins)
-        pos = np.flatnonzero(e_ids == -1)
-        t_new = float(e_times[pos[0]])
-        mask = np.ones(e_ids.size, dtype=bool)
-        mask[pos] = False
-        old_ids, old_ends = e_ids[mask], e_times[mask]
-        perturbation = float(np.sum(old_ends - self._end[old_ids])) if old_ids.size else 0.0
-        return t_new, perturbation, old_ids, old_ends
+            cols = np.arange(J)
+            # bisect_right on the dates: the new task goes after the joins of the same date
+            pos = ((cols[: J - 1] < jn[:, None]) & (self._jd[:, : J - 1] <= date[:, None])).sum(axis=1)
+            src = np.minimum(cols - (cols > pos[:, None]), J - 2)
+            jd, jw, ji = self._jd[rows[:, None], src], self._jw[rows[:, None], src], self._ji[rows[:, None], src]
+            jd[rows, pos], jw[rows, pos], ji[rows, pos] = date, work, -1
+        _, _, _, ids, ends, _, hi, _ = _ps_advance_rows(self._t, self._v, self._tags, self._ids,
+                                                        self._n, jd, jw, ji, jn + 1, math.inf,
+                                                        np.ones(S, dtype=bool))
+        t_new = ends[ids == -1]  # one per row, in row order
+        delta = ends - np.take(self._end, ids, mode="clip")
+        delta[ids < 0] = 0.0  # the new task and the padding
+        P = np.cumsum(delta, axis=1)[:, -1]  # sequential, in end order
+        empty = (self._n == 0) & (jn == 0)
+        t_new = np.where(empty, date + work, t_new)
+        T = t_new + self._out[:, ttype]
+        return T, P, (ids, ends, hi)
 
     def predict(self, ttype: int, now: float) -> tuple[np.ndarray, np.ndarray]:
         """For a new task of type ``ttype`` submitted at ``now``, on every server.
@@ -398,27 +746,34 @@ class HistoricalTraceManager:
             Predicted completion date ``T_t`` (end of its output transfer).
         P : ndarray, shape (n_servers,)
             Sum of the perturbations ``Σ δ_k = Σ (T_k - T'_k)`` over the tasks already
-            on the server (Fig. 3; MSF adds ``T_t - a_t``, Fig. 4).
+            on the server (Fig. 3; MSF adds ``T_t - a_t``, Fig. 4), summed in the order
+            the tasks end.
         """
-        n = self.platform.n_servers
-        T = np.empty(n)
-        P = np.empty(n)
-        replays = []
-        for s in range(n):
-            t_new, pert, old_ids, old_ends = self._replay(s, ttype, now)
-            T[s] = t_new + self._out[s, ttype]
-            P[s] = pert
-            replays.append((old_ids, old_ends))
+        if self._t.size * (int((self._n + self._jn).max()) + 48) <= _SMALL_HTM:
+            T, P, replays = self._predict_small(ttype, now)
+        else:
+            T, P, replays = self._predict_rows(ttype, now)
         self._last = (now, ttype, replays)
         return T, P
+
+    def _replay_of(self, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """Ids (the new task is -1) and computation end dates, in end order, of the last prediction on ``s``."""
+        replays = self._last[2]
+        if isinstance(replays, list):
+            e_ids, e_times = replays[s]
+            return np.array(e_ids, dtype=np.int64), np.array(e_times, dtype=float)
+        ids, ends, hi = replays
+        return ids[s, : hi[s]], ends[s, : hi[s]]
 
     def predict_detail(self, ttype: int, now: float) -> list[dict]:
         """Per server: ``ids`` of the tasks there, their dates without (``before``) and with (``after``) the new task,
         and the new task's date ``new`` (all completion dates, output included). For tests and the MSF check."""
         out = []
         T, _ = self.predict(ttype, now)
-        for s, (old_ids, old_ends) in enumerate(self._last[2]):
-            ids = old_ids
+        for s in range(T.size):
+            e_ids, e_times = self._replay_of(s)
+            keep = e_ids != -1
+            ids, old_ends = e_ids[keep], e_times[keep]
             out.append({"ids": ids, "before": self._end[ids] + self._out_of[ids],
                         "after": old_ends + self._out_of[ids], "new": float(T[s])})
         return out
@@ -428,12 +783,26 @@ class HistoricalTraceManager:
         """Record that ``task`` (type ``ttype``, submitted at ``now``) is mapped on ``server`` (Fig. 2, line 5)."""
         self._grow(task)
         s = int(server)
-        self._last = None
-        tr = self._advance(s, now)
+        last, self._last = self._last, None
         in_t, comp = self._in[s, ttype], self._comp[s, ttype]
-        tr.joins = sorted(tr.joins + [(now + in_t, comp, int(task))], key=lambda j: j[0])
-        *_, e_ids, e_times = ps_advance(tr.t, tr.v, tr.tags, tr.ids, tr.joins)
+        join = (now + in_t, comp, int(task))
+        if last is not None and last[0] == now and last[1] == ttype and not self._t[s] < now:
+            # the prediction replayed this very schedule with the task as id -1
+            self._last = last
+            e_ids, e_times = self._replay_of(s)
+            self._last = None
+            e_ids = np.where(e_ids == -1, int(task), e_ids)
+            joins = self._row_joins(s)
+            joins.insert(bisect.bisect_right([j[0] for j in joins], join[0]), join)
+        else:
+            self._advance_one(s, now)
+            joins = self._row_joins(s)
+            joins.insert(bisect.bisect_right([j[0] for j in joins], join[0]), join)
+            n = int(self._n[s])
+            *_, e_ids, e_times = ps_advance(float(self._t[s]), float(self._v[s]), self._tags[s, :n],
+                                            self._ids[s, :n], joins)
         self._end[e_ids] = e_times
+        self._set_joins(s, joins)
         self._out_of[task] = self._out[s, ttype]
         self._server[task] = s
 
