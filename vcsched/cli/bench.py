@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 
 from vcsched.cli.common import nonneg_int, positive_int
 from vcsched.errors import InvalidInputError
@@ -51,6 +53,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _interrupt(signum, frame):  # pragma: no cover - exercised by a signal
+    raise KeyboardInterrupt
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from benchmarks.harness import get_experiment, run_experiment
 
@@ -59,8 +65,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InvalidInputError("--workers and --scheduler exclude each other: with --scheduler the Dask workers run the cells")
     if args.scheduler is not None and "://" not in args.scheduler:
         raise InvalidInputError(f"--scheduler: expected an address like tcp://host:8786, got {args.scheduler!r}")
-    summary = run_experiment(exp, args.out, quick=args.quick, workers=args.workers, scheduler=args.scheduler,
-                             resume=args.resume, seed=args.seed)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # `kill PID`: stop workers, keep parts
+    try:
+        summary = run_experiment(exp, args.out, quick=args.quick, workers=args.workers, scheduler=args.scheduler,
+                                 resume=args.resume, seed=args.seed)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"{args.workers or os.cpu_count()} worker process(es)"
     print(f"{summary.experiment}: {summary.n_cells} cells ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_failed} failed) in {summary.seconds:.1f} s on {where}")

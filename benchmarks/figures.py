@@ -1,0 +1,110 @@
+"""Figures for experiment reports: PNG line plots with labelled axes and reference lines.
+
+Matplotlib runs on the non-interactive Agg backend (no display needed).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import TYPE_CHECKING, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg", force=True)
+import matplotlib.pyplot as plt  # noqa: E402
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = ["line_plot", "save_figure", "Reference"]
+
+Reference = tuple
+"""A horizontal reference line: ``(y, label)`` or ``(y, label, style)`` with a matplotlib line style."""
+
+_STRONG = ("black", "dimgray", "darkred")
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p")
+
+
+def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -> pathlib.Path:
+    """Save ``fig`` as ``out_dir/stem.png`` and close it."""
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{stem}.png"
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def line_plot(
+    df: "pandas.DataFrame",
+    *,
+    x: str,
+    y: str,
+    out_dir: str | os.PathLike,
+    stem: str,
+    series: str | None = None,
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+    references: Sequence[Reference] = (),
+    logy: bool = False,
+    logx: bool = False,
+    aggregate: str = "mean",
+    series_order: Sequence[str] | None = None,
+    highlight: Sequence[str] = (),
+    legend_loc: str = "best",
+) -> pathlib.Path:
+    """Line plot of ``y`` against ``x``, one line per value of ``series``.
+
+    Rows with the same ``(series, x)`` are aggregated (``mean``, ``median``,
+    ``max``...). ``references`` draws horizontal lines, e.g. the paper's
+    value: ``[(28.7, "paper (GLPK) mean 28.7 s")]``. ``highlight`` names
+    series drawn thick and dashed (e.g. exact optimum and bound).
+    ``legend_loc`` is a matplotlib location (with more than 6 series the
+    legend goes beside the axes).
+
+    Parameters
+    ----------
+    xlabel, ylabel : str
+        Axis labels, with units, e.g. ``"time (s)"``.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written (``out_dir/stem.png``).
+    """
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    groups = [(None, df)] if series is None else list(df.groupby(series, sort=True))
+    if series is not None and series_order is not None:
+        rank = {name: k for k, name in enumerate(series_order)}
+        groups.sort(key=lambda g: rank.get(g[0], len(rank)))
+    colors = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20").colors
+    for k, (name, sub) in enumerate(groups):
+        data = sub.groupby(x, sort=True)[y].agg(aggregate).dropna()
+        if data.empty:
+            continue
+        strong = name in highlight
+        color = _STRONG[list(highlight).index(name) % len(_STRONG)] if strong else colors[k % len(colors)]
+        ax.plot(data.index, data.values, marker=_MARKERS[k % len(_MARKERS)], markersize=4, color=color,
+                linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
+                label=None if name is None else str(name))
+    for ref in references:
+        value, label = ref[0], ref[1]
+        style = ref[2] if len(ref) > 2 else ":"
+        ax.axhline(value, color="black", linestyle=style, linewidth=1.2, label=label)
+    if logy:
+        ax.set_yscale("log")
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_ylabel(ylabel, fontsize=11)
+    if title:
+        ax.set_title(title, fontsize=12)
+    ax.grid(True, alpha=0.3, which="both")
+    handles, labels = ax.get_legend_handles_labels()
+    if len(labels) > 6:  # many series: legend beside the axes, never over the lines
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
+    elif labels:
+        ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
+    return save_figure(fig, out_dir, stem)

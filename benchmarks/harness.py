@@ -1,0 +1,617 @@
+"""Experiment harness: parameter grids run cell by cell, resumable, on processes or Dask.
+
+An *experiment* is a module of :mod:`benchmarks.experiments` defining a
+module-level ``EXPERIMENT`` (an :class:`Experiment`): a grid of *cells*
+(parameter dicts), a function that runs one cell and returns rows, and a
+report built from all rows.
+
+Storage (``OUT/NAME/``)
+-----------------------
+``run.json``
+    The run's manifest: experiment, root seed, quick flag, number of cells.
+``parts/<cell_id>.parquet``
+    The rows of one finished cell, written atomically (temporary name, then
+    ``os.replace``) by the coordinating process as soon as the cell finishes.
+    ``cell_id`` is a hash of the cell's sorted parameters, so a cell has one
+    file whatever the worker or the order: a run killed with SIGKILL loses at
+    most the cells in flight and never leaves a partial or duplicated part.
+``parts/<cell_id>.error.parquet``
+    A cell that raised: one row with its parameters and the error text.
+    ``--resume`` skips finished cells and *retries* failed ones.
+``results.parquet``, ``results.csv``
+    All parts concatenated in cell order, then row order: the same table
+    whatever the number of workers or the executor.
+
+Columns
+-------
+The cell's parameters (unprefixed), then ``cell`` (index in the grid),
+``cell_id``, ``row`` (index of the row in its cell), ``seed`` (the cell's
+child seed), ``cell_status`` (``ok`` or ``error``), ``error`` (text, empty
+when ok), ``code_version`` (``git rev-parse HEAD``, ``+dirty`` when the
+tracked tree has changes, else the package version), ``machine`` (host
+name and platform of the worker), ``cell_seconds`` (wall time of the cell),
+then the row's own fields. A row field may not reuse a parameter name with
+another value, nor a harness column name (the cell is recorded as failed).
+
+Volatile columns (they change from run to run, see :func:`stable_table`):
+``code_version``, ``machine`` and every column whose name ends in
+``seconds``.
+
+Seeds
+-----
+The root seed ``S`` gives one child per cell, ``SeedSequence(S).spawn(n)[k]``
+for the cell of index ``k``, turned into an int: a cell's result does not
+depend on which worker runs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib
+import json
+import multiprocessing
+import os
+import pathlib
+import pkgutil
+import platform
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from vcsched.errors import InvalidInputError, UnknownNameError, VcschedError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = [
+    "Experiment",
+    "RunSummary",
+    "discover",
+    "experiment_names",
+    "get_experiment",
+    "cell_id",
+    "cell_seeds",
+    "code_version",
+    "run_experiment",
+    "run_cells",
+    "load_results",
+    "stable_table",
+    "HARNESS_COLUMNS",
+    "VOLATILE_COLUMNS",
+]
+
+HARNESS_COLUMNS = ("cell", "cell_id", "row", "seed", "cell_status", "error", "code_version", "machine", "cell_seconds")
+"""Columns the harness adds to every row."""
+
+VOLATILE_COLUMNS = ("code_version", "machine", "cell_seconds")
+"""Harness columns that change between runs (plus every ``*seconds`` column)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """One reproducible experiment.
+
+    Attributes
+    ----------
+    name : str
+        Registered name, e.g. ``"vc-small"``.
+    description : str
+        One line shown by ``vcsched bench list``.
+    cells : callable
+        ``cells(quick) -> list[dict]``: the parameter grid (JSON scalars
+        only); ``quick=True`` gives a small version that runs in seconds.
+    run_cell : callable
+        ``run_cell(params, seed) -> list[dict]``: rows (flat dicts of
+        scalars) of one cell; ``seed`` is the cell's own child seed. Must be
+        a module-level function (it is pickled to the workers).
+    report : callable
+        ``report(df, out_dir) -> str``: tables (CSV + Markdown) and PNG
+        figures written in ``out_dir`` from all rows; returns a short text.
+    """
+
+    name: str
+    description: str
+    cells: Callable[[bool], list[dict]]
+    run_cell: Callable[[dict, int], list[dict]]
+    report: Callable[["pandas.DataFrame", pathlib.Path], str]
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    """What :func:`run_experiment` did."""
+
+    experiment: str
+    out_dir: pathlib.Path
+    n_cells: int
+    n_run: int
+    n_skipped: int
+    n_failed: int
+    seconds: float
+    table: "pandas.DataFrame"
+    report: str = ""
+    files: tuple[pathlib.Path, ...] = ()
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def discover(package: str = "benchmarks.experiments") -> tuple[dict[str, Experiment], dict[str, str]]:
+    """Import every module of ``package`` and collect their ``EXPERIMENT``.
+
+    Returns
+    -------
+    experiments : dict
+        name -> :class:`Experiment`, sorted by name.
+    broken : dict
+        module name -> error text, for modules that failed to import (so one
+        half-written experiment does not hide the others).
+    """
+    pkg = importlib.import_module(package)
+    found: dict[str, Experiment] = {}
+    broken: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        try:
+            module = importlib.import_module(f"{package}.{info.name}")
+        except Exception as exc:  # noqa: BLE001 - reported to the user by `bench list`
+            broken[info.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        exp = getattr(module, "EXPERIMENT", None)
+        if not isinstance(exp, Experiment):
+            continue
+        if exp.name in found:
+            broken[info.name] = f"experiment name {exp.name!r} is already used by another module"
+            continue
+        found[exp.name] = exp
+    return dict(sorted(found.items())), broken
+
+
+def experiment_names() -> list[str]:
+    """Names of the importable experiments."""
+    return list(discover()[0])
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment registered as ``name``.
+
+    Raises
+    ------
+    UnknownNameError
+        When no experiment has that name (the message lists the names).
+    InvalidInputError
+        When the module that should define it failed to import.
+    """
+    found, broken = discover()
+    if name in found:
+        return found[name]
+    module = name.replace("-", "_")
+    if module in broken:
+        raise InvalidInputError(f"experiment {name!r} failed to import ({broken[module]}); fix benchmarks/experiments/{module}.py")
+    raise UnknownNameError(f"unknown experiment {name!r}; choose one of: {', '.join(found) or '(none)'}")
+
+
+# --------------------------------------------------------------------------- cells and seeds
+
+
+def cell_id(params: dict) -> str:
+    """Stable id of a cell: 16 hex digits of the SHA-1 of its sorted parameters as JSON."""
+    text = json.dumps(params, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def cell_seeds(n: int, root_seed: int) -> list[int]:
+    """One int seed per cell from ``SeedSequence(root_seed).spawn(n)`` (63-bit, fits int64)."""
+    children = np.random.SeedSequence(int(root_seed)).spawn(n)
+    return [int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children]
+
+
+def _check_cells(name: str, cells: list[dict]) -> list[str]:
+    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+        raise InvalidInputError(f"experiment {name!r}: cells() must return a list of dicts")
+    ids = [cell_id(c) for c in cells]
+    if len(set(ids)) != len(ids):
+        raise InvalidInputError(f"experiment {name!r}: two cells have the same parameters; make every cell unique")
+    for c in cells:
+        for key, value in c.items():
+            if key in HARNESS_COLUMNS:
+                raise InvalidInputError(f"experiment {name!r}: parameter {key!r} is a harness column; rename it")
+            if not (value is None or isinstance(value, (bool, int, float, str))):
+                raise InvalidInputError(f"experiment {name!r}: parameter {key!r} = {value!r} is not a JSON scalar")
+    return ids
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """``git rev-parse HEAD`` of the checkout (``+dirty`` if tracked files changed), else the package version."""
+    here = pathlib.Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10)
+        if head.returncode == 0 and head.stdout.strip():
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                                   capture_output=True, text=True, timeout=10)
+            return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    from vcsched import __version__
+
+    return f"vcsched-{__version__}"
+
+
+def _machine() -> str:
+    return f"{socket.gethostname()} ({platform.system()} {platform.machine()}, {os.cpu_count()} cpus)"
+
+
+# --------------------------------------------------------------------------- one cell (runs on a worker)
+
+
+def execute_cell(run_cell: Callable[[dict, int], list[dict]], params: dict, seed: int) -> dict:
+    """Run one cell and never raise: rows, or the error text, plus timing and machine.
+
+    This is the function sent to the workers (process pool or Dask).
+    """
+    t0 = time.perf_counter()
+    try:
+        rows = run_cell(dict(params), int(seed))
+        rows = _validate_rows(rows, params)
+        error = ""
+    except Exception as exc:  # noqa: BLE001 - a failing cell is a result, the sweep goes on
+        rows = []
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {pathlib.Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+        error = f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")
+    return {"rows": rows, "error": error, "seconds": time.perf_counter() - t0, "machine": _machine()}
+
+
+def _validate_rows(rows: Any, params: dict) -> list[dict]:
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise TypeError(f"run_cell must return a list of dicts, got {type(rows).__name__}")
+    out = []
+    for r in rows:
+        clean = {}
+        for key, value in r.items():
+            key = str(key)
+            if key in HARNESS_COLUMNS:
+                raise ValueError(f"row field {key!r} is a harness column; rename it")
+            if isinstance(value, np.generic):
+                value = value.item()
+            if not (value is None or isinstance(value, (bool, int, float, str))):
+                raise TypeError(f"row field {key!r} = {value!r} is not a scalar")
+            if key in params and params[key] != value:
+                raise ValueError(f"row field {key!r} = {value!r} differs from the cell parameter {params[key]!r}")
+            clean[key] = value
+        out.append(clean)
+    return out
+
+
+# --------------------------------------------------------------------------- storage
+
+
+def _part_path(parts: pathlib.Path, cid: str, error: bool = False) -> pathlib.Path:
+    return parts / (f"{cid}.error.parquet" if error else f"{cid}.parquet")
+
+
+def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> "pandas.DataFrame":
+    import pandas as pd
+
+    base = dict(params)
+    base.update(cell=index, cell_id=cid, seed=seed, cell_status="error" if outcome["error"] else "ok",
+                error=outcome["error"], code_version=version, machine=outcome["machine"],
+                cell_seconds=float(outcome["seconds"]))
+    rows = outcome["rows"] if not outcome["error"] else [{}]
+    records = [{**base, "row": k, **r} for k, r in enumerate(rows)]
+    if not records:  # a cell may legitimately return no rows: keep a marker row so it counts as done
+        records = [{**base, "row": -1}]
+    frame = pd.DataFrame.from_records(records)
+    first = list(params) + [c for c in HARNESS_COLUMNS if c in frame.columns]
+    return frame[first + [c for c in frame.columns if c not in first]]
+
+
+def _save_part(parts: pathlib.Path, frame: "pandas.DataFrame", cid: str, failed: bool) -> None:
+    path = _part_path(parts, cid, error=failed)
+    _atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    if not failed:
+        stale = _part_path(parts, cid, error=True)
+        if stale.exists():
+            stale.unlink()
+
+
+def load_results(out_dir: str | os.PathLike, cells: list[dict] | None = None) -> "pandas.DataFrame":
+    """Concatenate the parts of a run directory, in cell order then row order.
+
+    With ``cells``, only the parts of those cells (finished or failed) are
+    read; otherwise every part present.
+    """
+    import pandas as pd
+
+    parts = pathlib.Path(out_dir) / "parts"
+    paths: list[pathlib.Path] = []
+    if cells is not None:
+        for c in cells:
+            cid = cell_id(c)
+            for p in (_part_path(parts, cid), _part_path(parts, cid, error=True)):
+                if p.exists():
+                    paths.append(p)
+                    break
+    else:
+        paths = sorted(p for p in parts.glob("*.parquet"))
+    frames = [pd.read_parquet(p) for p in paths]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return pd.DataFrame(columns=list(HARNESS_COLUMNS))
+    table = pd.concat(frames, ignore_index=True, sort=False)
+    table = table[table["row"] >= 0] if "row" in table else table
+    return table.sort_values(["cell", "row"], kind="stable").reset_index(drop=True)
+
+
+def stable_table(table: "pandas.DataFrame") -> "pandas.DataFrame":
+    """The table without its volatile columns (timings, machine, code version).
+
+    Two runs of the same experiment with the same seed give equal stable
+    tables whatever the number of workers or the executor.
+    """
+    drop = [c for c in table.columns if c in VOLATILE_COLUMNS or str(c).endswith("seconds")]
+    return table.drop(columns=drop).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- executors
+
+
+def _forkserver_context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _pool_outcomes(run_cell, todo: list[tuple[int, dict, int]], workers: int) -> Iterator[tuple[int, dict]]:
+    """Yield (index, outcome) as cells finish in a local process pool."""
+    ctx = _forkserver_context()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    finished = False
+    try:
+        pending = {pool.submit(execute_cell, run_cell, params, seed): index for index, params, seed in todo}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                index = pending.pop(fut)
+                try:
+                    outcome = fut.result()
+                except BrokenProcessPool as exc:
+                    raise VcschedError(
+                        f"a worker process died while running cell {index} ({exc}); it crashed, ran out of memory or "
+                        f"was killed (a script using the API must call it under `if __name__ == '__main__':`); "
+                        f"finished cells are saved: rerun with --resume") from None
+                yield index, outcome
+        finished = True
+    finally:
+        if not finished:  # interrupted: do not wait for the cells in flight, their results would be lost anyway
+            _terminate_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate_workers(pool: ProcessPoolExecutor) -> None:
+    # ProcessPoolExecutor.terminate_workers() exists only from Python 3.14
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
+
+
+def _dask_outcomes(run_cell, todo: list[tuple[int, dict, int]], scheduler: Any) -> Iterator[tuple[int, dict]]:
+    """Yield (index, outcome) as cells finish on a ``dask.distributed`` cluster."""
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - dask is a dependency
+        raise InvalidInputError(f"--scheduler needs dask.distributed ({exc}); pip install 'dask[distributed]'") from None
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler, timeout="20s") if own else scheduler
+    except (OSError, TimeoutError) as exc:
+        raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({exc}); start it with `dask scheduler` "
+                                f"and check the address") from None
+    futures: list = []
+    try:
+        futures = [client.submit(execute_cell, run_cell, params, seed, pure=False,
+                                 key=f"cell-{index}-{cell_id(params)}-{seed}") for index, params, seed in todo]
+        index_of = {fut.key: index for fut, (index, _, _) in zip(futures, todo)}
+        for fut in as_completed(futures):
+            try:
+                outcome = fut.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: the cell killed its workers
+                outcome = {"rows": [], "error": f"{type(exc).__name__}: {exc}".replace("\n", " "),
+                           "seconds": float("nan"), "machine": "(dask worker lost)"}
+            yield index_of[fut.key], outcome
+    finally:
+        if futures:
+            client.cancel(futures)  # no-op for finished cells; stops the others when interrupted
+        if own:
+            client.close()
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run_cells(
+    experiment: Experiment,
+    out_dir: str | os.PathLike,
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    scheduler: Any = None,
+    resume: bool = False,
+    seed: int = 0,
+    progress: bool | None = None,
+) -> RunSummary:
+    """Run (or resume) the cells of ``experiment``; write parts and the final table.
+
+    Parameters
+    ----------
+    experiment : Experiment
+    out_dir : path
+        Run directory (``OUT/NAME``), created if needed.
+    quick : bool
+        Use the experiment's quick grid.
+    workers : int, optional
+        Size of the local process pool (default ``os.cpu_count()``); ignored
+        with ``scheduler``.
+    scheduler : str or dask.distributed.Client, optional
+        Address of a Dask scheduler (``tcp://host:8786``) or a client.
+    resume : bool
+        Keep finished cells and run only the others (failed cells are
+        retried). Without it, parts of a previous run are deleted first.
+    seed : int
+        Root seed.
+    progress : bool, optional
+        Show a progress bar; default: when standard error is a terminal.
+
+    Returns
+    -------
+    RunSummary
+        With the final table (also in ``results.parquet`` / ``results.csv``).
+
+    Notes
+    -----
+    Local workers are started with the ``forkserver`` method (``spawn``
+    where it does not exist): a script calling this function must do so
+    under ``if __name__ == "__main__":``, as with any multiprocessing code.
+    The cell function is pickled by reference, so it must be importable
+    (a module-level function of an installed module).
+    """
+    t0 = time.perf_counter()
+    workers = (os.cpu_count() or 1) if workers is None else int(workers)
+    if workers < 1:
+        raise InvalidInputError(f"--workers must be >= 1, got {workers}")
+    if seed < 0:
+        raise InvalidInputError(f"--seed must be >= 0, got {seed}")
+    out = pathlib.Path(out_dir)
+    parts = out / "parts"
+    cells = experiment.cells(quick)
+    ids = _check_cells(experiment.name, cells)
+    seeds = cell_seeds(len(cells), seed)
+    manifest = {"experiment": experiment.name, "seed": int(seed), "quick": bool(quick), "cells": len(cells)}
+    _prepare_dir(out, parts, manifest, resume)
+
+    todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if not (resume and _part_path(parts, ids[k]).exists())]
+    skipped = len(cells) - len(todo)
+    version = code_version()
+    failed = 0
+    if todo:
+        if scheduler is not None:
+            outcomes = _dask_outcomes(experiment.run_cell, todo, scheduler)
+        else:
+            outcomes = _pool_outcomes(experiment.run_cell, todo, min(workers, len(todo)))
+        bar = _progress_bar(len(todo), experiment.name, progress)
+        try:
+            for index, outcome in outcomes:
+                frame = _cell_frame(cells[index], index, ids[index], seeds[index], outcome, version)
+                _save_part(parts, frame, ids[index], bool(outcome["error"]))
+                failed += bool(outcome["error"])
+                bar.update(1)
+                if outcome["error"]:
+                    bar.write(f"cell {index} {cells[index]} failed: {outcome['error']}", file=sys.stderr)
+        finally:
+            bar.close()
+            close = getattr(outcomes, "close", None)
+            if close is not None:
+                close()
+    table = load_results(out, cells)
+    _atomic_write(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
+    _atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
+    if "cell_status" in table:
+        failed = int((table.drop_duplicates("cell")["cell_status"] == "error").sum())
+    return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table)
+
+
+def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume: bool) -> None:
+    parts.mkdir(parents=True, exist_ok=True)
+    for tmp in parts.glob(".*.tmp"):  # leftovers of a killed run: never complete, never read
+        tmp.unlink()
+    path = out / "run.json"
+    if resume and path.exists():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("experiment", "seed", "quick"):
+            if old.get(key) != manifest[key]:
+                raise InvalidInputError(
+                    f"--resume: {out} holds a run with {key}={old.get(key)!r}, not {manifest[key]!r}; "
+                    f"use the same options, another --out, or drop --resume to start over")
+    if not resume:  # start over: no part, nor final table, of an earlier run may survive
+        for p in [*parts.glob("*.parquet"), out / "results.parquet", out / "results.csv"]:
+            if p.exists():
+                p.unlink()
+    _atomic_write(path, lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
+
+
+def _progress_bar(total: int, name: str, enabled: bool | None):
+    from tqdm import tqdm
+
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    return tqdm(total=total, desc=name, unit="cell", disable=not enabled, dynamic_ncols=True, file=sys.stderr)
+
+
+def run_experiment(
+    name_or_experiment: str | Experiment,
+    out: str | os.PathLike = "results",
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    scheduler: Any = None,
+    resume: bool = False,
+    seed: int = 0,
+    progress: bool | None = None,
+    report: bool = True,
+) -> RunSummary:
+    """Run an experiment into ``out/NAME`` and build its report there.
+
+    See :func:`run_cells` for the parameters. ``report=False`` skips the
+    report (tables and figures).
+    """
+    exp = name_or_experiment if isinstance(name_or_experiment, Experiment) else get_experiment(name_or_experiment)
+    run_dir = pathlib.Path(out) / exp.name
+    summary = run_cells(exp, run_dir, quick=quick, workers=workers, scheduler=scheduler, resume=resume, seed=seed,
+                        progress=progress)
+    if not report:
+        return summary
+    before = _report_files(run_dir)
+    text = exp.report(summary.table, run_dir)
+    after = _report_files(run_dir)
+    written = tuple(sorted(p for p, mtime in after.items() if before.get(p) != mtime))
+    return dataclasses.replace(summary, report=text or "", files=written)
+
+
+def _report_files(run_dir: pathlib.Path) -> dict[pathlib.Path, float]:
+    keep = {".csv", ".md", ".png", ".svg", ".pdf", ".txt"}
+    return {p: p.stat().st_mtime_ns for p in run_dir.iterdir() if p.is_file() and p.suffix in keep
+            and p.name != "results.csv"}
+
+
+def iter_rows(table: "pandas.DataFrame") -> Iterable[dict]:
+    """Rows of a result table as dicts (NaN as None), for reports."""
+    for rec in table.to_dict("records"):
+        yield {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
+
+
+__all__ += ["execute_cell", "iter_rows"]
