@@ -30,6 +30,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import operator
 from typing import Iterable
 
 import numpy as np
@@ -315,6 +316,125 @@ def _fit_before(T: list, F: list, p: int, d: float, s: float, now: float):
     return None
 
 
+def _new_runs(now: float) -> list:
+    """Empty runs state (see :func:`_extend_runs`) for the current profile, started at ``now``."""
+    return [[], [], [], -1.0, -_INF, None, 0, now]
+
+
+def _extend_runs(st: list, T: list, F: list, p: int, s: float) -> None:
+    """Extend the runs state ``st`` of width ``p`` over every row of the profile starting before ``s``.
+
+    ``st = [U, V, M, longest, done, u, stamp, now]``: the rows starting before ``done``
+    were processed; run ``i`` of rows with at least ``p`` free processors covers
+    ``[U[i], V[i])`` and ``M[i]`` is the longest of runs ``0..i`` (non-decreasing, to find
+    the first run of a given length by bisection); ``u`` is the start of the run still
+    open at ``done`` (None when the row before ``done`` has fewer than ``p`` free). The
+    runs are in time, so later breakpoints (or merged rows) do not change them as long as
+    no free count crosses ``p`` (see :func:`_drop_crossed`).
+    """
+    U, V, M = st[0], st[1], st[2]
+    longest = st[3]
+    u = st[5]
+    n = len(T)
+    k = bisect.bisect_left(T, st[4])
+    while k < n:
+        t = T[k]
+        if t >= s:
+            break
+        if F[k] >= p:
+            if u is None:
+                u = t
+        elif u is not None:
+            U.append(u)
+            V.append(t)
+            if t - u > longest:
+                longest = t - u
+            M.append(longest)
+            u = None
+        k += 1
+    st[3] = longest
+    st[4] = T[k] if k < n else _INF
+    st[5] = u
+
+
+def _fit_runs(st: list, d: float, s: float):
+    """:func:`_fit_before` from a runs state extended past ``s`` (:func:`_extend_runs`).
+
+    A run ``[u, v)`` starting before ``s`` holds the job from ``u`` when ``v >= u + d``
+    or when it reaches ``s`` (see :func:`_fit_before`): the open run does, and so may the
+    last closed run starting before ``s``; closed runs before the first one at least ``d``
+    long (found by bisection, with a margin for rounding; every candidate is then checked
+    with the exact test of :func:`_fit_before`) cannot hold it.
+    """
+    U, V, M = st[0], st[1], st[2]
+    x = st[5]
+    if x is None or x >= s:
+        x = _INF
+    i = bisect.bisect_left(U, s) - 1  # last closed run starting before s
+    if i >= 0 and V[i] >= s and U[i] < x:
+        x = U[i]
+    k = bisect.bisect_left(M, d - (abs(s) * 1e-12 + 1e-9))
+    n = len(U)
+    while k < n:
+        u = U[k]
+        if u >= x or u >= s:
+            break
+        if V[k] >= u + d:
+            x = u
+            break
+        k += 1
+    return x if x < s else None
+
+
+def _runs_now(st: list, now: float) -> None:
+    """Bring a runs state built at an earlier time to ``now`` (unchanged profile): drop or clip the past."""
+    U, V = st[0], st[1]
+    k = bisect.bisect_right(V, now)
+    if k:
+        del U[:k], V[:k]
+    if U and U[0] < now:
+        U[0] = now
+    st[2] = list(itertools.accumulate(map(operator.sub, V, U), max))
+    st[3] = st[2][-1] if st[2] else -1.0
+    if st[5] is not None and st[5] < now:
+        st[5] = now
+    st[7] = now
+
+
+def _drop_crossed(cache: dict, lower: list, p: int) -> None:
+    """Drop from ``cache`` (width -> runs) the widths ``q`` whose runs a change of ``p`` free
+    processors on some rows altered.
+
+    ``lower`` holds, for each changed row, the smaller of its free counts before and
+    after the change; the row's status "at least ``q`` free" flips exactly when that value
+    lies in ``[q - p, q)``. Runs are kept in time, so new breakpoints do not matter.
+    """
+    if not lower:
+        return
+    lower.sort()
+    n = len(lower)
+    lo, hi = lower[0], lower[-1] + p  # only widths in (lo, hi] can be crossed
+    bl = bisect.bisect_left
+    for q in [q for q in cache if lo < q <= hi]:
+        i = bl(lower, q - p)
+        if i < n and lower[i] < q:
+            del cache[q]
+
+
+def _repair_runs(cache: dict, T: list, F: list, p: int, x: float, xe: float, s: float, e: float) -> None:
+    """Drop from ``cache`` the widths whose runs a move changed (see :func:`_drop_crossed`).
+
+    The job (width ``p``) moved from ``[s, e)`` to ``[x, xe)`` (``x < s``; ``T``, ``F``
+    already updated): ``p`` fewer processors are free on ``[x, min(xe, s))`` and ``p``
+    more on ``[max(xe, s), e)``.
+    """
+    bl = bisect.bisect_left
+    c = xe if xe < s else s
+    a = xe if xe > s else s
+    lo = bl(T, a)
+    _drop_crossed(cache, F[bl(T, x):bl(T, c)] + [f - p for f in F[lo:bl(T, e, lo)]], p)
+
+
 def _list_add(T: list, F: list, a: float, b: float, delta: int, total: int) -> None:
     """:meth:`Profile.add` on the Python-list copy of a profile (used inside a re-plan)."""
     i = bisect.bisect_left(T, a)
@@ -509,7 +629,8 @@ class CBFCluster(Cluster):
 
     The profile is never merged below a waiting job's reservation in a way that loses
     information (see :meth:`Profile.trim`); the re-plan is exact and is checked against
-    the literal remove-and-reinsert rule in ``tests/sim/test_sim_shortcuts.py``.
+    the literal remove-and-reinsert rule in ``tests/sim/test_sim_shortcuts.py`` and
+    ``tests/sim/test_sim_cbf_perf.py`` (see :meth:`_replan` for its shortcuts).
     """
 
     policy = "cbf"
@@ -524,14 +645,24 @@ class CBFCluster(Cluster):
         self._stale = False
         self._wake = _INF
         self.replans = 0
+        # width -> runs of the profile with at least that many free processors (see _extend_runs), kept
+        # exact across profile changes
+        self._runs: dict[int, list] = {}
+        self._stuck: dict[int, list] = {}  # job -> runs state in which it cannot move (see _replan)
 
     def _reserve(self, j: int) -> float:
         now = self.kernel.now
         d = planned_duration(self.requested_time(j))
-        s = self.profile.earliest(self.P[j], d, now)
-        self.profile.reserve(s, d, self.P[j])
+        p = self.P[j]
+        prof = self.profile
+        s = prof.earliest(p, d, now)
+        prof.reserve(s, d, p)
+        if self._runs:
+            t = prof.t
+            _drop_crossed(self._runs, prof.f[t.searchsorted(s):t.searchsorted(s + d)].tolist(), p)
         self.reservation[j] = s
         self.duration[j] = d
+        self._stuck.pop(j, None)
         self._order += 1
         heapq.heappush(self._starts, (s, self._order, j))
         self._wake_at(s)
@@ -559,7 +690,8 @@ class CBFCluster(Cluster):
         if j not in self.waiting_jobs:
             return False
         del self.waiting_jobs[j]
-        self.profile.release(self.reservation.pop(j), self.duration.pop(j), self.P[j])
+        s = self.reservation.pop(j)
+        self._changed(s, s + self.duration.pop(j), self.P[j])
         self._stale = True
         self._request_react()
         return True
@@ -568,7 +700,7 @@ class CBFCluster(Cluster):
         now = self.kernel.now
         s, d = self.reservation.pop(j), self.duration.pop(j)
         if now < s + d:
-            self.profile.add(now, s + d, self.P[j])
+            self._changed(now, s + d, self.P[j])
             self._stale = True
             self._request_react()
 
@@ -581,6 +713,15 @@ class CBFCluster(Cluster):
         if grid.log is not None:
             grid.log.append((now, "end", grid.jobs.job_id[j], self.name))
         self._on_end(j, req_end)
+
+    def _changed(self, start: float, end: float, p: int) -> None:
+        """Release ``p`` processors on ``[start, end)`` of the profile (keeping the runs cache exact)."""
+        prof = self.profile
+        prof.add(start, end, p)
+        if self._runs and end > start:
+            t = prof.t
+            up = prof.f[t.searchsorted(start):t.searchsorted(end)]
+            _drop_crossed(self._runs, (up - p).tolist(), p)
 
     def _react(self, _=None) -> None:
         self._react_pending = False
@@ -597,33 +738,65 @@ class CBFCluster(Cluster):
         Exactly the sequential rule (release the job, re-insert it at its earliest slot
         from now), done on a Python-list copy of the profile: a job can only move to a
         start before its reservation, and once released it always fits on its own old
-        slot, so :func:`_fit_before` only scans the rows before the reservation; a job
-        wider than the largest free count anywhere is skipped at once.
+        slot, so only the rows before the reservation matter (:func:`_fit_before`).
+
+        The search uses, per job width, the runs of rows with enough free processors
+        (:func:`_extend_runs`, built lazily up to the reservations asked about, searched
+        by bisection in :func:`_fit_runs`). These runs states are kept across moves and
+        re-plans as long as no change of the profile makes a row's free count cross their
+        width (:func:`_drop_crossed`; time passing is handled by :func:`_runs_now`). A job
+        found unable to move is skipped while its width's runs state is the same: nothing
+        changed for its width since, and time passing only removes candidate slots. Every
+        shortcut is checked against the literal rule in ``tests/sim/test_sim_cbf_perf.py``
+        and ``tests/sim/test_sim_shortcuts.py``.
         """
         now = self.kernel.now
         prof = self.profile
         prof.trim(now, merge=True)
         self.replans += 1
         res = self.reservation
-        jobs = [j for j in self.waiting_jobs if res[j] > now]
-        if not jobs:
+        waiting = self.waiting_jobs
+        if not waiting:
             return
         P, dur, total = self.P, self.duration, self.procs
         T, F = prof.t.tolist(), prof.f.tolist()
-        top = max(F)
+        # width -> runs of the current profile (see _extend_runs), kept from the previous re-plans when no
+        # change crossed that width; the widths not used in the previous re-plan are forgotten
+        stamp = self.replans
+        cache = {p: runs for p, runs in self._runs.items() if runs[6] >= stamp - 1}
+        self._runs = cache
+        # job -> runs state in which it was found unable to move: while that state is cached (no change
+        # crossed the job's width since), the job still cannot move (time passing only removes slots)
+        stuck = self._stuck
+        stuck_get = stuck.get
         moved = False
-        for j in jobs:
-            p = P[j]
-            if p > top:
-                continue
+        for j in waiting:
             s_old = res[j]
-            d = dur[j]
-            x = _fit_before(T, F, p, d, s_old, now)
-            if x is None:
+            if s_old <= now:
+                continue  # starts at this instant
+            p = P[j]
+            runs = cache.get(p)
+            if runs is None:
+                runs = cache[p] = _new_runs(now)
+            elif stuck_get(j) is runs:
+                runs[6] = stamp
                 continue
-            _list_add(T, F, s_old, s_old + d, p, total)
+            elif runs[7] != now:
+                _runs_now(runs, now)
+            runs[6] = stamp
+            if runs[4] < s_old:
+                _extend_runs(runs, T, F, p, s_old)
+            d = dur[j]
+            x = _fit_runs(runs, d, s_old)
+            if x is None:
+                stuck[j] = runs
+                continue
+            stuck.pop(j, None)
+            e = s_old + d
+            _list_add(T, F, s_old, e, p, total)
             _list_add(T, F, x, x + d, -p, total)
-            top = max(F)
+            if cache:
+                _repair_runs(cache, T, F, p, x, x + d, s_old, e)
             moved = True
             res[j] = x
             self._order += 1
@@ -643,10 +816,12 @@ class CBFCluster(Cluster):
         heap = self._starts
         res = self.reservation
         waiting = self.waiting_jobs
+        stuck = self._stuck
         while heap and heap[0][0] <= now:
             s, _, j = heapq.heappop(heap)
             if j in waiting and res.get(j) == s:
                 del waiting[j]
+                stuck.pop(j, None)
                 self._start(j)
         if heap:
             # drop stale heads so that the next wake-up is a real reservation
