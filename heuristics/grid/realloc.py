@@ -1,0 +1,468 @@
+"""Task reallocation between batch clusters: Algorithms 1 and 2 of the seed paper with six heuristics.
+
+Caniou, Charrier, Desprez, *Analysis of Tasks Reallocation in a Dedicated Grid
+Environment*, INRIA RR-7226 (2010): §2.2.1 (Algorithm 1, reallocation without
+cancellation; Algorithm 2, reallocation with cancellation), §2.2.2 (the scheduling
+heuristics MCT, MinMin, MaxMin, MaxGain, MaxRelGain, Sufferage), §4 (period one hour,
+first event one hour after the first submission).
+
+The policy object :class:`Reallocation` is passed to the engine as ``meta``
+(:class:`vcsched.sim.Grid`): ``map`` is the MCT arrival mapping (§2.1), ``start``
+registers the periodic reallocation event with :meth:`vcsched.sim.Grid.every`. The
+engine never imports this module.
+
+Decisions where the paper is ambiguous (each one tested in ``tests/grid``)
+---------------------------------------------------------------------------
+* **ECT** of a job on its current cluster is its planned completion there; on another
+  cluster, its completion if submitted there now (the engine's ``ect_many``: requested
+  times scaled by the speed ratio, i.e. the seed's automatic walltime adjustment).
+* **Submission order** (MCT, and every tie) is the job's row in the job table: the
+  global order of the original submissions (submit time, then site, then trace order).
+* **Algorithm 1**: the heuristic ranks the jobs still in the list using, for each job,
+  ``best`` = its minimum ECT over all clusters (its current one included) and
+  ``current`` = its ECT where it waits. The chosen job moves to the cluster of ``best``
+  when ``best + threshold < current`` (strictly: a gain of exactly ``threshold`` does not
+  move it). Ties between destination clusters go to the first in platform order.
+* **Algorithm 2**: every waiting job of every cluster is cancelled first; the heuristic
+  then ranks the remaining jobs with ECTs "as if submitted now" on the current state of
+  the clusters (re-evaluated after each resubmission), and each chosen job goes to the
+  cluster of its minimum ECT; a tie with the job's previous cluster keeps it there (not
+  a move), other ties go to the first cluster. ``current`` (for MaxGain and MaxRelGain)
+  is the job's ECT on its previous cluster in that same current state. There is no
+  threshold in Algorithm 2 (the paper's Algorithm 2 has none).
+* **Sufferage** is the difference between the two smallest ECTs of a job; a job that fits
+  on one cluster only has an infinite sufferage (it is chosen first).
+* **MaxRelGain** divides the gain by the job's number of processors.
+* With a single cluster, a reallocation event does nothing (Algorithm 2 would otherwise
+  only reorder the queue, which is not a reallocation).
+* Every move counts as one reallocation (a job may move several times); in Algorithm 2 a
+  job resubmitted to its own cluster is not a move (§4.2: "we save the location of a job
+  and if it is submitted on another cluster, we count this as a reallocation").
+
+Complexity (§2.2.2)
+-------------------
+MCT is O(n) ECT evaluations per event. The offline heuristics need, after each choice,
+the ECTs of the remaining jobs; only the columns of the clusters touched by the choice
+change, and each column is recomputed with one vectorised call
+(:meth:`vcsched.sim.Cluster.ect_many`), so an event costs O(n) numpy calls of size O(n)
+each instead of O(n^2) scalar ECT queries.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from vcsched.errors import InvalidInputError
+from vcsched.registry import Registry
+
+__all__ = ["HEURISTICS", "ALGORITHMS", "Reallocation", "make_realloc", "select_job"]
+
+ALGORITHMS = ("none", "no-cancel", "cancel")
+"""Reallocation algorithms: none (MCT mapping only), ``no-cancel`` (Algorithm 1), ``cancel`` (Algorithm 2)."""
+
+HEURISTICS: Registry = Registry("reallocation heuristic")
+"""Job-selection rules of §2.2.2: ``key(best, second, current, procs) -> (score, maximise)``."""
+
+_INF = float("inf")
+
+
+def _register(name: str, maximise: bool) -> Callable:
+    def deco(fn):
+        fn.maximise = maximise
+        return HEURISTICS.register(name)(fn)
+    return deco
+
+
+@_register("mct", False)
+def _mct_key(best, second, current, procs):
+    """MCT: submission order (the rows are in submission order; every score is 0, ties go first)."""
+    return np.zeros_like(best)
+
+
+@_register("minmin", False)
+def _minmin_key(best, second, current, procs):
+    """MinMin: the job with the smallest minimum ECT."""
+    return best
+
+
+@_register("maxmin", True)
+def _maxmin_key(best, second, current, procs):
+    """MaxMin: the job with the largest minimum ECT."""
+    return best
+
+
+@_register("maxgain", True)
+def _maxgain_key(best, second, current, procs):
+    """MaxGain: the job with the largest gain ``current ECT - new ECT``."""
+    return current - best
+
+
+@_register("maxrelgain", True)
+def _maxrelgain_key(best, second, current, procs):
+    """MaxRelGain: the gain divided by the job's number of processors."""
+    return (current - best) / procs
+
+
+@_register("sufferage", True)
+def _sufferage_key(best, second, current, procs):
+    """Sufferage: difference between the two best ECTs (infinite when the job fits one cluster only)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(second), _INF, second - best)
+
+
+def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.ndarray,
+               alive: np.ndarray | None = None) -> int:
+    """Row chosen by ``heuristic`` among the ``alive`` rows of an ECT matrix (§2.2.2).
+
+    Parameters
+    ----------
+    heuristic : str
+        ``mct``, ``minmin``, ``maxmin``, ``maxgain``, ``maxrelgain`` or ``sufferage``.
+    ect : ndarray, shape (n, K)
+        ECT of each job (row, in submission order) on each cluster (``inf``: does not fit).
+    current : ndarray, shape (n,)
+        ECT of each job where it is (Algorithm 1) or was (Algorithm 2).
+    procs : ndarray, shape (n,)
+    alive : ndarray of bool, optional
+        Rows still to consider (default: all).
+
+    Returns
+    -------
+    int
+        The chosen row; ties go to the first row (submission order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> E = np.array([[100.0, 50.0], [30.0, 40.0]])
+    >>> select_job("minmin", E, E[:, 0], np.array([1, 1])), select_job("maxgain", E, E[:, 0], np.array([1, 1]))
+    (1, 0)
+    """
+    key_fn = HEURISTICS.get(heuristic)
+    n, K = ect.shape
+    if alive is None:
+        alive = np.ones(n, dtype=bool)
+    if key_fn is _mct_key:
+        return int(np.argmax(alive))
+    if K >= 2:
+        two = np.partition(ect, 1, axis=1)
+        best, second = two[:, 0], two[:, 1]
+    else:
+        best, second = ect[:, 0], np.full(n, _INF)
+    key = np.asarray(key_fn(best, second, current, procs), dtype=np.float64)
+    if key_fn.maximise:
+        return int(np.argmax(np.where(alive, key, -_INF)))
+    return int(np.argmin(np.where(alive, key, _INF)))
+
+
+class Reallocation:
+    """MCT mapping at arrival plus periodic reallocation (seed §2.2.1, Algorithms 1 and 2).
+
+    Parameters
+    ----------
+    algorithm : {"none", "no-cancel", "cancel"}
+        ``no-cancel`` is Algorithm 1, ``cancel`` is Algorithm 2, ``none`` only maps with MCT.
+    heuristic : str, default "mct"
+        One of :data:`HEURISTICS` (§2.2.2).
+    period : float, default 3600
+        Seconds between two reallocation events (§2.2.1: one hour).
+    threshold : float, default 60
+        Algorithm 1 moves a job only if it finishes more than ``threshold`` seconds earlier.
+    first : float, optional
+        Time of the first event; default one period after the first submission (§4.1).
+    verify : bool, default False
+        Check, before every choice of an offline heuristic, that the incrementally updated
+        ECT matrix equals a fresh :meth:`vcsched.sim.Grid.ect_matrix` (slow; for tests).
+
+    Attributes
+    ----------
+    reallocations : int
+        Moves so far (a job moved twice counts twice).
+    moves_in, moves_out : ndarray of int
+        Moves into / out of each cluster.
+    job_moves : ndarray of int
+        Moves of each job (row of the job table).
+    events : int
+        Reallocation events run (with at least one waiting job).
+    seconds : float
+        Wall time spent inside reallocation events.
+
+    Examples
+    --------
+    >>> from vcsched.problems.workload import from_arrays
+    >>> from vcsched.sim import JobTable, make_cluster, simulate
+    >>> w = from_arrays([0, 0, 1], [7200, 7200, 60], [7200, 7200, 60], [2, 2, 1])
+    >>> jobs = JobTable.from_workloads([w])
+    >>> pol = Reallocation("cancel", "minmin")
+    >>> r = simulate([make_cluster("a", 2), make_cluster("b", 2)], jobs, meta=pol)
+    >>> pol.reallocations
+    0
+    """
+
+    def __init__(self, algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
+                 threshold: float = 60.0, first: float | None = None, verify: bool = False) -> None:
+        algorithm = str(algorithm).lower()
+        if algorithm not in ALGORITHMS:
+            raise InvalidInputError(f"unknown reallocation algorithm {algorithm!r}; choose one of: "
+                                    f"{', '.join(ALGORITHMS)}")
+        HEURISTICS.get(heuristic)  # raises UnknownNameError with the valid names
+        if not period > 0:
+            raise InvalidInputError(f"reallocation period must be positive, got {period}")
+        if not threshold >= 0:
+            raise InvalidInputError(f"reallocation threshold must be >= 0 seconds, got {threshold}")
+        self.algorithm = algorithm
+        self.heuristic = str(heuristic).lower()
+        self.period = float(period)
+        self.threshold = float(threshold)
+        self.first = first
+        self.verify = bool(verify)
+        self.name = self.label
+        self._reset(0, 0)
+
+    @property
+    def label(self) -> str:
+        """Short name as in the paper's tables: ``MinMin``, ``MinMin-C``, ``none``."""
+        if self.algorithm == "none":
+            return "none"
+        names = {"mct": "Mct", "minmin": "MinMin", "maxmin": "MaxMin", "maxgain": "MaxGain",
+                 "maxrelgain": "MaxRelGain", "sufferage": "Sufferage"}
+        return names[self.heuristic] + ("-C" if self.algorithm == "cancel" else "")
+
+    def _reset(self, n_jobs: int, n_clusters: int) -> None:
+        self.reallocations = 0
+        self.moves_in = np.zeros(n_clusters, dtype=np.int64)
+        self.moves_out = np.zeros(n_clusters, dtype=np.int64)
+        self.job_moves = np.zeros(n_jobs, dtype=np.int64)
+        self.events = 0
+        self.seconds = 0.0
+
+    # ------------------------------------------------------------------ engine interface
+    def map(self, grid, job: int) -> int:
+        """MCT mapping of an arriving job (§2.1); ties go to the first cluster."""
+        return int(np.argmin(grid.ect_all(job)))
+
+    def start(self, grid) -> None:
+        """Reset the counters and register the periodic event (first one period after the first submission)."""
+        self._reset(len(grid.jobs), len(grid.clusters))
+        if self.algorithm == "none" or not len(grid.jobs):
+            return
+        first = self.first if self.first is not None else float(grid.jobs.submit.min()) + self.period
+        grid.every(self.period, self.reallocate, first=max(first, grid.now))
+
+    def reallocate(self, grid) -> None:
+        """One reallocation event (Algorithm 1 or 2) on the current state of ``grid``."""
+        if len(grid.clusters) < 2:
+            return
+        waiting = sorted(grid.waiting())
+        if not waiting:
+            return
+        t0 = time.perf_counter()
+        self.events += 1
+        if self.algorithm == "no-cancel":
+            self._algorithm1(grid, waiting)
+        else:
+            self._algorithm2(grid, waiting)
+        self.seconds += time.perf_counter() - t0
+
+    def stats(self, clusters=None) -> dict:
+        """Counters as a dict: ``reallocations``, ``events``, ``seconds`` and per-cluster moves in/out."""
+        out = {"reallocations": int(self.reallocations), "realloc_events": int(self.events),
+               "realloc_seconds": float(self.seconds)}
+        if clusters is not None:
+            out["clusters"] = {c.name: {"reallocations": int(self.moves_in[k]),
+                                        "reallocations_out": int(self.moves_out[k])}
+                               for k, c in enumerate(clusters)}
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _move(self, job: int, src: int, dst: int) -> None:
+        self.reallocations += 1
+        self.moves_out[src] += 1
+        self.moves_in[dst] += 1
+        self.job_moves[job] += 1
+
+    @staticmethod
+    def _column(grid, k: int, jobs: np.ndarray, procs: np.ndarray, out: np.ndarray, rows: np.ndarray) -> None:
+        """Recompute ``out[rows, k]`` (ECT of ``jobs[rows]`` on cluster ``k``) with one vectorised call."""
+        c = grid.clusters[k]
+        fits = procs[rows] <= c.procs
+        sel = rows[fits]
+        out[rows[~fits], k] = _INF
+        if sel.size:
+            out[sel, k] = c.ect_many(jobs[sel].tolist())
+
+    def _matrix(self, grid, jobs: np.ndarray, procs: np.ndarray) -> np.ndarray:
+        n, K = jobs.size, len(grid.clusters)
+        E = np.empty((n, K))
+        rows = np.arange(n)
+        for k in range(K):
+            self._column(grid, k, jobs, procs, E, rows)
+        return E
+
+    def _refresh(self, grid, dirty: set, jobs, procs, E, alive, row: int | None = None) -> None:
+        """Bring the dirty columns of ``E`` up to date for the alive rows (or only for ``row``)."""
+        if not dirty:
+            return
+        rows = np.flatnonzero(alive) if row is None else np.array([row])
+        if rows.size:
+            for k in sorted(dirty):
+                self._column(grid, k, jobs, procs, E, rows)
+        if row is None:
+            dirty.clear()
+
+    @staticmethod
+    def _check(grid, jobs, E, alive) -> None:
+        live = np.flatnonzero(alive)
+        fresh = grid.ect_matrix(jobs[live].tolist())
+        if not np.allclose(E[live], fresh, rtol=0, atol=1e-6):
+            raise AssertionError(f"stale ECT matrix at t={grid.now}: max diff "
+                                 f"{np.nanmax(np.abs(np.where(np.isinf(fresh), 0, E[live] - fresh)))}")
+
+    # ------------------------------------------------------------------ Algorithm 1
+    def _algorithm1(self, grid, waiting: list) -> None:
+        """Algorithm 1: choose a job, move it if another cluster finishes it > threshold earlier."""
+        jobs = np.asarray(waiting, dtype=np.int64)
+        procs = np.asarray(grid.jobs.procs[jobs], dtype=np.float64)
+        loc = np.array([grid.current_cluster(j) for j in waiting], dtype=np.int64)
+        E = self._matrix(grid, jobs, procs)
+        n = jobs.size
+        alive = np.ones(n, dtype=bool)
+        dirty: set = set()
+        mct = self.heuristic == "mct"
+        rows = np.arange(n)
+        for step in range(n):
+            if mct:
+                i = step
+                if dirty:
+                    for k in dirty:
+                        self._column(grid, k, jobs, procs, E, np.array([i]))
+            else:
+                self._refresh(grid, dirty, jobs, procs, E, alive)
+                if self.verify:
+                    self._check(grid, jobs, E, alive)
+                i = select_job(self.heuristic, E, E[rows, loc], procs, alive)
+            alive[i] = False
+            a = int(loc[i])
+            row = E[i]
+            b = int(np.argmin(row))
+            if row[b] + self.threshold < row[a]:
+                j = int(jobs[i])
+                if not grid.cancel(j):  # pragma: no cover - waiting jobs cannot start during the event
+                    continue
+                grid.submit(j, b)
+                loc[i] = b
+                self._move(j, a, b)
+                dirty.update((a, b))  # MCT: every later row needs these two columns again
+
+    # ------------------------------------------------------------------ Algorithm 2
+    def _algorithm2(self, grid, waiting: list) -> None:
+        """Algorithm 2: cancel every waiting job, resubmit them one by one (heuristic order and cluster)."""
+        jobs = np.asarray(waiting, dtype=np.int64)
+        procs = np.asarray(grid.jobs.procs[jobs], dtype=np.float64)
+        prev = np.array([grid.current_cluster(j) for j in waiting], dtype=np.int64)
+        for j in waiting:
+            grid.cancel(j)
+        n = jobs.size
+        K = len(grid.clusters)
+        rows = np.arange(n)
+        alive = np.ones(n, dtype=bool)
+        mct = self.heuristic == "mct"
+        mirrors = [_QueueMirror(c, jobs) if _QueueMirror.applies(c) else None for c in grid.clusters]
+        if mct:
+            E = np.empty((n, K))
+        else:
+            E = np.empty((n, K))
+            for k in range(K):
+                self._column2(grid, k, mirrors[k], jobs, procs, E, rows)
+        dirty: set = set()
+        for step in range(n):
+            if mct:
+                i = step
+                one = np.array([i])
+                for k in range(K):
+                    self._column2(grid, k, mirrors[k], jobs, procs, E, one)
+            else:
+                if dirty:
+                    live = np.flatnonzero(alive)
+                    for k in dirty:
+                        self._column2(grid, k, mirrors[k], jobs, procs, E, live)
+                    dirty.clear()
+                if self.verify:
+                    self._check(grid, jobs, E, alive)
+                i = select_job(self.heuristic, E, E[rows, prev], procs, alive)
+            alive[i] = False
+            row = E[i]
+            p = int(prev[i])
+            b = p if row[p] <= row.min() else int(np.argmin(row))
+            j = int(jobs[i])
+            grid.submit(j, b)
+            if mirrors[b] is not None:
+                mirrors[b].append(i)
+            if b != p:
+                self._move(j, p, b)
+            dirty.add(b)
+
+    def _column2(self, grid, k, mirror, jobs, procs, out, rows) -> None:
+        if mirror is None:
+            self._column(grid, k, jobs, procs, out, rows)
+        else:
+            mirror.column(out, k, rows)
+
+
+class _QueueMirror:
+    """Incremental copy of the ECT plan of an FCFS or EASY cluster whose queue was emptied (Algorithm 2).
+
+    The engine estimates completion times on FCFS and EASY clusters by planning the
+    waiting queue on top of the running jobs with requested times
+    (:meth:`vcsched.sim.batch.Cluster.ect_many`) and rebuilds that plan after every
+    submission: O(queue) per resubmission, O(n^2) per event. After Algorithm 2 cancels
+    every waiting job, each resubmission only appends to the queue, so the plan grows by
+    one reservation; this mirror keeps it with the public :class:`vcsched.sim.Profile`.
+    It gives exactly the engine's estimates (checked against ``Grid.ect_matrix`` in
+    ``tests/grid``): FCFS plans each job no earlier than the previous one's start, EASY
+    plans conservatively from now.
+    """
+
+    def __init__(self, cluster, jobs: np.ndarray) -> None:
+        from vcsched.sim import Profile
+        from vcsched.sim.batch import planned_duration
+
+        now = cluster.kernel.now
+        self.fcfs = cluster.policy == "fcfs"
+        self.prof = Profile(cluster.procs, now)
+        P = cluster.P
+        for r, end in cluster.running_jobs.items():
+            if end > now:
+                self.prof.add(now, end, -P[r])
+        self.lower = now
+        self.procs_of = np.array([P[j] for j in jobs.tolist()], dtype=np.int64)
+        self.dur = np.array([planned_duration(cluster.requested_time(j)) for j in jobs.tolist()], dtype=np.float64)
+        self.total = cluster.procs
+
+    @staticmethod
+    def applies(cluster) -> bool:
+        return cluster.policy in ("fcfs", "easy") and not cluster.waiting_jobs
+
+    def append(self, i: int) -> None:
+        p, d = int(self.procs_of[i]), float(self.dur[i])
+        s = self.prof.earliest(p, d, self.lower)
+        self.prof.reserve(s, d, p)
+        if self.fcfs:
+            self.lower = s
+
+    def column(self, out: np.ndarray, k: int, rows: np.ndarray) -> None:
+        p = self.procs_of[rows]
+        fits = p <= self.total
+        out[rows[~fits], k] = _INF
+        sel = rows[fits]
+        if sel.size:
+            out[sel, k] = self.prof.earliest_many(p[fits], self.dur[sel], self.lower) + self.dur[sel]
+
+
+def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
+                 threshold: float = 60.0, first: float | None = None) -> Reallocation:
+    """A :class:`Reallocation` policy (see its docstring); ``algorithm`` in :data:`ALGORITHMS`."""
+    return Reallocation(algorithm, heuristic, period=period, threshold=threshold, first=first)
