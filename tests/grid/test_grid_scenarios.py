@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -126,27 +123,18 @@ def test_grid_metrics_against_the_reference():
         compare_to_reference(_fake([1, 2, 3]), ref)
 
 
-_VCSCHED = str(Path(sys.executable).with_name("vcsched"))
-
-
-def _cli_has_realloc() -> bool:
-    if not Path(_VCSCHED).exists():
-        return False
-    out = subprocess.run([_VCSCHED, "grid", "simulate", "--help"], capture_output=True, text=True)
-    return "--realloc" in out.stdout
-
-
-def test_grid_cli_realloc_json(tmp_path):
-    """Active once the lead installs the proposed ``vcsched/cli/grid.py`` (issue 6)."""
-    if not _cli_has_realloc():
-        pytest.skip("vcsched grid simulate has no --realloc yet (proposal in the issue-6 report)")
+def test_grid_cli_realloc_json(tmp_path, capsys):
+    """``vcsched grid simulate --scenario ... --realloc ... --json --compare`` (issue 6 interface)."""
     import json
 
-    out = subprocess.run([_VCSCHED, "grid", "simulate", "--scenario", "feb", "--days", "2",
-                          "--batch", "cbf", "--heterogeneous", "--realloc", "cancel", "--heuristic", "minmin",
-                          "--json", "--compare", "-o", str(tmp_path / "jobs.csv")], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    m = json.loads(out.stdout)
+    from vcsched.cli import main
+
+    code = main(["grid", "simulate", "--scenario", "feb", "--days", "2", "--batch", "cbf", "--heterogeneous",
+                 "--realloc", "cancel", "--heuristic", "minmin", "--json", "--compare", "--no-progress",
+                 "-o", str(tmp_path / "jobs.csv")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    m = json.loads(out)
     assert m["overall"]["reallocations"] == sum(c["reallocations"] for c in m["clusters"].values())
     assert m["vs_reference"]["reallocations"] == m["overall"]["reallocations"]
     assert (tmp_path / "jobs.csv").exists()
