@@ -20,30 +20,7 @@ from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, simulate
 from vcsched.sim.batch import CBFCluster, _fit_before
 from vcsched.sim.invariants import check_schedule
-
-
-class LiteralCBF(CBFCluster):
-    """The re-plan rule as written: every waiting job, in order, released and re-inserted."""
-
-    def _replan(self):
-        now = self.kernel.now
-        prof = self.profile
-        prof.trim(now)
-        self.replans += 1
-        for j in self.waiting_jobs:
-            s_old = self.reservation[j]
-            if s_old <= now:
-                continue
-            d, p = self.duration[j], self.P[j]
-            prof.release(s_old, d, p)
-            s = prof.earliest(p, d, now)
-            prof.reserve(s, d, p)
-            assert s <= s_old
-            if s < s_old:
-                self.reservation[j] = s
-                self._order += 1
-                heapq.heappush(self._starts, (s, self._order, j))
-                self._wake_at(s)
+from tests.sim.test_sim_shortcuts import NaiveCBF as LiteralCBF  # the re-plan rule as written
 
 
 class CheckedCBF(CBFCluster):
