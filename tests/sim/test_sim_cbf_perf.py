@@ -11,7 +11,6 @@ cancels and resubmits waiting jobs (cancellations also trigger re-plans).
 
 from __future__ import annotations
 
-import heapq
 
 import numpy as np
 import pytest
