@@ -17,13 +17,31 @@ import matplotlib.pyplot as plt  # noqa: E402
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["line_plot", "save_figure", "Reference"]
+__all__ = ["line_plot", "save_figure", "series_style", "Reference"]
 
 Reference = tuple
 """A horizontal reference line: ``(y, label)`` or ``(y, label, style)`` with a matplotlib line style."""
 
 _STRONG = ("black", "dimgray", "darkred")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p")
+_KNOWN_SERIES = (
+    # VCSched (seed 001): the same method has the same colour and marker in every figure
+    "mcb1", "mcb2", "mcb3", "mcb4", "mcb5", "mcb6", "mcb7", "mcb8", "gr", "sg", "gb", "sgb", "rrnd", "rrnz",
+    # grid reallocation (seed 000), time-shared servers (seed 003), moldable tasks (seed 002)
+    "mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage", "hmct", "mp", "msf",
+    "bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf",
+)
+
+
+def series_style(name, position: int, n_series: int) -> tuple:
+    """``(colour, marker)`` of a series: fixed for the toolkit's method names (so that
+    ``mcb8`` looks the same in every figure), by position otherwise."""
+    if name is not None and str(name) in _KNOWN_SERIES:
+        k = _KNOWN_SERIES.index(str(name))
+        palette = plt.get_cmap("tab20").colors
+        return palette[k % len(palette)], _MARKERS[k % len(_MARKERS)]
+    palette = plt.get_cmap("tab10" if n_series <= 10 else "tab20").colors
+    return palette[position % len(palette)], _MARKERS[position % len(_MARKERS)]
 
 
 def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -> pathlib.Path:
@@ -79,14 +97,15 @@ def line_plot(
     if series is not None and series_order is not None:
         rank = {name: k for k, name in enumerate(series_order)}
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
-    colors = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20").colors
     for k, (name, sub) in enumerate(groups):
         data = sub.groupby(x, sort=True)[y].agg(aggregate).dropna()
         if data.empty:
             continue
         strong = name in highlight
-        color = _STRONG[list(highlight).index(name) % len(_STRONG)] if strong else colors[k % len(colors)]
-        ax.plot(data.index, data.values, marker=_MARKERS[k % len(_MARKERS)], markersize=4, color=color,
+        color, marker = series_style(name, k, len(groups))
+        if strong:
+            color = _STRONG[list(highlight).index(name) % len(_STRONG)]
+        ax.plot(data.index, data.values, marker=marker, markersize=4, color=color,
                 linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
                 label=None if name is None else str(name))
     for ref in references:

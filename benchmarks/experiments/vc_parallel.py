@@ -7,11 +7,13 @@ placed one by one and may share a host; the average-yield phase maximises
 the average *per-job* yield (an LP, §5.1).
 
 Note on the instances: :func:`vcsched.generators.vc.generate_vc_instance`
-keeps the mean memory *per task* at ``H (1 - slack) / J`` with ``J`` the
-number of jobs, so with about 7 tasks per job the total memory is about
-7 ``H (1 - slack)``: most instances with slack below ~0.85 cannot fit at all
-(the report counts them). The paper's Fig. 19 suggests it scaled memory to
-the number of tasks; see the report.
+draws the memory of each *task* with mean ``H (1 - slack) / sum_i T_i``, so
+the total memory need is about ``H (1 - slack)`` whatever the task counts
+(the paper does not say how it scaled memory for parallel jobs; its
+statement that MCB8 is close to the bound for slacks above 0.3 implies
+that most of those instances are feasible, which a per-job mean would not
+allow). The report counts the instances whose LP relaxation is already
+infeasible.
 """
 
 from __future__ import annotations

@@ -41,11 +41,13 @@ Decisions where the paper is ambiguous (each one tested in ``tests/grid``)
 
 Complexity (§2.2.2)
 -------------------
-MCT is O(n) ECT evaluations per event. The offline heuristics need, after each choice,
-the ECTs of the remaining jobs; only the columns of the clusters touched by the choice
-change, and each column is recomputed with one vectorised call
+MCT is O(n) scalar ECT evaluations per event. The offline heuristics need, after each
+choice, the ECTs of the remaining jobs; only the columns of the clusters touched by the
+choice change, and each column is recomputed with one vectorised call
 (:meth:`vcsched.sim.Cluster.ect_many`), so an event costs O(n) numpy calls of size O(n)
-each instead of O(n^2) scalar ECT queries.
+each instead of O(n^2) scalar ECT queries. The engine keeps the estimate plan of FCFS and
+EASY clusters incrementally, so a resubmission (which appends to a queue) costs one job's
+planning, not a re-plan of the queue.
 """
 
 from __future__ import annotations
@@ -294,6 +296,17 @@ class Reallocation:
         if sel.size:
             out[sel, k] = c.ect_many(jobs[sel].tolist())
 
+    @staticmethod
+    def _row(grid, jobs: np.ndarray, out: np.ndarray, i: int, clusters) -> None:
+        """Recompute ``out[i, k]`` for each cluster ``k`` of ``clusters`` with scalar ECT queries.
+
+        For one job this is cheaper than a vectorised call per cluster, and gives the same
+        values (:meth:`vcsched.sim.Profile.earliest` and ``earliest_many`` agree exactly).
+        """
+        j = int(jobs[i])
+        for k in clusters:
+            out[i, k] = grid.ect(j, k)
+
     def _matrix(self, grid, jobs: np.ndarray, procs: np.ndarray) -> np.ndarray:
         n, K = jobs.size, len(grid.clusters)
         E = np.empty((n, K))
@@ -336,9 +349,7 @@ class Reallocation:
         for step in range(n):
             if mct:
                 i = step
-                if dirty:
-                    for k in dirty:
-                        self._column(grid, k, jobs, procs, E, np.array([i]))
+                self._row(grid, jobs, E, i, dirty)
             else:
                 self._refresh(grid, dirty, jobs, procs, E, alive)
                 if self.verify:
@@ -370,25 +381,17 @@ class Reallocation:
         rows = np.arange(n)
         alive = np.ones(n, dtype=bool)
         mct = self.heuristic == "mct"
-        mirrors = [_QueueMirror(c, jobs) if _QueueMirror.applies(c) else None for c in grid.clusters]
-        if mct:
-            E = np.empty((n, K))
-        else:
-            E = np.empty((n, K))
-            for k in range(K):
-                self._column2(grid, k, mirrors[k], jobs, procs, E, rows)
+        E = np.empty((n, K)) if mct else self._matrix(grid, jobs, procs)
         dirty: set = set()
         for step in range(n):
             if mct:
                 i = step
-                one = np.array([i])
-                for k in range(K):
-                    self._column2(grid, k, mirrors[k], jobs, procs, E, one)
+                self._row(grid, jobs, E, i, range(K))
             else:
                 if dirty:
                     live = np.flatnonzero(alive)
                     for k in dirty:
-                        self._column2(grid, k, mirrors[k], jobs, procs, E, live)
+                        self._column(grid, k, jobs, procs, E, live)
                     dirty.clear()
                 if self.verify:
                     self._check(grid, jobs, E, alive)
@@ -399,67 +402,9 @@ class Reallocation:
             b = p if row[p] <= row.min() else int(np.argmin(row))
             j = int(jobs[i])
             grid.submit(j, b)
-            if mirrors[b] is not None:
-                mirrors[b].append(i)
             if b != p:
                 self._move(j, p, b)
             dirty.add(b)
-
-    def _column2(self, grid, k, mirror, jobs, procs, out, rows) -> None:
-        if mirror is None:
-            self._column(grid, k, jobs, procs, out, rows)
-        else:
-            mirror.column(out, k, rows)
-
-
-class _QueueMirror:
-    """Incremental copy of the ECT plan of an FCFS or EASY cluster whose queue was emptied (Algorithm 2).
-
-    The engine estimates completion times on FCFS and EASY clusters by planning the
-    waiting queue on top of the running jobs with requested times
-    (:meth:`vcsched.sim.batch.Cluster.ect_many`) and rebuilds that plan after every
-    submission: O(queue) per resubmission, O(n^2) per event. After Algorithm 2 cancels
-    every waiting job, each resubmission only appends to the queue, so the plan grows by
-    one reservation; this mirror keeps it with the public :class:`vcsched.sim.Profile`.
-    It gives exactly the engine's estimates (checked against ``Grid.ect_matrix`` in
-    ``tests/grid``): FCFS plans each job no earlier than the previous one's start, EASY
-    plans conservatively from now.
-    """
-
-    def __init__(self, cluster, jobs: np.ndarray) -> None:
-        from vcsched.sim import Profile
-        from vcsched.sim.batch import planned_duration
-
-        now = cluster.kernel.now
-        self.fcfs = cluster.policy == "fcfs"
-        self.prof = Profile(cluster.procs, now)
-        P = cluster.P
-        for r, end in cluster.running_jobs.items():
-            if end > now:
-                self.prof.add(now, end, -P[r])
-        self.lower = now
-        self.procs_of = np.array([P[j] for j in jobs.tolist()], dtype=np.int64)
-        self.dur = np.array([planned_duration(cluster.requested_time(j)) for j in jobs.tolist()], dtype=np.float64)
-        self.total = cluster.procs
-
-    @staticmethod
-    def applies(cluster) -> bool:
-        return cluster.policy in ("fcfs", "easy") and not cluster.waiting_jobs
-
-    def append(self, i: int) -> None:
-        p, d = int(self.procs_of[i]), float(self.dur[i])
-        s = self.prof.earliest(p, d, self.lower)
-        self.prof.reserve(s, d, p)
-        if self.fcfs:
-            self.lower = s
-
-    def column(self, out: np.ndarray, k: int, rows: np.ndarray) -> None:
-        p = self.procs_of[rows]
-        fits = p <= self.total
-        out[rows[~fits], k] = _INF
-        sel = rows[fits]
-        if sel.size:
-            out[sel, k] = self.prof.earliest_many(p[fits], self.dur[sel], self.lower) + self.dur[sel]
 
 
 def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,

@@ -15,6 +15,7 @@ Tie-breaking (the figures leave it open; our choices)
 
 from __future__ import annotations
 
+import abc
 import time
 from typing import Iterable, Sequence
 
@@ -92,8 +93,9 @@ class HTMPolicy(TimesharePolicy):
     def start(self, platform, n_tasks: int) -> None:
         self.htm = HistoricalTraceManager(platform, capacity=max(n_tasks, 1))
 
+    @abc.abstractmethod
     def select(self, T: np.ndarray, P: np.ndarray, now: float) -> int:
-        raise NotImplementedError
+        """Index of the chosen server from the HTM's predictions ``T`` (completion dates) and ``P`` (perturbations)."""
 
     def choose(self, task: int, ttype: int, now: float) -> Sequence[int]:
         T, P = self.htm.predict(ttype, now)

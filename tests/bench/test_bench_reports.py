@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.experiments import vc_milp
-from benchmarks.figures import line_plot
+from benchmarks.figures import line_plot, series_style
 from benchmarks.harness import cell_seeds, execute_cell, get_experiment
 from benchmarks.tables import format_value, markdown_table, save_table, text_table
 
@@ -42,6 +42,15 @@ def test_line_plot_writes_a_png_with_labels_and_reference(tmp_path):
                      references=[(0.75, "paper value")], logy=True)
     assert path == tmp_path / "fig.png"
     assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 5000
+
+
+def test_known_methods_keep_their_colour_whatever_the_other_series():
+    alone = series_style("mcb8", 0, 1)
+    among_many = series_style("mcb8", 7, 14)
+    assert alone == among_many
+    assert series_style("sg", 0, 2) != alone
+    # unknown names are styled by position
+    assert series_style("foo", 0, 2) == series_style("bar", 0, 2) != series_style("bar", 1, 2)
 
 
 def test_vc_milp_grid_covers_the_small_set():

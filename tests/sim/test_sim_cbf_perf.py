@@ -1,12 +1,15 @@
 """The fast conservative-backfilling re-plan is exact (issue: CBF on the whole CTC trace in seconds).
 
-:class:`vcsched.sim.batch.CBFCluster` re-plans with cached runs of free processors per
-job width, kept across profile changes that do not cross that width, and skips the
-jobs already found unable to move in an unchanged runs state. These tests compare it
-with the literal rule (release each waiting job, re-insert it at ``Profile.earliest``
+:class:`vcsched.sim.batch.CBFCluster` keeps its profile as Python lists and re-plans only
+the *dirty* waiting jobs: a job is clean (known unable to move) from the moment it gets
+its earliest slot or is found unable to move, until a release (early end, cancellation,
+old slot of a moved job) opens a run of free processors it could use. These tests compare
+it with the literal rule (release each waiting job, re-insert it at ``Profile.earliest``
 from now) on random workloads with early ends, zero-length jobs and zero requested
-times, on heterogeneous clusters (non-integer times), and with a meta-scheduler that
-cancels and resubmits waiting jobs (cancellations also trigger re-plans).
+times, on heterogeneous clusters (non-integer times, where rounding matters), and with a
+meta-scheduler that cancels and resubmits waiting jobs (cancellations also trigger
+re-plans); :class:`CheckedCBF` also checks at every re-plan that each clean job really
+cannot move and that every other waiting job is marked dirty.
 """
 
 from __future__ import annotations
@@ -23,18 +26,26 @@ from tests.sim.test_sim_shortcuts import NaiveCBF as LiteralCBF  # the re-plan r
 
 
 class CheckedCBF(CBFCluster):
-    """The fast re-plan, checking at each re-plan that the jobs it will skip cannot move."""
+    """The fast re-plan, checking at each re-plan that the clean jobs it skips cannot move
+    and that every other waiting job is marked dirty."""
 
     skipped = 0
 
     def _replan(self):
         now = self.kernel.now
-        self.profile.trim(now, merge=True)
-        T, F = self.profile.t.tolist(), self.profile.f.tolist()
-        for j, runs in self._stuck.items():
-            if j in self.waiting_jobs and self.reservation[j] > now and self._runs.get(self.P[j]) is runs:
-                assert _fit_before(T, F, self.P[j], self.duration[j], self.reservation[j], now) is None
-                type(self).skipped += 1
+        self._trim(now, merge=True)
+        T, F = self._T, self._F
+        clean = set()
+        for w, (S, D, J) in self._clean.items():
+            assert S == sorted(S)
+            for s, d, j in zip(S, D, J):
+                assert j in self.waiting_jobs and (self.reservation[j], self.duration[j], self.P[j]) == (s, d, w)
+                clean.add(j)
+                if s > now:
+                    assert _fit_before(T, F, w, d, s, now) is None
+                    type(self).skipped += 1
+        dirty = {j for _, j in self._dirty}
+        assert set(self.waiting_jobs) <= clean | dirty
         super()._replan()
         assert all(self.reservation[j] >= now for j in self.waiting_jobs)
 
@@ -129,3 +140,17 @@ def test_skipped_jobs_really_cannot_move():
     naive = simulate([LiteralCBF("c", 32)], random_jobs(11, n=600))
     np.testing.assert_array_equal(res.start, naive.start)
     assert CheckedCBF.skipped > 100
+
+
+def test_profile_is_handed_out_and_changes_to_it_are_taken_over():
+    jobs = random_jobs(3, n=80)
+    res = simulate([CheckedCBF("c", 32)], jobs)
+    c = res.clusters[0]
+    prof = c.profile
+    assert prof.t.tolist() == c._T and prof.f.tolist() == c._F
+    assert c.profile is prof  # the same object until the cluster uses its profile again
+    last = float(prof.t[-1])
+    prof.reserve(last + 10.0, 5.0, 32)  # as the literal re-plan of test_sim_shortcuts changes it
+    T, F = c._lists()
+    assert T[-2:] == [last + 10.0, last + 15.0] and F[-2:] == [0, 32]
+    assert c.profile is not prof

@@ -130,3 +130,38 @@ def test_time_limit_must_be_positive():
     inst = VCInstance.from_arrays(1, [0.5], [0.5])
     with pytest.raises(ValueError, match="time_limit"):
         solve_vc_milp(inst, time_limit=0)
+
+
+def _needs_branching(n: int):
+    """The first ``n`` 10-job small-set instances that the greedy incumbent does not certify."""
+    from vcsched.formulations.vc_milp import closed_form_load_bound, greedy_placement
+    from vcsched.generators.vc import iter_instance_set
+    from vcsched.problems.vc import host_loads
+
+    out = []
+    for spec, inst in iter_instance_set("small"):
+        if spec.jobs != 10:
+            continue
+        inc = greedy_placement(inst)
+        if inc is not None and host_loads(inst, inc).max() > closed_form_load_bound(inst) + 1e-9:
+            out.append(inst)
+        if len(out) == n:
+            return out
+    return out
+
+
+def test_started_options_change_speed_not_the_optimum(monkeypatch):
+    """Without HiGHS's primal heuristics (STARTED_OPTIONS) the proven optimum is the one
+    HiGHS finds with its defaults, and branch-and-bound nodes are reported."""
+    import vcsched.formulations.vc_milp as vm
+
+    instances = _needs_branching(6)
+    assert len(instances) == 6
+    tuned = [solve_vc_milp(inst, second_phase=False) for inst in instances]
+    monkeypatch.setattr(vm, "STARTED_MAX_VARS", 0)  # HiGHS defaults (symmetry detection still off)
+    default = [solve_vc_milp(inst, second_phase=False) for inst in instances]
+    for a, b in zip(tuned, default):
+        assert a.status is Status.OPTIMAL and b.status is Status.OPTIMAL
+        assert a.objective == pytest.approx(b.objective, rel=1e-4)
+        assert a.extra["nodes"] >= 0 and "certified_by_bound" not in a.extra
+    assert sum(r.extra["nodes"] for r in tuned) >= 1

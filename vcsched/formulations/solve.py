@@ -41,6 +41,8 @@ class SolveOutcome:
     seconds: float
     message: str
     is_mip: bool
+    nodes: int = 0
+    """Branch-and-bound nodes HiGHS explored (0 for an LP): a machine-independent measure of effort."""
 
 
 def new_var(name: str, low: float | None = None, up: float | None = None, cat: str = pulp.LpContinuous) -> pulp.LpVariable:
@@ -244,4 +246,5 @@ def solve_model(
             status, message = Status.FEASIBLE, f"stopped at relative gap {g:.3g} (gap_rel={gap_rel})"
     if status is Status.OPTIMAL and bound is None:
         bound = objective
-    return SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip)
+    nodes = int(info.mip_node_count) if is_mip else 0
+    return SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip, max(nodes, 0))

@@ -50,6 +50,115 @@ def planned_duration(requested: float) -> float:
     return requested if requested > 0 else 1.0
 
 
+_ISIN_FROM = 256  # from this many rows, numpy's set membership beats one dict look-up per row
+
+
+def _planned_mask(rows: np.ndarray, starts: dict) -> np.ndarray:
+    """Which of ``rows`` (array of job rows) are keys of ``starts`` (have a planned start)."""
+    if not starts:
+        return np.zeros(rows.size, dtype=bool)
+    if rows.size < _ISIN_FROM:
+        return np.fromiter(map(starts.__contains__, rows.tolist()), dtype=bool, count=rows.size)
+    return np.isin(rows, np.fromiter(starts, dtype=np.int64, count=len(starts)))
+
+
+def _earliest_in(T: list, F: list, p: int, d: float, not_before: float) -> float:
+    """:meth:`Profile.earliest` on a profile kept as Python lists (``T`` breakpoints, ``F`` free counts).
+
+    The same result bit for bit: the start of the first run of rows with at least ``p``
+    free processors that lasts ``d`` from that start (``not_before`` for the run holding
+    it). Returns ``inf`` only when ``p`` exceeds the free processors of the last step.
+    """
+    n = len(T)
+    first = bisect.bisect_right(T, not_before) - 1  # the row holding not_before
+    start = None
+    for k in range(max(first, 0), n):
+        if F[k] >= p:
+            if start is None:
+                t = T[k]
+                start = t if t > not_before else not_before
+            if k + 1 == n or T[k + 1] >= start + d:
+                return start
+        else:
+            start = None
+    return _INF
+
+
+def _reserve_in(T: list, F: list, a: float, b: float, p: int, total: int) -> None:
+    """Take ``p`` processors on ``[a, b)`` of a profile kept as Python lists (as :meth:`Profile.reserve`)."""
+    i = bisect.bisect_left(T, a)
+    if i == len(T) or T[i] != a:
+        T.insert(i, a)
+        F.insert(i, F[i - 1] if i else total)
+    j = bisect.bisect_left(T, b, i)
+    if j == len(T) or T[j] != b:
+        T.insert(j, b)
+        F.insert(j, F[j - 1])
+    for k in range(i, j):
+        F[k] -= p
+
+
+class _EstimatePlan:
+    """The estimate plan of an FCFS or EASY cluster (:meth:`Cluster._estimate_plan`), extended job by job.
+
+    ``T``, ``F`` (breakpoints and free counts, Python lists: one job is planned in a few
+    microseconds) hold the running jobs until their requested ends and one reservation per
+    planned job; :attr:`prof` is the same profile as a :class:`Profile` for vectorised
+    queries. ``starts`` maps each planned job still waiting to its planned start; a job
+    appended now is planned at its earliest slot from ``lower`` (FCFS: the previous job's
+    planned start) or now if later; ``heap`` holds (planned start, job) of the planned
+    jobs, to find the earliest planned start of those still waiting.
+    """
+
+    __slots__ = ("T", "F", "total", "starts", "lower", "fcfs", "heap", "_prof")
+
+    def __init__(self, prof: Profile, now: float, fcfs: bool) -> None:
+        self.T = prof.t.tolist()
+        self.F = prof.f.tolist()
+        self.total = prof.total
+        self._prof: Profile | None = prof
+        self.starts: dict[int, float] = {}
+        self.lower = now
+        self.fcfs = fcfs
+        self.heap: list[tuple[float, int]] = []
+
+    @property
+    def prof(self) -> Profile:
+        """The plan as a :class:`Profile` (rebuilt from the lists after a change)."""
+        prof = self._prof
+        if prof is None:
+            prof = self._prof = Profile(self.total, self.T[0])
+            prof.t = np.array(self.T, dtype=np.float64)
+            prof.f = np.array(self.F, dtype=np.int64)
+        return prof
+
+    def earliest(self, p: int, d: float, not_before: float) -> float:
+        """Earliest start from ``not_before`` of a job (width ``p``, duration ``d``) on the plan."""
+        return _earliest_in(self.T, self.F, p, d, not_before)
+
+    def append(self, j: int, p: int, d: float, now: float) -> None:
+        """Plan job ``j`` (width ``p``, planned duration ``d``) after every job already planned."""
+        T, F = self.T, self.F
+        if T[0] < now:  # forget the past, as Profile.trim
+            k = bisect.bisect_right(T, now) - 1
+            del T[:k], F[:k]
+            T[0] = now
+        s = _earliest_in(T, F, p, d, self.lower if self.lower > now else now)
+        _reserve_in(T, F, s, s + d, p, self.total)
+        self._prof = None
+        self.starts[j] = s
+        heapq.heappush(self.heap, (s, j))
+        if self.fcfs:
+            self.lower = s
+
+    def current(self, now: float) -> bool:
+        """False when a waiting job's planned start has passed (a rebuild now would plan it later)."""
+        heap, starts = self.heap, self.starts
+        while heap and heap[0][1] not in starts:
+            heapq.heappop(heap)
+        return not heap or heap[0][0] >= now
+
+
 class Cluster:
     """Base class of the batch clusters; subclasses implement one local policy.
 
@@ -95,7 +204,11 @@ class Cluster:
         ratio = grid.origin_speed_array / self.speed
         same = grid.origin_speed_array == self.speed
         self.run_here = np.where(same, grid.jobs.run_time, grid.jobs.run_time * ratio).tolist()
-        self.req_here = np.where(same, grid.jobs.requested_time, grid.jobs.requested_time * ratio).tolist()
+        req_here = np.where(same, grid.jobs.requested_time, grid.jobs.requested_time * ratio)
+        self.req_here = req_here.tolist()
+        # planned durations (planned_duration) and widths as arrays, for the vectorised ECTs
+        self._planned = np.where(req_here > 0, req_here, 1.0)
+        self._widths = np.asarray(grid.jobs.procs, dtype=np.int64)
         self.free = self.procs
         self.waiting_jobs: dict[int, None] = {}  # insertion-ordered set: submission order here
         self.running_jobs: dict[int, float] = {}  # job -> requested end on this cluster
@@ -179,6 +292,8 @@ class Cluster:
         now = kernel.now
         self.free -= self.P[j]
         self.running_jobs[j] = now + self.req_here[j]
+        if self._plan is not None:
+            self._plan_started(j, now)
         grid = self.grid
         grid.start[j] = now
         grid.where[j] = self.index
@@ -201,7 +316,9 @@ class Cluster:
 
     # hooks
     def _on_submit(self, j: int) -> None:
-        self._plan = None
+        plan = self._plan
+        if plan is not None:
+            plan.append(j, self.P[j], planned_duration(self.req_here[j]), self.kernel.now)
 
     def _on_cancel(self, j: int) -> None:
         self._plan = None
@@ -235,57 +352,64 @@ class Cluster:
             prof.t[0] = now
         return prof
 
-    def _estimate_plan(self):
-        """(profile, planned starts of waiting jobs, lower bound for a new job) with requested times.
+    def _estimate_plan(self) -> "_EstimatePlan":
+        """The plan of the running and waiting jobs with requested times, used for the ECT.
 
         FCFS plans each waiting job at its earliest slot no earlier than the previous
         one's start (the FCFS order); EASY uses the conservative plan of its queue as its
         estimate (EASY itself only protects the head job).
+
+        The plan is kept up to date incrementally (:class:`_EstimatePlan`) and is always
+        the one a rebuild from scratch now would give: a submission plans the new job
+        after the others, a job starting exactly at its planned slot only becomes a
+        running job, and a job ending at its requested end changes nothing from now on.
+        Every other change (a cancellation, an end before the requested end, a start
+        elsewhere than planned) drops the plan, rebuilt at the next query, and so does a
+        planned start that has passed without the job starting.
         """
-        plan = self._plan
-        if plan is not None:
-            return plan
-        prof = self._running_profile()
         now = self.kernel.now
-        lower = now
-        starts: dict[int, float] = {}
-        fcfs = self.policy == "fcfs"
-        for j in self.waiting_jobs:
-            d = planned_duration(self.requested_time(j))
-            s = prof.earliest(self.P[j], d, lower)
-            prof.reserve(s, d, self.P[j])
-            starts[j] = s
-            if fcfs:
-                lower = s
-        plan = [prof, starts, lower]
-        self._plan = plan
+        plan = self._plan
+        if plan is None or not plan.current(now):
+            plan = _EstimatePlan(self._running_profile(), now, self.policy == "fcfs")
+            P, req = self.P, self.req_here
+            for j in self.waiting_jobs:
+                plan.append(j, P[j], planned_duration(req[j]), now)
+            self._plan = plan
         return plan
 
+    def _plan_started(self, j: int, now: float) -> None:
+        """Keep the estimate plan when job ``j`` starts on its planned slot (same profile), else drop it."""
+        s = self._plan.starts.pop(j, None)
+        req = self.req_here[j]
+        if s != now or planned_duration(req) != req:
+            self._plan = None
+
     def _plan_ect(self, j: int) -> float:
-        prof, starts, lower = self._estimate_plan()
-        s = starts.get(j)
+        plan = self._estimate_plan()
+        s = plan.starts.get(j)
         if s is not None:
             return s + planned_duration(self.requested_time(j))
         if self.P[j] > self.procs:
             return _INF
         d = planned_duration(self.requested_time(j))
-        return prof.earliest(self.P[j], d, max(lower, self.kernel.now)) + d
+        return plan.earliest(self.P[j], d, max(plan.lower, self.kernel.now)) + d
 
     def _plan_ect_many(self, jobs) -> np.ndarray:
-        prof, starts, lower = self._estimate_plan()
-        return self._ect_many_on(prof, starts, max(lower, self.kernel.now), jobs)
+        plan = self._estimate_plan()
+        return self._ect_many_on(plan.prof, plan.starts, max(plan.lower, self.kernel.now), jobs)
 
     def _ect_many_on(self, prof: Profile, starts: dict, lower: float, jobs) -> np.ndarray:
-        jobs = list(jobs)
-        d = np.array([planned_duration(self.requested_time(j)) for j in jobs], dtype=np.float64)
-        p = np.array([self.P[j] for j in jobs], dtype=np.int64)
-        out = np.empty(len(jobs))
-        queued = np.array([j in starts for j in jobs], dtype=bool)
-        if queued.any():
-            out[queued] = np.array([starts[j] for j, q in zip(jobs, queued) if q]) + d[queued]
+        """ECT of ``jobs`` (iterable or array of rows): planned ``starts`` + duration, else the earliest slot of ``prof``."""
+        rows = jobs if isinstance(jobs, np.ndarray) else np.array(list(jobs), dtype=np.int64)
+        d = self._planned[rows]
+        queued = _planned_mask(rows, starts)
+        if not queued.any():
+            return prof.earliest_many(self._widths[rows], d, lower) + d
+        out = np.empty(rows.size)
+        out[queued] = np.array([starts[j] for j in rows[queued].tolist()]) + d[queued]
         other = ~queued
         if other.any():
-            out[other] = prof.earliest_many(p[other], d[other], lower) + d[other]
+            out[other] = prof.earliest_many(self._widths[rows[other]], d[other], lower) + d[other]
         return out
 
 
@@ -316,127 +440,88 @@ def _fit_before(T: list, F: list, p: int, d: float, s: float, now: float):
     return None
 
 
-def _new_runs(now: float) -> list:
-    """Empty runs state (see :func:`_extend_runs`) for the current profile, started at ``now``."""
-    return [[], [], [], -1.0, -_INF, None, 0, now]
+def _cbf_earliest(T: list, F: list, PM: list, p: int, d: float, now: float) -> float:
+    """:meth:`Profile.earliest` from ``now`` on a profile kept as Python lists, bit for bit.
 
-
-def _extend_runs(st: list, T: list, F: list, p: int, s: float) -> None:
-    """Extend the runs state ``st`` of width ``p`` over every row of the profile starting before ``s``.
-
-    ``st = [U, V, M, longest, done, u, stamp, now]``: the rows starting before ``done``
-    were processed; run ``i`` of rows with at least ``p`` free processors covers
-    ``[U[i], V[i])`` and ``M[i]`` is the longest of runs ``0..i`` (non-decreasing, to find
-    the first run of a given length by bisection); ``u`` is the start of the run still
-    open at ``done`` (None when the row before ``done`` has fewer than ``p`` free). The
-    runs are in time, so later breakpoints (or merged rows) do not change them as long as
-    no free count crosses ``p`` (see :func:`_drop_crossed`).
+    ``PM`` is the running maximum of ``F`` (``PM[k] = max(F[:k + 1])``, non-decreasing):
+    bisecting it for ``p`` skips the rows before the first one with ``p`` free. The job
+    starts at the beginning of the first run of rows with at least ``p`` free that lasts
+    ``d`` from that beginning (clipped to ``now``); the last step lasts forever and has
+    every processor free, so a job that fits the cluster always gets a start.
     """
-    U, V, M = st[0], st[1], st[2]
-    longest = st[3]
-    u = st[5]
     n = len(T)
-    k = bisect.bisect_left(T, st[4])
-    while k < n:
-        t = T[k]
-        if t >= s:
-            break
+    u = None
+    for k in range(bisect.bisect_left(PM, p), n):
         if F[k] >= p:
             if u is None:
-                u = t
-        elif u is not None:
-            U.append(u)
-            V.append(t)
-            if t - u > longest:
-                longest = t - u
-            M.append(longest)
+                t = T[k]
+                u = t if t > now else now
+            if k + 1 == n or T[k + 1] >= u + d:
+                return u
+        else:
             u = None
-        k += 1
-    st[3] = longest
-    st[4] = T[k] if k < n else _INF
-    st[5] = u
+    return _INF
 
 
-def _fit_runs(st: list, d: float, s: float):
-    """:func:`_fit_before` from a runs state extended past ``s`` (:func:`_extend_runs`).
+def _opened_runs(T: list, F: list, i: int, j: int, q: int, w: int, now: float) -> list:
+    """Runs of rows with at least ``w`` free that a release of ``q`` processors on rows ``i..j-1`` opened.
 
-    A run ``[u, v)`` starting before ``s`` holds the job from ``u`` when ``v >= u + d``
-    or when it reaches ``s`` (see :func:`_fit_before`): the open run does, and so may the
-    last closed run starting before ``s``; closed runs before the first one at least ``d``
-    long (found by bisection, with a margin for rounding; every candidate is then checked
-    with the exact test of :func:`_fit_before`) cannot hold it.
+    ``F`` already holds the release. A row of ``i..j-1`` *opened* for ``w`` when its free
+    count went from below ``w`` to at least ``w`` (``w <= F < w + q``); the result lists,
+    as ``(start, end)`` times, each maximal run of rows with at least ``w`` free that holds
+    such a row (start clipped to ``now``; ``end`` is ``inf`` for a run reaching the last
+    step). Every other run with ``w`` free existed before the release.
     """
-    U, V, M = st[0], st[1], st[2]
-    x = st[5]
-    if x is None or x >= s:
-        x = _INF
-    i = bisect.bisect_left(U, s) - 1  # last closed run starting before s
-    if i >= 0 and V[i] >= s and U[i] < x:
-        x = U[i]
-    k = bisect.bisect_left(M, d - (abs(s) * 1e-12 + 1e-9))
-    n = len(U)
-    while k < n:
-        u = U[k]
-        if u >= x or u >= s:
-            break
-        if V[k] >= u + d:
-            x = u
-            break
-        k += 1
-    return x if x < s else None
+    out = []
+    n = len(T)
+    top = w + q
+    r = i
+    while r < j:
+        if w <= F[r] < top:
+            k = r
+            while k > 0 and F[k - 1] >= w:
+                k -= 1
+            m = r + 1
+            while m < n and F[m] >= w:
+                m += 1
+            u = T[k]
+            out.append((u if u > now else now, T[m] if m < n else _INF))
+            r = m
+        else:
+            r += 1
+    return out
 
 
-def _runs_now(st: list, now: float) -> None:
-    """Bring a runs state built at an earlier time to ``now`` (unchanged profile): drop or clip the past."""
-    U, V = st[0], st[1]
-    k = bisect.bisect_right(V, now)
-    if k:
-        del U[:k], V[:k]
-    if U and U[0] < now:
-        U[0] = now
-    st[2] = list(itertools.accumulate(map(operator.sub, V, U), max))
-    st[3] = st[2][-1] if st[2] else -1.0
-    if st[5] is not None and st[5] < now:
-        st[5] = now
-    st[7] = now
+def _opened_widths(widths: list, after: list, q: int) -> list:
+    """The ``widths`` (sorted) for which some row opened when ``q`` processors were released.
 
-
-def _drop_crossed(cache: dict, lower: list, p: int) -> None:
-    """Drop from ``cache`` (width -> runs) the widths ``q`` whose runs a change of ``p`` free
-    processors on some rows altered.
-
-    ``lower`` holds, for each changed row, the smaller of its free counts before and
-    after the change; the row's status "at least ``q`` free" flips exactly when that value
-    lies in ``[q - p, q)``. Runs are kept in time, so new breakpoints do not matter.
+    ``after`` holds the sorted free counts of the released rows after the release; a row
+    with ``f`` free opened for the widths ``w`` with ``f - q < w <= f``.
     """
-    if not lower:
-        return
-    lower.sort()
-    n = len(lower)
-    lo, hi = lower[0], lower[-1] + p  # only widths in (lo, hi] can be crossed
-    bl = bisect.bisect_left
-    for q in [q for q in cache if lo < q <= hi]:
-        i = bl(lower, q - p)
-        if i < n and lower[i] < q:
-            del cache[q]
+    br = bisect.bisect_right
+    out = []
+    lo = hi = None
+    for f in after:
+        if hi is not None and f - q <= hi:
+            hi = f  # overlaps the current interval (lo, hi]: extend it
+            continue
+        if hi is not None:
+            out += widths[br(widths, lo):br(widths, hi)]
+        lo, hi = f - q, f
+    out += widths[br(widths, lo):br(widths, hi)]
+    return out
 
 
-def _repair_runs(cache: dict, T: list, F: list, p: int, x: float, xe: float, s: float, e: float) -> None:
-    """Drop from ``cache`` the widths whose runs a move changed (see :func:`_drop_crossed`).
-
-    The job (width ``p``) moved from ``[s, e)`` to ``[x, xe)`` (``x < s``; ``T``, ``F``
-    already updated): ``p`` fewer processors are free on ``[x, min(xe, s))`` and ``p``
-    more on ``[max(xe, s), e)``.
-    """
-    bl = bisect.bisect_left
-    c = xe if xe < s else s
-    a = xe if xe > s else s
-    lo = bl(T, a)
-    _drop_crossed(cache, F[bl(T, x):bl(T, c)] + [f - p for f in F[lo:bl(T, e, lo)]], p)
+def _merge_equal(T: list, F: list) -> tuple[list, list]:
+    """The profile without the breakpoints between two steps with the same free count."""
+    change = list(map(operator.ne, F[1:], F))
+    if all(change):
+        return T, F
+    return [T[0], *itertools.compress(T[1:], change)], [F[0], *itertools.compress(F[1:], change)]
 
 
 def _list_add(T: list, F: list, a: float, b: float, delta: int, total: int) -> None:
-    """:meth:`Profile.add` on the Python-list copy of a profile (used inside a re-plan)."""
+    """:meth:`Profile.add` on a profile kept as Python lists (the CBF profile)."""
     i = bisect.bisect_left(T, a)
     if i == len(T) or T[i] != a:
         T.insert(i, a)
@@ -506,7 +591,7 @@ class EasyCluster(Cluster):
         self.head_reservations: dict[int, float] = {}
 
     def _on_submit(self, j: int) -> None:
-        self._plan = None
+        Cluster._on_submit(self, j)
         self._new += 1
 
     def _on_cancel(self, j: int) -> None:
@@ -515,9 +600,7 @@ class EasyCluster(Cluster):
         self.head_reservations.pop(j, None)
 
     def _start(self, j: int) -> None:
-        now = self.kernel.now
-        self._plan = None
-        bisect.insort(self._by_req_end, (now + self.req_here[j], j))
+        bisect.insort(self._by_req_end, (self.kernel.now + self.req_here[j], j))
         Cluster._start(self, j)
 
     def _on_end(self, j: int, req_end: float) -> None:
@@ -627,16 +710,23 @@ class CBFCluster(Cluster):
     before the next submission, estimate or scheduling pass on this cluster, so a batch
     of cancellations at one instant costs one re-plan.
 
-    The profile is never merged below a waiting job's reservation in a way that loses
-    information (see :meth:`Profile.trim`); the re-plan is exact and is checked against
-    the literal remove-and-reinsert rule in ``tests/sim/test_sim_shortcuts.py`` and
-    ``tests/sim/test_sim_cbf_perf.py`` (see :meth:`_replan` for its shortcuts).
+    The profile is kept as two Python lists, ``T`` (breakpoints) and ``F`` (free
+    processors on ``[T[k], T[k+1])``, the last step lasting forever): one change costs a
+    few microseconds, where numpy arrays cost more per call than they save on profiles of
+    a few dozen steps. :attr:`profile` gives it as a :class:`Profile`.
+
+    The re-plan only examines the waiting jobs that may move (see :meth:`_replan`); it is
+    checked against the literal remove-and-reinsert rule in
+    ``tests/sim/test_sim_shortcuts.py`` and ``tests/sim/test_sim_cbf_perf.py``.
     """
 
     policy = "cbf"
 
     def _reset(self) -> None:
-        self.profile = Profile(self.procs, self.kernel.now)
+        self._T: list[float] = [self.kernel.now]
+        self._F: list[int] = [self.procs]
+        self._PM: list[int] | None = None  # running maximum of _F (see _cbf_earliest), None when stale
+        self._lent: Profile | None = None  # the profile handed out by the ``profile`` property
         self.reservation: dict[int, float] = {}
         self.duration: dict[int, float] = {}
         self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
@@ -645,24 +735,172 @@ class CBFCluster(Cluster):
         self._stale = False
         self._wake = _INF
         self.replans = 0
-        # width -> runs of the profile with at least that many free processors (see _extend_runs), kept
-        # exact across profile changes
-        self._runs: dict[int, list] = {}
-        self._stuck: dict[int, list] = {}  # job -> runs state in which it cannot move (see _replan)
+        # the jobs known to be unable to move (see _replan): width -> [reservations (sorted), planned durations,
+        # jobs], three parallel lists; _clean_widths lists the widths present, sorted
+        self._seq: dict[int, int] = {}  # job -> its rank in the submission order here
+        self._nseq = 0
+        self._clean: dict[int, list] = {}
+        self._clean_widths: list[int] = []
+        self._dirty: list[tuple[int, int]] = []  # (rank, job) of the other waiting jobs, for the next re-plan
+        self._replanning: list | None = None  # during a re-plan: heap of (rank, job) still to examine in it
+        self._rank = 0  # during a re-plan: rank of the job being examined
 
+    # ------------------------------------------------------------------ the profile
+    @property
+    def profile(self) -> Profile:
+        """The availability profile as a :class:`Profile`.
+
+        Changes made to it (the literal re-plan of the tests does) are taken over by the
+        cluster at its next use of the profile; it then re-examines every waiting job at
+        its next re-plan, since it cannot tell which ones the changes let move.
+        """
+        prof = self._lent
+        if prof is None:
+            prof = self._lent = self._as_profile()
+        return prof
+
+    def _as_profile(self) -> Profile:
+        prof = Profile(self.procs, self._T[0])
+        prof.t = np.array(self._T, dtype=np.float64)
+        prof.f = np.array(self._F, dtype=np.int64)
+        return prof
+
+    def _lists(self) -> tuple[list, list]:
+        """``T``, ``F``, after taking back the lent :attr:`profile` if it was handed out."""
+        prof = self._lent
+        if prof is not None:
+            self._lent = None
+            self._T, self._F = prof.t.tolist(), prof.f.tolist()
+            self._PM = None
+            self._clean, self._clean_widths = {}, []
+            self._dirty = [(self._seq[j], j) for j in self.waiting_jobs]
+        return self._T, self._F
+
+    def _trim(self, now: float, merge: bool = False) -> None:
+        """Forget the steps before ``now`` (as :meth:`Profile.trim`); with ``merge``, equal neighbours too."""
+        T, F = self._lists()
+        k = bisect.bisect_right(T, now) - 1
+        if k > 0:
+            del T[:k], F[:k]
+            self._PM = None
+        if T[0] < now:
+            T[0] = now
+        if merge:
+            self._T, self._F = _merge_equal(T, F)
+
+    def _running_max(self) -> list:
+        PM = self._PM
+        if PM is None:
+            PM = self._PM = list(itertools.accumulate(self._F, max))
+        return PM
+
+    # ------------------------------------------------------------------ jobs that cannot move
+    def _certify(self, j: int, s: float, p: int) -> None:
+        """Record that job ``j`` (width ``p``) cannot start before its reservation ``s`` in the current profile."""
+        index = self._clean.get(p)
+        if index is None:
+            self._clean[p] = [[s], [self.duration[j]], [j]]
+            bisect.insort(self._clean_widths, p)
+            return
+        S, D, J = index
+        k = bisect.bisect_right(S, s)
+        S.insert(k, s)
+        D.insert(k, self.duration[j])
+        J.insert(k, j)
+
+    def _uncertify(self, j: int, s: float, p: int) -> None:
+        """Forget job ``j`` (width ``p``, reservation ``s``) in the clean index, if it is there."""
+        index = self._clean.get(p)
+        if index is None:
+            return
+        S, D, J = index
+        k = bisect.bisect_left(S, s)
+        while k < len(S) and S[k] == s:
+            if J[k] == j:
+                del S[k], D[k], J[k]
+                if not S:
+                    self._drop_width(p)
+                return
+            k += 1
+
+    def _drop_width(self, w: int) -> None:
+        del self._clean[w]
+        widths = self._clean_widths
+        del widths[bisect.bisect_left(widths, w)]
+
+    def _mark_dirty(self, j: int) -> None:
+        """Job ``j`` may be able to move: examine it in this re-plan if it comes later, else in the next one."""
+        rank = self._seq[j]
+        heap = self._replanning
+        if heap is not None and rank > self._rank:
+            heapq.heappush(heap, (rank, j))
+        else:
+            self._dirty.append((rank, j))
+
+    def _release(self, a: float, b: float, q: int) -> None:
+        """Free ``q`` more processors on ``[a, b)`` and mark dirty the clean jobs this may let move.
+
+        A clean job (width ``w``, reservation ``s``, planned duration ``d``) could not
+        start before ``s``; only a run of rows with ``w`` free that the release opened can
+        change that (:func:`_opened_runs`). From such a run ``[u, v)`` the job can start
+        earlier exactly when ``u < s`` and the run either reaches ``s`` (``s <= v``) or
+        holds it entirely (``u + d <= v``, tested with a margin for rounding that only marks
+        a few more jobs): those jobs become dirty, the others stay clean.
+        """
+        T, F = self._lists()
+        _list_add(T, F, a, b, q, self.procs)
+        self._PM = None
+        if not self._clean:
+            return
+        i = bisect.bisect_left(T, a)
+        j = bisect.bisect_left(T, b, i)
+        after = sorted(F[i:j])
+        if not after:
+            return
+        clean, now = self._clean, self.kernel.now
+        br = bisect.bisect_right
+        for w in _opened_widths(self._clean_widths, after, q):
+            S, D, J = clean[w]
+            if S[-1] <= a:
+                continue
+            for u, v in _opened_runs(T, F, i, j, q, w, now):
+                k = br(S, u)
+                n = len(S)
+                if k == n:
+                    continue
+                kv = br(S, v, k)
+                hit = list(range(k, kv))
+                if kv < n:
+                    # d <= v - u with a margin: the examination then tests u + d <= v exactly
+                    longest = v - u + (abs(v) * 1e-12 + 1e-9)
+                    hit += [h for h in range(kv, n) if D[h] <= longest]
+                if not hit:
+                    continue
+                for h in hit:
+                    self._mark_dirty(J[h])
+                if len(hit) == n - k:
+                    del S[k:], D[k:], J[k:]
+                else:
+                    for h in reversed(hit):
+                        del S[h], D[h], J[h]
+                if not S:
+                    self._drop_width(w)
+                    break
+
+    # ------------------------------------------------------------------ jobs
     def _reserve(self, j: int) -> float:
         now = self.kernel.now
         d = planned_duration(self.requested_time(j))
         p = self.P[j]
-        prof = self.profile
-        s = prof.earliest(p, d, now)
-        prof.reserve(s, d, p)
-        if self._runs:
-            t = prof.t
-            _drop_crossed(self._runs, prof.f[t.searchsorted(s):t.searchsorted(s + d)].tolist(), p)
+        T, F = self._lists()
+        s = _cbf_earliest(T, F, self._running_max(), p, d, now)
+        _list_add(T, F, s, s + d, -p, self.procs)
+        self._PM = None
         self.reservation[j] = s
         self.duration[j] = d
-        self._stuck.pop(j, None)
+        self._nseq += 1
+        self._seq[j] = self._nseq
+        self._certify(j, s, p)  # at its earliest slot: it cannot move
         self._order += 1
         heapq.heappush(self._starts, (s, self._order, j))
         self._wake_at(s)
@@ -682,7 +920,7 @@ class CBFCluster(Cluster):
         if self.P[j] > self.procs:
             self._too_wide(j)
         self._replan_if_stale()
-        self.profile.trim(self.kernel.now)
+        self._trim(self.kernel.now)
         self.waiting_jobs[j] = None
         self.first_reservation[j] = self._reserve(j)
 
@@ -690,8 +928,9 @@ class CBFCluster(Cluster):
         if j not in self.waiting_jobs:
             return False
         del self.waiting_jobs[j]
-        s = self.reservation.pop(j)
-        self._changed(s, s + self.duration.pop(j), self.P[j])
+        s, p = self.reservation.pop(j), self.P[j]
+        self._uncertify(j, s, p)
+        self._release(s, s + self.duration.pop(j), p)
         self._stale = True
         self._request_react()
         return True
@@ -700,7 +939,7 @@ class CBFCluster(Cluster):
         now = self.kernel.now
         s, d = self.reservation.pop(j), self.duration.pop(j)
         if now < s + d:
-            self._changed(now, s + d, self.P[j])
+            self._release(now, s + d, self.P[j])
             self._stale = True
             self._request_react()
 
@@ -713,15 +952,6 @@ class CBFCluster(Cluster):
         if grid.log is not None:
             grid.log.append((now, "end", grid.jobs.job_id[j], self.name))
         self._on_end(j, req_end)
-
-    def _changed(self, start: float, end: float, p: int) -> None:
-        """Release ``p`` processors on ``[start, end)`` of the profile (keeping the runs cache exact)."""
-        prof = self.profile
-        prof.add(start, end, p)
-        if self._runs and end > start:
-            t = prof.t
-            up = prof.f[t.searchsorted(start):t.searchsorted(end)]
-            _drop_crossed(self._runs, (up - p).tolist(), p)
 
     def _react(self, _=None) -> None:
         self._react_pending = False
@@ -736,75 +966,61 @@ class CBFCluster(Cluster):
         """Re-plan every waiting job once, in submission order, at its earliest slot from now.
 
         Exactly the sequential rule (release the job, re-insert it at its earliest slot
-        from now), done on a Python-list copy of the profile: a job can only move to a
-        start before its reservation, and once released it always fits on its own old
-        slot, so only the rows before the reservation matter (:func:`_fit_before`).
+        from now): a job can only move to a start before its reservation, and once
+        released it always fits on its own old slot, so only the rows before the
+        reservation matter (:func:`_fit_before`).
 
-        The search uses, per job width, the runs of rows with enough free processors
-        (:func:`_extend_runs`, built lazily up to the reservations asked about, searched
-        by bisection in :func:`_fit_runs`). These runs states are kept across moves and
-        re-plans as long as no change of the profile makes a row's free count cross their
-        width (:func:`_drop_crossed`; time passing is handled by :func:`_runs_now`). A job
-        found unable to move is skipped while its width's runs state is the same: nothing
-        changed for its width since, and time passing only removes candidate slots. Every
-        shortcut is checked against the literal rule in ``tests/sim/test_sim_cbf_perf.py``
-        and ``tests/sim/test_sim_shortcuts.py``.
+        Only the *dirty* jobs are examined. A job is *clean* when it is known to be unable
+        to move: it got its reservation at its earliest slot (submission or move), or was
+        examined and could not move. It stays unable to move while the profile changes
+        only by taking processors (new reservations, moves' new slots) or by time passing
+        (which only removes candidate slots); a release (early end, cancellation, the old
+        slot of a moved job) marks dirty the clean jobs to which it opens an earlier slot
+        (:meth:`_release`, exact: the others still cannot move). Dirty jobs are examined
+        in submission order; one marked dirty by a move of a later job in this re-plan is
+        examined in the next one, as the sequential rule does.
         """
         now = self.kernel.now
-        prof = self.profile
-        prof.trim(now, merge=True)
+        self._trim(now, merge=True)
+        self._PM = None
         self.replans += 1
-        res = self.reservation
+        heap, self._dirty = self._dirty, []
         waiting = self.waiting_jobs
         if not waiting:
             return
-        P, dur, total = self.P, self.duration, self.procs
-        T, F = prof.t.tolist(), prof.f.tolist()
-        # width -> runs of the current profile (see _extend_runs), kept from the previous re-plans when no
-        # change crossed that width; the widths not used in the previous re-plan are forgotten
-        stamp = self.replans
-        cache = {p: runs for p, runs in self._runs.items() if runs[6] >= stamp - 1}
-        self._runs = cache
-        # job -> runs state in which it was found unable to move: while that state is cached (no change
-        # crossed the job's width since), the job still cannot move (time passing only removes slots)
-        stuck = self._stuck
-        stuck_get = stuck.get
-        moved = False
-        for j in waiting:
-            s_old = res[j]
-            if s_old <= now:
-                continue  # starts at this instant
-            p = P[j]
-            runs = cache.get(p)
-            if runs is None:
-                runs = cache[p] = _new_runs(now)
-            elif stuck_get(j) is runs:
-                runs[6] = stamp
-                continue
-            elif runs[7] != now:
-                _runs_now(runs, now)
-            runs[6] = stamp
-            if runs[4] < s_old:
-                _extend_runs(runs, T, F, p, s_old)
-            d = dur[j]
-            x = _fit_runs(runs, d, s_old)
-            if x is None:
-                stuck[j] = runs
-                continue
-            stuck.pop(j, None)
-            e = s_old + d
-            _list_add(T, F, s_old, e, p, total)
-            _list_add(T, F, x, x + d, -p, total)
-            if cache:
-                _repair_runs(cache, T, F, p, x, x + d, s_old, e)
-            moved = True
-            res[j] = x
-            self._order += 1
-            heapq.heappush(self._starts, (x, self._order, j))
-            self._wake_at(x)
-        if moved:
-            prof.t = np.array(T, dtype=np.float64)
-            prof.f = np.array(F, dtype=np.int64)
+        heapq.heapify(heap)
+        self._replanning = heap
+        res, dur, P, seq, total = self.reservation, self.duration, self.P, self._seq, self.procs
+        T, F = self._T, self._F
+        try:
+            while heap:
+                rank, j = heapq.heappop(heap)
+                if j not in waiting or seq[j] != rank:
+                    continue  # started, cancelled or resubmitted since it was marked
+                s = res[j]
+                if s <= now:
+                    continue  # starts at this instant
+                self._rank = rank
+                p, d = P[j], dur[j]
+                x = _fit_before(T, F, p, d, s, now)
+                if x is None:
+                    self._certify(j, s, p)
+                    continue
+                # move [s, s + d) to [x, x + d): fewer free on [x, x + d), more on what is left of the old slot
+                e, xe = s + d, x + d
+                _list_add(T, F, x, xe, -p, total)
+                a = xe if xe > s else s
+                if a > s:
+                    _list_add(T, F, s, a, p, total)
+                res[j] = x
+                if e > a:
+                    self._release(a, e, p)
+                self._certify(j, x, p)  # at its earliest slot now
+                self._order += 1
+                heapq.heappush(self._starts, (x, self._order, j))
+                self._wake_at(x)
+        finally:
+            self._replanning = None
 
     def _pass(self, _=None) -> None:
         self._pass_pending = False
@@ -816,12 +1032,11 @@ class CBFCluster(Cluster):
         heap = self._starts
         res = self.reservation
         waiting = self.waiting_jobs
-        stuck = self._stuck
         while heap and heap[0][0] <= now:
             s, _, j = heapq.heappop(heap)
             if j in waiting and res.get(j) == s:
                 del waiting[j]
-                stuck.pop(j, None)
+                self._uncertify(j, s, self.P[j])
                 self._start(j)
         if heap:
             # drop stale heads so that the next wake-up is a real reservation
@@ -837,12 +1052,14 @@ class CBFCluster(Cluster):
         if self.P[j] > self.procs:
             return _INF
         d = planned_duration(self.requested_time(j))
-        return self.profile.earliest(self.P[j], d, self.kernel.now) + d
+        T, F = self._lists()
+        return _cbf_earliest(T, F, self._running_max(), self.P[j], d, self.kernel.now) + d
 
     def ect_many(self, jobs) -> np.ndarray:
         self._replan_if_stale()
+        self._lists()
         starts = {j: self.reservation[j] for j in jobs if j in self.waiting_jobs}
-        return self._ect_many_on(self.profile, starts, self.kernel.now, jobs)
+        return self._ect_many_on(self._as_profile(), starts, self.kernel.now, jobs)
 
 
 BATCH_POLICIES = {"fcfs": FCFSCluster, "cbf": CBFCluster, "easy": EasyCluster}

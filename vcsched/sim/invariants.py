@@ -3,7 +3,9 @@
 * never more processors in use than the cluster has;
 * no job starts before its (last) submission, and every job runs exactly its run time
   on the cluster where it ran;
-* FCFS clusters start jobs in their submission order on that cluster;
+* FCFS clusters start jobs in their submission order on that cluster (the order of the
+  jobs' last submissions, ``submission_seq``, also between jobs (re)submitted at the same
+  instant);
 * CBF jobs never start later than the reservation given at their (last) submission;
 * an EASY head job never starts later than the shadow time computed when it became head
   (after a cancellation and resubmission, the new head time counts).
@@ -41,8 +43,7 @@ def check_schedule(result) -> None:
         use = _max_usage(result.start[rows], result.finish[rows], jobs.procs[rows])
         assert use <= c.procs, f"cluster {c.name} uses {use} > {c.procs} processors"
         if c.policy == "fcfs":
-            order = np.lexsort((rows, result.submitted_to[rows]))
-            starts = result.start[rows][order]
+            starts = result.start[rows][np.argsort(result.submission_seq[rows])]
             assert (np.diff(starts) >= 0).all(), f"FCFS order broken on {c.name}"
         elif c.policy == "cbf":
             for j, s in c.first_reservation.items():

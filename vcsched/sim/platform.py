@@ -16,6 +16,7 @@ goes to its origin cluster.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Callable, Protocol, Sequence
 
 import numpy as np
@@ -57,6 +58,10 @@ class SimulationResult:
         Time of the last (re)submission of the job to the cluster where it ran.
     resubmissions : ndarray of int
         How many times the job was cancelled and resubmitted (reallocations).
+    submission_seq : ndarray of int
+        Rank of the job's last (re)submission among every submission of the run, to any
+        cluster (``-1`` if never submitted): the order in which jobs entered the queues,
+        also between jobs (re)submitted at the same instant.
     events : int
         Kernel events processed.
     log : list of tuple or None
@@ -70,6 +75,7 @@ class SimulationResult:
     cluster: np.ndarray
     submitted_to: np.ndarray
     resubmissions: np.ndarray
+    submission_seq: np.ndarray
     events: int
     log: list | None = None
 
@@ -127,6 +133,8 @@ class Grid:
         self.submitted_at = [_INF] * n
         self.location = [-1] * n  # cluster where the job currently waits or runs
         self.resubmissions = [0] * n
+        self.submission_seq = [-1] * n  # rank of the job's last (re)submission among all submissions
+        self._submissions = itertools.count()
         self.log: list | None = [] if record else None
         self._submit_list = jobs.submit.tolist()
         self._origin_list = origin.tolist()
@@ -214,6 +222,7 @@ class Grid:
             self.resubmissions[job] += 1
         self.location[job] = cluster
         self.submitted_at[job] = self.kernel.now
+        self.submission_seq[job] = next(self._submissions)
         if self.log is not None:
             self.log.append((self.kernel.now, "submit", self.jobs.job_id[job], c.name))
 
@@ -274,11 +283,13 @@ class Grid:
         meta = self.meta
         if meta is None and self.log is None:  # fast path: every job to its origin cluster
             origin, clusters, location, submitted_at = self._origin_list, self.clusters, self.location, self.submitted_at
+            seq, counter = self.submission_seq, self._submissions
             while i < n and subs[i] == now:
                 k = origin[i]
                 clusters[k].submit(i)
                 location[i] = k
                 submitted_at[i] = now
+                seq[i] = next(counter)
                 i += 1
         else:
             origin = self._origin_list
@@ -327,6 +338,7 @@ class Grid:
         return SimulationResult(jobs=self.jobs, clusters=self.clusters, start=start, finish=finish,
                                 cluster=np.array(self.where, dtype=np.int64), submitted_to=sub,
                                 resubmissions=np.array(self.resubmissions, dtype=np.int64),
+                                submission_seq=np.array(self.submission_seq, dtype=np.int64),
                                 events=self.kernel.processed, log=self.log)
 
 

@@ -52,6 +52,7 @@ loop on Python lists, faster there and equal to the bit).
 
 from __future__ import annotations
 
+import abc
 import bisect
 import dataclasses
 import heapq
@@ -807,7 +808,7 @@ class HistoricalTraceManager:
         self._server[task] = s
 
 
-class TimesharePolicy:
+class TimesharePolicy(abc.ABC):
     """Interface of an agent's mapping policy (the simulator never imports one).
 
     Subclasses implement :meth:`choose`; the hooks default to doing nothing.
@@ -818,13 +819,13 @@ class TimesharePolicy:
     def start(self, platform: Platform, n_tasks: int) -> None:
         """Called once before a simulation (reset any state)."""
 
+    @abc.abstractmethod
     def choose(self, task: int, ttype: int, now: float) -> Sequence[int]:
         """Servers to try for request ``task`` of type ``ttype`` arriving at ``now``, best first.
 
         The client tries them in order until one accepts (memory); return a single server
         for no fault tolerance.
         """
-        raise NotImplementedError
 
     def load_report(self, server: int, load: int, now: float) -> None:
         """A server reports its load (number of tasks computing)."""
