@@ -16,7 +16,7 @@ import pytest
 
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, Profile, make_cluster, simulate
-from vcsched.sim.batch import _earliest_in, _EstimatePlan, _reserve_in, planned_duration
+from vcsched.sim.batch import _earliest_in, _EstimatePlan, _list_add, planned_duration
 from vcsched.sim.invariants import check_schedule
 
 _INF = float("inf")
@@ -153,6 +153,6 @@ def test_list_profile_matches_the_numpy_profile_bit_for_bit():
         s = prof.earliest(p, d, lo)
         assert _earliest_in(T, F, p, d, lo) == s
         prof.reserve(s, d, p)
-        _reserve_in(T, F, s, s + d, p, 16)
+        _list_add(T, F, s, s + d, -p, 16)
         assert T == prof.t.tolist() and F == prof.f.tolist()
     assert _earliest_in(T, F, 17, 1.0, 0.0) == _INF

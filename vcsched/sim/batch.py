@@ -27,6 +27,7 @@ automatic walltime adjustment of the seed's server).
 
 from __future__ import annotations
 
+import abc
 import bisect
 import heapq
 import itertools
@@ -69,33 +70,25 @@ def _earliest_in(T: list, F: list, p: int, d: float, not_before: float) -> float
     free processors that lasts ``d`` from that start (``not_before`` for the run holding
     it). Returns ``inf`` only when ``p`` exceeds the free processors of the last step.
     """
-    n = len(T)
     first = bisect.bisect_right(T, not_before) - 1  # the row holding not_before
+    return _scan_earliest(T, F, max(first, 0), p, d, not_before)
+
+
+def _scan_earliest(T: list, F: list, k0: int, p: int, d: float, lower: float) -> float:
+    """From row ``k0`` on, the start (clipped to ``lower``) of the first run of rows with at
+    least ``p`` free processors lasting ``d``; ``inf`` when there is none."""
+    n = len(T)
     start = None
-    for k in range(max(first, 0), n):
+    for k in range(k0, n):
         if F[k] >= p:
             if start is None:
                 t = T[k]
-                start = t if t > not_before else not_before
+                start = t if t > lower else lower
             if k + 1 == n or T[k + 1] >= start + d:
                 return start
         else:
             start = None
     return _INF
-
-
-def _reserve_in(T: list, F: list, a: float, b: float, p: int, total: int) -> None:
-    """Take ``p`` processors on ``[a, b)`` of a profile kept as Python lists (as :meth:`Profile.reserve`)."""
-    i = bisect.bisect_left(T, a)
-    if i == len(T) or T[i] != a:
-        T.insert(i, a)
-        F.insert(i, F[i - 1] if i else total)
-    j = bisect.bisect_left(T, b, i)
-    if j == len(T) or T[j] != b:
-        T.insert(j, b)
-        F.insert(j, F[j - 1])
-    for k in range(i, j):
-        F[k] -= p
 
 
 class _EstimatePlan:
@@ -144,7 +137,7 @@ class _EstimatePlan:
             del T[:k], F[:k]
             T[0] = now
         s = _earliest_in(T, F, p, d, self.lower if self.lower > now else now)
-        _reserve_in(T, F, s, s + d, p, self.total)
+        _list_add(T, F, s, s + d, -p, self.total)
         self._prof = None
         self.starts[j] = s
         heapq.heappush(self.heap, (s, j))
@@ -159,7 +152,7 @@ class _EstimatePlan:
         return not heap or heap[0][0] >= now
 
 
-class Cluster:
+class Cluster(abc.ABC):
     """Base class of the batch clusters; subclasses implement one local policy.
 
     Parameters
@@ -261,17 +254,17 @@ class Cluster:
         self._request_pass()
         return True
 
+    @abc.abstractmethod
     def ect(self, j: int) -> float:
         """Estimated completion time of job ``j`` here, whether it is queued here or not."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def ect_many(self, jobs: Iterable[int]) -> np.ndarray:
         """ECT of several jobs, each considered alone as if submitted here now (vectorised).
 
         Jobs queued here get their planned completion time; the others are placed at
         the earliest slot of the current plan without Python loops over them.
         """
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ events
     def _request_pass(self) -> None:
@@ -327,8 +320,9 @@ class Cluster:
         if self.kernel.now < req_end:
             self._plan = None
 
+    @abc.abstractmethod
     def _pass(self, _=None) -> None:
-        raise NotImplementedError
+        """Start the waiting jobs the policy allows now (one pass of the policy at this instant)."""
 
     # ------------------------------------------------------------------ estimates (FCFS / EASY)
     def _running_profile(self) -> Profile:
@@ -449,18 +443,7 @@ def _cbf_earliest(T: list, F: list, PM: list, p: int, d: float, now: float) -> f
     ``d`` from that beginning (clipped to ``now``); the last step lasts forever and has
     every processor free, so a job that fits the cluster always gets a start.
     """
-    n = len(T)
-    u = None
-    for k in range(bisect.bisect_left(PM, p), n):
-        if F[k] >= p:
-            if u is None:
-                t = T[k]
-                u = t if t > now else now
-            if k + 1 == n or T[k + 1] >= u + d:
-                return u
-        else:
-            u = None
-    return _INF
+    return _scan_earliest(T, F, bisect.bisect_left(PM, p), p, d, now)
 
 
 def _opened_runs(T: list, F: list, i: int, j: int, q: int, w: int, now: float) -> list:
