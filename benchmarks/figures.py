@@ -24,22 +24,28 @@ Reference = tuple
 
 _STRONG = ("black", "dimgray", "darkred")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p")
-_KNOWN_SERIES = (
-    # VCSched (seed 001): the same method has the same colour and marker in every figure
-    "mcb1", "mcb2", "mcb3", "mcb4", "mcb5", "mcb6", "mcb7", "mcb8", "gr", "sg", "gb", "sgb", "rrnd", "rrnz",
-    # grid reallocation (seed 000), time-shared servers (seed 003), moldable tasks (seed 002)
-    "mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage", "hmct", "mp", "msf",
-    "bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf",
-)
+_SERIES_COLOURS = {
+    # VCSched (seed 001): the methods plotted together most often get the strongest colours
+    "mcb8": "tab:red", "sg": "tab:blue", "gr": "tab:orange", "gb": "tab:green", "sgb": "tab:purple",
+    "rrnd": "tab:brown", "rrnz": "tab:pink", "mcb5": "tab:olive", "mcb6": "tab:cyan", "mcb7": "tab:gray",
+    "mcb1": "#ff9896", "mcb2": "#aec7e8", "mcb3": "#ffbb78", "mcb4": "#98df8a",
+    # grid reallocation (seed 000) and time-shared servers (seed 003)
+    "mct": "tab:blue", "minmin": "tab:orange", "maxmin": "tab:green", "maxgain": "tab:red",
+    "maxrelgain": "tab:purple", "sufferage": "tab:brown", "hmct": "tab:orange", "mp": "tab:green", "msf": "tab:red",
+    # moldable tasks (seed 002)
+    "bicriteria": "tab:red", "gang": "tab:blue", "sequential": "tab:orange", "list-shelf": "tab:green",
+    "list-lptf": "tab:purple", "list-saf": "tab:brown",
+}
+"""One colour per method name of the toolkit, the same in every figure. Names of different
+problems may share a colour: they never appear in the same figure."""
 
 
 def series_style(name, position: int, n_series: int) -> tuple:
     """``(colour, marker)`` of a series: fixed for the toolkit's method names (so that
     ``mcb8`` looks the same in every figure), by position otherwise."""
-    if name is not None and str(name) in _KNOWN_SERIES:
-        k = _KNOWN_SERIES.index(str(name))
-        palette = plt.get_cmap("tab20").colors
-        return palette[k % len(palette)], _MARKERS[k % len(_MARKERS)]
+    key = None if name is None else str(name)
+    if key in _SERIES_COLOURS:
+        return _SERIES_COLOURS[key], _MARKERS[list(_SERIES_COLOURS).index(key) % len(_MARKERS)]
     palette = plt.get_cmap("tab10" if n_series <= 10 else "tab20").colors
     return palette[position % len(palette)], _MARKERS[position % len(_MARKERS)]
 
