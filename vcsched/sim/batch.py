@@ -295,6 +295,13 @@ class Cluster(abc.ABC):
         kernel.schedule(now + self.run_here[j], PRIORITY_END, self._end, j)
 
     def _end(self, j: int) -> None:
+        self._finish(j)
+        if not self._pass_pending:
+            self._pass_pending = True
+            self.kernel.schedule(self.kernel.now, PRIORITY_PASS, self._pass)
+
+    def _finish(self, j: int) -> None:
+        """Job ``j`` ends now: free its processors, record the end, call :meth:`_on_end`."""
         self.free += self.P[j]
         req_end = self.running_jobs.pop(j)
         grid = self.grid
@@ -303,9 +310,6 @@ class Cluster(abc.ABC):
         if grid.log is not None:
             grid.log.append((now, "end", grid.jobs.job_id[j], self.name))
         self._on_end(j, req_end)
-        if not self._pass_pending:
-            self._pass_pending = True
-            self.kernel.schedule(now, PRIORITY_PASS, self._pass)
 
     # hooks
     def _on_submit(self, j: int) -> None:
@@ -927,14 +931,7 @@ class CBFCluster(Cluster):
             self._request_react()
 
     def _end(self, j: int) -> None:
-        self.free += self.P[j]
-        req_end = self.running_jobs.pop(j)
-        grid = self.grid
-        grid.finish[j] = now = self.kernel.now
-        grid.done += 1
-        if grid.log is not None:
-            grid.log.append((now, "end", grid.jobs.job_id[j], self.name))
-        self._on_end(j, req_end)
+        self._finish(j)  # no pass: jobs start at their reservations (wake-ups) or after the re-plan
 
     def _react(self, _=None) -> None:
         self._react_pending = False
