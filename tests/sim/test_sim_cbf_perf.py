@@ -1,53 +1,44 @@
-"""The fast conservative-backfilling re-plan is exact (issue: CBF on the whole CTC trace in seconds).
+"""The compiled conservative-backfilling engine is exact (issue 10: CBF on the whole CTC trace in seconds).
 
-:class:`vcsched.sim.batch.CBFCluster` keeps its profile as Python lists and re-plans only
-the *dirty* waiting jobs: a job is clean (known unable to move) from the moment it gets
-its earliest slot or is found unable to move, until a release (early end, cancellation,
-old slot of a moved job) opens a run of free processors it could use. These tests compare
-it with the literal rule (release each waiting job, re-insert it at ``Profile.earliest``
-from now) on random workloads with early ends, zero-length jobs and zero requested
-times, on heterogeneous clusters (non-integer times, where rounding matters), and with a
-meta-scheduler that cancels and resubmits waiting jobs (cancellations also trigger
-re-plans); :class:`CheckedCBF` also checks at every re-plan that each clean job really
-cannot move and that every other waiting job is marked dirty.
+:class:`vcsched.sim.batch.CBFCluster` keeps its profile and queue in numpy arrays and
+re-plans with the compiled functions of :mod:`vcsched.sim.cbfcore`. These tests compare
+it with :class:`tests.sim.literal_cbf.LiteralCBF`, the rule written on
+:class:`vcsched.sim.profile.Profile` with nothing in common but the base class, on random
+workloads with early ends, zero-length jobs and zero requested times, on heterogeneous
+clusters (non-integer times, where rounding matters), and with a meta-scheduler that
+cancels and resubmits waiting jobs (cancellations also trigger re-plans). They also
+test the compiled functions one by one against :class:`Profile` and the growth of the
+arrays.
 """
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, simulate
-from vcsched.sim.batch import CBFCluster, _fit_before
+from vcsched.sim import cbfcore
+from vcsched.sim.batch import CBFCluster
 from vcsched.sim.invariants import check_schedule
-from tests.sim.test_sim_shortcuts import NaiveCBF as LiteralCBF  # the re-plan rule as written
+from vcsched.sim.profile import Profile
+from tests.sim.literal_cbf import LiteralCBF
 
 
 class CheckedCBF(CBFCluster):
-    """The fast re-plan, checking at each re-plan that the clean jobs it skips cannot move
-    and that every other waiting job is marked dirty."""
-
-    skipped = 0
+    """The compiled engine, checking after each re-plan that no reservation is in the past,
+    that the queue arrays keep the submission order and that the profile is consistent
+    (never a negative free count, every processor free in the last step)."""
 
     def _replan(self):
-        now = self.kernel.now
-        self._trim(now, merge=True)
-        T, F = self._T, self._F
-        clean = set()
-        for w, (S, D, J) in self._clean.items():
-            assert S == sorted(S)
-            for s, d, j in zip(S, D, J):
-                assert j in self.waiting_jobs and (self.reservation[j], self.duration[j], self.P[j]) == (s, d, w)
-                clean.add(j)
-                if s > now:
-                    assert _fit_before(T, F, w, d, s, now) is None
-                    type(self).skipped += 1
-        dirty = {j for _, j in self._dirty}
-        assert set(self.waiting_jobs) <= clean | dirty
         super()._replan()
-        assert all(self.reservation[j] >= now for j in self.waiting_jobs)
+        now = self.kernel.now
+        res = self.reservation
+        assert all(s >= now for s in res.values())
+        assert list(res) == list(self.waiting_jobs)  # the queue arrays keep the submission order
+        assert self._F[:self._n].min() >= 0 and self._F[self._n - 1] == self.procs
 
 
 def random_jobs(seed: int, n: int = 400, procs: int = 32, origins: int = 1):
@@ -133,24 +124,121 @@ def test_zero_length_and_zero_request_jobs():
     np.testing.assert_array_equal(fast.start, naive.start)
 
 
-def test_skipped_jobs_really_cannot_move():
-    CheckedCBF.skipped = 0
-    res = simulate([CheckedCBF("c", 32)], random_jobs(11, n=600))
-    check_schedule(res)
-    naive = simulate([LiteralCBF("c", 32)], random_jobs(11, n=600))
-    np.testing.assert_array_equal(res.start, naive.start)
-    assert CheckedCBF.skipped > 100
-
-
-def test_profile_is_handed_out_and_changes_to_it_are_taken_over():
-    jobs = random_jobs(3, n=80)
+def test_moves_are_counted_and_the_queue_grows_past_its_initial_room():
+    # 600 jobs, most waiting at once: the queue and profile arrays must grow several times
+    jobs = random_jobs(11, n=600)
     res = simulate([CheckedCBF("c", 32)], jobs)
+    check_schedule(res)
+    naive = simulate([LiteralCBF("c", 32)], jobs)
+    np.testing.assert_array_equal(res.start, naive.start)
+    c = res.clusters[0]
+    assert c._Q[0].size > CBFCluster._ROOM and c._T.size > CBFCluster._ROOM
+    assert c.moves > 100 and c._m == 0 and not c.reservation
+
+
+def random_profile(rng, total=16, rows=12):
+    prof = Profile(total, 0.0)
+    for _ in range(rows):
+        a = float(rng.integers(0, 50)) + rng.choice([0.0, 0.5, 1 / 3])
+        prof.reserve(a, float(rng.integers(1, 20)), int(rng.integers(1, 5)))
+    prof.f = np.maximum(prof.f, 0)
+    return prof
+
+
+def as_arrays(prof, room=8):
+    n = prof.t.size
+    T = np.empty(n + room)
+    F = np.empty(n + room, dtype=np.int64)
+    T[:n], F[:n] = prof.t, prof.f
+    return T, F, n
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_compiled_profile_functions_match_profile(seed):
+    rng = np.random.default_rng(seed)
+    prof = random_profile(rng)
+    T, F, n = as_arrays(prof, room=64)
+    for _ in range(10):
+        p, d = int(rng.integers(1, 17)), float(rng.choice([1.0, 2.5, 7.0, 30.0]))
+        lower = float(rng.integers(0, 60))
+        assert cbfcore.earliest(T, F, n, p, d, lower) == prof.earliest(p, d, lower)
+        a, b = sorted(float(x) for x in rng.integers(0, 80, size=2))
+        delta = int(rng.integers(-3, 4))
+        prof.add(a, b, delta)
+        n = cbfcore.add(T, F, n, a, b, delta, 16)
+        assert T[:n].tolist() == prof.t.tolist() and F[:n].tolist() == prof.f.tolist()
+    now = float(rng.integers(0, 60)) + 0.25
+    prof.trim(now, merge=True)
+    n = cbfcore.trim(T, F, n, now, True)
+    assert T[:n].tolist() == prof.t.tolist() and F[:n].tolist() == prof.f.tolist()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fit_before_equals_release_then_earliest(seed):
+    rng = np.random.default_rng(100 + seed)
+    prof = Profile(16, 0.0)
+    for _ in range(12):
+        prof.reserve(float(rng.integers(0, 60)), float(rng.integers(1, 20)), int(rng.integers(1, 6)))
+    prof.f = np.maximum(prof.f, 0)
+    now = float(rng.integers(0, 20))
+    prof.trim(now, merge=bool(seed % 2))
+    p, d = int(rng.integers(1, 9)), float(rng.choice([1.0, 3.0, 12.5]))
+    s = prof.earliest(p, d, now + float(rng.integers(0, 30)))  # a slot the job holds, at or after now
+    prof.reserve(s, d, p)
+    T, F, n = as_arrays(prof)
+    x = cbfcore.fit_before(T, F, n, p, d, s, now)
+    prof.release(s, d, p)
+    literal = prof.earliest(p, d, now)
+    assert (x if x < s else s) == literal
+
+
+def test_snapshots_do_not_change_the_cluster():
+    res = simulate([CheckedCBF("c", 32)], random_jobs(3, n=80))
     c = res.clusters[0]
     prof = c.profile
-    assert prof.t.tolist() == c._T and prof.f.tolist() == c._F
-    assert c.profile is prof  # the same object until the cluster uses its profile again
-    last = float(prof.t[-1])
-    prof.reserve(last + 10.0, 5.0, 32)  # as the literal re-plan of test_sim_shortcuts changes it
-    T, F = c._lists()
-    assert T[-2:] == [last + 10.0, last + 15.0] and F[-2:] == [0, 32]
-    assert c.profile is not prof
+    assert prof.t.tolist() == c._T[:c._n].tolist() and prof.f.tolist() == c._F[:c._n].tolist()
+    prof.reserve(float(prof.t[-1]) + 10.0, 5.0, 32)
+    assert c.profile.t.size == c._n < prof.t.size
+
+
+def test_same_schedule_with_the_compiler_off(tmp_path):
+    # NUMBA_DISABLE_JIT=1 runs cbfcore as plain Python (the documented debugging mode): same schedule
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np\n"
+        "from tests.sim.test_sim_cbf_perf import random_jobs\n"
+        "from vcsched.sim import simulate\n"
+        "from vcsched.sim.batch import CBFCluster\n"
+        "res = simulate([CBFCluster('c', 32)], random_jobs(4, n=150))\n"
+        "np.save(sys.argv[1], res.start)\n"
+    )
+    out = tmp_path / "start.npy"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
+    subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, cwd=root, timeout=300)
+    compiled = simulate([CBFCluster("c", 32)], random_jobs(4, n=150))
+    assert compiled.clusters[0].moves > 10
+    np.testing.assert_array_equal(np.load(out), compiled.start)
+
+
+_job = st.tuples(st.integers(0, 60), st.sampled_from([0.0, 1.0, 3.0, 10.0, 40.0]),
+                 st.sampled_from([0.0, 0.5, 1.0]), st.integers(1, 8))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_job, min_size=1, max_size=40))
+def test_compiled_engine_equals_the_literal_rule_on_any_small_workload(rows):
+    # (submit, requested, fraction of it actually run, width) on 8 processors; shrinks to a minimal counterexample
+    submit = np.sort(np.array([r[0] for r in rows], dtype=float))
+    req = np.array([r[1] for r in rows])
+    run = np.floor(req * np.array([r[2] for r in rows]))
+    width = np.array([r[3] for r in rows])
+    jobs = JobTable.from_workloads([from_arrays(submit, run, req, width)])
+    fast = simulate([CheckedCBF("c", 8)], jobs)
+    literal = simulate([LiteralCBF("c", 8)], jobs)
+    check_schedule(fast)
+    np.testing.assert_array_equal(fast.start, literal.start)
+    assert fast.clusters[0].replans == literal.clusters[0].replans

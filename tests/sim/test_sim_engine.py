@@ -249,21 +249,3 @@ def test_profile_earliest_and_vectorised_versions_agree():
     assert np.isinf(prof.earliest_many([17], [1.0], 0.0)[0])
 
 
-def test_profile_earliest_many_released_matches_release_then_earliest():
-    rng = np.random.default_rng(5)
-    prof = Profile(16, 0.0)
-    held = []
-    for _ in range(25):
-        p, d = int(rng.integers(1, 17)), float(rng.integers(1, 20))
-        s = prof.earliest(p, d, 0.0)
-        prof.reserve(s, d, p)
-        held.append((s, d, p))
-    held = [h for h in held if h[0] > 2.0]
-    S = np.array([h[0] for h in held])
-    D = np.array([h[1] for h in held])
-    P = np.array([h[2] for h in held])
-    got = prof.earliest_many_released(P, D, S, 2.0)
-    for (s, d, p), g in zip(held, got):
-        alone = prof.copy()
-        alone.release(s, d, p)
-        assert min(alone.earliest(p, d, 2.0), s) == g

@@ -1,8 +1,7 @@
 """The fast paths are exact: compare them with naive versions of the same rules.
 
-* CBF re-plan: the screened/scan version vs. the literal rule (release each waiting job,
-  re-insert it at :meth:`Profile.earliest` from now), on random workloads and a window of
-  a real trace;
+* CBF: the compiled re-plan vs. the literal rule written on :class:`Profile`
+  (``tests/sim/literal_cbf.py``), on random workloads and a window of a real trace;
 * EASY: the "only new arrivals" shortcut vs. a full scan at every pass.
 """
 
@@ -18,34 +17,11 @@ from vcsched.problems.workload import from_arrays, read_swf, time_window
 from vcsched.sim import JobTable, simulate
 from vcsched.sim.batch import CBFCluster, EasyCluster
 from vcsched.sim.invariants import check_schedule
+from tests.sim.literal_cbf import LiteralCBF
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest2", Path(__file__).resolve().parent.parent / "conftest.py")
 _conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_conftest)
-
-
-class NaiveCBF(CBFCluster):
-    def _replan(self):
-        now = self.kernel.now
-        prof = self.profile
-        prof.trim(now)
-        self.replans += 1
-        for j in self.waiting_jobs:
-            s_old = self.reservation[j]
-            if s_old <= now:
-                continue
-            d, p = self.duration[j], self.P[j]
-            prof.release(s_old, d, p)
-            s = prof.earliest(p, d, now)
-            prof.reserve(s, d, p)
-            assert s <= s_old
-            if s < s_old:
-                self.reservation[j] = s
-                self._order += 1
-                import heapq
-
-                heapq.heappush(self._starts, (s, self._order, j))
-                self._wake_at(s)
 
 
 class NaiveEasy(EasyCluster):
@@ -74,7 +50,7 @@ def same_schedule(fast_cls, naive_cls, jobs, procs):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_cbf_replan_shortcut_is_exact_on_random_workloads(seed):
-    res = same_schedule(CBFCluster, NaiveCBF, random_jobs(seed), 32)
+    res = same_schedule(CBFCluster, LiteralCBF, random_jobs(seed), 32)
     assert res.clusters[0].replans > 10
 
 
@@ -83,7 +59,7 @@ def test_easy_new_arrivals_shortcut_is_exact_on_random_workloads(seed):
     same_schedule(EasyCluster, NaiveEasy, random_jobs(100 + seed), 32)
 
 
-@pytest.mark.parametrize("fast,naive", [(CBFCluster, NaiveCBF), (EasyCluster, NaiveEasy)])
+@pytest.mark.parametrize("fast,naive", [(CBFCluster, LiteralCBF), (EasyCluster, NaiveEasy)])
 def test_shortcuts_are_exact_on_a_window_of_kth(fast, naive):
     w = time_window(read_swf(_conftest.require_trace("KTH-SP2-1996-2.1-cln.swf.gz")), days=10)
     same_schedule(fast, naive, JobTable.from_workloads([w]), 100)

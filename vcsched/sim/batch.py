@@ -31,7 +31,6 @@ import abc
 import bisect
 import heapq
 import itertools
-import operator
 from typing import Iterable
 
 import numpy as np
@@ -411,102 +410,6 @@ class Cluster(abc.ABC):
         return out
 
 
-def _fit_before(T: list, F: list, p: int, d: float, s: float, now: float):
-    """Earliest start before ``s`` of a job (width ``p``, planned duration ``d``) reserved at ``s``.
-
-    Scans the profile rows (``T`` breakpoints, ``F`` free counts) that start before ``s``;
-    once its own reservation is released, the job always fits on ``[s, s + d)``, so a run
-    of rows with ``F >= p`` that reaches ``s`` is enough (a row straddling ``s`` has the
-    same free count on both sides, else ``s`` would be a breakpoint). Returns None when
-    the job cannot start earlier than ``s``.
-    """
-    ks = bisect.bisect_left(T, s)
-    if ks == 0 or max(F[:ks]) < p:
-        return None
-    ends = T[1:ks + 1]
-    if len(ends) < ks:
-        ends.append(_INF)
-    run_start = None
-    for f, t, end in zip(F[:ks], T, ends):
-        if f >= p:
-            if run_start is None:
-                run_start = t if t > now else now
-            if end >= run_start + d or end >= s:
-                return run_start
-        else:
-            run_start = None
-    return None
-
-
-def _cbf_earliest(T: list, F: list, PM: list, p: int, d: float, now: float) -> float:
-    """:meth:`Profile.earliest` from ``now`` on a profile kept as Python lists, bit for bit.
-
-    ``PM`` is the running maximum of ``F`` (``PM[k] = max(F[:k + 1])``, non-decreasing):
-    bisecting it for ``p`` skips the rows before the first one with ``p`` free. The job
-    starts at the beginning of the first run of rows with at least ``p`` free that lasts
-    ``d`` from that beginning (clipped to ``now``); the last step lasts forever and has
-    every processor free, so a job that fits the cluster always gets a start.
-    """
-    return _scan_earliest(T, F, bisect.bisect_left(PM, p), p, d, now)
-
-
-def _opened_runs(T: list, F: list, i: int, j: int, q: int, w: int, now: float) -> list:
-    """Runs of rows with at least ``w`` free that a release of ``q`` processors on rows ``i..j-1`` opened.
-
-    ``F`` already holds the release. A row of ``i..j-1`` *opened* for ``w`` when its free
-    count went from below ``w`` to at least ``w`` (``w <= F < w + q``); the result lists,
-    as ``(start, end)`` times, each maximal run of rows with at least ``w`` free that holds
-    such a row (start clipped to ``now``; ``end`` is ``inf`` for a run reaching the last
-    step). Every other run with ``w`` free existed before the release.
-    """
-    out = []
-    n = len(T)
-    top = w + q
-    r = i
-    while r < j:
-        if w <= F[r] < top:
-            k = r
-            while k > 0 and F[k - 1] >= w:
-                k -= 1
-            m = r + 1
-            while m < n and F[m] >= w:
-                m += 1
-            u = T[k]
-            out.append((u if u > now else now, T[m] if m < n else _INF))
-            r = m
-        else:
-            r += 1
-    return out
-
-
-def _opened_widths(widths: list, after: list, q: int) -> list:
-    """The ``widths`` (sorted) for which some row opened when ``q`` processors were released.
-
-    ``after`` holds the sorted free counts of the released rows after the release; a row
-    with ``f`` free opened for the widths ``w`` with ``f - q < w <= f``.
-    """
-    br = bisect.bisect_right
-    out = []
-    lo = hi = None
-    for f in after:
-        if hi is not None and f - q <= hi:
-            hi = f  # overlaps the current interval (lo, hi]: extend it
-            continue
-        if hi is not None:
-            out += widths[br(widths, lo):br(widths, hi)]
-        lo, hi = f - q, f
-    out += widths[br(widths, lo):br(widths, hi)]
-    return out
-
-
-def _merge_equal(T: list, F: list) -> tuple[list, list]:
-    """The profile without the breakpoints between two steps with the same free count."""
-    change = list(map(operator.ne, F[1:], F))
-    if all(change):
-        return T, F
-    return [T[0], *itertools.compress(T[1:], change)], [F[0], *itertools.compress(F[1:], change)]
-
-
 def _list_add(T: list, F: list, a: float, b: float, delta: int, total: int) -> None:
     """:meth:`Profile.add` on a profile kept as Python lists (the CBF profile)."""
     i = bisect.bisect_left(T, a)
@@ -697,238 +600,117 @@ class CBFCluster(Cluster):
     before the next submission, estimate or scheduling pass on this cluster, so a batch
     of cancellations at one instant costs one re-plan.
 
-    The profile is kept as two Python lists, ``T`` (breakpoints) and ``F`` (free
-    processors on ``[T[k], T[k+1])``, the last step lasting forever): one change costs a
-    few microseconds, where numpy arrays cost more per call than they save on profiles of
-    a few dozen steps. :attr:`profile` gives it as a :class:`Profile`.
-
-    The re-plan only examines the waiting jobs that may move (see :meth:`_replan`); it is
-    checked against the literal remove-and-reinsert rule in
-    ``tests/sim/test_sim_shortcuts.py`` and ``tests/sim/test_sim_cbf_perf.py``.
+    The profile and the queue are numpy arrays worked on by the compiled functions of
+    :mod:`vcsched.sim.cbfcore` (numba is imported, and the functions compiled or loaded
+    from its cache, when the first CBF cluster is bound). The re-plan is the literal
+    rule; ``tests/sim/test_sim_cbf_perf.py`` checks it against an independent pure-Python
+    implementation of the rule on :class:`Profile`. :attr:`profile` and
+    :attr:`reservation` are snapshots for inspection.
     """
 
     policy = "cbf"
+    _ROOM = 64  # initial room of the profile and queue arrays (doubled when needed)
 
     def _reset(self) -> None:
-        self._T: list[float] = [self.kernel.now]
-        self._F: list[int] = [self.procs]
-        self._PM: list[int] | None = None  # running maximum of _F (see _cbf_earliest), None when stale
-        self._lent: Profile | None = None  # the profile handed out by the ``profile`` property
-        self.reservation: dict[int, float] = {}
-        self.duration: dict[int, float] = {}
-        self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
-        self._starts: list[tuple[float, int, int]] = []  # heap of (reservation, order, job), lazy
+        from vcsched.sim import cbfcore  # here, not at module level: numba loads only when CBF is used
+
+        self._core = cbfcore
+        room = self._ROOM
+        self._T = np.empty(room)
+        self._F = np.empty(room, dtype=np.int64)
+        self._T[0], self._F[0], self._n = self.kernel.now, self.procs, 1
+        # the queue in submission order (see cbfcore): job, width, planned duration, reservation, order stamp
+        self._Q = [np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64), np.empty(room),
+                   np.empty(room), np.empty(room, dtype=np.int64)]
+        self._due = [np.empty_like(a) for a in (self._Q[0], self._Q[3], self._Q[2], self._Q[4])]
+        self._m = 0
         self._order = 0
+        self._next = _INF  # earliest reservation in the queue (never later than the true one)
+        self._planned_end: dict[int, float] = {}  # running job -> reservation + planned duration
+        self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
         self._stale = False
         self._wake = _INF
         self.replans = 0
-        # the jobs known to be unable to move (see _replan): width -> [reservations (sorted), planned durations,
-        # jobs], three parallel lists; _clean_widths lists the widths present, sorted
-        self._seq: dict[int, int] = {}  # job -> its rank in the submission order here
-        self._nseq = 0
-        self._clean: dict[int, list] = {}
-        self._clean_widths: list[int] = []
-        self._dirty: list[tuple[int, int]] = []  # (rank, job) of the other waiting jobs, for the next re-plan
-        self._replanning: list | None = None  # during a re-plan: heap of (rank, job) still to examine in it
-        self._rank = 0  # during a re-plan: rank of the job being examined
+        self.moves = 0
 
-    # ------------------------------------------------------------------ the profile
+    # ------------------------------------------------------------------ state
+    def _profile_room(self, rows: int) -> None:
+        """Make room for ``rows`` more breakpoints in the profile arrays."""
+        size = self._T.size
+        if self._n + rows > size:
+            size = max(2 * size, self._n + rows)
+            T, F = np.empty(size), np.empty(size, dtype=np.int64)
+            T[:self._n], F[:self._n] = self._T[:self._n], self._F[:self._n]
+            self._T, self._F = T, F
+
+    def _queue_room(self) -> None:
+        size = self._Q[0].size
+        if self._m == size:
+            self._Q = [np.concatenate((a, np.empty_like(a))) for a in self._Q]
+            self._due = [np.empty(2 * size, dtype=a.dtype) for a in self._due]
+
+    def _index(self, j: int) -> int:
+        """Position of waiting job ``j`` in the queue arrays."""
+        return int(np.flatnonzero(self._Q[0][:self._m] == j)[0])
+
     @property
     def profile(self) -> Profile:
-        """The availability profile as a :class:`Profile`.
-
-        Changes made to it (the literal re-plan of the tests does) are taken over by the
-        cluster at its next use of the profile; it then re-examines every waiting job at
-        its next re-plan, since it cannot tell which ones the changes let move.
-        """
-        prof = self._lent
-        if prof is None:
-            prof = self._lent = self._as_profile()
+        """A copy of the availability profile (running jobs until their planned ends, reservations)."""
+        prof = Profile(self.procs, float(self._T[0]))
+        prof.t = self._T[:self._n].copy()
+        prof.f = self._F[:self._n].copy()
         return prof
 
-    def _as_profile(self) -> Profile:
-        prof = Profile(self.procs, self._T[0])
-        prof.t = np.array(self._T, dtype=np.float64)
-        prof.f = np.array(self._F, dtype=np.int64)
-        return prof
-
-    def _lists(self) -> tuple[list, list]:
-        """``T``, ``F``, after taking back the lent :attr:`profile` if it was handed out."""
-        prof = self._lent
-        if prof is not None:
-            self._lent = None
-            self._T, self._F = prof.t.tolist(), prof.f.tolist()
-            self._PM = None
-            self._clean, self._clean_widths = {}, []
-            self._dirty = [(self._seq[j], j) for j in self.waiting_jobs]
-        return self._T, self._F
-
-    def _trim(self, now: float, merge: bool = False) -> None:
-        """Forget the steps before ``now`` (as :meth:`Profile.trim`); with ``merge``, equal neighbours too."""
-        T, F = self._lists()
-        k = bisect.bisect_right(T, now) - 1
-        if k > 0:
-            del T[:k], F[:k]
-            self._PM = None
-        if T[0] < now:
-            T[0] = now
-        if merge:
-            self._T, self._F = _merge_equal(T, F)
-
-    def _running_max(self) -> list:
-        PM = self._PM
-        if PM is None:
-            PM = self._PM = list(itertools.accumulate(self._F, max))
-        return PM
-
-    # ------------------------------------------------------------------ jobs that cannot move
-    def _certify(self, j: int, s: float, p: int) -> None:
-        """Record that job ``j`` (width ``p``) cannot start before its reservation ``s`` in the current profile."""
-        index = self._clean.get(p)
-        if index is None:
-            self._clean[p] = [[s], [self.duration[j]], [j]]
-            bisect.insort(self._clean_widths, p)
-            return
-        S, D, J = index
-        k = bisect.bisect_right(S, s)
-        S.insert(k, s)
-        D.insert(k, self.duration[j])
-        J.insert(k, j)
-
-    def _uncertify(self, j: int, s: float, p: int) -> None:
-        """Forget job ``j`` (width ``p``, reservation ``s``) in the clean index, if it is there."""
-        index = self._clean.get(p)
-        if index is None:
-            return
-        S, D, J = index
-        k = bisect.bisect_left(S, s)
-        while k < len(S) and S[k] == s:
-            if J[k] == j:
-                del S[k], D[k], J[k]
-                if not S:
-                    self._drop_width(p)
-                return
-            k += 1
-
-    def _drop_width(self, w: int) -> None:
-        del self._clean[w]
-        widths = self._clean_widths
-        del widths[bisect.bisect_left(widths, w)]
-
-    def _mark_dirty(self, j: int) -> None:
-        """Job ``j`` may be able to move: examine it in this re-plan if it comes later, else in the next one."""
-        rank = self._seq[j]
-        heap = self._replanning
-        if heap is not None and rank > self._rank:
-            heapq.heappush(heap, (rank, j))
-        else:
-            self._dirty.append((rank, j))
-
-    def _release(self, a: float, b: float, q: int) -> None:
-        """Free ``q`` more processors on ``[a, b)`` and mark dirty the clean jobs this may let move.
-
-        A clean job (width ``w``, reservation ``s``, planned duration ``d``) could not
-        start before ``s``; only a run of rows with ``w`` free that the release opened can
-        change that (:func:`_opened_runs`). From such a run ``[u, v)`` the job can start
-        earlier exactly when ``u < s`` and the run either reaches ``s`` (``s <= v``) or
-        holds it entirely (``u + d <= v``, tested with a margin for rounding that only marks
-        a few more jobs): those jobs become dirty, the others stay clean.
-        """
-        T, F = self._lists()
-        _list_add(T, F, a, b, q, self.procs)
-        self._PM = None
-        if not self._clean:
-            return
-        i = bisect.bisect_left(T, a)
-        j = bisect.bisect_left(T, b, i)
-        after = sorted(F[i:j])
-        if not after:
-            return
-        clean, now = self._clean, self.kernel.now
-        br = bisect.bisect_right
-        for w in _opened_widths(self._clean_widths, after, q):
-            S, D, J = clean[w]
-            if S[-1] <= a:
-                continue
-            for u, v in _opened_runs(T, F, i, j, q, w, now):
-                k = br(S, u)
-                n = len(S)
-                if k == n:
-                    continue
-                kv = br(S, v, k)
-                hit = list(range(k, kv))
-                if kv < n:
-                    # d <= v - u with a margin: the examination then tests u + d <= v exactly
-                    longest = v - u + (abs(v) * 1e-12 + 1e-9)
-                    hit += [h for h in range(kv, n) if D[h] <= longest]
-                if not hit:
-                    continue
-                for h in hit:
-                    self._mark_dirty(J[h])
-                if len(hit) == n - k:
-                    del S[k:], D[k:], J[k:]
-                else:
-                    for h in reversed(hit):
-                        del S[h], D[h], J[h]
-                if not S:
-                    self._drop_width(w)
-                    break
+    @property
+    def reservation(self) -> dict[int, float]:
+        """Current reservation of each waiting job (a snapshot)."""
+        QJ, _, _, QS, _ = self._Q
+        return dict(zip(QJ[:self._m].tolist(), QS[:self._m].tolist()))
 
     # ------------------------------------------------------------------ jobs
-    def _reserve(self, j: int) -> float:
-        now = self.kernel.now
-        d = planned_duration(self.requested_time(j))
-        p = self.P[j]
-        T, F = self._lists()
-        s = _cbf_earliest(T, F, self._running_max(), p, d, now)
-        _list_add(T, F, s, s + d, -p, self.procs)
-        self._PM = None
-        self.reservation[j] = s
-        self.duration[j] = d
-        self._nseq += 1
-        self._seq[j] = self._nseq
-        self._certify(j, s, p)  # at its earliest slot: it cannot move
-        self._order += 1
-        heapq.heappush(self._starts, (s, self._order, j))
-        self._wake_at(s)
-        return s
-
-    def _wake_at(self, s: float) -> None:
-        if s < self._wake:
-            self._wake = s
-            self.kernel.schedule(s, PRIORITY_PASS, self._wake_pass)
-
-    def _wake_pass(self, _=None) -> None:
-        if self.kernel.now >= self._wake:
-            self._wake = _INF
-        self._do_pass()
-
     def submit(self, j: int) -> None:
-        if self.P[j] > self.procs:
+        p = self.P[j]
+        if p > self.procs:
             self._too_wide(j)
         self._replan_if_stale()
-        self._trim(self.kernel.now)
+        d = planned_duration(self.req_here[j])
+        self._profile_room(2)
+        self._n, s = self._core.reserve(self._T, self._F, self._n, p, d, self.kernel.now, self.procs)
+        self._queue_room()
+        QJ, QP, QD, QS, QO = self._Q
+        i = self._m
+        self._order += 1
+        QJ[i], QP[i], QD[i], QS[i], QO[i] = j, p, d, s, self._order
+        self._m = i + 1
         self.waiting_jobs[j] = None
-        self.first_reservation[j] = self._reserve(j)
+        self.first_reservation[j] = s
+        if s < self._next:
+            self._next = s
+        self._wake_at(s)
 
     def cancel(self, j: int) -> bool:
         if j not in self.waiting_jobs:
             return False
         del self.waiting_jobs[j]
-        s, p = self.reservation.pop(j), self.P[j]
-        self._uncertify(j, s, p)
-        self._release(s, s + self.duration.pop(j), p)
+        i = self._index(j)
+        QJ, QP, QD, QS, QO = self._Q
+        s, d, p = float(QS[i]), float(QD[i]), int(QP[i])
+        self._m = self._core.remove(QJ, QP, QD, QS, QO, self._m, i)
+        self._release(s, s + d, p)
+        return True
+
+    def _release(self, a: float, b: float, q: int) -> None:
+        """Free ``q`` processors on ``[a, b)`` and re-plan at this instant (cancellation, early end)."""
+        self._profile_room(2)
+        self._n = self._core.add(self._T, self._F, self._n, a, b, q, self.procs)
         self._stale = True
         self._request_react()
-        return True
 
     def _on_end(self, j: int, req_end: float) -> None:
         now = self.kernel.now
-        s, d = self.reservation.pop(j), self.duration.pop(j)
-        if now < s + d:
-            self._release(now, s + d, self.P[j])
-            self._stale = True
-            self._request_react()
+        end = self._planned_end.pop(j)
+        if now < end:
+            self._release(now, end, self.P[j])
 
     def _end(self, j: int) -> None:
         self._finish(j)  # no pass: jobs start at their reservations (wake-ups) or after the re-plan
@@ -943,103 +725,62 @@ class CBFCluster(Cluster):
             self._replan()
 
     def _replan(self) -> None:
-        """Re-plan every waiting job once, in submission order, at its earliest slot from now.
-
-        Exactly the sequential rule (release the job, re-insert it at its earliest slot
-        from now): a job can only move to a start before its reservation, and once
-        released it always fits on its own old slot, so only the rows before the
-        reservation matter (:func:`_fit_before`).
-
-        Only the *dirty* jobs are examined. A job is *clean* when it is known to be unable
-        to move: it got its reservation at its earliest slot (submission or move), or was
-        examined and could not move. It stays unable to move while the profile changes
-        only by taking processors (new reservations, moves' new slots) or by time passing
-        (which only removes candidate slots); a release (early end, cancellation, the old
-        slot of a moved job) marks dirty the clean jobs to which it opens an earlier slot
-        (:meth:`_release`, exact: the others still cannot move). Dirty jobs are examined
-        in submission order; one marked dirty by a move of a later job in this re-plan is
-        examined in the next one, as the sequential rule does.
-        """
-        now = self.kernel.now
-        self._trim(now, merge=True)
-        self._PM = None
+        """Re-plan every waiting job once, in submission order, at its earliest slot from now
+        (:func:`vcsched.sim.cbfcore.replan`)."""
         self.replans += 1
-        heap, self._dirty = self._dirty, []
-        waiting = self.waiting_jobs
-        if not waiting:
-            return
-        heapq.heapify(heap)
-        self._replanning = heap
-        res, dur, P, seq, total = self.reservation, self.duration, self.P, self._seq, self.procs
-        T, F = self._T, self._F
-        try:
-            while heap:
-                rank, j = heapq.heappop(heap)
-                if j not in waiting or seq[j] != rank:
-                    continue  # started, cancelled or resubmitted since it was marked
-                s = res[j]
-                if s <= now:
-                    continue  # starts at this instant
-                self._rank = rank
-                p, d = P[j], dur[j]
-                x = _fit_before(T, F, p, d, s, now)
-                if x is None:
-                    self._certify(j, s, p)
-                    continue
-                # move [s, s + d) to [x, x + d): fewer free on [x, x + d), more on what is left of the old slot
-                e, xe = s + d, x + d
-                _list_add(T, F, x, xe, -p, total)
-                a = xe if xe > s else s
-                if a > s:
-                    _list_add(T, F, s, a, p, total)
-                res[j] = x
-                if e > a:
-                    self._release(a, e, p)
-                self._certify(j, x, p)  # at its earliest slot now
-                self._order += 1
-                heapq.heappush(self._starts, (x, self._order, j))
-                self._wake_at(x)
-        finally:
-            self._replanning = None
+        self._profile_room(4 * self._m)  # a move inserts at most four breakpoints
+        QJ, QP, QD, QS, QO = self._Q
+        self._n, self._order, moved, self._next = self._core.replan(
+            self._T, self._F, self._n, QP, QD, QS, QO, self._m, self.kernel.now, self.procs, self._order)
+        self.moves += moved
+        if moved:
+            self._wake_at(self._next)
+
+    # ------------------------------------------------------------------ starts
+    def _wake_at(self, s: float) -> None:
+        if s < self._wake:
+            self._wake = s
+            self.kernel.schedule(s, PRIORITY_PASS, self._wake_pass)
+
+    def _wake_pass(self, _=None) -> None:
+        if self.kernel.now >= self._wake:
+            self._wake = _INF
+        self._do_pass()
 
     def _pass(self, _=None) -> None:
         self._pass_pending = False
         self._do_pass()
 
     def _do_pass(self) -> None:
+        """Start the jobs reserved at or before now, by reservation then order stamp."""
         self._replan_if_stale()
         now = self.kernel.now
-        heap = self._starts
-        res = self.reservation
-        waiting = self.waiting_jobs
-        while heap and heap[0][0] <= now:
-            s, _, j = heapq.heappop(heap)
-            if j in waiting and res.get(j) == s:
+        if self._next <= now:
+            oJ, oS, oD, oO = self._due
+            self._m, count, self._next = self._core.pop_due(*self._Q, self._m, now, oJ, oS, oD, oO)
+            due = sorted(zip(oS[:count].tolist(), oO[:count].tolist(), oJ[:count].tolist(), oD[:count].tolist()))
+            waiting, planned_end = self.waiting_jobs, self._planned_end
+            for s, _, j, d in due:
                 del waiting[j]
-                self._uncertify(j, s, self.P[j])
+                planned_end[j] = s + d
                 self._start(j)
-        if heap:
-            # drop stale heads so that the next wake-up is a real reservation
-            while heap and not (heap[0][2] in waiting and res.get(heap[0][2]) == heap[0][0]):
-                heapq.heappop(heap)
-            if heap:
-                self._wake_at(heap[0][0])
+        if self._next < _INF:
+            self._wake_at(self._next)
 
+    # ------------------------------------------------------------------ estimates
     def ect(self, j: int) -> float:
         self._replan_if_stale()
         if j in self.waiting_jobs:
-            return self.reservation[j] + self.duration[j]
+            i = self._index(j)
+            return float(self._Q[3][i] + self._Q[2][i])
         if self.P[j] > self.procs:
             return _INF
-        d = planned_duration(self.requested_time(j))
-        T, F = self._lists()
-        return _cbf_earliest(T, F, self._running_max(), self.P[j], d, self.kernel.now) + d
+        d = planned_duration(self.req_here[j])
+        return self._core.earliest(self._T, self._F, self._n, self.P[j], d, self.kernel.now) + d
 
     def ect_many(self, jobs) -> np.ndarray:
         self._replan_if_stale()
-        self._lists()
-        starts = {j: self.reservation[j] for j in jobs if j in self.waiting_jobs}
-        return self._ect_many_on(self._as_profile(), starts, self.kernel.now, jobs)
+        return self._ect_many_on(self.profile, self.reservation, self.kernel.now, jobs)
 
 
 BATCH_POLICIES = {"fcfs": FCFSCluster, "cbf": CBFCluster, "easy": EasyCluster}

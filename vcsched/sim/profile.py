@@ -3,7 +3,9 @@
 The profile is a step function of time: ``t[k]`` are increasing breakpoints and
 ``f[k]`` the number of free processors on ``[t[k], t[k+1])``; the last step lasts
 forever. Conservative backfilling (seed §3.1, CBF [16]) keeps one such profile with
-every running job (until its requested end) and every reservation; FCFS and EASY
+every running job (until its requested end) and every reservation (as arrays worked
+on by the compiled functions of :mod:`vcsched.sim.cbfcore`, which do the same
+floating-point operations as this class); FCFS and EASY
 build one only to answer completion-time estimates (seed §2.1 "estimation of the
 completion time").
 
@@ -81,8 +83,7 @@ class Profile:
         """Forget the past before ``now``; with ``merge``, also merge equal neighbouring steps.
 
         Merging is safe for reservations: :meth:`add` re-inserts a boundary when it is
-        needed, and :meth:`earliest_many_released` only looks at rows starting before a
-        reservation.
+        needed, and a search for free processors only looks at the free counts.
         """
         t, f = self.t, self.f
         k = int(t.searchsorted(now, side="right")) - 1
@@ -149,44 +150,6 @@ class Profile:
         out = starts[first]
         out[~feasible.any(axis=0)] = _INF
         return out
-
-    def earliest_many_released(self, procs: np.ndarray, durations: np.ndarray, starts_now: np.ndarray,
-                               not_before: float) -> np.ndarray:
-        """Earliest start of each job of a queue if its own reservation were released first.
-
-        Job ``i`` holds ``[starts_now[i], starts_now[i] + durations[i])`` in the profile.
-        The result for ``i`` is what :meth:`earliest`
-        would return after releasing that reservation, or ``starts_now[i]`` when nothing
-        earlier exists. One 2-D numpy pass: a vectorised way to ask which waiting jobs of a
-        conservative queue could move (the re-plan itself scans sequentially, see
-        :func:`vcsched.sim.batch._fit_before`).
-
-        Notes
-        -----
-        Once its own reservation is released, job ``i`` always fits on
-        ``[starts_now[i], starts_now[i] + durations[i])`` (the free count there is at
-        least its width), and a window starting before ``starts_now[i]`` ends before
-        ``starts_now[i] + durations[i]``; so only the rows before ``starts_now[i]`` matter
-        and every later row counts as fitting. This keeps the matrix small.
-        """
-        t, f = self.t, self.f
-        k0 = max(int(t.searchsorted(not_before, side="right")) - 1, 0)
-        k1 = int(t.searchsorted(starts_now.max(), side="left"))
-        T, F = t[k0:k1], f[k0:k1]
-        n = F.size
-        if n == 0:
-            return starts_now.copy()
-        starts = T.copy()
-        if starts[0] < not_before:
-            starts[0] = not_before
-        before = T[:, None] < starts_now[None, :]
-        ok = (F[:, None] >= procs[None, :]) | ~before
-        idx = np.where(ok, n, np.arange(n)[:, None])
-        nxt = np.minimum.accumulate(idx[::-1], axis=0)[::-1]
-        t_ext = np.append(T, _INF)
-        feasible = ok & before & (t_ext[nxt] >= starts[:, None] + durations[None, :])
-        first = np.argmax(feasible, axis=0)
-        return np.where(feasible.any(axis=0), starts[first], starts_now)
 
     def __repr__(self) -> str:
         steps = ", ".join(f"{a:g}:{b}" for a, b in zip(self.t.tolist(), self.f.tolist()))

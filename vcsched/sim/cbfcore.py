@@ -1,0 +1,236 @@
+"""Compiled core of conservative backfilling: the availability profile and the queue as arrays.
+
+:class:`vcsched.sim.batch.CBFCluster` keeps its state in numpy arrays and calls these
+functions (compiled by numba, cached on disk after the first use) for everything that
+loops over profile rows or waiting jobs. The re-plan is the literal rule of issue 10:
+every waiting job, in submission order, is released and re-inserted at its earliest
+slot from now; compiled, examining every waiting job costs less than deciding in Python
+which ones need examining.
+
+The profile is ``T[:n]`` (breakpoints, increasing) and ``F[:n]`` (free processors on
+``[T[k], T[k+1])``; the last step lasts forever). The queue is ``m`` waiting jobs in
+submission order, five parallel arrays: ``QJ`` job row, ``QP`` width, ``QD`` planned
+duration, ``QS`` reservation, ``QO`` order stamp (the count of reservations given when
+this one was given; jobs due at one instant start by reservation, then stamp). Arrays
+have spare room; the caller makes sure there is enough before each call (a profile
+change inserts at most two breakpoints).
+
+Floating-point operations are the same, in the same order, as in the pure-Python
+profile (:class:`vcsched.sim.profile.Profile`), so results agree bit for bit (tested
+against a literal implementation built on it). With ``NUMBA_DISABLE_JIT=1`` the same
+functions run as plain Python (slowly), for debugging.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_INF = np.inf
+
+
+@njit(cache=True)
+def _bisect_left(T, n, t, lo):
+    """First row ``k >= lo`` of ``T[:n]`` with ``T[k] >= t`` (``n`` when there is none)."""
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if T[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _insert(T, F, n, i, t, f):
+    """Insert the breakpoint ``t`` with ``f`` free at row ``i``; returns the new row count."""
+    for k in range(n, i, -1):
+        T[k] = T[k - 1]
+        F[k] = F[k - 1]
+    T[i] = t
+    F[i] = f
+    return n + 1
+
+
+@njit(cache=True)
+def add(T, F, n, a, b, delta, total):
+    """Add ``delta`` free processors on ``[a, b)`` (:meth:`Profile.add`); returns the new row count."""
+    if not b > a:
+        return n
+    i = _bisect_left(T, n, a, 0)
+    if i == n or T[i] != a:
+        n = _insert(T, F, n, i, a, F[i - 1] if i > 0 else total)
+    j = _bisect_left(T, n, b, i)
+    if j == n or T[j] != b:
+        n = _insert(T, F, n, j, b, F[j - 1])
+    for k in range(i, j):
+        F[k] += delta
+    return n
+
+
+@njit(cache=True)
+def trim(T, F, n, now, merge):
+    """Forget the steps before ``now`` (:meth:`Profile.trim`); with ``merge``, also the
+    breakpoints between two steps with the same free count. Returns the new row count."""
+    lo, hi = 0, n  # k = last row with T[k] <= now
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if now < T[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = lo - 1
+    if k > 0:
+        for r in range(k, n):
+            T[r - k] = T[r]
+            F[r - k] = F[r]
+        n -= k
+    if T[0] < now:
+        T[0] = now
+    if merge:
+        w = 1
+        for r in range(1, n):
+            if F[r] != F[r - 1]:
+                T[w] = T[r]
+                F[w] = F[r]
+                w += 1
+        n = w
+    return n
+
+
+@njit(cache=True)
+def earliest(T, F, n, p, d, lower):
+    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``
+    (:meth:`Profile.earliest`): the start (clipped to ``lower``) of the first run of rows
+    with at least ``p`` free lasting ``d``; ``inf`` when ``p`` exceeds the last step."""
+    start = 0.0
+    in_run = False
+    for k in range(n):
+        if F[k] >= p:
+            if not in_run:
+                t = T[k]
+                start = t if t > lower else lower
+                in_run = True
+            if k + 1 == n or T[k + 1] >= start + d:
+                return start
+        else:
+            in_run = False
+    return _INF
+
+
+@njit(cache=True)
+def reserve(T, F, n, p, d, now, total):
+    """Trim to ``now``, then give a job its earliest slot and take its processors there.
+
+    Returns ``(n, s)``: the new row count and the reservation.
+    """
+    n = trim(T, F, n, now, False)
+    s = earliest(T, F, n, p, d, now)
+    n = add(T, F, n, s, s + d, -p, total)
+    return n, s
+
+
+@njit(cache=True)
+def fit_before(T, F, n, p, d, s, now):
+    """Earliest start before ``s`` of a job (width ``p``, duration ``d``) now reserved at ``s``, else ``inf``.
+
+    The literal rule releases the job's slot and asks for its earliest start from now.
+    Released, the job always fits on ``[s, s + d)``, so only the rows before ``s``
+    matter, and a run of rows with ``p`` free that reaches ``s`` is enough (a row
+    straddling ``s`` has the same free count on both sides, else ``s`` would be a
+    breakpoint): the result equals the literal one without changing the profile twice.
+    """
+    ks = _bisect_left(T, n, s, 0)
+    start = 0.0
+    in_run = False
+    for k in range(ks):
+        if F[k] >= p:
+            if not in_run:
+                t = T[k]
+                start = t if t > now else now
+                in_run = True
+            end = T[k + 1] if k + 1 < n else _INF
+            if end >= start + d or end >= s:
+                return start
+        else:
+            in_run = False
+    return _INF
+
+
+@njit(cache=True)
+def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
+    """Re-plan every waiting job once, in submission order, at its earliest slot from now (issue 10).
+
+    A job reserved at or before ``now`` starts at this instant and is left alone. A job
+    that can start earlier moves: its new slot ``[x, x + d)`` is taken and its old slot
+    ``[s, s + d)`` released (the profile then equals the literal release-and-reinsert),
+    and it gets a new order stamp. The profile is trimmed and merged first.
+
+    Returns ``(n, order, moved, next)``: the new row count, the last order stamp, the
+    number of moves and the earliest reservation in the queue (``inf`` when empty).
+    """
+    n = trim(T, F, n, now, True)
+    moved = 0
+    nxt = _INF
+    for i in range(m):
+        s = QS[i]
+        if s > now:
+            p = QP[i]
+            d = QD[i]
+            x = fit_before(T, F, n, p, d, s, now)
+            if x < s:
+                n = add(T, F, n, x, x + d, -p, total)
+                n = add(T, F, n, s, s + d, p, total)
+                order += 1
+                QS[i] = x
+                QO[i] = order
+                moved += 1
+                s = x
+        if s < nxt:
+            nxt = s
+    return n, order, moved, nxt
+
+
+@njit(cache=True)
+def pop_due(QJ, QP, QD, QS, QO, m, now, outJ, outS, outD, outO):
+    """Take the jobs reserved at or before ``now`` out of the queue (which keeps its order).
+
+    They are written to ``outJ``, ``outS`` (reservation), ``outD`` (planned duration) and
+    ``outO`` (stamp). Returns ``(m, count, next)``: the new queue length, the number
+    taken and the earliest reservation left (``inf`` when none).
+    """
+    w = 0
+    c = 0
+    nxt = _INF
+    for i in range(m):
+        s = QS[i]
+        if s <= now:
+            outJ[c] = QJ[i]
+            outS[c] = s
+            outD[c] = QD[i]
+            outO[c] = QO[i]
+            c += 1
+        else:
+            if w != i:
+                QJ[w] = QJ[i]
+                QP[w] = QP[i]
+                QD[w] = QD[i]
+                QS[w] = s
+                QO[w] = QO[i]
+            if s < nxt:
+                nxt = s
+            w += 1
+    return w, c, nxt
+
+
+@njit(cache=True)
+def remove(QJ, QP, QD, QS, QO, m, i):
+    """Remove queue entry ``i`` (the queue keeps its order); returns the new length."""
+    for k in range(i + 1, m):
+        QJ[k - 1] = QJ[k]
+        QP[k - 1] = QP[k]
+        QD[k - 1] = QD[k]
+        QS[k - 1] = QS[k]
+        QO[k - 1] = QO[k]
+    return m - 1
