@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import abc
 import bisect
+import collections
 import heapq
 import itertools
 from typing import Iterable
@@ -202,7 +203,13 @@ class Cluster(abc.ABC):
         self._planned = np.where(req_here > 0, req_here, 1.0)
         self._widths = np.asarray(grid.jobs.procs, dtype=np.int64)
         self.free = self.procs
-        self.waiting_jobs: dict[int, None] = {}  # insertion-ordered set: submission order here
+        # waiting jobs in their submission order here, each with its ticket (the count of submissions here)
+        self.waiting_jobs: dict[int, int | None] = {}
+        # (ticket, job) in submission order, for the head of the queue: a dict looked up with next(iter(...))
+        # scans the holes its deletions at the front leave, a deque does not (entries of jobs that left are
+        # dropped when they reach the front, see _head)
+        self._fifo: collections.deque = collections.deque()
+        self._tickets = 0
         self.running_jobs: dict[int, float] = {}  # job -> requested end on this cluster
         self._pass_pending = False
         self._react_pending = False
@@ -233,11 +240,23 @@ class Cluster(abc.ABC):
         """Submit job ``j`` now (the grid records where and when)."""
         if self.P[j] > self.procs:
             self._too_wide(j)
-        self.waiting_jobs[j] = None
+        self._tickets += 1
+        self.waiting_jobs[j] = self._tickets
+        self._fifo.append((self._tickets, j))
         self._on_submit(j)
         if not self._pass_pending:
             self._pass_pending = True
             self.kernel.schedule(self.kernel.now, PRIORITY_PASS, self._pass)
+
+    def _head(self) -> int | None:
+        """The first waiting job in submission order (None when none waits)."""
+        fifo, waiting = self._fifo, self.waiting_jobs
+        while fifo:
+            ticket, j = fifo[0]
+            if waiting.get(j) == ticket:
+                return j
+            fifo.popleft()  # started, cancelled, or resubmitted since (a newer ticket)
+        return None
 
     def _too_wide(self, j: int) -> None:
         raise InvalidInputError(
@@ -437,10 +456,11 @@ class FCFSCluster(Cluster):
             return
         P = self.P
         while waiting:
-            j = next(iter(waiting))
+            j = self._head()
             if P[j] > self.free:
                 break
             del waiting[j]
+            self._fifo.popleft()
             self._start(j)
 
     def ect(self, j: int) -> float:
@@ -528,14 +548,15 @@ class EasyCluster(Cluster):
             self._dirty = False
             return
         P = self.P
-        head = next(iter(waiting))
+        head = self._head()
         while P[head] <= self.free:
             del waiting[head]
+            self._fifo.popleft()
             self._start(head)
             if not waiting:
                 self._dirty = False
                 return
-            head = next(iter(waiting))
+            head = self._head()
         now = self.kernel.now
         full = self._dirty or head != self._last_head
         if full:
