@@ -50,7 +50,7 @@ def _timed(fn):
 
 def warm_up_cbf() -> tuple[float, float]:
     """Simulate three jobs with CBF: numba's import and the compilation (or the load from
-    its on-disk cache) of :mod:`vcsched.sim.cbfcore` happen here, timed apart from the runs."""
+    its on-disk cache) of :mod:`vcsched.sim.compiled` happen here, timed apart from the runs."""
     from vcsched.problems.workload import from_arrays
     from vcsched.sim import JobTable, make_cluster, simulate
 

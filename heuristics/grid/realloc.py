@@ -57,6 +57,7 @@ from typing import Callable
 
 import numpy as np
 
+from heuristics.grid import fastselect
 from vcsched.errors import InvalidInputError
 from vcsched.registry import Registry
 
@@ -149,6 +150,17 @@ def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.n
         alive = np.ones(n, dtype=bool)
     if key_fn is _mct_key:
         return int(np.argmax(alive))
+    code = _BUILTIN_CODES.get(key_fn)
+    if code is not None and n:
+        return int(fastselect.select_builtin(code, key_fn.maximise, np.ascontiguousarray(ect, dtype=np.float64),
+                                             np.ascontiguousarray(current, dtype=np.float64),
+                                             np.ascontiguousarray(procs, dtype=np.float64), alive))
+    return _select_numpy(key_fn, ect, current, procs, alive)
+
+
+def _select_numpy(key_fn, ect: np.ndarray, current: np.ndarray, procs: np.ndarray, alive: np.ndarray) -> int:
+    """:func:`select_job` with numpy for any registered key function (the reference of the compiled path)."""
+    n, K = ect.shape
     if K >= 2:
         two = np.partition(ect, 1, axis=1)
         best, second = two[:, 0], two[:, 1]
@@ -158,6 +170,11 @@ def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.n
     if key_fn.maximise:
         return int(np.argmax(np.where(alive, key, -_INF)))
     return int(np.argmin(np.where(alive, key, _INF)))
+
+
+_BUILTIN_CODES = {_minmin_key: fastselect.MINMIN, _maxmin_key: fastselect.MAXMIN, _maxgain_key: fastselect.MAXGAIN,
+                  _maxrelgain_key: fastselect.MAXRELGAIN, _sufferage_key: fastselect.SUFFERAGE}
+"""Key functions with a compiled selection (:mod:`heuristics.grid.fastselect`); others go through numpy."""
 
 
 class Reallocation:
@@ -294,7 +311,7 @@ class Reallocation:
         sel = rows[fits]
         out[rows[~fits], k] = _INF
         if sel.size:
-            out[sel, k] = c.ect_many(jobs[sel].tolist())
+            out[sel, k] = c.ect_many(jobs[sel])
 
     @staticmethod
     def _row(grid, jobs: np.ndarray, out: np.ndarray, i: int, clusters) -> None:

@@ -248,3 +248,32 @@ def test_grid_policy_counters_reset_between_runs():
     s = pol.stats(clusters())
     assert s["reallocations"] == 2 and s["clusters"]["B"]["reallocations"] == 2
     assert s["clusters"]["A"]["reallocations_out"] == 2
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in subtract")  # inf - inf in numpy's MaxGain key
+@pytest.mark.parametrize("seed", range(30))
+def test_grid_compiled_selection_equals_numpy(seed):
+    # the compiled selection of the built-in heuristics against the numpy reference, with ties
+    # (few distinct values), infinite ECTs, one or three clusters, dead rows, and all rows dead
+    from heuristics.grid.realloc import _BUILTIN_CODES, _select_numpy
+    from heuristics.grid import fastselect
+
+    rng = np.random.default_rng(seed)
+    n, K = int(rng.integers(1, 40)), int(rng.choice([1, 2, 3, 5]))
+    E = rng.choice([5.0, 10.0, 10.0, 20.0, 35.0, np.inf], size=(n, K))
+    E[:, 0] = np.minimum(E[:, 0], 50.0)  # every job fits somewhere (its current cluster)
+    current = E[np.arange(n), rng.integers(0, K, size=n)]
+    current = np.where(np.isinf(current), E[:, 0], current)
+    procs = rng.choice([1.0, 2.0, 4.0], size=n)
+    alive = rng.random(n) < (0.0 if seed == 7 else 0.6)
+    for key_fn, code in _BUILTIN_CODES.items():
+        want = _select_numpy(key_fn, E, current, procs, alive)
+        got = fastselect.select_builtin(code, key_fn.maximise, E, current, procs, alive)
+        assert got == want, (key_fn.__name__, E, current, alive)
+    nan_current = current.copy()
+    nan_current[-1] = np.inf  # MaxGain key inf - inf = NaN on the last row when its best ECT is inf too
+    E2 = E.copy()
+    E2[-1] = np.inf
+    for key_fn in (HEURISTICS.get("maxgain"), HEURISTICS.get("minmin")):
+        assert (fastselect.select_builtin(_BUILTIN_CODES[key_fn], key_fn.maximise, E2, nan_current, procs, alive)
+                == _select_numpy(key_fn, E2, nan_current, procs, alive))

@@ -1,7 +1,7 @@
 """The compiled conservative-backfilling engine is exact (issue 10: CBF on the whole CTC trace in seconds).
 
 :class:`vcsched.sim.batch.CBFCluster` keeps its profile and queue in numpy arrays and
-re-plans with the compiled functions of :mod:`vcsched.sim.cbfcore`. These tests compare
+re-plans with the compiled functions of :mod:`vcsched.sim.compiled`. These tests compare
 it with :class:`tests.sim.literal_cbf.LiteralCBF`, the rule written on
 :class:`vcsched.sim.profile.Profile` with nothing in common but the base class, on random
 workloads with early ends, zero-length jobs and zero requested times, on heterogeneous
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, simulate
-from vcsched.sim import cbfcore
+from vcsched.sim import compiled
 from vcsched.sim.batch import CBFCluster
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
@@ -161,15 +161,15 @@ def test_compiled_profile_functions_match_profile(seed):
     for _ in range(10):
         p, d = int(rng.integers(1, 17)), float(rng.choice([1.0, 2.5, 7.0, 30.0]))
         lower = float(rng.integers(0, 60))
-        assert cbfcore.earliest(T, F, n, p, d, lower) == prof.earliest(p, d, lower)
+        assert compiled.earliest(T, F, n, p, d, lower) == prof.earliest(p, d, lower)
         a, b = sorted(float(x) for x in rng.integers(0, 80, size=2))
         delta = int(rng.integers(-3, 4))
         prof.add(a, b, delta)
-        n = cbfcore.add(T, F, n, a, b, delta, 16)
+        n = compiled.add(T, F, n, a, b, delta, 16)
         assert T[:n].tolist() == prof.t.tolist() and F[:n].tolist() == prof.f.tolist()
     now = float(rng.integers(0, 60)) + 0.25
     prof.trim(now, merge=True)
-    n = cbfcore.trim(T, F, n, now, True)
+    n = compiled.trim(T, F, n, now, True)
     assert T[:n].tolist() == prof.t.tolist() and F[:n].tolist() == prof.f.tolist()
 
 
@@ -186,7 +186,7 @@ def test_fit_before_equals_release_then_earliest(seed):
     s = prof.earliest(p, d, now + float(rng.integers(0, 30)))  # a slot the job holds, at or after now
     prof.reserve(s, d, p)
     T, F, n = as_arrays(prof)
-    x = cbfcore.fit_before(T, F, n, p, d, s, now)
+    x = compiled.fit_before(T, F, n, p, d, s, now)
     prof.release(s, d, p)
     literal = prof.earliest(p, d, now)
     assert (x if x < s else s) == literal
@@ -202,7 +202,7 @@ def test_snapshots_do_not_change_the_cluster():
 
 
 def test_same_schedule_with_the_compiler_off(tmp_path):
-    # NUMBA_DISABLE_JIT=1 runs cbfcore as plain Python (the documented debugging mode): same schedule
+    # NUMBA_DISABLE_JIT=1 runs compiled as plain Python (the documented debugging mode): same schedule
     import os
     import subprocess
     import sys

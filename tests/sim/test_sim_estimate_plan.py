@@ -156,3 +156,16 @@ def test_list_profile_matches_the_numpy_profile_bit_for_bit():
         _list_add(T, F, s, s + d, -p, 16)
         assert T == prof.t.tolist() and F == prof.f.tolist()
     assert _earliest_in(T, F, 17, 1.0, 0.0) == _INF
+
+
+@pytest.mark.parametrize("n_rows", [0, 5, 255, 256, 2000])
+def test_planned_mask_both_ways(n_rows):
+    # below 256 rows one dict look-up per row, from 256 a look-up table: both are set membership
+    from vcsched.sim.batch import _planned_mask
+
+    rng = np.random.default_rng(n_rows)
+    rows = rng.integers(0, 5000, size=n_rows)
+    starts = {int(j): 1.0 for j in rng.integers(0, 5000, size=700)}
+    want = np.array([int(j) in starts for j in rows], dtype=bool)
+    np.testing.assert_array_equal(_planned_mask(rows, starts, 5000), want)
+    assert not _planned_mask(rows, {}, 5000).any()

@@ -1,7 +1,7 @@
 """The simulator engine: event kernel, batch clusters (FCFS / CBF / EASY), grid platform, outputs.
 
 See :mod:`vcsched.sim.kernel` (generic event loop), :mod:`vcsched.sim.batch` (clusters and
-the rules of an instant), :mod:`vcsched.sim.cbfcore` (the compiled loops of conservative
+the rules of an instant), :mod:`vcsched.sim.compiled` (the compiled loops of conservative
 backfilling), :mod:`vcsched.sim.platform` (several clusters under a
 meta-scheduler passed in), :mod:`vcsched.sim.output` (``jobs.csv`` and metrics).
 """

@@ -51,16 +51,18 @@ def planned_duration(requested: float) -> float:
     return requested if requested > 0 else 1.0
 
 
-_ISIN_FROM = 256  # from this many rows, numpy's set membership beats one dict look-up per row
+_TABLE_FROM = 256  # from this many rows, a look-up table beats one dict look-up per row
 
 
-def _planned_mask(rows: np.ndarray, starts: dict) -> np.ndarray:
-    """Which of ``rows`` (array of job rows) are keys of ``starts`` (have a planned start)."""
+def _planned_mask(rows: np.ndarray, starts: dict, size: int) -> np.ndarray:
+    """Which of ``rows`` (array of job rows, all below ``size``) are keys of ``starts`` (have a planned start)."""
     if not starts:
         return np.zeros(rows.size, dtype=bool)
-    if rows.size < _ISIN_FROM:
+    if rows.size < _TABLE_FROM:
         return np.fromiter(map(starts.__contains__, rows.tolist()), dtype=bool, count=rows.size)
-    return np.isin(rows, np.fromiter(starts, dtype=np.int64, count=len(starts)))
+    table = np.zeros(size, dtype=bool)
+    table[np.fromiter(starts, dtype=np.int64, count=len(starts))] = True
+    return table[rows]
 
 
 def _earliest_in(T: list, F: list, p: int, d: float, not_before: float) -> float:
@@ -418,7 +420,7 @@ class Cluster(abc.ABC):
         """ECT of ``jobs`` (iterable or array of rows): planned ``starts`` + duration, else the earliest slot of ``prof``."""
         rows = jobs if isinstance(jobs, np.ndarray) else np.array(list(jobs), dtype=np.int64)
         d = self._planned[rows]
-        queued = _planned_mask(rows, starts)
+        queued = _planned_mask(rows, starts, self._widths.size)
         if not queued.any():
             return prof.earliest_many(self._widths[rows], d, lower) + d
         out = np.empty(rows.size)
@@ -622,7 +624,7 @@ class CBFCluster(Cluster):
     of cancellations at one instant costs one re-plan.
 
     The profile and the queue are numpy arrays worked on by the compiled functions of
-    :mod:`vcsched.sim.cbfcore` (numba is imported, and the functions compiled or loaded
+    :mod:`vcsched.sim.compiled` (numba is imported, and the functions compiled or loaded
     from its cache, when the first CBF cluster is bound). The re-plan is the literal
     rule; ``tests/sim/test_sim_cbf_perf.py`` checks it against an independent pure-Python
     implementation of the rule on :class:`Profile`. :attr:`profile` and
@@ -633,14 +635,14 @@ class CBFCluster(Cluster):
     _ROOM = 64  # initial room of the profile and queue arrays (doubled when needed)
 
     def _reset(self) -> None:
-        from vcsched.sim import cbfcore  # here, not at module level: numba loads only when CBF is used
+        from vcsched.sim import compiled  # here, not at module level: numba loads only when CBF is used
 
-        self._core = cbfcore
+        self._core = compiled
         room = self._ROOM
         self._T = np.empty(room)
         self._F = np.empty(room, dtype=np.int64)
         self._T[0], self._F[0], self._n = self.kernel.now, self.procs, 1
-        # the queue in submission order (see cbfcore): job, width, planned duration, reservation, order stamp
+        # the queue in submission order (see compiled): job, width, planned duration, reservation, order stamp
         self._Q = [np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64), np.empty(room),
                    np.empty(room), np.empty(room, dtype=np.int64)]
         self._due = [np.empty_like(a) for a in (self._Q[0], self._Q[3], self._Q[2], self._Q[4])]
@@ -747,7 +749,7 @@ class CBFCluster(Cluster):
 
     def _replan(self) -> None:
         """Re-plan every waiting job once, in submission order, at its earliest slot from now
-        (:func:`vcsched.sim.cbfcore.replan`)."""
+        (:func:`vcsched.sim.compiled.replan`)."""
         self.replans += 1
         self._profile_room(4 * self._m)  # a move inserts at most four breakpoints
         QJ, QP, QD, QS, QO = self._Q

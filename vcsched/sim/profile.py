@@ -4,14 +4,15 @@ The profile is a step function of time: ``t[k]`` are increasing breakpoints and
 ``f[k]`` the number of free processors on ``[t[k], t[k+1])``; the last step lasts
 forever. Conservative backfilling (seed §3.1, CBF [16]) keeps one such profile with
 every running job (until its requested end) and every reservation (as arrays worked
-on by the compiled functions of :mod:`vcsched.sim.cbfcore`, which do the same
+on by the compiled functions of :mod:`vcsched.sim.compiled`, which do the same
 floating-point operations as this class); FCFS and EASY
 build one only to answer completion-time estimates (seed §2.1 "estimation of the
 completion time").
 
 The earliest-slot search for a job of width ``p`` and duration ``d`` is done without
 Python loops: a start candidate ``k`` is feasible when ``f[k] >= p`` and the next
-breakpoint where ``f < p`` is at or after ``t[k] + d``.
+breakpoint where ``f < p`` is at or after ``t[k] + d`` (numpy for one job, a compiled
+scan for many).
 """
 
 from __future__ import annotations
@@ -128,27 +129,17 @@ class Profile:
         return float(starts[int(np.argmax(feasible))])
 
     def earliest_many(self, procs: np.ndarray, durations: np.ndarray, not_before: float) -> np.ndarray:
-        """:meth:`earliest` for many jobs at once (one 2-D numpy pass, no Python loop).
+        """:meth:`earliest` for many jobs at once (compiled: :func:`vcsched.sim.compiled.earliest_many`).
 
-        Jobs wider than the cluster get ``inf``.
+        The same floating-point operations as :meth:`earliest`, so the same results bit
+        for bit (tested). Jobs wider than the cluster get ``inf``.
         """
-        procs = np.asarray(procs, dtype=np.int64).ravel()
-        durations = np.asarray(durations, dtype=np.float64).ravel()
-        t, f = self.t, self.f
-        k0 = max(int(np.searchsorted(t, not_before, side="right")) - 1, 0)
-        T, F = t[k0:], f[k0:]
-        starts = T.copy()
-        if starts[0] < not_before:
-            starts[0] = not_before
-        n = F.size
-        ok = F[:, None] >= procs[None, :]
-        idx = np.where(ok, n, np.arange(n)[:, None])
-        nxt = np.minimum.accumulate(idx[::-1], axis=0)[::-1]
-        t_ext = np.append(T, _INF)
-        feasible = ok & (t_ext[nxt] >= starts[:, None] + durations[None, :])
-        first = np.argmax(feasible, axis=0)
-        out = starts[first]
-        out[~feasible.any(axis=0)] = _INF
+        from vcsched.sim import compiled  # numba loads on first use
+
+        procs = np.ascontiguousarray(procs, dtype=np.int64).ravel()
+        durations = np.ascontiguousarray(durations, dtype=np.float64).ravel()
+        out = np.empty(procs.size)
+        compiled.earliest_many(self.t, self.f, self.t.size, procs, durations, float(not_before), out)
         return out
 
     def __repr__(self) -> str:

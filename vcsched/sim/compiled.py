@@ -1,8 +1,9 @@
-"""Compiled core of conservative backfilling: the availability profile and the queue as arrays.
+"""Compiled loops over availability profiles and queues (numba, cached on disk after the first use).
 
 :class:`vcsched.sim.batch.CBFCluster` keeps its state in numpy arrays and calls these
-functions (compiled by numba, cached on disk after the first use) for everything that
-loops over profile rows or waiting jobs. The re-plan is the literal rule of issue 10:
+functions for everything that loops over profile rows or waiting jobs;
+:meth:`vcsched.sim.profile.Profile.earliest_many` (the completion-time estimates of many
+jobs that grid meta-schedulers ask for) calls :func:`earliest_many`. The re-plan is the literal rule of issue 10:
 every waiting job, in submission order, is released and re-inserted at its earliest
 slot from now; compiled, examining every waiting job costs less than deciding in Python
 which ones need examining.
@@ -117,6 +118,41 @@ def earliest(T, F, n, p, d, lower):
         else:
             in_run = False
     return _INF
+
+
+@njit(cache=True)
+def earliest_many(T, F, n, procs, durations, lower, out):
+    """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``.
+
+    The scan starts at the row holding ``lower`` (rows before it cannot hold a start
+    at or after ``lower``); the result is the same.
+    """
+    lo, hi = 0, n  # k0 = last row with T[k0] <= lower, at least 0
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if lower < T[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    k0 = lo - 1 if lo > 0 else 0
+    for i in range(procs.size):
+        p = procs[i]
+        d = durations[i]
+        res = _INF
+        start = 0.0
+        in_run = False
+        for k in range(k0, n):
+            if F[k] >= p:
+                if not in_run:
+                    t = T[k]
+                    start = t if t > lower else lower
+                    in_run = True
+                if k + 1 == n or T[k + 1] >= start + d:
+                    res = start
+                    break
+            else:
+                in_run = False
+        out[i] = res
 
 
 @njit(cache=True)
