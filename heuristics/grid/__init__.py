@@ -4,7 +4,7 @@ The engine never imports this package: a policy object is passed to
 :func:`vcsched.sim.simulate` (or :class:`vcsched.sim.Grid`) as ``meta``. This module holds
 the mapping used at arrival (seed §2.1: "we consider that the meta-scheduler uses a MCT
 policy"); the reallocation algorithms 1 and 2 and the offline heuristics (MinMin,
-MaxMin, MaxGain, MaxRelGain, Sufferage, §2.2) will be added here by a later issue and
+MaxMin, MaxGain, MaxRelGain, Sufferage, §2.2) are in :mod:`heuristics.grid.realloc` and
 plug in through ``start(grid)`` with :meth:`vcsched.sim.Grid.every`.
 """
 
