@@ -44,6 +44,19 @@ def _bisect_left(T, n, t, lo):
 
 
 @njit(cache=True)
+def _row_of(T, n, t):
+    """Last row ``k`` of ``T[:n]`` with ``T[k] <= t`` (-1 when ``t < T[0]``)."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < T[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1
+
+
+@njit(cache=True)
 def _insert(T, F, n, i, t, f):
     """Insert the breakpoint ``t`` with ``f`` free at row ``i``; returns the new row count."""
     for k in range(n, i, -1):
@@ -74,14 +87,7 @@ def add(T, F, n, a, b, delta, total):
 def trim(T, F, n, now, merge):
     """Forget the steps before ``now`` (:meth:`Profile.trim`); with ``merge``, also the
     breakpoints between two steps with the same free count. Returns the new row count."""
-    lo, hi = 0, n  # k = last row with T[k] <= now
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if now < T[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    k = lo - 1
+    k = _row_of(T, n, now)
     if k > 0:
         for r in range(k, n):
             T[r - k] = T[r]
@@ -101,13 +107,12 @@ def trim(T, F, n, now, merge):
 
 
 @njit(cache=True)
-def earliest(T, F, n, p, d, lower):
-    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``
-    (:meth:`Profile.earliest`): the start (clipped to ``lower``) of the first run of rows
-    with at least ``p`` free lasting ``d``; ``inf`` when ``p`` exceeds the last step."""
+def _scan(T, F, n, k0, p, d, lower):
+    """From row ``k0`` on, the start (clipped to ``lower``) of the first run of rows with at
+    least ``p`` free lasting ``d``; ``inf`` when there is none."""
     start = 0.0
     in_run = False
-    for k in range(n):
+    for k in range(k0, n):
         if F[k] >= p:
             if not in_run:
                 t = T[k]
@@ -121,38 +126,23 @@ def earliest(T, F, n, p, d, lower):
 
 
 @njit(cache=True)
+def earliest(T, F, n, p, d, lower):
+    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``
+    (:meth:`Profile.earliest`): the start (clipped to ``lower``) of the first run of rows
+    with at least ``p`` free lasting ``d``; ``inf`` when ``p`` exceeds the last step."""
+    return _scan(T, F, n, 0, p, d, lower)
+
+
+@njit(cache=True)
 def earliest_many(T, F, n, procs, durations, lower, out):
     """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``.
 
-    The scan starts at the row holding ``lower`` (rows before it cannot hold a start
-    at or after ``lower``); the result is the same.
+    The scan starts at the row holding ``lower`` (a run of rows before it that reaches
+    ``lower`` continues in that row); the result is the same.
     """
-    lo, hi = 0, n  # k0 = last row with T[k0] <= lower, at least 0
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if lower < T[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    k0 = lo - 1 if lo > 0 else 0
+    k0 = max(_row_of(T, n, lower), 0)
     for i in range(procs.size):
-        p = procs[i]
-        d = durations[i]
-        res = _INF
-        start = 0.0
-        in_run = False
-        for k in range(k0, n):
-            if F[k] >= p:
-                if not in_run:
-                    t = T[k]
-                    start = t if t > lower else lower
-                    in_run = True
-                if k + 1 == n or T[k + 1] >= start + d:
-                    res = start
-                    break
-            else:
-                in_run = False
-        out[i] = res
+        out[i] = _scan(T, F, n, k0, procs[i], durations[i], lower)
 
 
 @njit(cache=True)
