@@ -2,11 +2,11 @@
 
 :class:`vcsched.sim.batch.CBFCluster` keeps its state in numpy arrays and calls these
 functions for everything that loops over profile rows or waiting jobs;
-:meth:`vcsched.sim.profile.Profile.earliest_many` (the completion-time estimates of many
-jobs that grid meta-schedulers ask for) calls :func:`earliest_many`. The re-plan is the literal rule of issue 10:
-every waiting job, in submission order, is released and re-inserted at its earliest
-slot from now; compiled, examining every waiting job costs less than deciding in Python
-which ones need examining.
+:meth:`vcsched.sim.profile.Profile.earliest_many` (the completion-time estimates of
+many jobs that grid meta-schedulers ask for) calls :func:`earliest_many`. The CBF
+re-plan is the literal rule of issue 10: every waiting job, in submission order, is
+released and re-inserted at its earliest slot from now; compiled, examining every
+waiting job costs less than deciding in Python which ones need examining.
 
 The profile is ``T[:n]`` (breakpoints, increasing) and ``F[:n]`` (free processors on
 ``[T[k], T[k+1])``; the last step lasts forever). The queue is ``m`` waiting jobs in
