@@ -260,3 +260,62 @@ def remove(QJ, QP, QD, QS, QO, m, i):
         QS[k - 1] = QS[k]
         QO[k - 1] = QO[k]
     return m - 1
+
+
+@njit(cache=True)
+def allocate_sweep(who, kind, procs, total, lo, hi, first, count):
+    """Give processor numbers to a schedule: the sweep of :func:`vcsched.sim.output.allocate_processors`.
+
+    ``who``/``kind`` are the events in time order (kind 0: a job's end, before kind 1:
+    starts of the same instant). A starting job takes the ``procs[j]`` lowest free
+    numbers, written as intervals ``lo[r]..hi[r]`` for ``r`` in ``first[j]`` to
+    ``first[j] + count[j] - 1``; an ending job frees its numbers. A job whose end event
+    comes before its start (zero length) gets numbers without holding them.
+
+    Returns ``(status, at)``: ``(0, intervals written)``; ``(-1, event)`` when a start
+    finds fewer free processors than it needs; ``(-2, event)`` when ``lo``/``hi`` are full.
+    """
+    n = procs.size
+    free = np.ones(total, dtype=np.bool_)
+    held = np.zeros(n, dtype=np.bool_)
+    ended = np.zeros(n, dtype=np.bool_)  # zero-length job whose end came first
+    used = 0
+    for e in range(who.size):
+        j = who[e]
+        if kind[e] == 0:
+            if held[j]:
+                for r in range(first[j], first[j] + count[j]):
+                    for x in range(lo[r], hi[r] + 1):
+                        free[x] = True
+                held[j] = False
+            else:
+                ended[j] = True
+            continue
+        p = procs[j]
+        begin = used
+        taken = 0
+        x = 0
+        while taken < p and x < total:
+            if free[x]:
+                if used > begin and hi[used - 1] == x - 1:
+                    hi[used - 1] = x
+                else:
+                    if used == lo.size:
+                        return -2, e
+                    lo[used] = x
+                    hi[used] = x
+                    used += 1
+                taken += 1
+            x += 1
+        first[j] = begin
+        count[j] = used - begin
+        if ended[j]:
+            ended[j] = False
+            continue
+        if taken < p:
+            return -1, e
+        for r in range(begin, used):
+            for y in range(lo[r], hi[r] + 1):
+                free[y] = False
+        held[j] = True
+    return 0, used

@@ -37,52 +37,43 @@ JOBS_COLUMNS = ["jobID", "submission_time", "requested_number_of_processors", "r
 BSLD_TAU = 10.0
 
 
-def _interval_set(ids: np.ndarray) -> str:
-    if ids.size == 0:
-        return ""
-    breaks = np.flatnonzero(np.diff(ids) != 1)
-    starts = np.concatenate(([ids[0]], ids[breaks + 1]))
-    ends = np.concatenate((ids[breaks], [ids[-1]]))
-    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(starts.tolist(), ends.tolist()))
-
-
 def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray, total: int) -> list[str]:
     """Give processor numbers to a schedule that never uses more than ``total`` processors.
 
-    Returns one interval-set string per job (``""`` for a job that did not run).
+    Returns one interval-set string per job (``""`` for a job that did not run). The
+    sweep goes through the ends and starts in time order, ends first at an instant (then
+    by job row), and gives each starting job the lowest free numbers; a zero-length job
+    gets numbers without holding them. The sweep is compiled
+    (:func:`vcsched.sim.compiled.allocate_sweep`).
     """
+    from vcsched.sim import compiled  # numba loads on first use
+
     n = start.size
     out = [""] * n
     ran = np.flatnonzero(~np.isnan(start))
     if ran.size == 0:
         return out
-    # events: (time, kind, order) with ends (kind 0) before starts (kind 1); zero-length jobs release right away
     times = np.concatenate((finish[ran], start[ran]))
     kind = np.concatenate((np.zeros(ran.size, dtype=np.int64), np.ones(ran.size, dtype=np.int64)))
-    who = np.concatenate((ran, ran))
+    who = np.concatenate((ran, ran)).astype(np.int64)
     order = np.lexsort((who, kind, times))
-    free = np.ones(total, dtype=bool)
-    held: dict[int, np.ndarray] = {}
-    for e in order.tolist():
-        j = int(who[e])
-        if kind[e] == 0:
-            ids = held.pop(j, None)
-            if ids is not None:
-                free[ids] = True
-            else:  # zero-length job ending "before" its start in the sweep: mark as done
-                held[j] = None  # type: ignore[assignment]
-            continue
-        if j in held:  # zero-length job: its end came first
-            del held[j]
-            ids = np.flatnonzero(free)[: int(procs[j])]
-            out[j] = _interval_set(ids)
-            continue
-        ids = np.flatnonzero(free)[: int(procs[j])]
-        if ids.size < procs[j]:
-            raise InvalidInputError(f"schedule uses more than {total} processors at time {times[e]}")
-        free[ids] = False
-        held[j] = ids
-        out[j] = _interval_set(ids)
+    who_o, kind_o = who[order], kind[order]
+    widths = np.asarray(procs, dtype=np.int64)
+    first = np.zeros(n, dtype=np.int64)
+    count = np.zeros(n, dtype=np.int64)
+    room = 2 * ran.size + 16
+    while True:
+        lo = np.empty(room, dtype=np.int64)
+        hi = np.empty(room, dtype=np.int64)
+        status, at = compiled.allocate_sweep(who_o, kind_o, widths, int(total), lo, hi, first, count)
+        if status != -2:
+            break
+        room *= 4  # more intervals than expected (fragmented numbers): run the sweep again with more room
+    if status == -1:
+        raise InvalidInputError(f"schedule uses more than {total} processors at time {times[order[at]]}")
+    L, H = lo[:at].tolist(), hi[:at].tolist()
+    for j, f, c in zip(ran.tolist(), first[ran].tolist(), count[ran].tolist()):
+        out[j] = " ".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(L[f:f + c], H[f:f + c]))
     return out
 
 
