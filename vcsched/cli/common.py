@@ -60,6 +60,63 @@ nonneg_int = _number(int, lambda v: v >= 0, "an integer >= 0")
 unit_float = _number(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
+def number_option(kind: type = float, *, low: float | None = None, high: float | None = None,
+                  low_open: bool = False, high_open: bool = False):
+    """An argparse ``type=`` for a finite number in a documented range.
+
+    ``number_option(float, low=0, low_open=True, high=1e6)`` accepts ``(0, 1e6]``;
+    NaN, infinities and values outside the range are refused with a message
+    that states the range. With ``kind=int``, ``3`` and ``3.0`` are accepted,
+    ``2.5`` is not.
+
+    >>> number_option(int, low=1, high=10)("3")
+    3
+    >>> number_option(float, low=0, low_open=True)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a number > 0, got '0'
+    """
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if low_open else '>='} {low:g}")
+    if high is not None:
+        parts.append(f"{'<' if high_open else '<='} {high:g}")
+    noun = "an integer" if kind is int else "a number"
+    what = f"{noun} {' and '.join(parts)}" if parts else f"a finite {noun[2:] if kind is int else 'number'}"
+
+    def parse(text: str):
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not math.isfinite(x) or (kind is int and not x.is_integer()):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if (low is not None and (x <= low if low_open else x < low)) or \
+                (high is not None and (x >= high if high_open else x > high)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return int(x) if kind is int else x
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
+
+
+def check_output_path(path: str, *, option: str, inputs: Iterable[str] = ()) -> None:
+    """Refuse an output path before any work is done: a directory, a missing or read-only
+    parent folder, or one of the command's own input files."""
+    import os
+
+    if os.path.isdir(path):
+        raise InvalidInputError(f"{option} {path}: is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InvalidInputError(f"{option} {path}: folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InvalidInputError(f"{option} {path}: not writable")
+    for source in inputs:
+        if source and os.path.exists(source) and os.path.exists(path) and os.path.samefile(source, path):
+            raise InvalidInputError(f"{option} {path}: is the input file {source}; writing would overwrite it")
+
+
 def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f}") -> None:
     rows = list(rows)
     cells = [[("-" if r.get(c) is None else floatfmt.format(r[c]) if isinstance(r.get(c), float) else str(r.get(c)))
@@ -74,4 +131,4 @@ def fail(message: str) -> InvalidInputError:
     return InvalidInputError(message)
 
 
-__all__ += ["nonneg_int", "unit_float", "fail"]
+__all__ += ["nonneg_int", "unit_float", "fail", "number_option", "check_output_path"]
