@@ -221,6 +221,8 @@ def _save(path: str, option: str, write) -> None:
             os.replace(tmp, target)
     except OSError as exc:
         raise InvalidInputError(f"{option} {path}: cannot be written ({exc.strerror or exc})") from None
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{option} {path}: {exc}") from None
     finally:
         if regular and tmp.exists():
             tmp.unlink()

@@ -220,10 +220,12 @@ def draw_gantt(result, path: str | Path) -> None:
     time (``plot_load``). The figure is written with matplotlib's Agg backend (PNG, SVG
     or PDF by the suffix of ``path``). evalys is imported only here.
 
+    Jobs of zero execution time are left out (they have no area).
+
     Raises
     ------
     InvalidInputError
-        When evalys is not installed, or no job ran.
+        When evalys is not installed, or no job ran for a positive time.
     """
     try:
         import matplotlib
@@ -236,10 +238,10 @@ def draw_gantt(result, path: str | Path) -> None:
     except ImportError as exc:
         raise InvalidInputError(f"--gantt needs evalys ({exc}); pip install 'evalys>=4.0.7'") from None
     frame = jobs_frame(result)
-    frame = frame[frame["success"] == 1]
+    frame = frame[(frame["success"] == 1) & (frame["execution_time"] > 0)]  # zero-length jobs have no area
     drawn = [(k, c) for k, c in enumerate(result.clusters) if (frame["cluster"] == c.name).any()]
     if not drawn:
-        raise InvalidInputError(f"{path}: no job ran, there is no Gantt chart to draw")
+        raise InvalidInputError("no job ran for a positive time: there is no Gantt chart to draw")
     fig, axes = plt.subplots(nrows=2 * len(drawn), ncols=1, figsize=(12, 5 * len(drawn)), squeeze=False)
     try:
         for row, (k, cluster) in enumerate(drawn):
