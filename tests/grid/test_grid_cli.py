@@ -160,3 +160,16 @@ def test_no_runtime_warning_reaches_the_user(tmp_path, capsys):
                      ["--trace", str(trace(tmp_path)), "--realloc", "cancel", "--compare", "--json"]):
             assert main(["grid", "simulate"] + argv) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_gantt_and_table_cannot_share_a_file(tmp_path, capsys):
+    same = str(tmp_path / "out.png")
+    assert "is also the -o table" in error_line(capsys, ["grid", "simulate", "--trace", str(trace(tmp_path)), "-o",
+                                                         same, "--gantt", same])
+
+
+def test_skipped_jobs_are_noted_once_even_with_compare(tmp_path, capsys):
+    t = trace(tmp_path, jobs=((1, 0, 10, 2, 20), (2, 1, -1, 2, 20)))
+    assert main(["grid", "simulate", "--trace", str(t), "--realloc", "cancel", "--compare", "--json"]) == 0
+    assert capsys.readouterr().err == "vcsched: note: t.swf: skipped 1 job(s) (processors <= 0, run time < 0 or " \
+                                      "malformed line)\n"

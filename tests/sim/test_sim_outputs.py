@@ -275,3 +275,38 @@ def test_compiled_allocation_with_fragmented_numbers_grows_its_buffer():
 def test_allocation_over_capacity_is_an_error():
     with pytest.raises(InvalidInputError, match="more than 4 processors at time 1.0"):
         allocate_processors(np.array([0.0, 1.0]), np.array([5.0, 3.0]), np.array([3, 2]), 4)
+
+
+def _evalys_peak(frame, procs: int) -> int:
+    from evalys.jobset import JobSet
+    from procset import ProcSet
+
+    f = frame.copy()
+    f["allocated_resources"] = f["allocated_resources"].map(ProcSet.from_str)
+    return int(JobSet(f, resource_bounds=(0, procs - 1)).utilisation["load"].max())
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_gantt_times_on_a_grid_keep_evalys_utilisation_within_the_cluster(seed):
+    """evalys re-adds rounded times: with times such as x / 1.2 a job's end misses the next start by an ulp
+    and its utilisation exceeds the cluster. On the 1/64 s grid it never does, and no time moves more than
+    half a tick."""
+    pytest.importorskip("evalys")
+    from vcsched.sim.output import _quantize_times
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    submit = np.sort(rng.integers(0, 50, n)).astype(float) / 7
+    run = rng.integers(1, 20, n) / 3.0
+    w = from_arrays(submit, run, run, rng.choice([1, 2, 4], n))
+    res = simulate([make_cluster("a", 4, 1.0, "fcfs"), make_cluster("b", 4, 1.2, "easy")],
+                   JobTable.from_workloads([w]), meta=MCT())
+    frame = res.jobs_frame()
+    frame = frame[frame["execution_time"] > 0]
+    for name in ("a", "b"):
+        part = frame[frame["cluster"] == name]
+        grid = _quantize_times(part)
+        assert _evalys_peak(grid, 4) == 4
+        assert np.abs(grid["starting_time"] - part["starting_time"]).max() <= 1 / 128
+        assert np.abs(grid["finish_time"] - part["finish_time"]).max() <= 1 / 128
+    assert _evalys_peak(frame[frame["cluster"] == "a"], 4) > 4  # the reason: unrounded times overshoot

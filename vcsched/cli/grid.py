@@ -130,8 +130,18 @@ def _cluster_name(trace: str) -> str:
     return name
 
 
-def _build(args: argparse.Namespace):
-    """Clusters, job table and the name of the arrival mapping ("mct", "origin" or None)."""
+def _note_skipped(workloads) -> None:
+    for w in workloads:
+        if w.skipped:
+            print(f"vcsched: note: {Path(w.source).name}: skipped {w.skipped} job(s) (processors <= 0, run time < 0 "
+                  f"or malformed line)", file=sys.stderr)
+
+
+def _build(args: argparse.Namespace, *, notes: bool = True):
+    """Clusters, job table and the name of the arrival mapping ("mct", "origin" or None).
+
+    ``notes`` prints how many jobs each trace skipped (once per command, not for the reference run).
+    """
     from vcsched.sim import JobTable, make_cluster
 
     if args.scenario:
@@ -145,6 +155,8 @@ def _build(args: argparse.Namespace):
 
         clusters, workloads, origins, labels, meta_name = load_platform(
             args.platform, skip_bad_lines=args.skip_bad_lines, shift=not args.no_shift)
+        if notes:
+            _note_skipped(workloads)
         jobs = JobTable.from_workloads(workloads, origins, labels if len(workloads) > 1 else None)
         if not meta_name or str(meta_name).lower() in ("none", "origin"):
             meta_name = None
@@ -153,6 +165,8 @@ def _build(args: argparse.Namespace):
 
     spec = {"start": args.start, "end": args.end, "days": args.days}
     w = read_trace(args.trace, spec, skip_bad_lines=args.skip_bad_lines, where="--trace")
+    if notes:
+        _note_skipped([w])
     procs = args.procs or w.machine_size
     if procs is None:
         raise InvalidInputError(f"{args.trace}: the header gives neither MaxProcs nor MaxNodes; pass --procs")
@@ -197,6 +211,8 @@ def _input_files(args: argparse.Namespace) -> list[str]:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad output paths before any work: a folder, a missing folder, an input file, twice the same."""
     inputs = _input_files(args)
+    if args.output and args.gantt and os.path.abspath(args.gantt) == os.path.abspath(args.output):
+        raise InvalidInputError(f"--gantt {args.gantt}: is also the -o table; give the figure its own file")
     if args.output:
         check_output_path(args.output, option="-o", inputs=inputs)
         suffix = Path(args.output).suffix.lower()
@@ -266,7 +282,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.compare:
         from vcsched.problems.grid_scenarios import compare_to_reference
 
-        ref_clusters, ref_jobs, ref_meta = _build(args)
+        ref_clusters, ref_jobs, ref_meta = _build(args, notes=False)
         if args.realloc != "none" and ref_meta is None and len(ref_clusters) > 1:
             ref_meta = "mct"
         ref_policy = None

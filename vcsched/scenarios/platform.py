@@ -44,7 +44,8 @@ def read_trace(trace: str, window: dict, *, skip_bad_lines: bool, where: str):
     """Read one trace (SWF or Batsim JSON) and cut its window (``start``, ``end``, ``days`` of ``window``).
 
     ``where`` names the source in errors (``--trace`` or ``platform.json: clusters[0] (kth)``).
-    An empty trace and an empty window are errors that say which one it is.
+    An empty trace and an empty window are errors that say which one it is. The window keeps
+    the trace's :attr:`~vcsched.problems.workload.Workload.skipped` count.
     """
     from vcsched.data import trace_path
     from vcsched.problems.workload import read_workload, time_window
@@ -56,11 +57,6 @@ def read_trace(trace: str, window: dict, *, skip_bad_lines: bool, where: str):
     if os.path.isdir(path):
         raise InvalidInputError(f"{where}: trace {trace}: is a directory; give an .swf, .swf.gz or .json file")
     w = read_workload(path, skip_bad_lines=skip_bad_lines)
-    if w.skipped:
-        import sys
-
-        print(f"vcsched: note: {trace}: skipped {w.skipped} job(s) (processors <= 0, run time < 0 or malformed line)",
-              file=sys.stderr)
     if len(w) == 0:
         raise InvalidInputError(f"{where}: trace {trace} holds no job to simulate (empty, or every job skipped)")
     if any(window.get(k) is not None for k in ("start", "end", "days")):

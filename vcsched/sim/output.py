@@ -211,6 +211,27 @@ def write_jobs(result, path: str | Path, *, layout: str = "batsim") -> None:
         df.to_csv(path, index=False)
 
 
+_GANTT_TICK = 1.0 / 64
+
+
+def _quantize_times(frame):
+    """Times on a grid of 1/64 s, so that evalys' own sums are exact.
+
+    evalys recomputes ``start = submission + waiting`` and ``finish = start + execution``
+    after rounding to 6 decimals; with times such as ``x / 1.2`` the sums miss by an ulp,
+    a job's end no longer coincides with the start of the next one, and the utilisation
+    curve shows spikes above the cluster's size. Multiples of 1/64 have at most six
+    decimals and add exactly; rounding is monotone, so no start moves before an end.
+    """
+    out = frame.copy()
+    for col in ("submission_time", "starting_time", "finish_time"):
+        out[col] = np.round(out[col].to_numpy(dtype=float) / _GANTT_TICK) * _GANTT_TICK
+    out["waiting_time"] = out["starting_time"] - out["submission_time"]
+    out["execution_time"] = out["finish_time"] - out["starting_time"]
+    out["turnaround_time"] = out["finish_time"] - out["submission_time"]
+    return out
+
+
 def draw_gantt(result, path: str | Path) -> None:
     """Draw the schedule with evalys: per cluster that ran jobs, a Gantt chart and its utilisation.
 
@@ -220,7 +241,8 @@ def draw_gantt(result, path: str | Path) -> None:
     time (``plot_load``). The figure is written with matplotlib's Agg backend (PNG, SVG
     or PDF by the suffix of ``path``). evalys is imported only here.
 
-    Jobs of zero execution time are left out (they have no area).
+    Jobs of zero execution time are left out (they have no area), and times are put on a
+    grid of 1/64 s (:func:`_quantize_times`) so that evalys' utilisation is exact.
 
     Raises
     ------
@@ -238,7 +260,7 @@ def draw_gantt(result, path: str | Path) -> None:
     except ImportError as exc:
         raise InvalidInputError(f"--gantt needs evalys ({exc}); pip install 'evalys>=4.0.7'") from None
     frame = jobs_frame(result)
-    frame = frame[(frame["success"] == 1) & (frame["execution_time"] > 0)]  # zero-length jobs have no area
+    frame = _quantize_times(frame[(frame["success"] == 1) & (frame["execution_time"] > 0)])  # zero-length: no area
     drawn = [(k, c) for k, c in enumerate(result.clusters) if (frame["cluster"] == c.name).any()]
     if not drawn:
         raise InvalidInputError("no job ran for a positive time: there is no Gantt chart to draw")
