@@ -637,10 +637,9 @@ def run_lock(out_dir: str | os.PathLike):
     """Hold the exclusive lock of a run folder (``OUT/NAME/.lock``) for the duration of the block.
 
     A second holder is refused at once with a message naming the folder and the process
-    that holds it. The kernel releases the lock when the holder exits or dies.
+    that holds it. The kernel releases the lock when the holder exits or dies. Where
+    ``fcntl`` does not exist (not POSIX) the folder is not locked.
     """
-    import fcntl
-
     out = pathlib.Path(out_dir)
     _check_run_dir(out)
     try:
@@ -648,7 +647,16 @@ def run_lock(out_dir: str | os.PathLike):
     except OSError as exc:
         raise InvalidInputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
     path = out / ".lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX (Windows): no lock
+        yield path
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise InvalidInputError(f"--out: cannot create the lock file {path} ({exc.strerror or exc}); "
+                                f"give a writable folder") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

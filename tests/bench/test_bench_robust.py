@@ -142,3 +142,4 @@ def test_workers_exit_when_the_coordinator_is_killed(tmp_path):
             c.kill()
     with run_lock(out):  # released by the kernel at the coordinator's death
         pass
+

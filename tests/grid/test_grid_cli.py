@@ -173,3 +173,13 @@ def test_skipped_jobs_are_noted_once_even_with_compare(tmp_path, capsys):
     assert main(["grid", "simulate", "--trace", str(t), "--realloc", "cancel", "--compare", "--json"]) == 0
     assert capsys.readouterr().err == "vcsched: note: t.swf: skipped 1 job(s) (processors <= 0, run time < 0 or " \
                                       "malformed line)\n"
+
+
+def test_a_trace_named_in_the_platform_is_not_overwritten(tmp_path, capsys):
+    t = trace(tmp_path)
+    before = t.read_bytes()
+    plat = tmp_path / "p.json"
+    plat.write_text(json.dumps({"clusters": [{"name": "a", "procs": 4, "trace": str(t)}]}))
+    assert f"-o {t}: is the input file" in error_line(capsys, ["grid", "simulate", "--platform", str(plat), "-o",
+                                                              str(t)])
+    assert t.read_bytes() == before

@@ -196,13 +196,22 @@ def _run(grid, no_progress: bool):
 
 
 def _input_files(args: argparse.Namespace) -> list[str]:
-    """The files the command reads (the trace, the platform file), which no output may overwrite."""
+    """The files the command reads (the trace, the platform file and its traces), which no output may overwrite."""
     from vcsched.data import trace_path
 
+    names = [args.trace] if args.trace else []
     files = [args.platform] if args.platform else []
-    if args.trace:
+    if args.platform:
+        from vcsched.problems.jsonfile import load_json
+
         try:
-            files.append(str(trace_path(args.trace)))
+            spec = load_json(args.platform, what="platform file")
+            names += [c["trace"] for c in spec["clusters"] if isinstance(c, dict) and isinstance(c.get("trace"), str)]
+        except (InvalidInputError, KeyError, TypeError):
+            pass  # reported when the platform is read
+    for name in names:
+        try:
+            files.append(str(trace_path(name)))
         except InvalidInputError:
             pass  # reported when the trace is read
     return files
