@@ -183,3 +183,11 @@ def test_a_trace_named_in_the_platform_is_not_overwritten(tmp_path, capsys):
     assert f"-o {t}: is the input file" in error_line(capsys, ["grid", "simulate", "--platform", str(plat), "-o",
                                                               str(t)])
     assert t.read_bytes() == before
+
+
+def test_absurd_header_size_is_refused(tmp_path, capsys):
+    t = tmp_path / "big.swf"
+    t.write_text("; MaxProcs: 99999999999\n" + LINE.format(id=1, submit=0, run=1, procs=1, req=1) + "\n")
+    assert "the header gives 99999999999 processors, more than the 10,000,000" in error_line(
+        capsys, ["grid", "simulate", "--trace", str(t)])
+    assert main(["grid", "simulate", "--trace", str(t), "--procs", "4", "--json"]) == 0

@@ -66,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     gsub.required = True
     s = gsub.add_parser("simulate", help="simulate one cluster (--trace) or a platform of clusters (--platform)")
     src = s.add_mutually_exclusive_group(required=True)
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz; a bare name is looked up in the traces folder)")
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim JSON workload (.json); a bare name is looked "
+                     "up in the traces folder")
     src.add_argument("--platform", help="platform JSON: {\"clusters\": [{name, procs, speed, policy, trace}], \"meta\": \"mct\"}")
     src.add_argument("--scenario", help="a scenario of the seed paper: jan, feb, mar, apr, may, jun (platform 1), "
                      "pwa-g5k (platform 2), pwa (extra, all real traces)")
@@ -96,7 +97,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--threshold", type=number_option(float, low=0, high=1e12), default=60.0,
                    help="Algorithm 1 moves a job only if it finishes more than this many seconds earlier (default 60)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
-    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines (count logged) instead of failing")
+    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of range (counted) "
+                   "instead of failing")
     s.add_argument("-o", "--output", help="per-job table: .csv (Batsim jobs.csv columns) or .parquet")
     s.add_argument("--jobs-layout", choices=["batsim", "legacy"], default="batsim",
                    help="columns of -o: batsim (current Batsim/evalys names, default) or legacy (jobID, "
@@ -170,6 +172,11 @@ def _build(args: argparse.Namespace, *, notes: bool = True):
     procs = args.procs or w.machine_size
     if procs is None:
         raise InvalidInputError(f"{args.trace}: the header gives neither MaxProcs nor MaxNodes; pass --procs")
+    from vcsched.scenarios.platform import MAX_CLUSTER_PROCS
+
+    if procs > MAX_CLUSTER_PROCS:
+        raise InvalidInputError(f"{args.trace}: the header gives {procs} processors, more than the "
+                                f"{MAX_CLUSTER_PROCS:,} a cluster may have; pass --procs")
     clusters = [make_cluster(_cluster_name(args.trace), procs, args.speed, args.policy)]
     return clusters, JobTable.from_workloads([w]), None
 
