@@ -248,3 +248,14 @@ def test_good_platform_reads_clusters_windows_and_meta(tmp_path):
     assert [c.name for c in clusters] == ["a", "b"] and clusters[0].speed == 1.5 and clusters[1].procs == 4
     assert origins == [0] and labels == ["a"] and meta == "none"
     assert workloads[0].job_id.tolist() == [2]  # the window starts at 5
+
+
+def test_platform_cluster_may_take_a_batsim_workload(tmp_path, capsys):
+    w = batsim(tmp_path)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"clusters": [{"name": "bat", "procs": 4, "trace": str(w)},
+                                             {"name": "other", "procs": 4, "trace": str(swf(tmp_path))}]}))
+    clusters, workloads, origins, labels, meta = load_platform(path)
+    assert labels == ["bat", "other"] and workloads[0].run_time.tolist() == [10, 10, 3]
+    assert main(["grid", "simulate", "--platform", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["overall"]["jobs"] == 4
