@@ -38,8 +38,7 @@ def jsonable(value: Any) -> Any:
 
 
 def print_json(obj: Any) -> None:
-    json.dump(jsonable(obj), sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    write_stdout(json.dumps(jsonable(obj), indent=1) + "\n")
 
 
 def _number(kind: type, check, what: str):
@@ -131,6 +130,17 @@ def seed_option():
     return number_option(int, low=0, high=SEED_MAX)
 
 
+def write_stdout(text: str, chunk: int = 1 << 16) -> None:
+    """Write ``text`` to standard output in pieces of ``chunk`` characters.
+
+    One large ``write`` that the reader cuts short (``| head -1``) is reported by Python's
+    buffered writer as a short write, not as an error, so the loss would go unnoticed;
+    piece by piece, the closed pipe raises ``BrokenPipeError``, which :func:`vcsched.cli.main`
+    handles (exit status 141, nothing printed)."""
+    for start in range(0, len(text), chunk):
+        sys.stdout.write(text[start:start + chunk])
+
+
 def write_output(path: str, text: str, *, option: str) -> None:
     """Write ``text`` to ``path``; a failure (disk full, ``/dev/full``, permissions) is one
     :class:`InvalidInputError` line naming the option. A regular file is written to a
@@ -174,5 +184,5 @@ def fail(message: str) -> InvalidInputError:
     return InvalidInputError(message)
 
 
-__all__ += ["nonneg_int", "unit_float", "fail", "number_option", "check_output_path", "seed_option", "write_output",
+__all__ += ["nonneg_int", "unit_float", "fail", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
             "SEED_MAX"]

@@ -32,6 +32,7 @@ from vcsched.cli.common import (
     print_table,
     seed_option,
     write_output,
+    write_stdout,
 )
 from vcsched.errors import InvalidInputError, UnknownNameError
 
@@ -63,11 +64,12 @@ DEFAULT_TIME_LIMIT = 60.0
 building for MILP and LP, plus the heuristics). Reaching it is reported: status
 ``feasible`` (with the gap) or ``time_limit``, and the message says it was the default."""
 
-MAX_MODEL_VARIABLES = 200_000
-"""Largest exact model built: ``hosts x jobs`` (compact ``milp``/``lp``) or ``hosts x tasks``
-(``milp-literal``/``lp-literal``) assignment variables. Building a model takes about
-0.1 ms per variable and tens of kilobytes per thousand variables with PuLP; a larger one
-is refused at once (with ``--method all`` it is left out, with a note)."""
+MAX_MODEL_VARIABLES = 100_000
+"""Largest model built: ``hosts x jobs`` (compact ``milp``/``lp``, and the LP that ``rrnd``/``rrnz``
+round) or ``hosts x tasks`` (``milp-literal``/``lp-literal``) assignment variables. Building
+a model with PuLP takes 50-100 microseconds per variable (5-10 s at the limit, measured on
+a shared 2-core machine), outside the solver's time limit; a larger one is refused at once
+(with ``--method all`` the method is left out, with a note on standard error)."""
 
 ADAPT_METHODS = ("adapt-none", "adapt-mcb8", "adapt-mcb8-sticky", "adapt-local-search")
 """Adaptation policies (``heuristics.vc.adapt``) run as one-shot methods: they start from the
@@ -221,7 +223,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
         write_output(args.output, text, option="-o")
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
     return 0
 
 
@@ -240,7 +242,7 @@ def available_methods() -> list[str]:
 
 def model_variables(name: str, instance: "VCInstance") -> int | None:
     """Assignment variables of the exact model behind ``name`` (None for methods without a model)."""
-    if name in ("milp", "lp"):
+    if name in ("milp", "lp", "rrnd", "rrnz"):
         return instance.hosts * instance.n_jobs
     if name in ("milp-literal", "lp-literal"):
         return instance.hosts * instance.n_tasks
@@ -252,7 +254,7 @@ def size_refusal(name: str, instance: "VCInstance") -> str | None:
     n = model_variables(name, instance)
     if n is not None and n > MAX_MODEL_VARIABLES:
         return (f"{name}: the model would have {instance.hosts:,} hosts x {n // instance.hosts:,} "
-                f"{'jobs' if name in ('milp', 'lp') else 'tasks'} = {n:,} assignment variables, more than the limit of "
+                f"{'tasks' if name.endswith('-literal') else 'jobs'} = {n:,} assignment variables, more than the limit of "
                 f"{MAX_MODEL_VARIABLES:,}; use lp-closed or a heuristic (e.g. mcb8)")
     if name in ADAPT_METHODS and instance.hosts > MAX_ADAPT_HOSTS:
         return (f"{name}: {instance.hosts:,} hosts is more than the limit of {MAX_ADAPT_HOSTS:,} of the adaptation "
@@ -412,13 +414,14 @@ def result_to_json(result: "Result", instance: "VCInstance") -> dict[str, Any]:
     return out
 
 
-def _with_default_limit_note(result: "Result", limit: float) -> "Result":
-    """Record the default time limit in ``extra`` and, when it was reached, say so in the message."""
+def _with_time_limit(result: "Result", limit: float, *, default: bool) -> "Result":
+    """Record the time limit used in ``extra["time_limit"]`` (the JSON field ``time_limit``) and,
+    when it was the default and was reached, say so in the message."""
     from vcsched.result import Status
 
     extra = dict(result.extra, time_limit=limit)
     message = result.message
-    if result.status in (Status.FEASIBLE, Status.TIME_LIMIT):
+    if default and result.status in (Status.FEASIBLE, Status.TIME_LIMIT):
         message = (f"{message}; " if message else "") + (
             f"stopped at the default time limit of {limit:g} s (give --time-limit to change it)")
     return result.replace(extra=extra, message=message)
@@ -449,8 +452,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         result = fn(instance, time_limit=limit, gap=args.gap, budget_mode=args.budget_mode, seed=args.seed, lp=lp)
         if name == "lp" and result.status.value == "optimal":
             lp = result  # shared with rrnd/rrnz, which would solve the same LP again
-        if args.time_limit is None and name in TIMED_METHODS:
-            result = _with_default_limit_note(result, limit)
+        if name in TIMED_METHODS:
+            result = _with_time_limit(result, limit, default=args.time_limit is None)
         rows.append(result_to_json(result, instance))
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)
