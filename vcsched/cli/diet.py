@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import Any
 
 from vcsched.cli.common import number_option, print_json, print_table, seed_option
@@ -68,6 +67,8 @@ def _scenario(args: argparse.Namespace):
 
     changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv)) if v is not None}
     if changes:
+        import dataclasses
+
         options["platform"] = dataclasses.replace(PLATFORM, **changes)
     if args.experiment == "steady":
         if args.interarrival is not None:
