@@ -8,13 +8,16 @@ Run::
     .venv/bin/python benchmarks/bench_startup.py --importtime              # the 15 slowest imports of each command
 
 Each command is started ``--repeat`` times as a fresh ``python -m vcsched.cli ...`` process
-with ``PYTHONPATH`` set to the checkout (``--tree``, default: this one), after one
+with ``PYTHONPATH`` set to the checkout (``--tree``, default: this one) and a temporary
+working folder (``python -m`` puts the working folder first on the path), after one
 unmeasured warm-up start (which fills the OS file cache and Python's bytecode cache).
 Reported per command: the median, the 10th and 90th percentiles of the wall time
 (``time.perf_counter`` around ``subprocess.run``) and the median CPU time of the child
 (user + system, from ``resource.getrusage(RUSAGE_CHILDREN)``); the CPU time is the steadier
 figure on a shared machine, where the wall time includes waiting for a core. ``python -c
-pass`` is measured too: the interpreter's own floor.
+pass`` is measured too: the interpreter's own floor. Compiled modules are cached in a
+temporary folder, as an installed package has them (``--no-bytecode-cache`` compiles every
+module at every start, as with ``PYTHONDONTWRITEBYTECODE=1``).
 
 The commands: ``vcsched --help``, and ``vcsched vc solve f.json --method mcb8`` on a
 4-host, 8-job instance written to a temporary folder.
@@ -57,10 +60,12 @@ def _child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_start(python: str, argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one process start; raises if the command fails."""
+def time_start(python: str, argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """Wall and CPU seconds of one process start; raises if the command fails.
+
+    ``cwd`` must not hold a checkout: ``python -m`` puts the working folder first on the path."""
     cpu0, t0 = _child_cpu(), time.perf_counter()
-    proc = subprocess.run([python, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.run([python, *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}: {proc.stderr.decode()[-500:]}")
@@ -73,24 +78,39 @@ def summarize(walls: list[float], cpus: list[float]) -> dict[str, float]:
             "cpu_median": statistics.median(cpus), "starts": len(walls)}
 
 
-def measure(tree: Path, python: str, repeat: int) -> dict[str, dict[str, float]]:
+def start_env(tree: Path, tmp: str, bytecode_cache: bool) -> dict[str, str]:
+    """Environment of the measured starts: ``PYTHONPATH`` = the checkout; with ``bytecode_cache``,
+    compiled modules are cached under ``tmp`` (``PYTHONPYCACHEPREFIX``: nothing is written into
+    the checkout), as an installed package has them; without, every start compiles the sources."""
     env = dict(os.environ, PYTHONPATH=str(tree))
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def measure(tree: Path, python: str, repeat: int, bytecode_cache: bool = True) -> dict[str, dict[str, float]]:
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
+        env = start_env(tree, tmp, bytecode_cache)
         path = os.path.join(tmp, "f.json")
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(INSTANCE, fh)
         for name, argv in commands(path).items():
-            time_start(python, argv, env)  # warm-up, not measured
-            runs = [time_start(python, argv, env) for _ in range(repeat)]
+            time_start(python, argv, env, tmp)  # warm-up, not measured
+            runs = [time_start(python, argv, env, tmp) for _ in range(repeat)]
             out[name] = summarize([w for w, _ in runs], [c for _, c in runs])
     return out
 
 
-def slowest_imports(tree: Path, python: str, argv: list[str], top: int = 15) -> list[tuple[int, str]]:
-    """The ``top`` largest cumulative import times (microseconds) of one start, by ``python -X importtime``."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    proc = subprocess.run([python, "-X", "importtime", *argv], env=env, stdout=subprocess.DEVNULL,
+def slowest_imports(tree: Path, python: str, argv: list[str], cwd: str, top: int = 15) -> list[tuple[int, str]]:
+    """The ``top`` largest cumulative import times (microseconds) of one start, by ``python -X importtime``
+    (after a start that fills the bytecode cache)."""
+    env = start_env(tree, cwd, True)
+    subprocess.run([python, *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.run([python, "-X", "importtime", *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     rows = []
     for line in proc.stderr.splitlines():
@@ -108,13 +128,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=sys.executable, help="interpreter (default: this one)")
     parser.add_argument("--repeat", type=int, default=20, help="measured starts per command (default 20)")
     parser.add_argument("--importtime", action="store_true", help="also list the slowest top-level imports")
+    parser.add_argument("--no-bytecode-cache", action="store_true",
+                        help="compile every module at every start (PYTHONDONTWRITEBYTECODE=1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
-    results = measure(args.tree.resolve(), args.python, args.repeat)
+    results = measure(args.tree.resolve(), args.python, args.repeat, bytecode_cache=not args.no_bytecode_cache)
+    cache = "without" if args.no_bytecode_cache else "with"
     if args.json:
-        print(json.dumps({"tree": str(args.tree), "results": results}, indent=1))
+        print(json.dumps({"tree": str(args.tree), "bytecode_cache": not args.no_bytecode_cache, "results": results},
+                         indent=1))
     else:
-        print(f"tree {args.tree}, {args.repeat} starts per command (seconds)")
+        print(f"tree {args.tree}, {args.repeat} starts per command, {cache} a bytecode cache (seconds)")
         print(f"{'command':34s} {'wall median':>11s} {'p10':>7s} {'p90':>7s} {'cpu median':>10s}")
         for name, r in results.items():
             print(f"{name:34s} {r['wall_median']:11.3f} {r['wall_p10']:7.3f} {r['wall_p90']:7.3f} {r['cpu_median']:10.3f}")
@@ -127,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                 if cmd[0] == "-c":
                     continue
                 print(f"\nslowest top-level imports of {name} (cumulative ms):")
-                for micros, module in slowest_imports(args.tree.resolve(), args.python, cmd):
+                for micros, module in slowest_imports(args.tree.resolve(), args.python, cmd, tmp):
                     print(f"  {micros / 1000:8.1f}  {module}")
     return 0
 
