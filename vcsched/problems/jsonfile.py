@@ -149,6 +149,7 @@ def int_field(mapping: Mapping[str, Any], key: str, *, where: str, default: int 
         raise InvalidInputError(f"{where}: field {key!r} must be an integer, got {value!r}")
     n = int(value)
     if (low is not None and n < low) or (high is not None and n > high):
-        shown = n if abs(n) < 10**15 else f"{float(n):.6g}"
+        shown = (f"{value:.6g}" if isinstance(value, float) else n if abs(n) < 10**15
+                 else f"{float(n):.6g}" if abs(n) < 10**308 else f"an integer of {len(str(abs(n)))} digits")
         raise InvalidInputError(f"{where}: field {key!r} must be {_bound_text(low, high, False, False)}, got {shown}")
     return n
