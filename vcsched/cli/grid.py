@@ -72,6 +72,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--period", type=positive_float, default=3600.0, help="seconds between reallocations (default 3600)")
     s.add_argument("--threshold", type=nonneg_float, default=60.0,
                    help="Algorithm 1 moves a job only if it finishes more than this many seconds earlier (default 60)")
+    s.add_argument("--queue-order", choices=["heuristic", "submission"], default="heuristic",
+                   help="Algorithm 2: queue the resubmitted jobs in the heuristic's order (default, as in the paper) "
+                   "or in their original submission order")
+    s.add_argument("--cancel-threshold", action="store_true",
+                   help="Algorithm 2: keep a job on its previous cluster unless another one gains more than --threshold")
+    s.add_argument("--current-ect", choices=["resubmit", "planned"], default="resubmit",
+                   help="Algorithm 2, MaxGain/MaxRelGain: current ECT as if resubmitted to the previous cluster now "
+                   "(default) or the planned completion before the cancellation")
+    s.add_argument("--max-load", type=positive_float, default=None,
+                   help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
+    s.add_argument("--overestimate", type=positive_float, default=10.0,
+                   help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
     s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines (count logged) instead of failing")
     s.add_argument("-o", "--output", help="per-job table: .csv (Batsim jobs.csv columns) or .parquet")
@@ -174,8 +186,9 @@ def _build(args: argparse.Namespace):
     if args.scenario:
         from vcsched.problems.grid_scenarios import build_scenario
 
+        extra = {} if args.max_load is None else {"max_load": args.max_load}
         clusters, jobs = build_scenario(args.scenario, heterogeneous=args.heterogeneous, batch=args.batch,
-                                        days=args.days, seed=args.seed)
+                                        days=args.days, seed=args.seed, overestimate=args.overestimate, **extra)
         return clusters, jobs, "mct"
     if args.platform:
         clusters, workloads, origins, labels, meta_name = load_platform(
@@ -202,7 +215,9 @@ def _policy(args: argparse.Namespace, meta_name):
         return make_meta(meta_name)
     from heuristics.grid.realloc import Reallocation
 
-    return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold)
+    return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold,
+                        cancel_threshold=args.cancel_threshold, queue_order=args.queue_order,
+                        current_ect=args.current_ect)
 
 
 def _run(grid, no_progress: bool):
