@@ -95,6 +95,13 @@ def test_grid_experiment_cell_and_report(tmp_path):
     t16 = pd.read_csv(next(tmp_path.glob("table17_*.csv")))
     assert list(t16.columns) == ["batch", "heuristic", "feb", "AVG", "paper_AVG"] and len(t16) == 6
     assert (tmp_path / "fig_relative_response.png").exists()
+    # cause rows are kept out of the paper's tables and feed the deviation table and the matrix
+    causes = pd.concat([df.assign(cause=v, cell=k + 1) for k, v in enumerate(("default", "load-0.3"))])
+    text = gr.report(pd.concat([df, causes]), tmp_path)
+    assert "Cause windows" in text
+    assert pd.read_csv(next(tmp_path.glob("table17_*.csv")))["feb"].tolist() == t16["feb"].tolist()
+    dev = pd.read_csv(tmp_path / "deviations.csv")
+    assert (dev["window, defaults"].fillna(-1) == dev["ours (grid, defaults)"].fillna(-1)).all()
 
 
 @pytest.mark.slow
