@@ -229,8 +229,8 @@ DEVIATIONS = (  # (quantity, paper's value, its source, value of a set of rows, 
     ("CBF, homogeneous, cancellation, all but MinMin: relative response", 0.84, "Table 16 (AVG)",
      lambda d: _mean(_rows(d, "cancel", batch="cbf", heuristics=_NOT_MINMIN, homogeneous=True), "relative_response"),
      "open: load, walltime factors, queue order, threshold, current ECT and phase all leave cancellation worse than "
-     "no cancellation on CBF; Simbatch's CBF re-plans every waiting job from scratch (ours compresses the schedule), "
-     "which narrows the gap only partly (measured on a patched engine, docs/grid.md)"),
+     "no cancellation on CBF; the loss falls on wide jobs, which lose their reservation at every event; narrower "
+     "synthetic jobs and Simbatch's from-scratch CBF re-plan each narrow the gap, neither closes it (docs/grid.md)"),
 )
 """The deviations of our reproduction from seed 000 that the deviation table follows."""
 
