@@ -51,12 +51,13 @@ def test_grid_experiment_cause_cell_applies_its_variant():
 
 def test_grid_deviation_table_hand_computed():
     """Means over the right rows, and the variant closest to the paper's value."""
-    def row(alg, h, batch, rr, pct, cause=None, moved=0.0):
+    def row(alg, h, batch, rr, pct, cause=None, moved=0.0, wait=10.0):
         return {"algorithm": alg, "heuristic": h, "batch": batch, "heterogeneous": False, "relative_response": rr,
-                "reallocations_pct": pct, "jobs_moved_pct": moved, "displaced_pct": moved / 2, "cause": cause}
+                "reallocations_pct": pct, "jobs_moved_pct": moved, "displaced_pct": moved / 2, "cause": cause,
+                "max_wait": wait, "ref_max_wait": 8.0}
 
     main = pd.DataFrame([row("no-cancel", "mct", "fcfs", 0.9, 4.0), row("no-cancel", "mct", "cbf", 1.0, 2.0),
-                         row("cancel", "maxmin", "fcfs", 3.0, 100.0), row("cancel", "mct", "cbf", 1.1, 10.0),
+                         row("cancel", "maxmin", "fcfs", 3.0, 100.0, wait=20.0), row("cancel", "mct", "cbf", 1.1, 10.0),
                          row("cancel", "minmin", "cbf", 0.5, 6.0)])
     causes = pd.concat([main.assign(cause="default", jobs_moved_pct=[1.0, 1.0, 20.0, 4.0, 6.0]),
                         main.assign(cause="load-0.3", reallocations_pct=[2.0, 2.0, 8.0, 4.0, 3.0],
@@ -67,7 +68,8 @@ def test_grid_deviation_table_hand_computed():
     assert dev.loc[q[0], "ours (grid, defaults)"] == 3.0  # (4 + 2) / 2
     assert dev.loc[q[1], "ours (grid, defaults)"] == pytest.approx(116.0 / 3)
     assert dev.loc[q[2], "ours (grid, defaults)"] == pytest.approx((3.0 + 1.1 + 0.5) / 3 - 0.95)
-    assert dev.loc[q[3], "ours (grid, defaults)"] == 3.0 and dev.loc[q[4], "ours (grid, defaults)"] == 1.1
+    assert dev.loc[q[3], "ours (grid, defaults)"] == 3.0 and dev.loc[q[5], "ours (grid, defaults)"] == 1.1
+    assert dev.loc[q[4], "ours (grid, defaults)"] == 2.5  # longest FCFS wait with cancellation 20 / reference's 8
     # no cancellation: load-0.3 gives 2.0, walltime-1.5 gives 2.0 too, counting once gives 1.0: the first tie wins
     assert dev.loc[q[0], "closest variant"] == "load-0.3" and dev.loc[q[0], "window, closest variant"] == 2.0
     # with cancellation: default 116/3, load-0.3 5.0, walltime 12.0, jobs moved once 10.0, displaced 5.0
