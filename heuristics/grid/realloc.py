@@ -88,7 +88,7 @@ QUEUE_ORDERS = ("heuristic", "submission")
 """Algorithm 2's queue order after an event: the heuristic's resubmission order, or the original submission order."""
 
 CURRENT_ECTS = ("resubmit", "planned")
-"""Algorithm 2's ``current`` ECT (MaxGain, MaxRelGain): planned completion before the cancellation, or if resubmitted now."""
+"""Algorithm 2's ``current`` ECT (MaxGain, MaxRelGain): as if resubmitted now, or planned before the cancellation."""
 
 ALGORITHMS = ("none", "no-cancel", "cancel")
 """Reallocation algorithms: none (MCT mapping only), ``no-cancel`` (Algorithm 1), ``cancel`` (Algorithm 2)."""

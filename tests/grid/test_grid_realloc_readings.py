@@ -176,3 +176,13 @@ def test_grid_cli_reading_flags_reach_the_policy(capsys):
     simulate(clusters, jobs, meta=pol)
     assert m["overall"]["reallocations"] == pol.reallocations > 0
     assert m["overall"]["jobs"] == len(jobs)
+
+
+def test_grid_cli_reading_flags_out_of_place_are_errors(capsys):
+    from vcsched.cli import main
+
+    base = ["grid", "simulate", "--scenario", "feb", "--days", "1", "--no-progress"]
+    assert main(base + ["--realloc", "no-cancel", "--queue-order", "submission"]) != 0
+    assert "apply to --realloc cancel" in capsys.readouterr().err
+    assert main(["grid", "simulate", "--trace", "KTH-SP2-1996-2.1-cln.swf.gz", "--max-load", "0.3"]) != 0
+    assert "--scenario" in capsys.readouterr().err

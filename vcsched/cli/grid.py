@@ -236,6 +236,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
         raise InvalidInputError("--heterogeneous and --batch apply to --scenario; for a platform file set each "
                                 "cluster's \"speed\" and \"policy\"")
+    if not args.scenario and (args.max_load is not None or args.overestimate != 10.0):
+        raise InvalidInputError("--max-load and --overestimate shape the synthetic workloads of --scenario; "
+                                "they do not apply to --trace or --platform")
+    if args.realloc != "cancel" and (args.queue_order != "heuristic" or args.cancel_threshold
+                                     or args.current_ect != "resubmit"):
+        raise InvalidInputError("--queue-order, --cancel-threshold and --current-ect apply to --realloc cancel "
+                                "(Algorithm 2)")
     clusters, jobs, meta_name = _build(args)
     if args.realloc != "none" and meta_name is None and len(clusters) > 1:
         meta_name = "mct"  # reallocation maps arrivals with MCT (seed §2.1)
