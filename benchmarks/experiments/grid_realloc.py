@@ -7,6 +7,16 @@ reference without reallocation, then Algorithm 1 (no cancellation) and Algorithm
 (cancellation, "-C") with each of the six heuristics, hourly, first event one hour after
 the first submission, 60 s threshold. 7 x 2 x 2 x 13 = 364 simulations as in the paper.
 
+**Cause cells.** Besides the paper's grid, the experiment runs short controlled windows
+(:data:`CAUSE_WINDOWS`: April, homogeneous, 3 days with FCFS and 7 days with CBF) once
+with the defaults and once per variant of :data:`CAUSE_VARIANTS` (one candidate cause of
+a deviation changed at a time: offered load and walltime factors of the synthetic sites,
+Algorithm 2's queue order, threshold and current ECT, the phase of the hourly trigger).
+Their rows carry the variant's name in ``cause``. The report prints the **deviation
+table** (:func:`deviation_table`): per deviation, the paper's number, ours over the
+paper's grid with the defaults, ours on the window with the defaults and with the variant
+closest to the paper, and the cause that the windows show.
+
 Quick mode keeps the first :data:`QUICK_DAYS` days of every scenario. The workloads are
 the same for every cell (``workload_seed`` parameter, default 0), so columns compare the
 same jobs; the harness seed is not used (the simulations are deterministic).
@@ -14,8 +24,10 @@ same jobs; the harness seed is not used (the simulations are deterministic).
 Row fields: ``algorithm`` (none / no-cancel / cancel), ``heuristic``, ``label`` (paper
 name), ``jobs``, ``impacted_pct``, ``reallocations``, ``reallocations_pct``,
 ``early_pct``, ``relative_response``, ``mean_wait``, ``ref_mean_wait``, ``mean_bsld``,
-``ref_mean_bsld``, ``sim_seconds`` (wall time of the simulation), ``realloc_seconds``
-(inside reallocation events).
+``ref_mean_bsld``, ``jobs_moved_pct`` and ``displaced_pct`` (the other two counts of
+:meth:`heuristics.grid.realloc.Reallocation.move_counts`, % of jobs), ``max_wait`` and
+``ref_max_wait`` (longest wait of the run and of the reference, s), ``sim_seconds``
+(wall time of the simulation), ``realloc_seconds`` (inside reallocation events).
 """
 
 from __future__ import annotations
@@ -33,7 +45,8 @@ from benchmarks.tables import save_table, text_table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "QUICK_DAYS", "PAPER_AVG_RELATIVE_RESPONSE"]
+__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "deviation_table", "QUICK_DAYS", "PAPER_AVG_RELATIVE_RESPONSE",
+           "CAUSE_WINDOWS", "CAUSE_VARIANTS", "DEVIATIONS"]
 
 QUICK_DAYS = 2.0
 PAPER_COLUMNS = ("jan", "feb", "mar", "apr", "may", "jun", "pwa-g5k")
@@ -58,12 +71,39 @@ PAPER_AVG_RELATIVE_RESPONSE = {  # seed Tables 8, 9, 16, 17, column AVG: (algori
 }
 
 
+CAUSE_WINDOWS = {"fcfs": ("apr", 3.0), "cbf": ("apr", 7.0)}
+"""Controlled windows of the cause cells, per batch policy: (scenario, days), homogeneous platform.
+
+Both reproduce the deviations of the full runs: with FCFS, reallocations of several
+hundred % of the jobs with cancellation and MaxMin-C's relative response above 1; with
+CBF, cancellation worse than no cancellation for every heuristic but MinMin."""
+
+CAUSE_VARIANTS = {  # name -> (build_scenario keywords, Reallocation keywords, what changes)
+    "default": ({}, {}, "the defaults"),
+    "load-0.45": ({"max_load": 0.45}, {}, "synthetic sites' offered load capped at 0.45 (default 0.6)"),
+    "load-0.3": ({"max_load": 0.3}, {}, "synthetic sites' offered load capped at 0.3"),
+    "walltime-1.5": ({"overestimate": 1.5}, {}, "walltime factors in [1, 1.5] (default [1, 10])"),
+    "queue-submission": ({}, {"queue_order": "submission"}, "Algorithm 2 queues jobs in submission order"),
+    "cancel-threshold": ({}, {"cancel_threshold": True}, "Algorithm 2 keeps a job unless it gains > 60 s"),
+    "current-planned": ({}, {"current_ect": "planned"}, "MaxGain's current ECT: planned completion before cancel"),
+    "phase-1800": ({}, {"phase": 1800.0}, "first event 30 min (not 60) after the first submission"),
+}
+"""One candidate cause changed at a time (see the module docstring)."""
+
+QUICK_CAUSES = ("default", "load-0.3")
+
+
 def cells(quick: bool) -> list[dict]:
-    """Scenario x platform type x batch policy (28 cells; 32 with the extra ``pwa`` scenario in full mode)."""
+    """The paper's grid, scenario x platform type x batch policy (28 cells; 32 with the extra ``pwa`` scenario in
+    full mode), then the cause cells (:data:`CAUSE_VARIANTS` x FCFS/CBF; quick mode: :data:`QUICK_CAUSES` only)."""
     scenarios = list(PAPER_COLUMNS) + ([] if quick else ["pwa"])
-    return [{"scenario": s, "heterogeneous": het, "batch": b, "days": QUICK_DAYS if quick else None,
+    grid = [{"scenario": s, "heterogeneous": het, "batch": b, "days": QUICK_DAYS if quick else None,
              "workload_seed": 0}
             for s in scenarios for het in (False, True) for b in ("fcfs", "cbf")]
+    causes = [{"scenario": CAUSE_WINDOWS[b][0], "heterogeneous": False, "batch": b, "days": CAUSE_WINDOWS[b][1],
+               "workload_seed": 0, "cause": v}
+              for v in (QUICK_CAUSES if quick else CAUSE_VARIANTS) for b in ("fcfs", "cbf")]
+    return grid + causes
 
 
 def _simulate(params: dict, jobs, policy):
@@ -79,27 +119,47 @@ def _simulate(params: dict, jobs, policy):
 
 
 def run_cell(params: dict, seed: int) -> list[dict]:
-    """The reference run and the twelve reallocation runs of one scenario / platform type / batch policy."""
+    """The reference run and the twelve reallocation runs of one scenario / platform type / batch policy.
+
+    A cause cell (``params["cause"]``, a key of :data:`CAUSE_VARIANTS`) builds its workload
+    and policies with that variant's keywords; ``phase`` sets the first event that many
+    seconds after the first submission.
+    """
     from heuristics.grid.realloc import Reallocation
-    from vcsched.problems.grid_scenarios import compare_to_reference
+    from vcsched.problems.grid_scenarios import build_scenario, compare_to_reference
 
-    from vcsched.problems.grid_scenarios import build_scenario
-
+    scenario_kw, policy_kw, _ = CAUSE_VARIANTS[params.get("cause") or "default"]
     _, jobs = build_scenario(params["scenario"], heterogeneous=params["heterogeneous"], batch=params["batch"],
-                             days=params["days"], seed=params["workload_seed"])
+                             days=params["days"], seed=params["workload_seed"], **scenario_kw)
+    policy_kw = dict(policy_kw)
+    if "phase" in policy_kw:
+        policy_kw["first"] = float(jobs.submit.min()) + policy_kw.pop("phase")
     ref, ref_s = _simulate(params, jobs, Reallocation("none"))
     rows = []
     base = compare_to_reference(ref, ref, reallocations=0)
-    rows.append({"algorithm": "none", "heuristic": "mct", "label": "reference", **_fields(base), "sim_seconds": ref_s,
-                 "realloc_seconds": 0.0})
+    ref_max_wait = _max_wait(ref)
+    rows.append({"algorithm": "none", "heuristic": "mct", "label": "reference", **_fields(base),
+                 "jobs_moved_pct": 0.0, "displaced_pct": 0.0, "max_wait": ref_max_wait, "ref_max_wait": ref_max_wait,
+                 "sim_seconds": ref_s, "realloc_seconds": 0.0})
     for algorithm in ("no-cancel", "cancel"):
         for h in HEURISTICS:
-            pol = Reallocation(algorithm, h)
+            pol = Reallocation(algorithm, h, **policy_kw)
             res, sec = _simulate(params, jobs, pol)
             m = compare_to_reference(res, ref, reallocations=pol.reallocations)
-            rows.append({"algorithm": algorithm, "heuristic": h, "label": pol.label, **_fields(m), "sim_seconds": sec,
-                         "realloc_seconds": pol.seconds})
+            counts = pol.move_counts(res)
+            n = max(len(jobs), 1)
+            rows.append({"algorithm": algorithm, "heuristic": h, "label": pol.label, **_fields(m),
+                         "jobs_moved_pct": 100.0 * counts["jobs_moved"] / n,
+                         "displaced_pct": 100.0 * counts["displaced"] / n,
+                         "max_wait": _max_wait(res), "ref_max_wait": ref_max_wait,
+                         "sim_seconds": sec, "realloc_seconds": pol.seconds})
     return rows
+
+
+def _max_wait(result) -> float:
+    """Longest wait of a run (s), from the job's arrival to its start; 0 without jobs."""
+    wait = result.start - result.jobs.submit
+    return float(np.nanmax(wait)) if wait.size else 0.0
 
 
 def _fields(m: dict) -> dict:
@@ -136,6 +196,121 @@ def paper_table(df: "pandas.DataFrame", metric: str, algorithm: str, heterogeneo
     return pd.DataFrame(out)
 
 
+def _mean(df: "pandas.DataFrame", column: str) -> float:
+    v = df[column].astype(float) if len(df) and column in df else None
+    return float(v.mean()) if v is not None and v.notna().any() else np.nan
+
+
+def _rows(df, algorithm: str, *, batch: str | None = None, heuristics=None, homogeneous: bool = False):
+    sel = df[df["algorithm"] == algorithm]
+    if batch is not None:
+        sel = sel[sel["batch"] == batch]
+    if heuristics is not None:
+        sel = sel[sel["heuristic"].isin(heuristics)]
+    if homogeneous:
+        sel = sel[~sel["heterogeneous"].astype(bool)]
+    return sel
+
+
+def _longest_wait_ratio(df) -> float:
+    """Largest ratio, over the rows, of the longest wait to the reference run's longest wait."""
+    if not len(df) or "max_wait" not in df:
+        return np.nan
+    ratio = df["max_wait"].astype(float) / df["ref_max_wait"].astype(float).where(lambda v: v > 0)
+    return float(ratio.max()) if ratio.notna().any() else np.nan
+
+
+def _cancel_minus_no_cancel(df) -> float:
+    return _mean(_rows(df, "cancel"), "relative_response") - _mean(_rows(df, "no-cancel"), "relative_response")
+
+
+_NOT_MINMIN = ("mct", "maxmin", "maxgain", "maxrelgain", "sufferage")
+
+DEVIATIONS = (  # (quantity, paper's value, its source, value of a set of rows, cause measured on the windows)
+    ("reallocations, % of jobs, no cancellation (mean)", 2.3, "§4.1",
+     lambda d: _mean(_rows(d, "no-cancel"), "reallocations_pct"),
+     "walltime over-estimation and queue length: Algorithm 1 moves the jobs that early ends let finish earlier "
+     "elsewhere; walltime factors in [1, 1.5] or a lower offered load bring it to the paper's level"),
+    ("reallocations, % of jobs, with cancellation (mean)", 5.8, "§4.2",
+     lambda d: _mean(_rows(d, "cancel"), "reallocations_pct"),
+     "queue length (offered load of the synthetic sites): every hourly event moves the waiting jobs again, so the "
+     "count grows with the time jobs wait; counting each job once cuts it too, but the paper counts every move (§3.4)"),
+    ("mean relative response, cancellation minus no cancellation", -0.16, "Tables 8, 9, 16, 17 (0.78 - 0.94)",
+     _cancel_minus_no_cancel,
+     "MaxMin-C under FCFS and every heuristic but MinMin under CBF (next rows) are worse with cancellation; the "
+     "others under FCFS gain more with it, as in the paper; at a lower offered load the sign is the paper's"),
+    ("MaxMin-C, FCFS, homogeneous: relative response", 0.82, "Table 16 (AVG; §4.3: no starvation)",
+     lambda d: _mean(_rows(d, "cancel", batch="fcfs", heuristics=("maxmin",), homogeneous=True), "relative_response"),
+     "resubmission at the end of the queue in MaxMin's order puts long jobs ahead of short ones at every event; "
+     "it starves short jobs while the queues stay long: a lower offered load, or queues kept in submission order, "
+     "remove it (the paper's workloads had phases of low load that emptied the queues, §4.3)"),
+    ("FCFS, homogeneous, cancellation: longest wait / reference's (max over heuristics)", 1.0,
+     "§4.3: starvation never occurred (read as 1)",
+     lambda d: _longest_wait_ratio(_rows(d, "cancel", batch="fcfs", homogeneous=True)),
+     "MaxMin-C's queue order (previous row): the longest wait doubles on the window; a lower offered load or queues "
+     "kept in submission order bring it back to the reference's"),
+    ("CBF, homogeneous, cancellation, all but MinMin: relative response", 0.84, "Table 16 (AVG)",
+     lambda d: _mean(_rows(d, "cancel", batch="cbf", heuristics=_NOT_MINMIN, homogeneous=True), "relative_response"),
+     "load, walltime factors, queue order, threshold, current ECT and phase all leave cancellation worse than no "
+     "cancellation on CBF; the loss falls on wide jobs, which lose their reservation at every event; narrower "
+     "synthetic jobs together with Simbatch's from-scratch CBF re-plan give the paper's ordering, not its size "
+     "(a scratch workload and a patched engine, docs/grid.md)"),
+)
+"""The deviations of our reproduction from seed 000 that the deviation table follows."""
+
+_COUNTS = {"jobs_moved_pct": "count each job once", "displaced_pct": "count jobs ending elsewhere"}
+
+
+def cause_matrix(causes: "pandas.DataFrame") -> "pandas.DataFrame":
+    """Each deviation's quantity on the cause windows (both batch policies), one column per variant."""
+    import pandas as pd
+
+    variants = [v for v in CAUSE_VARIANTS if v in set(causes["cause"])]
+    out = []
+    for quantity, paper, _, fn, _ in DEVIATIONS:
+        row = {"quantity": quantity, "paper": paper}
+        for v in variants:
+            row[v] = fn(causes[causes["cause"] == v])
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _variant_values(causes, quantity_index: int) -> dict:
+    """Value of one deviation's quantity per variant (and per alternative count, for the reallocation rows)."""
+    _, _, _, fn, _ = DEVIATIONS[quantity_index]
+    values = {v: fn(causes[causes["cause"] == v]) for v in CAUSE_VARIANTS if v in set(causes["cause"])}
+    if quantity_index < 2 and "default" in values:
+        alg = "no-cancel" if quantity_index == 0 else "cancel"
+        base = _rows(causes[causes["cause"] == "default"], alg)
+        for column, name in _COUNTS.items():
+            if column in base:
+                values[name] = _mean(base, column)
+    return values
+
+
+def deviation_table(main: "pandas.DataFrame", causes: "pandas.DataFrame") -> "pandas.DataFrame":
+    """Per deviation: paper, ours (paper's grid, defaults), ours on the windows (defaults, closest variant), cause.
+
+    ``main`` holds the rows of the paper's grid (scenarios ``jan``..``pwa-g5k``), ``causes``
+    the rows of the cause cells. The closest variant is the one whose value is nearest the
+    paper's (ties: the first in :data:`CAUSE_VARIANTS` order).
+    """
+    import pandas as pd
+
+    out = []
+    for k, (quantity, paper, source, fn, cause) in enumerate(DEVIATIONS):
+        row = {"quantity": quantity, "paper": paper, "source": source, "ours (grid, defaults)": fn(main)}
+        values = _variant_values(causes, k) if len(causes) else {}
+        row["window, defaults"] = values.get("default", np.nan)
+        others = {v: x for v, x in values.items() if v != "default" and np.isfinite(x)}
+        best = min(others, key=lambda v: abs(others[v] - paper)) if others else None
+        row["closest variant"] = best or "-"
+        row["window, closest variant"] = others[best] if best else np.nan
+        row["measured cause"] = cause
+        out.append(row)
+    return pd.DataFrame(out)
+
+
 def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     """Tables 2-17 analogues (CSV + Markdown), one figure per metric, headline numbers beside the paper's."""
     import pandas as pd
@@ -144,6 +319,8 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
         return "grid-realloc: no rows (every cell failed?)"
     ok = df[df["cell_status"] == "ok"].copy() if "cell_status" in df else df.copy()
     ok["heterogeneous"] = ok["heterogeneous"].astype(bool)
+    is_cause = ok["cause"].notna() if "cause" in ok else pd.Series(False, index=ok.index)
+    causes, ok = ok[is_cause].copy(), ok[~is_cause].copy()
     lines = []
     for metric, (t_nc, t_c, title) in METRICS.items():
         for algorithm, numbers in (("no-cancel", t_nc), ("cancel", t_c)):
@@ -199,6 +376,18 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     rr = paper_table(ok, "relative_response", "cancel", False)
     lines.append("Relative average response time, cancellation, homogeneous (Table 16 analogue):")
     lines.append(text_table(rr))
+    dev = deviation_table(paper, causes)
+    save_table(dev, out_dir, "deviations", title="grid-realloc: deviations from seed 000 and their measured causes")
+    lines.append("Deviation table (windows: " + ", ".join(f"{b.upper()} {s} {d:g} days, homogeneous"
+                                                          for b, (s, d) in CAUSE_WINDOWS.items()) + "):")
+    lines.append(text_table(dev.drop(columns=["measured cause", "source"])))
+    lines.extend(f"- {r['quantity']}: {r['measured cause']}" for _, r in dev.iterrows())
+    if len(causes):
+        matrix = cause_matrix(causes)
+        save_table(matrix, out_dir, "cause_windows", title="grid-realloc: each deviation's quantity per variant "
+                   "on the cause windows")
+        lines.append("Cause windows, one variant at a time:")
+        lines.append(text_table(matrix))
     return "\n".join(lines)
 
 

@@ -27,17 +27,34 @@ Decisions where the paper is ambiguous (each one tested in ``tests/grid``)
   then ranks the remaining jobs with ECTs "as if submitted now" on the current state of
   the clusters (re-evaluated after each resubmission), and each chosen job goes to the
   cluster of its minimum ECT; a tie with the job's previous cluster keeps it there (not
-  a move), other ties go to the first cluster. ``current`` (for MaxGain and MaxRelGain)
-  is the job's ECT on its previous cluster in that same current state. There is no
-  threshold in Algorithm 2 (the paper's Algorithm 2 has none).
+  a move), other ties go to the first cluster. The ``current`` ECT of MaxGain and
+  MaxRelGain, the threshold and the queue order are discussed below.
 * **Sufferage** is the difference between the two smallest ECTs of a job; a job that fits
   on one cluster only has an infinite sufferage (it is chosen first).
 * **MaxRelGain** divides the gain by the job's number of processors.
 * With a single cluster, a reallocation event does nothing (Algorithm 2 would otherwise
   only reorder the queue, which is not a reallocation).
-* Every move counts as one reallocation (a job may move several times); in Algorithm 2 a
-  job resubmitted to its own cluster is not a move (§4.2: "we save the location of a job
-  and if it is submitted on another cluster, we count this as a reallocation").
+* Every move counts as one reallocation (§3.4: "a job can be counted several times if it
+  was migrated several times"); in Algorithm 2 a job resubmitted to its own cluster is
+  not a move (§4.2: "we save the location of a job and if it is submitted on another
+  cluster, we count this as a reallocation"). :meth:`Reallocation.move_counts` also gives
+  the two other counts one could read (jobs moved at least once; jobs that end on
+  another cluster than the one MCT gave them at arrival).
+* **Queue position of a resubmitted job** (Algorithm 2): the end of the queue, so after an
+  event the queues hold the waiting jobs in the heuristic's order (``queue_order=
+  "heuristic"``, the default). The paper says so in §4.3 ("It is possible for a job to be
+  canceled each time and resubmitted after new jobs"), and Simbatch's batch server pushes
+  every (re)submission at the end of its queue. ``queue_order="submission"`` is the other
+  reading: the clusters are chosen in the heuristic's order as above, then the event's
+  jobs are cancelled again and queued in their original submission order.
+* **No threshold in Algorithm 2** (its pseudo-code has none; default
+  ``cancel_threshold=False``). With ``cancel_threshold=True`` a resubmitted job goes back
+  to its previous cluster unless another one finishes it more than ``threshold`` earlier,
+  as in Algorithm 1.
+* **Current ECT in Algorithm 2** (MaxGain, MaxRelGain): by default (``current_ect=
+  "resubmit"``) the ECT on the job's previous cluster in the state of the event (as if
+  resubmitted there now); ``current_ect="planned"`` is its planned completion there just
+  before the cancellation, fixed during the event (§2.2.2's "CurrentECT" read literally).
 
 Complexity (§2.2.2)
 -------------------
@@ -65,7 +82,13 @@ from heuristics.grid import fastselect
 from vcsched.errors import InvalidInputError
 from vcsched.registry import Registry
 
-__all__ = ["HEURISTICS", "ALGORITHMS", "Reallocation", "make_realloc", "select_job"]
+__all__ = ["HEURISTICS", "ALGORITHMS", "QUEUE_ORDERS", "CURRENT_ECTS", "Reallocation", "make_realloc", "select_job"]
+
+QUEUE_ORDERS = ("heuristic", "submission")
+"""Algorithm 2's queue order after an event: the heuristic's resubmission order, or the original submission order."""
+
+CURRENT_ECTS = ("resubmit", "planned")
+"""Algorithm 2's ``current`` ECT (MaxGain, MaxRelGain): as if resubmitted now, or planned before the cancellation."""
 
 ALGORITHMS = ("none", "no-cancel", "cancel")
 """Reallocation algorithms: none (MCT mapping only), ``no-cancel`` (Algorithm 1), ``cancel`` (Algorithm 2)."""
@@ -199,6 +222,15 @@ class Reallocation:
     verify : bool, default False
         Check, before every choice of an offline heuristic, that the incrementally updated
         ECT matrix equals a fresh :meth:`vcsched.sim.Grid.ect_matrix` (slow; for tests).
+    cancel_threshold : bool, default False
+        Algorithm 2 keeps a job on its previous cluster unless another one finishes it more
+        than ``threshold`` earlier (the paper's Algorithm 2 has no threshold).
+    queue_order : {"heuristic", "submission"}, default "heuristic"
+        Algorithm 2: queue the event's jobs in the heuristic's order (each resubmission at
+        the end of the queue, as in the paper and Simbatch) or, after choosing their clusters,
+        in their original submission order.
+    current_ect : {"resubmit", "planned"}, default "resubmit"
+        Algorithm 2's ``current`` ECT for MaxGain and MaxRelGain (see the module notes).
 
     Attributes
     ----------
@@ -208,6 +240,8 @@ class Reallocation:
         Moves into / out of each cluster.
     job_moves : ndarray of int
         Moves of each job (row of the job table).
+    arrival_cluster : ndarray of int
+        Cluster chosen by MCT at each job's arrival (``-1`` before it arrives).
     events : int
         Reallocation events run (with at least one waiting job).
     seconds : float
@@ -226,7 +260,9 @@ class Reallocation:
     """
 
     def __init__(self, algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
-                 threshold: float = 60.0, first: float | None = None, verify: bool = False) -> None:
+                 threshold: float = 60.0, first: float | None = None, verify: bool = False,
+                 cancel_threshold: bool = False, queue_order: str = "heuristic",
+                 current_ect: str = "resubmit") -> None:
         algorithm = str(algorithm).lower()
         if algorithm not in ALGORITHMS:
             raise InvalidInputError(f"unknown reallocation algorithm {algorithm!r}; choose one of: "
@@ -242,6 +278,14 @@ class Reallocation:
         self.threshold = float(threshold)
         self.first = first
         self.verify = bool(verify)
+        self.cancel_threshold = bool(cancel_threshold)
+        if queue_order not in QUEUE_ORDERS:
+            raise InvalidInputError(f"unknown queue order {queue_order!r}; choose one of: {', '.join(QUEUE_ORDERS)}")
+        self.queue_order = queue_order
+        if current_ect not in CURRENT_ECTS:
+            raise InvalidInputError(f"unknown current-ECT reading {current_ect!r}; choose one of: "
+                                    f"{', '.join(CURRENT_ECTS)}")
+        self.current_ect = current_ect
         self.name = self.label
         self._reset(0, 0)
 
@@ -259,13 +303,17 @@ class Reallocation:
         self.moves_in = np.zeros(n_clusters, dtype=np.int64)
         self.moves_out = np.zeros(n_clusters, dtype=np.int64)
         self.job_moves = np.zeros(n_jobs, dtype=np.int64)
+        self.arrival_cluster = np.full(n_jobs, -1, dtype=np.int64)
         self.events = 0
         self.seconds = 0.0
 
     # ------------------------------------------------------------------ engine interface
     def map(self, grid, job: int) -> int:
         """MCT mapping of an arriving job (§2.1); ties go to the first cluster."""
-        return int(np.argmin(grid.ect_all(job)))
+        k = int(np.argmin(grid.ect_all(job)))
+        if job < self.arrival_cluster.size:
+            self.arrival_cluster[job] = k
+        return k
 
     def start(self, grid) -> None:
         """Reset the counters and register the periodic event (first one period after the first submission)."""
@@ -299,6 +347,18 @@ class Reallocation:
                                         "reallocations_out": int(self.moves_out[k])}
                                for k, c in enumerate(clusters)}
         return out
+
+    def move_counts(self, result) -> dict:
+        """Three counts of the reallocations of a finished run (``result`` of this policy's simulation).
+
+        ``reallocations``: every move (the paper's count, §3.4); ``jobs_moved``: jobs moved
+        at least once; ``displaced``: jobs that ran on another cluster than the one MCT
+        chose at their arrival (a job moved there and back is not displaced).
+        """
+        ran = result.cluster >= 0
+        displaced = ran & (self.arrival_cluster >= 0) & (result.cluster != self.arrival_cluster)
+        return {"reallocations": int(self.reallocations), "jobs_moved": int((self.job_moves > 0).sum()),
+                "displaced": int(displaced.sum())}
 
     # ------------------------------------------------------------------ helpers
     def _move(self, job: int, src: int, dst: int) -> None:
@@ -395,6 +455,7 @@ class Reallocation:
         jobs = np.asarray(waiting, dtype=np.int64)
         procs = np.asarray(grid.jobs.procs[jobs], dtype=np.float64)
         prev = np.array([grid.current_cluster(j) for j in waiting], dtype=np.int64)
+        planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
         for j in waiting:
             grid.cancel(j)
         n = jobs.size
@@ -416,19 +477,44 @@ class Reallocation:
                     dirty.clear()
                 if self.verify:
                     self._check(grid, jobs, E, alive)
-                i = select_job(self.heuristic, E, E[rows, prev], procs, alive)
+                current = planned if planned is not None else E[rows, prev]
+                i = select_job(self.heuristic, E, current, procs, alive)
             alive[i] = False
             row = E[i]
             p = int(prev[i])
-            b = p if row[p] <= row.min() else int(np.argmin(row))
+            b = int(np.argmin(row))
+            if row[p] <= row[b] + (self.threshold if self.cancel_threshold else 0.0):
+                b = p
             j = int(jobs[i])
             grid.submit(j, b)
             if b != p:
                 self._move(j, p, b)
             dirty.add(b)
+        if self.queue_order == "submission":
+            self._requeue_in_submission_order(grid, jobs)
+
+    @staticmethod
+    def _planned(grid, jobs: np.ndarray, where: np.ndarray) -> np.ndarray:
+        """Planned completion of each waiting job on the cluster where it waits (one vectorised call per cluster)."""
+        out = np.empty(jobs.size)
+        for k in np.unique(where):
+            sel = np.flatnonzero(where == k)
+            out[sel] = grid.clusters[int(k)].ect_many(jobs[sel])
+        return out
+
+    @staticmethod
+    def _requeue_in_submission_order(grid, jobs: np.ndarray) -> None:
+        """Cancel the jobs resubmitted by this event and submit them again, in their original submission order."""
+        where = [grid.current_cluster(int(j)) for j in jobs]
+        for j in jobs:
+            grid.cancel(int(j))
+        for j, k in sorted(zip(jobs.tolist(), where)):
+            grid.submit(j, k)
 
 
 def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
-                 threshold: float = 60.0, first: float | None = None) -> Reallocation:
+                 threshold: float = 60.0, first: float | None = None, cancel_threshold: bool = False,
+                 queue_order: str = "heuristic", current_ect: str = "resubmit") -> Reallocation:
     """A :class:`Reallocation` policy (see its docstring); ``algorithm`` in :data:`ALGORITHMS`."""
-    return Reallocation(algorithm, heuristic, period=period, threshold=threshold, first=first)
+    return Reallocation(algorithm, heuristic, period=period, threshold=threshold, first=first,
+                        cancel_threshold=cancel_threshold, queue_order=queue_order, current_ect=current_ect)

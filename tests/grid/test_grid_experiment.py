@@ -11,11 +11,71 @@ from benchmarks.experiments import grid_realloc as gr
 
 
 def test_grid_experiment_grid_is_the_papers_364_runs():
-    quick = gr.cells(True)
+    quick = [c for c in gr.cells(True) if "cause" not in c]
     assert len(quick) == 28 and len({(c["scenario"], c["heterogeneous"], c["batch"]) for c in quick}) == 28
     assert {c["days"] for c in quick} == {gr.QUICK_DAYS}
-    full = gr.cells(False)
+    full = [c for c in gr.cells(False) if "cause" not in c]
     assert len(full) == 32 and {c["scenario"] for c in full} == set(gr.PAPER_COLUMNS) | {"pwa"}
+
+
+def test_grid_experiment_cause_cells():
+    """One cell per variant and batch policy (quick: the defaults and load 0.3), on the cause windows."""
+    full = [c for c in gr.cells(False) if "cause" in c]
+    assert len(full) == 2 * len(gr.CAUSE_VARIANTS)
+    assert {(c["batch"], c["scenario"], c["days"]) for c in full} == {(b, *w) for b, w in gr.CAUSE_WINDOWS.items()}
+    assert not any(c["heterogeneous"] for c in full)
+    assert {c["cause"] for c in gr.cells(True) if "cause" in c} == set(gr.QUICK_CAUSES)
+
+
+def test_grid_experiment_cause_cell_applies_its_variant():
+    """A cause cell runs its variant: the same numbers as the policy built by hand."""
+    from heuristics.grid.realloc import Reallocation
+    from vcsched.problems.grid_scenarios import build_scenario, compare_to_reference
+    from vcsched.sim import simulate
+
+    params = {"scenario": "apr", "heterogeneous": False, "batch": "fcfs", "days": 0.5, "workload_seed": 0,
+              "cause": "load-0.3"}
+    rows = {r["label"]: r for r in gr.run_cell(params, seed=0)}
+    clusters, jobs = build_scenario("apr", days=0.5, max_load=0.3)
+    ref = simulate(clusters, jobs, meta=Reallocation("none"))
+    clusters, _ = build_scenario("apr", days=0.5, max_load=0.3)
+    pol = Reallocation("cancel", "minmin")
+    m = compare_to_reference(simulate(clusters, jobs, meta=pol), ref, reallocations=pol.reallocations)
+    assert rows["MinMin-C"]["reallocations"] == m["reallocations"]
+    assert rows["MinMin-C"]["relative_response"] == m["relative_response"]
+    assert rows["MinMin-C"]["jobs_moved_pct"] == 100.0 * int((pol.job_moves > 0).sum()) / len(jobs)
+    params["cause"] = "phase-1800"
+    rows = gr.run_cell(params, seed=0)
+    assert len(rows) == 13 and rows[0]["jobs"] == len(build_scenario("apr", days=0.5)[1])
+
+
+def test_grid_deviation_table_hand_computed():
+    """Means over the right rows, and the variant closest to the paper's value."""
+    def row(alg, h, batch, rr, pct, cause=None, moved=0.0, wait=10.0):
+        return {"algorithm": alg, "heuristic": h, "batch": batch, "heterogeneous": False, "relative_response": rr,
+                "reallocations_pct": pct, "jobs_moved_pct": moved, "displaced_pct": moved / 2, "cause": cause,
+                "max_wait": wait, "ref_max_wait": 8.0}
+
+    main = pd.DataFrame([row("no-cancel", "mct", "fcfs", 0.9, 4.0), row("no-cancel", "mct", "cbf", 1.0, 2.0),
+                         row("cancel", "maxmin", "fcfs", 3.0, 100.0, wait=20.0), row("cancel", "mct", "cbf", 1.1, 10.0),
+                         row("cancel", "minmin", "cbf", 0.5, 6.0)])
+    causes = pd.concat([main.assign(cause="default", jobs_moved_pct=[1.0, 1.0, 20.0, 4.0, 6.0]),
+                        main.assign(cause="load-0.3", reallocations_pct=[2.0, 2.0, 8.0, 4.0, 3.0],
+                                    relative_response=[0.9, 0.9, 0.8, 0.9, 0.9]),
+                        main.assign(cause="walltime-1.5", reallocations_pct=[3.0, 1.0, 30.0, 3.0, 3.0])])
+    dev = gr.deviation_table(main, causes).set_index("quantity")
+    q = [d[0] for d in gr.DEVIATIONS]
+    assert dev.loc[q[0], "ours (grid, defaults)"] == 3.0  # (4 + 2) / 2
+    assert dev.loc[q[1], "ours (grid, defaults)"] == pytest.approx(116.0 / 3)
+    assert dev.loc[q[2], "ours (grid, defaults)"] == pytest.approx((3.0 + 1.1 + 0.5) / 3 - 0.95)
+    assert dev.loc[q[3], "ours (grid, defaults)"] == 3.0 and dev.loc[q[5], "ours (grid, defaults)"] == 1.1
+    assert dev.loc[q[4], "ours (grid, defaults)"] == 2.5  # longest FCFS wait with cancellation 20 / reference's 8
+    # no cancellation: load-0.3 gives 2.0, walltime-1.5 gives 2.0 too, counting once gives 1.0: the first tie wins
+    assert dev.loc[q[0], "closest variant"] == "load-0.3" and dev.loc[q[0], "window, closest variant"] == 2.0
+    # with cancellation: default 116/3, load-0.3 5.0, walltime 12.0, jobs moved once 10.0, displaced 5.0
+    assert dev.loc[q[1], "closest variant"] == "load-0.3" and dev.loc[q[1], "window, closest variant"] == 5.0
+    assert dev.loc[q[3], "window, defaults"] == 3.0 and dev.loc[q[3], "closest variant"] == "load-0.3"
+    assert set(gr.cause_matrix(causes).columns) == {"quantity", "paper", "default", "load-0.3", "walltime-1.5"}
 
 
 def test_grid_experiment_cell_and_report(tmp_path):
@@ -30,12 +90,20 @@ def test_grid_experiment_cell_and_report(tmp_path):
                     for r, s in zip(gr.run_cell(params, seed=7), rows)]  # the harness seed does not matter
     df = pd.DataFrame([{**params, **r, "cell": 0, "cell_status": "ok"} for r in rows])
     text = gr.report(df, tmp_path)
-    assert "2.3 / 13.5" in text and "Table 16" in text
+    assert "2.3 / 13.5" in text and "Table 16" in text and "Deviation table" in text
+    assert (tmp_path / "deviations.csv").exists()
     for n in range(2, 18):
         assert list(tmp_path.glob(f"table{n:02d}_*.md")), n
     t16 = pd.read_csv(next(tmp_path.glob("table17_*.csv")))
     assert list(t16.columns) == ["batch", "heuristic", "feb", "AVG", "paper_AVG"] and len(t16) == 6
     assert (tmp_path / "fig_relative_response.png").exists()
+    # cause rows are kept out of the paper's tables and feed the deviation table and the matrix
+    causes = pd.concat([df.assign(cause=v, cell=k + 1) for k, v in enumerate(("default", "load-0.3"))])
+    text = gr.report(pd.concat([df, causes]), tmp_path)
+    assert "Cause windows" in text
+    assert pd.read_csv(next(tmp_path.glob("table17_*.csv")))["feb"].tolist() == t16["feb"].tolist()
+    dev = pd.read_csv(tmp_path / "deviations.csv")
+    assert (dev["window, defaults"].fillna(-1) == dev["ours (grid, defaults)"].fillna(-1)).all()
 
 
 @pytest.mark.slow

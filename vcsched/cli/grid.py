@@ -96,6 +96,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"seconds between reallocations, >= {MIN_PERIOD:g} (default 3600)")
     s.add_argument("--threshold", type=number_option(float, low=0, high=1e12), default=60.0,
                    help="Algorithm 1 moves a job only if it finishes more than this many seconds earlier (default 60)")
+    s.add_argument("--queue-order", choices=["heuristic", "submission"], default="heuristic",
+                   help="Algorithm 2: queue the resubmitted jobs in the heuristic's order (default, as in the paper) "
+                   "or in their original submission order")
+    s.add_argument("--cancel-threshold", action="store_true",
+                   help="Algorithm 2: keep a job on its previous cluster unless another one gains more than --threshold")
+    s.add_argument("--current-ect", choices=["resubmit", "planned"], default="resubmit",
+                   help="Algorithm 2, MaxGain/MaxRelGain: current ECT as if resubmitted to the previous cluster now "
+                   "(default) or the planned completion before the cancellation")
+    s.add_argument("--max-load", type=number_option(float, low=0, low_open=True, high=10), default=None,
+                   help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
+    s.add_argument("--overestimate", type=number_option(float, low=1, high=1e6), default=10.0,
+                   help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
     s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of range (counted) "
                    "instead of failing")
@@ -149,8 +161,9 @@ def _build(args: argparse.Namespace, *, notes: bool = True):
     if args.scenario:
         from vcsched.problems.grid_scenarios import build_scenario
 
+        extra = {} if args.max_load is None else {"max_load": args.max_load}
         clusters, jobs = build_scenario(args.scenario, heterogeneous=args.heterogeneous, batch=args.batch,
-                                        days=args.days, seed=args.seed)
+                                        days=args.days, seed=args.seed, overestimate=args.overestimate, **extra)
         return clusters, jobs, "mct"
     if args.platform:
         from vcsched.scenarios.platform import load_platform
@@ -190,7 +203,9 @@ def _policy(args: argparse.Namespace, meta_name):
         return make_meta(meta_name)
     from heuristics.grid.realloc import Reallocation
 
-    return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold)
+    return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold,
+                        cancel_threshold=args.cancel_threshold, queue_order=args.queue_order,
+                        current_ect=args.current_ect)
 
 
 def _run(grid, no_progress: bool):
@@ -278,6 +293,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
         raise InvalidInputError("--heterogeneous and --batch apply to --scenario; for a platform file set each "
                                 "cluster's \"speed\" and \"policy\"")
+    if not args.scenario and (args.max_load is not None or args.overestimate != 10.0):
+        raise InvalidInputError("--max-load and --overestimate shape the synthetic workloads of --scenario; "
+                                "they do not apply to --trace or --platform")
+    if args.realloc != "cancel" and (args.queue_order != "heuristic" or args.cancel_threshold
+                                     or args.current_ect != "resubmit"):
+        raise InvalidInputError("--queue-order, --cancel-threshold and --current-ect apply to --realloc cancel "
+                                "(Algorithm 2)")
     if args.jobs_layout != "batsim" and not args.output:
         raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
     _check_outputs(args)

@@ -144,10 +144,14 @@ def _site_rng(seed: int, scenario: str, site: str) -> np.random.Generator:
     return np.random.default_rng([int(seed), zlib.crc32(scenario.encode()), zlib.crc32(site.encode())])
 
 
-def scenario_workloads(name: str, *, days: float | None = None, seed: int = 0) -> list:
+def scenario_workloads(name: str, *, days: float | None = None, seed: int = 0, max_load: float = MAX_LOAD,
+                       overestimate: float = 10.0) -> list:
     """One workload per site of scenario ``name``, each shifted to start at 0, cut to ``days`` if given.
 
     The window is cut after generation, so a short window is a prefix of the full scenario.
+    ``max_load`` (cap of a synthetic site's offered load) and ``overestimate`` (its walltime
+    factors are log-uniform in ``[1, overestimate]``) change the synthetic Grid'5000 sites
+    only; the real traces are kept as they are.
     """
     from vcsched.data import trace_path
     from vcsched.generators.lublin_workload import lublin_workload
@@ -162,7 +166,7 @@ def scenario_workloads(name: str, *, days: float | None = None, seed: int = 0) -
             w = shift_to_origin(time_window(read_swf(trace_path(site.trace)), days=sc.days))
         else:
             w = lublin_workload(site.jobs, site.procs, sc.days * 86400.0, _site_rng(seed, sc.name, site.name),
-                                max_load=MAX_LOAD, source=f"lublin:{sc.name}:{site.name}")
+                                max_load=max_load, overestimate=overestimate, source=f"lublin:{sc.name}:{site.name}")
         if days is not None:
             w = w.select(w.submit_time < days * 86400.0)
         out.append(w)
@@ -170,8 +174,10 @@ def scenario_workloads(name: str, *, days: float | None = None, seed: int = 0) -
 
 
 def build_scenario(name: str, *, heterogeneous: bool = False, batch: str = "fcfs", days: float | None = None,
-                   seed: int = 0):
+                   seed: int = 0, max_load: float = MAX_LOAD, overestimate: float = 10.0):
     """Clusters and job table of a scenario: ``(clusters, jobs)`` ready for :func:`vcsched.sim.simulate`.
+
+    ``max_load`` and ``overestimate``: see :func:`scenario_workloads`.
 
     Jobs wider than every cluster of the platform are dropped (none in the paper's
     scenarios: every site's jobs fit its own cluster).
@@ -180,7 +186,7 @@ def build_scenario(name: str, *, heterogeneous: bool = False, batch: str = "fcfs
 
     sc = _scenario(name)
     clusters = platform_clusters(sc.platform, heterogeneous=heterogeneous, batch=batch)
-    workloads = scenario_workloads(name, days=days, seed=seed)
+    workloads = scenario_workloads(name, days=days, seed=seed, max_load=max_load, overestimate=overestimate)
     widest = max(c.procs for c in clusters)
     workloads = [w.select(w.processors <= widest) for w in workloads]
     jobs = JobTable.from_workloads(workloads, list(range(len(workloads))), [s.name for s in sc.sites])
