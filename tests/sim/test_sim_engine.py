@@ -14,6 +14,7 @@ from vcsched.problems.workload import from_arrays
 from vcsched.sim import Grid, JobTable, Kernel, make_cluster, simulate
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
+from tests.sim.plain_profile import PlainProfile
 
 
 def jobs_of(*workloads_rows):
@@ -246,6 +247,9 @@ def test_profile_earliest_and_vectorised_versions_agree():
     many = prof.earliest_many(P, D, 3.0)
     one = [prof.earliest(int(p), float(d), 3.0) for p, d in zip(P, D)]
     np.testing.assert_array_equal(many, one)
+    plain = PlainProfile(16, 0.0)  # the numpy oracle on the same steps
+    plain.t, plain.f = prof.t.copy(), prof.f.copy()
+    np.testing.assert_array_equal(many, [plain.earliest(int(p), float(d), 3.0) for p, d in zip(P, D)])
     assert np.isinf(prof.earliest_many([17], [1.0], 0.0)[0])
 
 

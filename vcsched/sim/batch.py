@@ -65,82 +65,32 @@ def _planned_mask(rows: np.ndarray, starts: dict, size: int) -> np.ndarray:
     return table[rows]
 
 
-def _earliest_in(T: list, F: list, p: int, d: float, not_before: float) -> float:
-    """:meth:`Profile.earliest` on a profile kept as Python lists (``T`` breakpoints, ``F`` free counts).
-
-    The same result bit for bit: the start of the first run of rows with at least ``p``
-    free processors that lasts ``d`` from that start (``not_before`` for the run holding
-    it). Returns ``inf`` only when ``p`` exceeds the free processors of the last step.
-    """
-    first = bisect.bisect_right(T, not_before) - 1  # the row holding not_before
-    return _scan_earliest(T, F, max(first, 0), p, d, not_before)
-
-
-def _scan_earliest(T: list, F: list, k0: int, p: int, d: float, lower: float) -> float:
-    """From row ``k0`` on, the start (clipped to ``lower``) of the first run of rows with at
-    least ``p`` free processors lasting ``d``; ``inf`` when there is none."""
-    n = len(T)
-    start = None
-    for k in range(k0, n):
-        if F[k] >= p:
-            if start is None:
-                t = T[k]
-                start = t if t > lower else lower
-            if k + 1 == n or T[k + 1] >= start + d:
-                return start
-        else:
-            start = None
-    return _INF
-
-
 class _EstimatePlan:
     """The estimate plan of an FCFS or EASY cluster (:meth:`Cluster._estimate_plan`), extended job by job.
 
-    ``T``, ``F`` (breakpoints and free counts, Python lists: one job is planned in a few
-    microseconds) hold the running jobs until their requested ends and one reservation per
-    planned job; :attr:`prof` is the same profile as a :class:`Profile` for vectorised
-    queries. ``starts`` maps each planned job still waiting to its planned start; a job
-    appended now is planned at its earliest slot from ``lower`` (FCFS: the previous job's
-    planned start) or now if later; ``heap`` holds (planned start, job) of the planned
-    jobs, to find the earliest planned start of those still waiting.
+    :attr:`prof` holds the running jobs until their requested ends and one reservation
+    per planned job. ``starts`` maps each planned job still waiting to its planned
+    start; a job appended now is planned at its earliest slot from ``lower`` (FCFS: the
+    previous job's planned start) or now if later; ``heap`` holds (planned start, job)
+    of the planned jobs, to find the earliest planned start of those still waiting.
     """
 
-    __slots__ = ("T", "F", "total", "starts", "lower", "fcfs", "heap", "_prof")
+    __slots__ = ("prof", "starts", "lower", "fcfs", "heap")
 
     def __init__(self, prof: Profile, now: float, fcfs: bool) -> None:
-        self.T = prof.t.tolist()
-        self.F = prof.f.tolist()
-        self.total = prof.total
-        self._prof: Profile | None = prof
+        self.prof = prof
         self.starts: dict[int, float] = {}
         self.lower = now
         self.fcfs = fcfs
         self.heap: list[tuple[float, int]] = []
 
-    @property
-    def prof(self) -> Profile:
-        """The plan as a :class:`Profile` (rebuilt from the lists after a change)."""
-        prof = self._prof
-        if prof is None:
-            prof = self._prof = Profile(self.total, self.T[0])
-            prof.t = np.array(self.T, dtype=np.float64)
-            prof.f = np.array(self.F, dtype=np.int64)
-        return prof
-
     def earliest(self, p: int, d: float, not_before: float) -> float:
         """Earliest start from ``not_before`` of a job (width ``p``, duration ``d``) on the plan."""
-        return _earliest_in(self.T, self.F, p, d, not_before)
+        return self.prof.earliest(p, d, not_before)
 
     def append(self, j: int, p: int, d: float, now: float) -> None:
         """Plan job ``j`` (width ``p``, planned duration ``d``) after every job already planned."""
-        T, F = self.T, self.F
-        if T[0] < now:  # forget the past, as Profile.trim
-            k = bisect.bisect_right(T, now) - 1
-            del T[:k], F[:k]
-            T[0] = now
-        s = _earliest_in(T, F, p, d, self.lower if self.lower > now else now)
-        _list_add(T, F, s, s + d, -p, self.total)
-        self._prof = None
+        s = self.prof.reserve_earliest(p, d, self.lower if self.lower > now else now, now)
         self.starts[j] = s
         heapq.heappush(self.heap, (s, j))
         if self.fcfs:
@@ -350,25 +300,27 @@ class Cluster(abc.ABC):
 
     # ------------------------------------------------------------------ estimates (FCFS / EASY)
     def _running_profile(self) -> Profile:
+        """The profile of the running jobs until their requested ends (a job past its requested end: until now)."""
         now = self.kernel.now
-        prof = Profile(self.procs, now)
-        if self.running_jobs:
-            ends = np.fromiter(self.running_jobs.values(), dtype=np.float64, count=len(self.running_jobs))
-            procs = np.fromiter((self.P[j] for j in self.running_jobs), dtype=np.int64, count=len(self.running_jobs))
-            ends = np.maximum(ends, now)
-            order = np.argsort(ends, kind="stable")
-            ends, procs = ends[order], procs[order]
-            uniq, first = np.unique(ends, return_index=True)
-            released = np.add.reduceat(procs, first)
-            used = int(procs.sum())
-            prof.t = np.concatenate(([now], uniq[uniq > now])) if uniq[0] > now else uniq.copy()
-            cum = np.cumsum(released)
-            if uniq[0] > now:
-                prof.f = np.concatenate(([self.procs - used], self.procs - used + cum))
-            else:
-                prof.f = self.procs - used + cum
-            prof.t[0] = now
-        return prof
+        if not self.running_jobs:
+            return Profile(self.procs, now)
+        ends = np.fromiter(self.running_jobs.values(), dtype=np.float64, count=len(self.running_jobs))
+        procs = np.fromiter((self.P[j] for j in self.running_jobs), dtype=np.int64, count=len(self.running_jobs))
+        ends = np.maximum(ends, now)
+        order = np.argsort(ends, kind="stable")
+        ends, procs = ends[order], procs[order]
+        uniq, first = np.unique(ends, return_index=True)
+        released = np.add.reduceat(procs, first)
+        used = int(procs.sum())
+        cum = np.cumsum(released)
+        if uniq[0] > now:
+            t = np.concatenate(([now], uniq))
+            f = np.concatenate(([self.procs - used], self.procs - used + cum))
+        else:
+            t = uniq.copy()
+            f = self.procs - used + cum
+        t[0] = now
+        return Profile.from_steps(self.procs, t, f)
 
     def _estimate_plan(self) -> "_EstimatePlan":
         """The plan of the running and waiting jobs with requested times, used for the ECT.
@@ -429,20 +381,6 @@ class Cluster(abc.ABC):
         if other.any():
             out[other] = prof.earliest_many(self._widths[rows[other]], d[other], lower) + d[other]
         return out
-
-
-def _list_add(T: list, F: list, a: float, b: float, delta: int, total: int) -> None:
-    """:meth:`Profile.add` on a profile kept as Python lists (the CBF profile)."""
-    i = bisect.bisect_left(T, a)
-    if i == len(T) or T[i] != a:
-        T.insert(i, a)
-        F.insert(i, F[i - 1] if i else total)
-    j = bisect.bisect_left(T, b, i)
-    if j == len(T) or T[j] != b:
-        T.insert(j, b)
-        F.insert(j, F[j - 1])
-    for k in range(i, j):
-        F[k] += delta
 
 
 class FCFSCluster(Cluster):
@@ -679,10 +617,7 @@ class CBFCluster(Cluster):
     @property
     def profile(self) -> Profile:
         """A copy of the availability profile (running jobs until their planned ends, reservations)."""
-        prof = Profile(self.procs, float(self._T[0]))
-        prof.t = self._T[:self._n].copy()
-        prof.f = self._F[:self._n].copy()
-        return prof
+        return Profile.from_steps(self.procs, self._T[:self._n], self._F[:self._n])
 
     @property
     def reservation(self) -> dict[int, float]:
@@ -698,7 +633,8 @@ class CBFCluster(Cluster):
         self._replan_if_stale()
         d = planned_duration(self.req_here[j])
         self._profile_room(2)
-        self._n, s = self._core.reserve(self._T, self._F, self._n, p, d, self.kernel.now, self.procs)
+        now = self.kernel.now
+        self._n, s = self._core.reserve(self._T, self._F, self._n, p, d, now, now, self.procs)
         self._queue_room()
         QJ, QP, QD, QS, QO = self._Q
         i = self._m

@@ -69,7 +69,11 @@ def _insert(T, F, n, i, t, f):
 
 @njit(cache=True)
 def add(T, F, n, a, b, delta, total):
-    """Add ``delta`` free processors on ``[a, b)`` (:meth:`Profile.add`); returns the new row count."""
+    """Add ``delta`` free processors on ``[a, b)``; returns the new row count.
+
+    A breakpoint inserted before the first row (a profile trimmed past ``a``) gets
+    ``total`` free: nothing is reserved there.
+    """
     if not b > a:
         return n
     i = _bisect_left(T, n, a, 0)
@@ -85,7 +89,7 @@ def add(T, F, n, a, b, delta, total):
 
 @njit(cache=True)
 def trim(T, F, n, now, merge):
-    """Forget the steps before ``now`` (:meth:`Profile.trim`); with ``merge``, also the
+    """Forget the steps before ``now``; with ``merge``, also the
     breakpoints between two steps with the same free count. Returns the new row count."""
     k = _row_of(T, n, now)
     if k > 0:
@@ -127,32 +131,32 @@ def _scan(T, F, n, k0, p, d, lower):
 
 @njit(cache=True)
 def earliest(T, F, n, p, d, lower):
-    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``
-    (:meth:`Profile.earliest`): the start (clipped to ``lower``) of the first run of rows
-    with at least ``p`` free lasting ``d``; ``inf`` when ``p`` exceeds the last step."""
-    return _scan(T, F, n, 0, p, d, lower)
+    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``:
+    the start (clipped to ``lower``) of the first run of rows with at least ``p`` free
+    lasting ``d``; ``inf`` when ``p`` exceeds the last step.
+
+    The scan starts at the row holding ``lower`` (a run of rows before it that reaches
+    ``lower`` continues in that row, so starting at row 0 gives the same result).
+    """
+    return _scan(T, F, n, max(_row_of(T, n, lower), 0), p, d, lower)
 
 
 @njit(cache=True)
 def earliest_many(T, F, n, procs, durations, lower, out):
-    """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``.
-
-    The scan starts at the row holding ``lower`` (a run of rows before it that reaches
-    ``lower`` continues in that row); the result is the same.
-    """
+    """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``."""
     k0 = max(_row_of(T, n, lower), 0)
     for i in range(procs.size):
         out[i] = _scan(T, F, n, k0, procs[i], durations[i], lower)
 
 
 @njit(cache=True)
-def reserve(T, F, n, p, d, now, total):
-    """Trim to ``now``, then give a job its earliest slot and take its processors there.
+def reserve(T, F, n, p, d, now, lower, total):
+    """Trim to ``now``, then give a job its earliest slot from ``lower >= now`` and take its processors there.
 
     Returns ``(n, s)``: the new row count and the reservation.
     """
     n = trim(T, F, n, now, False)
-    s = earliest(T, F, n, p, d, now)
+    s = earliest(T, F, n, p, d, lower)
     n = add(T, F, n, s, s + d, -p, total)
     return n, s
 
