@@ -40,7 +40,7 @@ class CheckedCBF(CBFCluster):
         res = self.reservation
         assert all(s >= now for s in res.values())
         assert list(res) == list(self.waiting_jobs)  # the queue arrays keep the submission order
-        assert self._F[:self._n].min() >= 0 and self._F[self._n - 1] == self.procs
+        assert self._prof.f.min() >= 0 and self._prof.f[-1] == self.procs
 
 
 def random_jobs(seed: int, n: int = 400, procs: int = 32, origins: int = 1):
@@ -134,8 +134,8 @@ def test_moves_are_counted_and_the_queue_grows_past_its_initial_room():
     naive = simulate([LiteralCBF("c", 32)], jobs)
     np.testing.assert_array_equal(res.start, naive.start)
     c = res.clusters[0]
-    assert c._Q[0].size > CBFCluster._ROOM and c._T.size > CBFCluster._ROOM
-    assert c.moves > 100 and c._m == 0 and not c.reservation
+    assert c._queue.job.size > CBFCluster._ROOM and c._prof._T.size > CBFCluster._ROOM
+    assert c.moves > 100 and c._queue.size == 0 and not c.reservation
 
 
 def random_profile(rng, total=16, rows=12):
@@ -245,9 +245,9 @@ def test_snapshots_do_not_change_the_cluster():
     res = simulate([CheckedCBF("c", 32)], random_jobs(3, n=80))
     c = res.clusters[0]
     prof = c.profile
-    assert prof.t.tolist() == c._T[:c._n].tolist() and prof.f.tolist() == c._F[:c._n].tolist()
+    assert prof.t.tolist() == c._prof.t.tolist() and prof.f.tolist() == c._prof.f.tolist()
     prof.reserve(float(prof.t[-1]) + 10.0, 5.0, 32)
-    assert c.profile.t.size == c._n < prof.t.size
+    assert c.profile.t.size == c._prof.t.size < prof.t.size
 
 
 def test_same_schedule_with_the_compiler_off(tmp_path):
@@ -298,3 +298,18 @@ def test_compiled_engine_equals_the_literal_rule_on_any_small_workload(rows):
     check_schedule(fast)
     np.testing.assert_array_equal(fast.start, literal.start)
     assert fast.clusters[0].replans == literal.clusters[0].replans
+
+
+def test_cbf_queue_keeps_submission_order_and_starts_by_reservation_then_stamp():
+    from vcsched.sim.batch import CBFQueue
+
+    q = CBFQueue(2)  # grows twice
+    for j, (s, stamp) in enumerate([(5.0, 1), (3.0, 2), (5.0, 3), (9.0, 4), (3.0, 5)]):
+        q.push(10 + j, j + 1, 2.0, s, stamp)
+    assert q.size == 5 and q.job.size >= 5
+    assert q.index(12) == 2
+    q.remove(q.index(12))
+    assert q.reservations() == {10: 5.0, 11: 3.0, 13: 9.0, 14: 3.0}
+    due, nxt = q.pop_due(5.0)
+    assert [(s, stamp, j) for s, stamp, j, _ in due] == [(3.0, 2, 11), (3.0, 5, 14), (5.0, 1, 10)]
+    assert nxt == 9.0 and q.reservations() == {13: 9.0}

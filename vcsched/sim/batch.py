@@ -40,7 +40,7 @@ from vcsched.errors import InvalidInputError
 from vcsched.sim.kernel import PRIORITY_END, PRIORITY_PASS, PRIORITY_REACT
 from vcsched.sim.profile import Profile
 
-__all__ = ["Cluster", "FCFSCluster", "EasyCluster", "CBFCluster", "BATCH_POLICIES", "make_cluster",
+__all__ = ["Cluster", "FCFSCluster", "EasyCluster", "CBFCluster", "CBFQueue", "BATCH_POLICIES", "make_cluster",
            "planned_duration"]
 
 _INF = float("inf")
@@ -541,6 +541,84 @@ class EasyCluster(Cluster):
         return self._plan_ect_many(jobs)
 
 
+class CBFQueue:
+    """The waiting jobs of a conservative-backfilling cluster, in submission order.
+
+    Five parallel numpy arrays with spare room, so that the compiled loops of
+    :mod:`vcsched.sim.compiled` work on them in place: :attr:`job` (row of the job
+    table), :attr:`width` (processors), :attr:`duration` (planned duration),
+    :attr:`start` (reservation) and :attr:`stamp` (order stamp: the count of
+    reservations given when this one was given; jobs due at one instant start by
+    reservation, then stamp). The first :attr:`size` entries are the queue.
+    """
+
+    __slots__ = ("job", "width", "duration", "start", "stamp", "size", "_due", "_core")
+
+    def __init__(self, room: int) -> None:
+        from vcsched.sim import compiled  # here, not at module level: numba loads only when CBF is used
+
+        self._core = compiled
+        self.job = np.empty(room, dtype=np.int64)
+        self.width = np.empty(room, dtype=np.int64)
+        self.duration = np.empty(room)
+        self.start = np.empty(room)
+        self.stamp = np.empty(room, dtype=np.int64)
+        self.size = 0
+        self._due = self._due_arrays(room)
+
+    @staticmethod
+    def _due_arrays(room: int) -> tuple:
+        """Output arrays of :func:`compiled.pop_due`: job, reservation, planned duration, stamp."""
+        return (np.empty(room, dtype=np.int64), np.empty(room), np.empty(room), np.empty(room, dtype=np.int64))
+
+    def _grow(self) -> None:
+        for name in ("job", "width", "duration", "start", "stamp"):
+            a = getattr(self, name)
+            setattr(self, name, np.concatenate((a, np.empty_like(a))))
+        self._due = self._due_arrays(self.job.size)
+
+    def push(self, j: int, width: int, duration: float, start: float, stamp: int) -> None:
+        """Append job ``j`` at the end of the queue."""
+        i = self.size
+        if i == self.job.size:
+            self._grow()
+        self.job[i], self.width[i], self.duration[i], self.start[i], self.stamp[i] = j, width, duration, start, stamp
+        self.size = i + 1
+
+    def index(self, j: int) -> int:
+        """Position of waiting job ``j`` in the queue."""
+        return int(np.flatnonzero(self.job[:self.size] == j)[0])
+
+    def remove(self, i: int) -> None:
+        """Remove entry ``i`` (the queue keeps its order): :func:`compiled.remove`."""
+        self.size = self._core.remove(self.job, self.width, self.duration, self.start, self.stamp, self.size, i)
+
+    def replan(self, prof: Profile, now: float, order: int) -> tuple[int, int, float]:
+        """Re-plan every entry on ``prof`` (:func:`compiled.replan`); returns ``(order, moves, next reservation)``."""
+        prof._room(4 * self.size)  # a move inserts at most four breakpoints
+        prof._n, order, moved, nxt = self._core.replan(
+            prof._T, prof._F, prof._n, self.width, self.duration, self.start, self.stamp, self.size, now,
+            prof.total, order)
+        return order, moved, nxt
+
+    def pop_due(self, now: float) -> tuple[list, float]:
+        """Take out the entries reserved at or before ``now`` (:func:`compiled.pop_due`).
+
+        Returns ``(due, next)``: ``due`` as (reservation, stamp, job, planned duration)
+        sorted (the order they start in), ``next`` the earliest reservation left.
+        """
+        out_job, out_start, out_duration, out_stamp = self._due
+        self.size, count, nxt = self._core.pop_due(self.job, self.width, self.duration, self.start, self.stamp,
+                                                         self.size, now, out_job, out_start, out_duration, out_stamp)
+        due = sorted(zip(out_start[:count].tolist(), out_stamp[:count].tolist(), out_job[:count].tolist(),
+                         out_duration[:count].tolist()))
+        return due, nxt
+
+    def reservations(self) -> dict[int, float]:
+        """Reservation of each waiting job (a snapshot)."""
+        return dict(zip(self.job[:self.size].tolist(), self.start[:self.size].tolist()))
+
+
 class CBFCluster(Cluster):
     """Conservative backfilling (the seed's CBF, §3.1 [16]).
 
@@ -570,22 +648,12 @@ class CBFCluster(Cluster):
     """
 
     policy = "cbf"
-    _ROOM = 64  # initial room of the profile and queue arrays (doubled when needed)
+    _ROOM = 64  # initial room of the queue arrays (doubled when needed)
 
     def _reset(self) -> None:
-        from vcsched.sim import compiled  # here, not at module level: numba loads only when CBF is used
-
-        self._core = compiled
-        room = self._ROOM
-        self._T = np.empty(room)
-        self._F = np.empty(room, dtype=np.int64)
-        self._T[0], self._F[0], self._n = self.kernel.now, self.procs, 1
-        # the queue in submission order (see compiled): job, width, planned duration, reservation, order stamp
-        self._Q = [np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64), np.empty(room),
-                   np.empty(room), np.empty(room, dtype=np.int64)]
-        self._due = [np.empty_like(a) for a in (self._Q[0], self._Q[3], self._Q[2], self._Q[4])]
-        self._m = 0
-        self._order = 0
+        self._prof = Profile(self.procs, self.kernel.now)
+        self._queue = CBFQueue(self._ROOM)
+        self._order = 0  # the last order stamp given
         self._next = _INF  # earliest reservation in the queue (never later than the true one)
         self._planned_end: dict[int, float] = {}  # running job -> reservation + planned duration
         self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
@@ -595,35 +663,15 @@ class CBFCluster(Cluster):
         self.moves = 0
 
     # ------------------------------------------------------------------ state
-    def _profile_room(self, rows: int) -> None:
-        """Make room for ``rows`` more breakpoints in the profile arrays."""
-        size = self._T.size
-        if self._n + rows > size:
-            size = max(2 * size, self._n + rows)
-            T, F = np.empty(size), np.empty(size, dtype=np.int64)
-            T[:self._n], F[:self._n] = self._T[:self._n], self._F[:self._n]
-            self._T, self._F = T, F
-
-    def _queue_room(self) -> None:
-        size = self._Q[0].size
-        if self._m == size:
-            self._Q = [np.concatenate((a, np.empty_like(a))) for a in self._Q]
-            self._due = [np.empty(2 * size, dtype=a.dtype) for a in self._due]
-
-    def _index(self, j: int) -> int:
-        """Position of waiting job ``j`` in the queue arrays."""
-        return int(np.flatnonzero(self._Q[0][:self._m] == j)[0])
-
     @property
     def profile(self) -> Profile:
         """A copy of the availability profile (running jobs until their planned ends, reservations)."""
-        return Profile.from_steps(self.procs, self._T[:self._n], self._F[:self._n])
+        return self._prof.copy()
 
     @property
     def reservation(self) -> dict[int, float]:
         """Current reservation of each waiting job (a snapshot)."""
-        QJ, _, _, QS, _ = self._Q
-        return dict(zip(QJ[:self._m].tolist(), QS[:self._m].tolist()))
+        return self._queue.reservations()
 
     # ------------------------------------------------------------------ jobs
     def submit(self, j: int) -> None:
@@ -632,15 +680,10 @@ class CBFCluster(Cluster):
             self._too_wide(j)
         self._replan_if_stale()
         d = planned_duration(self.req_here[j])
-        self._profile_room(2)
         now = self.kernel.now
-        self._n, s = self._core.reserve(self._T, self._F, self._n, p, d, now, now, self.procs)
-        self._queue_room()
-        QJ, QP, QD, QS, QO = self._Q
-        i = self._m
+        s = self._prof.reserve_earliest(p, d, now, now)
         self._order += 1
-        QJ[i], QP[i], QD[i], QS[i], QO[i] = j, p, d, s, self._order
-        self._m = i + 1
+        self._queue.push(j, p, d, s, self._order)
         self.waiting_jobs[j] = None
         self.first_reservation[j] = s
         if s < self._next:
@@ -651,17 +694,16 @@ class CBFCluster(Cluster):
         if j not in self.waiting_jobs:
             return False
         del self.waiting_jobs[j]
-        i = self._index(j)
-        QJ, QP, QD, QS, QO = self._Q
-        s, d, p = float(QS[i]), float(QD[i]), int(QP[i])
-        self._m = self._core.remove(QJ, QP, QD, QS, QO, self._m, i)
+        queue = self._queue
+        i = queue.index(j)
+        s, d, p = float(queue.start[i]), float(queue.duration[i]), int(queue.width[i])
+        queue.remove(i)
         self._release(s, s + d, p)
         return True
 
     def _release(self, a: float, b: float, q: int) -> None:
         """Free ``q`` processors on ``[a, b)`` and re-plan at this instant (cancellation, early end)."""
-        self._profile_room(2)
-        self._n = self._core.add(self._T, self._F, self._n, a, b, q, self.procs)
+        self._prof.add(a, b, q)
         self._stale = True
         self._request_react()
 
@@ -687,10 +729,7 @@ class CBFCluster(Cluster):
         """Re-plan every waiting job once, in submission order, at its earliest slot from now
         (:func:`vcsched.sim.compiled.replan`)."""
         self.replans += 1
-        self._profile_room(4 * self._m)  # a move inserts at most four breakpoints
-        QJ, QP, QD, QS, QO = self._Q
-        self._n, self._order, moved, self._next = self._core.replan(
-            self._T, self._F, self._n, QP, QD, QS, QO, self._m, self.kernel.now, self.procs, self._order)
+        self._order, moved, self._next = self._queue.replan(self._prof, self.kernel.now, self._order)
         self.moves += moved
         if moved:
             self._wake_at(self._next)
@@ -715,9 +754,7 @@ class CBFCluster(Cluster):
         self._replan_if_stale()
         now = self.kernel.now
         if self._next <= now:
-            oJ, oS, oD, oO = self._due
-            self._m, count, self._next = self._core.pop_due(*self._Q, self._m, now, oJ, oS, oD, oO)
-            due = sorted(zip(oS[:count].tolist(), oO[:count].tolist(), oJ[:count].tolist(), oD[:count].tolist()))
+            due, self._next = self._queue.pop_due(now)
             waiting, planned_end = self.waiting_jobs, self._planned_end
             for s, _, j, d in due:
                 del waiting[j]
@@ -730,16 +767,17 @@ class CBFCluster(Cluster):
     def ect(self, j: int) -> float:
         self._replan_if_stale()
         if j in self.waiting_jobs:
-            i = self._index(j)
-            return float(self._Q[3][i] + self._Q[2][i])
+            queue = self._queue
+            i = queue.index(j)
+            return float(queue.start[i] + queue.duration[i])
         if self.P[j] > self.procs:
             return _INF
         d = planned_duration(self.req_here[j])
-        return self._core.earliest(self._T, self._F, self._n, self.P[j], d, self.kernel.now) + d
+        return self._prof.earliest(self.P[j], d, self.kernel.now) + d
 
     def ect_many(self, jobs) -> np.ndarray:
         self._replan_if_stale()
-        return self._ect_many_on(self.profile, self.reservation, self.kernel.now, jobs)
+        return self._ect_many_on(self._prof, self.reservation, self.kernel.now, jobs)
 
 
 BATCH_POLICIES = {"fcfs": FCFSCluster, "cbf": CBFCluster, "easy": EasyCluster}
