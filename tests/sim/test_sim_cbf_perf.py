@@ -304,12 +304,12 @@ def test_cbf_queue_keeps_submission_order_and_starts_by_reservation_then_stamp()
     from vcsched.sim.batch import CBFQueue
 
     q = CBFQueue(2)  # grows twice
-    for j, (s, stamp) in enumerate([(5.0, 1), (3.0, 2), (5.0, 3), (9.0, 4), (3.0, 5)]):
-        q.push(10 + j, j + 1, 2.0, s, stamp)
-    assert q.size == 5 and q.job.size >= 5
+    for j, s in enumerate([5.0, 3.0, 5.0, 9.0, 3.0]):
+        q.push(10 + j, j + 1, 2.0, s)
+    assert q.size == 5 and q.job.size >= 5 and q.stamp[:5].tolist() == [1, 2, 3, 4, 5]
     assert q.index(12) == 2
     q.remove(q.index(12))
     assert q.reservations() == {10: 5.0, 11: 3.0, 13: 9.0, 14: 3.0}
-    due, nxt = q.pop_due(5.0)
+    due = q.pop_due(5.0)
     assert [(s, stamp, j) for s, stamp, j, _ in due] == [(3.0, 2, 11), (3.0, 5, 14), (5.0, 1, 10)]
-    assert nxt == 9.0 and q.reservations() == {13: 9.0}
+    assert q.next_start == 9.0 and q.reservations() == {13: 9.0}

@@ -120,6 +120,15 @@ class Cluster(abc.ABC):
     The cluster is inert until a :class:`vcsched.sim.platform.Grid` binds it to a kernel
     and a job table (:meth:`bind`). Per-job values are kept in Python lists indexed by
     the job's row in the table, which is much faster than numpy scalars in the event loop.
+
+    The cluster records what happens on it: :attr:`started` and :attr:`ended` map each
+    job that started (ended) here to its date; the grid assembles its per-job columns
+    from them and is told of starts and ends only to log them (:meth:`Grid.log_event`,
+    when recording). The cluster never writes into the grid's state.
+
+    Subclasses keep their instance attributes few (at most 30 in all): CPython 3.11
+    stores the attributes of instances with more in a slower dictionary layout, which
+    costs about 5 % of a whole-trace EASY run.
     """
 
     policy = "base"
@@ -141,10 +150,8 @@ class Cluster(abc.ABC):
         self.grid = grid
         self.index = index
         self.kernel = grid.kernel
+        self._recording = grid.log is not None  # tell the grid's event log about starts and ends
         self.P = grid.P
-        self._run = grid.run_times
-        self._req = grid.req_times
-        self._ospeed = grid.origin_speed
         # run and requested times of every job on this cluster, precomputed (vectorised) for the event loop
         ratio = grid.origin_speed_array / self.speed
         same = grid.origin_speed_array == self.speed
@@ -163,6 +170,8 @@ class Cluster(abc.ABC):
         self._fifo: collections.deque = collections.deque()
         self._tickets = 0
         self.running_jobs: dict[int, float] = {}  # job -> requested end on this cluster
+        self.started: dict[int, float] = {}  # job -> its start here (the grid assembles the per-job columns)
+        self.ended: dict[int, float] = {}  # job -> its end here
         self._pass_pending = False
         self._react_pending = False
         self._plan = None  # cached estimate plan (FCFS/EASY)
@@ -257,11 +266,9 @@ class Cluster(abc.ABC):
         self.running_jobs[j] = now + self.req_here[j]
         if self._plan is not None:
             self._plan_started(j, now)
-        grid = self.grid
-        grid.start[j] = now
-        grid.where[j] = self.index
-        if grid.log is not None:
-            grid._started(j, self, now)
+        self.started[j] = now
+        if self._recording:
+            self.grid.log_event(now, "start", j, self)
         kernel.schedule(now + self.run_here[j], PRIORITY_END, self._end, j)
 
     def _end(self, j: int) -> None:
@@ -271,14 +278,13 @@ class Cluster(abc.ABC):
             self.kernel.schedule(self.kernel.now, PRIORITY_PASS, self._pass)
 
     def _finish(self, j: int) -> None:
-        """Job ``j`` ends now: free its processors, record the end, call :meth:`_on_end`."""
+        """Job ``j`` ends now: free its processors, record the end (:attr:`ended`), call :meth:`_on_end`."""
         self.free += self.P[j]
         req_end = self.running_jobs.pop(j)
-        grid = self.grid
-        grid.finish[j] = now = self.kernel.now
-        grid.done += 1
-        if grid.log is not None:
-            grid.log.append((now, "end", grid.jobs.job_id[j], self.name))
+        now = self.kernel.now
+        self.ended[j] = now
+        if self._recording:
+            self.grid.log_event(now, "end", j, self)
         self._on_end(j, req_end)
 
     # hooks
@@ -550,9 +556,11 @@ class CBFQueue:
     :attr:`start` (reservation) and :attr:`stamp` (order stamp: the count of
     reservations given when this one was given; jobs due at one instant start by
     reservation, then stamp). The first :attr:`size` entries are the queue.
+    :attr:`last_stamp` is the last stamp given and :attr:`next_start` the earliest
+    reservation in the queue (never later than the true one; ``inf`` when empty).
     """
 
-    __slots__ = ("job", "width", "duration", "start", "stamp", "size", "_due", "_core")
+    __slots__ = ("job", "width", "duration", "start", "stamp", "size", "last_stamp", "next_start", "_due", "_core")
 
     def __init__(self, room: int) -> None:
         from vcsched.sim import compiled  # here, not at module level: numba loads only when CBF is used
@@ -564,6 +572,8 @@ class CBFQueue:
         self.start = np.empty(room)
         self.stamp = np.empty(room, dtype=np.int64)
         self.size = 0
+        self.last_stamp = 0
+        self.next_start = _INF
         self._due = self._due_arrays(room)
 
     @staticmethod
@@ -577,12 +587,14 @@ class CBFQueue:
             setattr(self, name, np.concatenate((a, np.empty_like(a))))
         self._due = self._due_arrays(self.job.size)
 
-    def push(self, j: int, width: int, duration: float, start: float, stamp: int) -> None:
-        """Append job ``j`` at the end of the queue."""
+    def push(self, j: int, width: int, duration: float, start: float) -> None:
+        """Append job ``j``, reserved at ``start``, at the end of the queue with the next stamp."""
         i = self.size
         if i == self.job.size:
             self._grow()
-        self.job[i], self.width[i], self.duration[i], self.start[i], self.stamp[i] = j, width, duration, start, stamp
+        self.last_stamp += 1
+        self.job[i], self.width[i], self.duration[i], self.start[i] = j, width, duration, start
+        self.stamp[i] = self.last_stamp
         self.size = i + 1
 
     def index(self, j: int) -> int:
@@ -593,26 +605,26 @@ class CBFQueue:
         """Remove entry ``i`` (the queue keeps its order): :func:`compiled.remove`."""
         self.size = self._core.remove(self.job, self.width, self.duration, self.start, self.stamp, self.size, i)
 
-    def replan(self, prof: Profile, now: float, order: int) -> tuple[int, int, float]:
-        """Re-plan every entry on ``prof`` (:func:`compiled.replan`); returns ``(order, moves, next reservation)``."""
+    def replan(self, prof: Profile, now: float) -> int:
+        """Re-plan every entry on ``prof`` (:func:`compiled.replan`, a move gets a new stamp); returns the moves."""
         prof._room(4 * self.size)  # a move inserts at most four breakpoints
-        prof._n, order, moved, nxt = self._core.replan(
+        prof._n, self.last_stamp, moved, self.next_start = self._core.replan(
             prof._T, prof._F, prof._n, self.width, self.duration, self.start, self.stamp, self.size, now,
-            prof.total, order)
-        return order, moved, nxt
+            prof.total, self.last_stamp)
+        return moved
 
-    def pop_due(self, now: float) -> tuple[list, float]:
+    def pop_due(self, now: float) -> list[tuple[float, int, int, float]]:
         """Take out the entries reserved at or before ``now`` (:func:`compiled.pop_due`).
 
-        Returns ``(due, next)``: ``due`` as (reservation, stamp, job, planned duration)
-        sorted (the order they start in), ``next`` the earliest reservation left.
+        Returns them as (reservation, stamp, job, planned duration), sorted: the order
+        they start in.
         """
         out_job, out_start, out_duration, out_stamp = self._due
-        self.size, count, nxt = self._core.pop_due(self.job, self.width, self.duration, self.start, self.stamp,
+        self.size, count, self.next_start = self._core.pop_due(self.job, self.width, self.duration, self.start, self.stamp,
                                                          self.size, now, out_job, out_start, out_duration, out_stamp)
         due = sorted(zip(out_start[:count].tolist(), out_stamp[:count].tolist(), out_job[:count].tolist(),
                          out_duration[:count].tolist()))
-        return due, nxt
+        return due
 
     def reservations(self) -> dict[int, float]:
         """Reservation of each waiting job (a snapshot)."""
@@ -653,8 +665,6 @@ class CBFCluster(Cluster):
     def _reset(self) -> None:
         self._prof = Profile(self.procs, self.kernel.now)
         self._queue = CBFQueue(self._ROOM)
-        self._order = 0  # the last order stamp given
-        self._next = _INF  # earliest reservation in the queue (never later than the true one)
         self._planned_end: dict[int, float] = {}  # running job -> reservation + planned duration
         self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
         self._stale = False
@@ -682,12 +692,12 @@ class CBFCluster(Cluster):
         d = planned_duration(self.req_here[j])
         now = self.kernel.now
         s = self._prof.reserve_earliest(p, d, now, now)
-        self._order += 1
-        self._queue.push(j, p, d, s, self._order)
+        queue = self._queue
+        queue.push(j, p, d, s)
         self.waiting_jobs[j] = None
         self.first_reservation[j] = s
-        if s < self._next:
-            self._next = s
+        if s < queue.next_start:
+            queue.next_start = s
         self._wake_at(s)
 
     def cancel(self, j: int) -> bool:
@@ -729,10 +739,10 @@ class CBFCluster(Cluster):
         """Re-plan every waiting job once, in submission order, at its earliest slot from now
         (:func:`vcsched.sim.compiled.replan`)."""
         self.replans += 1
-        self._order, moved, self._next = self._queue.replan(self._prof, self.kernel.now, self._order)
+        moved = self._queue.replan(self._prof, self.kernel.now)
         self.moves += moved
         if moved:
-            self._wake_at(self._next)
+            self._wake_at(self._queue.next_start)
 
     # ------------------------------------------------------------------ starts
     def _wake_at(self, s: float) -> None:
@@ -753,15 +763,16 @@ class CBFCluster(Cluster):
         """Start the jobs reserved at or before now, by reservation then order stamp."""
         self._replan_if_stale()
         now = self.kernel.now
-        if self._next <= now:
-            due, self._next = self._queue.pop_due(now)
+        queue = self._queue
+        if queue.next_start <= now:
+            due = queue.pop_due(now)
             waiting, planned_end = self.waiting_jobs, self._planned_end
             for s, _, j, d in due:
                 del waiting[j]
                 planned_end[j] = s + d
                 self._start(j)
-        if self._next < _INF:
-            self._wake_at(self._next)
+        if queue.next_start < _INF:
+            self._wake_at(queue.next_start)
 
     # ------------------------------------------------------------------ estimates
     def ect(self, j: int) -> float:
