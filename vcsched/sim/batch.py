@@ -651,11 +651,12 @@ class CBFCluster(Cluster):
     before the next submission, estimate or scheduling pass on this cluster, so a batch
     of cancellations at one instant costs one re-plan.
 
-    The profile and the queue are numpy arrays worked on by the compiled functions of
-    :mod:`vcsched.sim.compiled` (numba is imported, and the functions compiled or loaded
-    from its cache, when the first CBF cluster is bound). The re-plan is the literal
-    rule; ``tests/sim/test_sim_cbf_perf.py`` checks it against an independent pure-Python
-    implementation of the rule on :class:`Profile`. :attr:`profile` and
+    The profile (a :class:`Profile`) and the queue (a :class:`CBFQueue`) are numpy arrays
+    worked on by the compiled functions of :mod:`vcsched.sim.compiled` (numba is
+    imported, and the functions compiled or loaded from its cache, when the first CBF
+    cluster is bound). The re-plan is the literal rule; ``tests/sim/test_sim_cbf_perf.py``
+    checks it against an independent pure-Python implementation of the rule on the numpy
+    oracle profile of ``tests/sim/plain_profile.py``. :attr:`profile` and
     :attr:`reservation` are snapshots for inspection.
     """
 

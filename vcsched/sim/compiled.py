@@ -1,25 +1,30 @@
 """Compiled loops over availability profiles and queues (numba, cached on disk after the first use).
 
-:class:`vcsched.sim.batch.CBFCluster` keeps its state in numpy arrays and calls these
-functions for everything that loops over profile rows or waiting jobs;
-:meth:`vcsched.sim.profile.Profile.earliest_many` (the completion-time estimates of
-many jobs that grid meta-schedulers ask for) calls :func:`earliest_many`. The CBF
-re-plan is the literal rule of issue 10: every waiting job, in submission order, is
-released and re-inserted at its earliest slot from now; compiled, examining every
-waiting job costs less than deciding in Python which ones need examining.
+This is the one implementation of each profile rule: :func:`add` (take or give back
+processors on an interval), :func:`trim` (forget the past, merge equal steps),
+:func:`earliest` / :func:`earliest_many` (the earliest slot) and :func:`reserve` (trim,
+earliest slot, take it). :class:`vcsched.sim.profile.Profile` wraps them (the FCFS/EASY
+estimate plan, ECT queries), and :class:`vcsched.sim.batch.CBFCluster` runs on them with
+the loops over its waiting jobs, :class:`vcsched.sim.batch.CBFQueue`: :func:`replan`,
+:func:`fit_before`, :func:`pop_due`, :func:`remove`. The CBF re-plan is the literal rule
+of issue 10: every waiting job, in submission order, is released and re-inserted at its
+earliest slot from now; compiled, examining every waiting job costs less than deciding
+in Python which ones need examining.
 
 The profile is ``T[:n]`` (breakpoints, increasing) and ``F[:n]`` (free processors on
 ``[T[k], T[k+1])``; the last step lasts forever). The queue is ``m`` waiting jobs in
-submission order, five parallel arrays: ``QJ`` job row, ``QP`` width, ``QD`` planned
-duration, ``QS`` reservation, ``QO`` order stamp (the count of reservations given when
-this one was given; jobs due at one instant start by reservation, then stamp). Arrays
-have spare room; the caller makes sure there is enough before each call (a profile
-change inserts at most two breakpoints).
+submission order, the five arrays of :class:`~vcsched.sim.batch.CBFQueue` passed
+separately: ``QJ`` job row, ``QP`` width, ``QD`` planned duration, ``QS`` reservation,
+``QO`` order stamp (the count of reservations given when this one was given; jobs due
+at one instant start by reservation, then stamp). Arrays have spare room; the caller
+makes sure there is enough before each call (a profile change inserts at most two
+breakpoints).
 
-Floating-point operations are the same, in the same order, as in the pure-Python
-profile (:class:`vcsched.sim.profile.Profile`), so results agree bit for bit (tested
-against a literal implementation built on it). With ``NUMBA_DISABLE_JIT=1`` the same
-functions run as plain Python (slowly), for debugging.
+The plain numpy implementation of the profile rules is the test oracle
+(``tests/sim/plain_profile.py``); the functions here do the same floating-point
+operations in the same order, so results agree bit for bit (tested, and the CBF engine
+against a literal implementation built on that oracle). With ``NUMBA_DISABLE_JIT=1``
+the same functions run as plain Python (slowly), for debugging.
 """
 
 from __future__ import annotations

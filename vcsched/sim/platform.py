@@ -26,7 +26,7 @@ from vcsched.sim.batch import Cluster
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 
-__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate"]
+__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid", "simulate"]
 
 _INF = float("inf")
 
@@ -371,9 +371,13 @@ class Grid:
                                 events=self.kernel.processed, log=self.log)
 
 
-def simulate(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None, record: bool = False,
-             progress: Callable[[int], None] | None = None) -> SimulationResult:
-    """Simulate ``jobs`` on ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
+def simulate_grid(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
+                  record: bool = False, progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Simulate ``jobs`` on batch ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
+
+    Also importable as ``vcsched.sim.simulate`` (the name used throughout the examples
+    and by existing code); the time-shared simulator is
+    :func:`vcsched.sim.timeshare.simulate_timeshare`.
 
     Examples
     --------
@@ -385,3 +389,6 @@ def simulate(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler
     ([0.0, 10.0, 1.0], [10.0, 15.0, 3.0])
     """
     return Grid(clusters, jobs, meta=meta, record=record).run(progress=progress)
+
+
+simulate = simulate_grid
