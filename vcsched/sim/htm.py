@@ -58,8 +58,7 @@ class HistoricalTraceManager:
     up to S times the tasks of the busiest server). For small states (the paper's: 4
     servers with fewer than 50 tasks each; see ``_SMALL_HTM``) a per-server loop on Python
     lists is used instead: faster there, and the same results to the bit. ``P`` is summed
-    sequentially in end order (the pre-vectorisation code used ``np.sum``: the two differ
-    by round-off only, ~1e-16 relative).
+    sequentially in end order, on both paths.
 
     Examples
     --------
