@@ -53,8 +53,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.problems.timeshare import Platform
-from vcsched.problems.timeshare import Workload as TimeshareWorkload
+from vcsched.problems.timeshare import Platform, TimeshareWorkload
 from vcsched.sim.htm import HistoricalTraceManager
 from vcsched.sim.kernel import Kernel
 from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
@@ -397,7 +396,7 @@ def simulate_timeshare(platform: Platform, workload: TimeshareWorkload, policy: 
     Parameters
     ----------
     platform : Platform
-    workload : vcsched.problems.timeshare.Workload
+    workload : vcsched.problems.timeshare.TimeshareWorkload
     policy : TimesharePolicy
         Any object with the interface of :class:`TimesharePolicy`.
     report_period : float
