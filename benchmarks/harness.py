@@ -21,6 +21,28 @@ Storage (``OUT/NAME/``)
 ``results.parquet``, ``results.csv``
     All parts concatenated in cell order, then row order: the same table
     whatever the number of workers or the executor.
+``.lock``
+    Held (``flock``, exclusive) by the run writing the folder, with its pid,
+    host and start time inside: a second run into the same folder is refused
+    (:class:`~vcsched.errors.InvalidInputError` naming the folder and the
+    holder) instead of mixing its cells with the first one's. The lock is
+    released by the kernel when the holder dies, even by SIGKILL.
+``parts/<cell_id>.parquet.corrupt``
+    A part that cannot be read on ``--resume`` (truncated, e.g. by a full
+    disk) is set aside under this name and its cell runs again.
+
+Resume checks
+-------------
+``--resume`` keeps a finished part only if it can be read and its ``seed``
+column is the child seed of its cell under the current root seed: parts of a
+run with another root seed are refused even when ``run.json`` is missing.
+
+Workers
+-------
+Local workers are capped at the number of cells to run
+(:attr:`RunSummary.workers` says how many ran), and each has a watchdog
+thread that ends it when the coordinating process dies (SIGKILL included),
+so no worker outlives its run by more than about a second.
 
 Columns
 -------
@@ -46,6 +68,7 @@ depend on which worker runs it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -59,6 +82,7 @@ import platform
 import socket
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -139,6 +163,8 @@ class RunSummary:
     table: "pandas.DataFrame"
     report: str = ""
     files: tuple[pathlib.Path, ...] = ()
+    workers: int | None = 0
+    """Local worker processes started (at most the number of cells to run); None on Dask."""
 
 
 # --------------------------------------------------------------------------- discovery
@@ -383,10 +409,45 @@ def _forkserver_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+WATCHDOG_SECONDS = 0.5
+"""How often a worker checks that the coordinating process is alive."""
+
+
+def _coordinator_gone(coordinator: int, parent: int) -> bool:
+    """True when the coordinating process has died: the worker was re-parented (its parent, the
+    forkserver or the coordinator itself, exited) or the coordinator's pid no longer exists."""
+    if os.getppid() != parent:
+        return True
+    try:
+        os.kill(coordinator, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # pragma: no cover - the pid exists, owned by someone else: reused
+        return True
+    return False
+
+
+def _watch_coordinator(coordinator: int) -> None:
+    """Worker initializer: a daemon thread that ends the worker when the coordinator dies.
+
+    Without it, workers of a run killed with SIGKILL finish their cell (minutes) before
+    noticing that nobody reads their result.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while not _coordinator_gone(coordinator, parent):
+            time.sleep(WATCHDOG_SECONDS)
+        os._exit(70)
+
+    threading.Thread(target=watch, name="vcsched-watchdog", daemon=True).start()
+
+
 def _pool_outcomes(run_cell, todo: list[tuple[int, dict, int]], workers: int) -> Iterator[tuple[int, dict]]:
-    """Yield (index, outcome) as cells finish in a local process pool."""
+    """Yield (index, outcome) as cells finish in a local process pool (workers watch the coordinator)."""
     ctx = _forkserver_context()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_coordinator,
+                               initargs=(os.getpid(),))
     finished = False
     try:
         pending = {pool.submit(execute_cell, run_cell, params, seed): index for index, params, seed in todo}
@@ -471,17 +532,18 @@ def run_cells(
     ----------
     experiment : Experiment
     out_dir : path
-        Run directory (``OUT/NAME``), created if needed.
+        Run directory (``OUT/NAME``), created if needed; locked for the run.
     quick : bool
         Use the experiment's quick grid.
     workers : int, optional
-        Size of the local process pool (default ``os.cpu_count()``); ignored
-        with ``scheduler``.
+        Size of the local process pool (default ``os.cpu_count()``), capped at the
+        number of cells to run; ignored with ``scheduler``.
     scheduler : str or dask.distributed.Client, optional
         Address of a Dask scheduler (``tcp://host:8786``) or a client.
     resume : bool
         Keep finished cells and run only the others (failed cells are
-        retried). Without it, parts of a previous run are deleted first.
+        retried, unreadable parts set aside and re-run). Without it, parts of a
+        previous run are deleted first.
     seed : int
         Root seed.
     progress : bool, optional
@@ -492,6 +554,12 @@ def run_cells(
     RunSummary
         With the final table (also in ``results.parquet`` / ``results.csv``).
 
+    Raises
+    ------
+    InvalidInputError
+        Bad options; ``out_dir`` is a file or is locked by another run; ``resume``
+        on parts of a run with another root seed.
+
     Notes
     -----
     Local workers are started with the ``forkserver`` method (``spawn``
@@ -500,29 +568,38 @@ def run_cells(
     The cell function is pickled by reference, so it must be importable
     (a module-level function of an installed module).
     """
+    with run_lock(out_dir):
+        return _run_cells_locked(experiment, pathlib.Path(out_dir), quick=quick, workers=workers,
+                                 scheduler=scheduler, resume=resume, seed=seed, progress=progress)
+
+
+def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int | None,
+                      scheduler: Any, resume: bool, seed: int, progress: bool | None) -> RunSummary:
     t0 = time.perf_counter()
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:
         raise InvalidInputError(f"--workers must be >= 1, got {workers}")
     if seed < 0:
         raise InvalidInputError(f"--seed must be >= 0, got {seed}")
-    out = pathlib.Path(out_dir)
     parts = out / "parts"
     cells = experiment.cells(quick)
     ids = _check_cells(experiment.name, cells)
     seeds = cell_seeds(len(cells), seed)
     manifest = {"experiment": experiment.name, "seed": int(seed), "quick": bool(quick), "cells": len(cells)}
     _prepare_dir(out, parts, manifest, resume)
-
-    todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if not (resume and _part_path(parts, ids[k]).exists())]
+    done = _finished_parts(parts, ids, seeds, seed) if resume else set()
+    _atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
+    todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if k not in done]
     skipped = len(cells) - len(todo)
     version = code_version()
     failed = 0
+    started: int | None = None if scheduler is not None else 0
     if todo:
         if scheduler is not None:
             outcomes = _dask_outcomes(experiment.run_cell, todo, scheduler)
         else:
-            outcomes = _pool_outcomes(experiment.run_cell, todo, min(workers, len(todo)))
+            started = min(workers, len(todo))
+            outcomes = _pool_outcomes(experiment.run_cell, todo, started)
         bar = _progress_bar(len(todo), experiment.name, progress)
         try:
             for index, outcome in outcomes:
@@ -542,7 +619,91 @@ def run_cells(
     _atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
     if "cell_status" in table:
         failed = int((table.drop_duplicates("cell")["cell_status"] == "error").sum())
-    return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table)
+    return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table,
+                      workers=started)
+
+
+def _check_run_dir(out: pathlib.Path) -> None:
+    """Refuse a run folder (or a parent of it) that is a file."""
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise InvalidInputError(f"--out: {folder} is a file, not a folder; give a folder for the results")
+            return
+
+
+@contextlib.contextmanager
+def run_lock(out_dir: str | os.PathLike):
+    """Hold the exclusive lock of a run folder (``OUT/NAME/.lock``) for the duration of the block.
+
+    A second holder is refused at once with a message naming the folder and the process
+    that holds it. The kernel releases the lock when the holder exits or dies. Where
+    ``fcntl`` does not exist (not POSIX) the folder is not locked.
+    """
+    out = pathlib.Path(out_dir)
+    _check_run_dir(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidInputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
+    path = out / ".lock"
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX (Windows): no lock
+        yield path
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise InvalidInputError(f"--out: cannot create the lock file {path} ({exc.strerror or exc}); "
+                                f"give a writable folder") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 512, 0).decode("utf-8", errors="replace").strip() or "another process"
+            raise InvalidInputError(f"{out} is in use by another run ({holder}); wait for it to finish or give "
+                                    f"another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, started "
+                      f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
+        yield path
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _read_part_seed(path: pathlib.Path) -> "np.ndarray":
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+
+
+def _finished_parts(parts: pathlib.Path, ids: list[str], seeds: list[int], root_seed: int) -> set[int]:
+    """Indices of cells whose finished part can be kept by ``--resume``.
+
+    A part that cannot be read is renamed ``<name>.corrupt`` (its cell runs again); a part
+    whose ``seed`` is not the cell's child seed under ``root_seed`` comes from a run with
+    another root seed: refused.
+    """
+    done = set()
+    for k, cid in enumerate(ids):
+        path = _part_path(parts, cid)
+        if not path.exists():
+            continue
+        try:
+            stored = _read_part_seed(path)
+        except Exception as exc:  # noqa: BLE001 - ArrowInvalid, OSError, KeyError: an unreadable part
+            aside = path.with_name(path.name + ".corrupt")
+            os.replace(path, aside)
+            print(f"vcsched: note: {path} cannot be read ({type(exc).__name__}); set aside as {aside.name}, "
+                  f"cell {k} runs again", file=sys.stderr)
+            continue
+        if len(stored) and int(stored[0]) != seeds[k]:
+            raise InvalidInputError(
+                f"--resume: {path} was computed with another root seed than --seed {root_seed} (cell {k} has "
+                f"seed {int(stored[0])}, expected {seeds[k]}); give that run's --seed or drop --resume to start over")
+        done.add(k)
+    return done
 
 
 def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume: bool) -> None:
@@ -551,9 +712,12 @@ def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume:
         tmp.unlink()
     path = out / "run.json"
     if resume and path.exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            old = None  # unreadable manifest: the parts themselves are checked (_finished_parts)
         for key in ("experiment", "seed", "quick"):
-            if old.get(key) != manifest[key]:
+            if isinstance(old, dict) and old.get(key) != manifest[key]:
                 raise InvalidInputError(
                     f"--resume: {out} holds a run with {key}={old.get(key)!r}, not {manifest[key]!r}; "
                     f"use the same options, another --out, or drop --resume to start over")
@@ -561,7 +725,6 @@ def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume:
         for p in [*parts.glob("*.parquet"), out / "results.parquet", out / "results.csv"]:
             if p.exists():
                 p.unlink()
-    _atomic_write(path, lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
 
 
 def _progress_bar(total: int, name: str, enabled: bool | None):
@@ -591,13 +754,14 @@ def run_experiment(
     """
     exp = name_or_experiment if isinstance(name_or_experiment, Experiment) else get_experiment(name_or_experiment)
     run_dir = pathlib.Path(out) / exp.name
-    summary = run_cells(exp, run_dir, quick=quick, workers=workers, scheduler=scheduler, resume=resume, seed=seed,
-                        progress=progress)
-    if not report:
-        return summary
-    before = _report_files(run_dir)
-    text = exp.report(summary.table, run_dir)
-    after = _report_files(run_dir)
+    with run_lock(run_dir):  # the report is written under the same lock as the cells
+        summary = _run_cells_locked(exp, run_dir, quick=quick, workers=workers, scheduler=scheduler, resume=resume,
+                                    seed=seed, progress=progress)
+        if not report:
+            return summary
+        before = _report_files(run_dir)
+        text = exp.report(summary.table, run_dir)
+        after = _report_files(run_dir)
     written = tuple(sorted(p for p, mtime in after.items() if before.get(p) != mtime))
     return dataclasses.replace(summary, report=text or "", files=written)
 
@@ -614,4 +778,4 @@ def iter_rows(table: "pandas.DataFrame") -> Iterable[dict]:
         yield {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
 
 
-__all__ += ["execute_cell", "iter_rows"]
+__all__ += ["execute_cell", "iter_rows", "run_lock", "WATCHDOG_SECONDS"]

@@ -10,6 +10,12 @@ registered by name in :data:`REGISTRY`:
 ``list-lptf``    dual-approximation allotment, weighted LPTF order (§4.1)
 ``list-saf``     dual-approximation allotment, smallest area first (§4.1)
 
+The dual approximation itself (the two-shelf 3/2 + eps algorithm of [7]/[17],
+:mod:`heuristics.moldable.dual_approx`) gives ``C*_max`` and the allotments;
+:func:`two_shelf` returns its own schedule as a Result (not registered: it
+optimises the makespan only). Every function of the registry except ``gang``
+and ``sequential`` takes ``dual="two-shelf"`` (default) or ``"simple"``.
+
 The result's ``objective`` is ``sum w_i C_i``; ``extra["makespan"]`` and
 ``extra["minsum"]`` hold both criteria; ``solution`` is a
 :class:`vcsched.problems.moldable.Schedule` with explicit processors, which
@@ -21,12 +27,21 @@ from vcsched.registry import Registry
 REGISTRY: Registry = Registry("moldable heuristic")
 
 from heuristics.moldable.listsched import list_schedule  # noqa: E402
+from heuristics.moldable.dual_approx import (  # noqa: E402
+    DualApproximation, ShelfTest, two_shelf, two_shelf_search, two_shelf_test, simple_search,
+)
 from heuristics.moldable.baselines import gang, sequential, list_shelf, list_lptf, list_saf, dual_approximation  # noqa: E402
 from heuristics.moldable.bicriteria import bicriteria, knapsack_max_weight, batch_selection  # noqa: E402
 
 __all__ = [
     "REGISTRY",
     "list_schedule",
+    "DualApproximation",
+    "ShelfTest",
+    "two_shelf",
+    "two_shelf_search",
+    "two_shelf_test",
+    "simple_search",
     "gang",
     "sequential",
     "list_shelf",

@@ -1,8 +1,11 @@
 """Baselines of seed 002 §4.1: Gang, Sequential and the three List Graham orders.
 
-The List Graham algorithms use the allotment of the dual approximation of
-Mounié, Rapine and Trystram (ref [7]; :func:`dual_approximation`), scheduled
-by :func:`heuristics.moldable.listsched.list_schedule` in three orders.
+The List Graham algorithms take the allotment of the dual approximation of
+[7] (:func:`heuristics.moldable.dual_approx.dual_approximation`: by default
+the two-shelf 3/2 + eps algorithm, the final allotment of its schedule after
+the shelf transformations; ``dual="simple"`` for the earlier knapsack-only
+version) and schedule it with
+:func:`heuristics.moldable.listsched.list_schedule` in three orders.
 """
 
 from __future__ import annotations
@@ -12,63 +15,35 @@ import time
 import numpy as np
 
 from heuristics.moldable import REGISTRY
+from heuristics.moldable.dual_approx import dual_approximation, shelf_order
 from heuristics.moldable.listsched import list_schedule, schedule_result
-from lowerbounds.moldable import DualSearch, dual_approximation_search
 from vcsched.problems.moldable import MoldableInstance
 from vcsched.result import Result
 
 __all__ = ["dual_approximation", "shelf_order", "gang", "sequential", "list_shelf", "list_lptf", "list_saf"]
 
 
-def dual_approximation(instance: MoldableInstance, *, eps: float = 0.01) -> DualSearch:
-    """Dual approximation of [7]: knapsack allotment into two shelves and binary search.
-
-    Returns the :class:`lowerbounds.moldable.DualSearch`: ``guess`` (the
-    approximate ``C*_max`` used by the bi-criteria algorithm), ``lower`` (a
-    proven lower bound on ``C*_max``) and the ``allotment`` used by the List
-    algorithms: ``gamma(i, guess)`` (smallest allotment with
-    ``p_i(k) <= guess``) in the first shelf, ``gamma(i, guess / 2)`` in the
-    second. For non-monotonic tasks the same rule ("smallest allotment that
-    fits") is used.
-    """
-    return dual_approximation_search(instance, eps=eps)
-
-
-def shelf_order(instance: MoldableInstance, search: DualSearch) -> np.ndarray:
-    """Order of [7] (§4.1): first-shelf tasks, then second-shelf tasks, then the
-    small tasks (second shelf, one processor, ``p_i(1) <= guess / 2``).
-
-    Within each group, decreasing processing time (our choice; the paper does
-    not say), ties by index.
-    """
-    n = instance.n
-    dur = instance.times[np.arange(n), search.allotment - 1]
-    small = (~search.in_first_shelf) & (search.allotment == 1) & (instance.times[:, 0] <= search.guess / 2)
-    group = np.where(search.in_first_shelf, 0, np.where(small, 2, 1))
-    return np.lexsort((np.arange(n), -dur, group))
-
-
-def _list_with(instance, method, order_key, eps, t0) -> Result:
-    search = dual_approximation(instance, eps=eps)
+def _list_with(instance, method, order_key, eps, dual, t0) -> Result:
+    search = dual_approximation(instance, eps=eps, dual=dual)
     allot = search.allotment
-    order = order_key(instance, search, allot) if callable(order_key) else order_key
+    order = order_key(instance, search, allot)
     sched = list_schedule(instance, order, allot)
     return schedule_result(method, instance, sched, t0, makespan_lb=search.lower, cmax_guess=search.guess)
 
 
 @REGISTRY.register("list-shelf")
-def list_shelf(instance: MoldableInstance, *, eps: float = 0.01, rng=None) -> Result:
-    """List Graham with the dual-approximation allotment in its shelf order (:func:`shelf_order`).
+def list_shelf(instance: MoldableInstance, *, eps: float = 0.01, dual: str = "two-shelf", rng=None) -> Result:
+    """List Graham with the dual-approximation allotment in its shelf order
+    (:func:`heuristics.moldable.dual_approx.shelf_order`: ``S0``, ``S1``, ``S2``, small tasks).
 
-    This is also our realisation of the dual approximation's schedule (the
-    shelf transformations of [7] are replaced by list scheduling).
+    ``dual`` chooses the dual approximation (``"two-shelf"`` or ``"simple"``).
     """
     t0 = time.perf_counter()
-    return _list_with(instance, "list-shelf", lambda inst, s, a: shelf_order(inst, s), eps, t0)
+    return _list_with(instance, "list-shelf", lambda inst, s, a: shelf_order(inst, s), eps, dual, t0)
 
 
 @REGISTRY.register("list-lptf")
-def list_lptf(instance: MoldableInstance, *, eps: float = 0.01, rng=None) -> Result:
+def list_lptf(instance: MoldableInstance, *, eps: float = 0.01, dual: str = "two-shelf", rng=None) -> Result:
     """List Graham, weighted LPTF: decreasing ``p_i(allot_i) / w_i`` (§4.1).
 
     The paper sorts "using the ratio between weight and execution time" for a
@@ -81,11 +56,11 @@ def list_lptf(instance: MoldableInstance, *, eps: float = 0.01, rng=None) -> Res
         ratio = inst.times[np.arange(inst.n), a - 1] / inst.weights
         return np.lexsort((np.arange(inst.n), -ratio))
 
-    return _list_with(instance, "list-lptf", key, eps, t0)
+    return _list_with(instance, "list-lptf", key, eps, dual, t0)
 
 
 @REGISTRY.register("list-saf")
-def list_saf(instance: MoldableInstance, *, eps: float = 0.01, rng=None) -> Result:
+def list_saf(instance: MoldableInstance, *, eps: float = 0.01, dual: str = "two-shelf", rng=None) -> Result:
     """List Graham, smallest area ``allot_i * p_i(allot_i)`` first (§4.1), ties by index."""
     t0 = time.perf_counter()
 
@@ -93,7 +68,7 @@ def list_saf(instance: MoldableInstance, *, eps: float = 0.01, rng=None) -> Resu
         area = a * inst.times[np.arange(inst.n), a - 1]
         return np.lexsort((np.arange(inst.n), area))
 
-    return _list_with(instance, "list-saf", key, eps, t0)
+    return _list_with(instance, "list-saf", key, eps, dual, t0)
 
 
 @REGISTRY.register("gang")

@@ -16,8 +16,9 @@ from typing import NamedTuple
 import numpy as np
 
 from heuristics.moldable import REGISTRY
+from heuristics.moldable.dual_approx import dual_approximation
 from heuristics.moldable.listsched import list_schedule, schedule_result
-from lowerbounds.moldable import batch_times, dual_approximation_search, smallest_allotment
+from lowerbounds.moldable import batch_times, smallest_allotment
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.result import Result
 
@@ -176,7 +177,7 @@ def _batch_list(instance: MoldableInstance, batches, batch_order) -> np.ndarray:
 
 @REGISTRY.register("bicriteria")
 def bicriteria(instance: MoldableInstance, *, shuffles: int = 10, rng=None, eps: float = 0.01,
-               merge_small: bool = True, compact: bool = True) -> Result:
+               merge_small: bool = True, compact: bool = True, dual: str = "two-shelf") -> Result:
     """Bi-criteria knapsack-batch algorithm (seed 002 §3.2).
 
     Parameters
@@ -194,6 +195,9 @@ def bicriteria(instance: MoldableInstance, *, shuffles: int = 10, rng=None, eps:
     compact : bool
         ``False`` returns the first, uncompacted batch schedule
         (:func:`batch_schedule`; no shuffles).
+    dual : {"two-shelf", "simple"}
+        Dual approximation giving ``C*_max``
+        (:func:`heuristics.moldable.dual_approx.dual_approximation`).
 
     Returns
     -------
@@ -204,8 +208,10 @@ def bicriteria(instance: MoldableInstance, *, shuffles: int = 10, rng=None, eps:
 
     Notes
     -----
-    Steps: ``C*_max`` = the accepted guess of the dual approximation
-    (:func:`lowerbounds.moldable.dual_approximation_search`);
+    Steps: ``C*_max`` = the smallest accepted guess of the dual approximation
+    (§3.2 "compute the approximate C*_max with the dual approximation
+    algorithm"; :func:`heuristics.moldable.dual_approx.two_shelf_search` by
+    default);
     ``t_min = min_{i,k} p_i(k)``, ``K = floor(log2(C*_max / t_min))``; batches by
     :func:`batch_selection`; compaction by Graham's list algorithm
     (:func:`heuristics.moldable.listsched.list_schedule`) in batch order with
@@ -225,7 +231,7 @@ def bicriteria(instance: MoldableInstance, *, shuffles: int = 10, rng=None, eps:
         raise ValueError(f"shuffles must be >= 0, got {shuffles}")
     t0 = time.perf_counter()
     rng = np.random.default_rng(rng)
-    search = dual_approximation_search(instance, eps=eps)
+    search = dual_approximation(instance, eps=eps, dual=dual)
     batches = batch_selection(instance, search.guess, merge_small=merge_small)
     allot = np.zeros(instance.n, dtype=np.int64)
     for b in batches:

@@ -63,7 +63,7 @@ def test_moldable_cli_bound(inst_file, capsys):
     [
         ('{"m": 3, "tasks": [{"weight": 1, "times": [3, 2]}]}', "task 0, field 'times': has 2 values"),
         ("{oops", "malformed JSON"),
-        ('{"m": 2, "tasks": [{"weight": 0, "times": [1, 1]}]}', "task 0, field 'weight'"),
+        ('{"m": 2, "tasks": [{"weight": 0, "times": [1, 1]}]}', "task 0: field 'weight'"),
     ],
 )
 def test_moldable_cli_bad_input_exit_2(tmp_path, capsys, content, match):
@@ -80,7 +80,9 @@ def test_moldable_cli_unknown_method_and_missing_file(inst_file, tmp_path, capsy
     assert "unknown method 'bicriteira'" in capsys.readouterr().err
     assert main(["moldable", "bound", str(tmp_path / "none.json")]) == 2
     assert "file not found" in capsys.readouterr().err
-    assert main(["moldable", "bound", str(inst_file), "--ratio", "1"]) == 2
+    with pytest.raises(SystemExit) as exc:  # a usage error: --ratio must be > 1
+        main(["moldable", "bound", str(inst_file), "--ratio", "1"])
+    assert exc.value.code == 2
     with pytest.raises(SystemExit) as exc:
         main(["moldable", "generate", "--n", "0"])
     assert exc.value.code == 2

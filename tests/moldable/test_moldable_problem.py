@@ -82,11 +82,11 @@ def test_moldable_json_round_trip_and_schedule_json(tmp_path):
         ({"m": 0, "tasks": [{"weight": 1, "times": [1]}]}, "field 'm'"),
         ({"m": 2, "tasks": []}, "field 'tasks'"),
         ({"m": 2, "tasks": [{"times": [1, 1]}]}, "task 0, field 'weight': missing"),
-        ({"m": 2, "tasks": [{"weight": -1, "times": [1, 1]}]}, "task 0, field 'weight'"),
+        ({"m": 2, "tasks": [{"weight": -1, "times": [1, 1]}]}, "task 0: field 'weight'"),
         ({"m": 3, "tasks": [{"weight": 1, "times": [1, 1, 1]}, {"weight": 1, "times": [3, 2]}]},
          "task 1, field 'times': has 2 values, expected m = 3"),
         ({"m": 2, "tasks": [{"weight": 1, "times": [1, "x"]}]}, r"entry 1 \(p_i\(2\)\)"),
-        ({"m": 2, "tasks": [{"weight": 1, "times": [1, 0]}]}, "positive"),
+        ({"m": 2, "tasks": [{"weight": 1, "times": [1, 0]}]}, r"must be >= 1e-09 and <= 1e\+12, got 0"),
     ],
 )
 def test_moldable_parse_errors_name_the_place(data, match):

@@ -13,9 +13,10 @@ import pytest
 from heuristics.grid import MCT
 from vcsched.cli import main
 from vcsched.problems.workload import from_arrays, read_swf, shift_to_origin, time_window
+from vcsched.errors import InvalidInputError
 from vcsched.sim import JOBS_COLUMNS, JobTable, make_cluster, simulate, write_jobs
 from vcsched.sim.invariants import check_schedule
-from vcsched.sim.output import allocate_processors
+from vcsched.sim.output import LEGACY_JOBS_COLUMNS, allocate_processors, jobs_frame
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest", Path(__file__).resolve().parent.parent / "conftest.py")
 _conftest = importlib.util.module_from_spec(_spec)
@@ -36,13 +37,71 @@ def small_result():
 def test_jobs_frame_columns_and_values():
     df = small_result().jobs_frame()
     assert list(df.columns) == JOBS_COLUMNS == [
-        "jobID", "submission_time", "requested_number_of_processors", "requested_time", "starting_time",
-        "execution_time", "finish_time", "waiting_time", "turnaround_time", "stretch", "allocated_processors",
-        "cluster", "origin_cluster"]
+        "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources", "requested_time",
+        "success", "final_state", "starting_time", "execution_time", "finish_time", "waiting_time",
+        "turnaround_time", "stretch", "allocated_resources", "cluster", "origin_cluster"]
+    assert df["job_id"].tolist() == ["1", "2", "3"] and df["workload_name"].tolist() == ["c"] * 3
+    assert df["requested_number_of_resources"].tolist() == [60, 60, 40]
+    assert df["success"].tolist() == [1, 1, 1] and set(df["final_state"]) == {"COMPLETED_SUCCESSFULLY"}
     assert df["starting_time"].tolist() == [0.0, 10.0, 1.0]
     assert df["waiting_time"].tolist() == [0.0, 10.0, 0.0]
     assert df["stretch"].tolist() == [1.0, 3.0, 1.0]
-    assert df["allocated_processors"].tolist() == ["0-59", "0-59", "60-99"]
+    assert df["allocated_resources"].tolist() == ["0-59", "0-59", "60-99"]
+
+
+def test_legacy_layout_keeps_the_old_names_and_the_same_values():
+    res = small_result()
+    new, old = res.jobs_frame(), jobs_frame(res, layout="legacy")
+    assert list(old.columns) == LEGACY_JOBS_COLUMNS == [
+        "jobID", "submission_time", "requested_number_of_processors", "requested_time", "starting_time",
+        "execution_time", "finish_time", "waiting_time", "turnaround_time", "stretch", "allocated_processors",
+        "cluster", "origin_cluster"]
+    assert old["jobID"].tolist() == [1, 2, 3]
+    assert old["allocated_processors"].tolist() == new["allocated_resources"].tolist()
+    for col in ("submission_time", "starting_time", "finish_time", "stretch"):
+        assert old[col].tolist() == new[col].tolist()
+    with pytest.raises(InvalidInputError, match="jobs layout 'old' is unknown; use one of: batsim, legacy"):
+        jobs_frame(res, layout="old")
+
+
+def test_site_prefixed_ids_are_split_into_workload_and_id():
+    w1 = from_arrays([0], [5], [5], [2], job_id=[7])
+    w2 = from_arrays([0], [5], [5], [2], job_id=[7])
+    res = simulate([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w1, w2], labels=["a", "b"]))
+    df = res.jobs_frame()
+    assert df["job_id"].tolist() == ["7", "7"] and df["workload_name"].tolist() == ["a", "b"]
+    assert jobs_frame(res, layout="legacy")["jobID"].tolist() == ["a!7", "b!7"]
+
+
+def test_evalys_reads_our_jobs_csv_and_draws_gantt_and_utilisation(tmp_path):
+    """The real evalys (a test dependency) loads the file and plots it; its utilisation is ours."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    evalys_jobset = pytest.importorskip("evalys.jobset")
+    from evalys import visu
+
+    res = small_result()
+    write_jobs(res, tmp_path / "jobs.csv")
+    js = evalys_jobset.JobSet.from_csv(str(tmp_path / "jobs.csv"))
+    assert js.MaxProcs == 100 and js.df["proc_alloc"].tolist() == [60, 60, 40]
+    # processors in use over time, as evalys computes it from allocated_resources
+    load = js.utilisation["load"]
+    assert load.to_dict() == {0.0: 60, 1.0: 100, 3.0: 60, 10.0: 60, 15.0: 0}
+    assert js.mean_utilisation() == pytest.approx((600 + 300 + 80) / 15)
+    visu.gantt.plot_gantt(js)
+    plt.savefig(tmp_path / "gantt.png")
+    js.plot(with_details=True)  # utilisation, queue, job details and the legacy Gantt chart
+    plt.savefig(tmp_path / "plot.png")
+    plt.close("all")
+    for name in ("gantt.png", "plot.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the old layout is what evalys 4 cannot read (the reason for the new default)
+    write_jobs(res, tmp_path / "old.csv", layout="legacy")
+    with pytest.raises(AttributeError, match="allocated_resources"):
+        evalys_jobset.JobSet.from_csv(str(tmp_path / "old.csv"))
 
 
 def test_metrics_by_hand():
@@ -99,14 +158,14 @@ def test_cli_platform_with_mct_and_table(tmp_path, capsys):
                                                 "mean_bsld", "utilization", "makespan"]
     assert "(all)" in text and "spare" in text
     df = pd.read_parquet(tmp_path / "j.parquet")
-    assert set(df["origin_cluster"]) == {"kth", "sdsc"} and df["jobID"].str.contains("!").all()
+    assert set(df["origin_cluster"]) == {"kth", "sdsc"} and set(df["workload_name"]) == {"kth", "sdsc"}
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):
     plat = tmp_path / "p.json"
     plat.write_text('{"clusters": [{"name": "a", "procs": "many", "trace": "x"}]}')
     assert main(["grid", "simulate", "--platform", str(plat)]) == 2
-    assert "clusters[0]: field 'procs' must be a int" in capsys.readouterr().err
+    assert "p.json: clusters[0] (a): field 'procs' must be an integer, got 'many'" in capsys.readouterr().err
     assert main(["grid", "simulate", "--trace", "no-such-trace.swf"]) == 2
     assert "trace 'no-such-trace.swf' not found" in capsys.readouterr().err
 
@@ -214,7 +273,40 @@ def test_compiled_allocation_with_fragmented_numbers_grows_its_buffer():
 
 
 def test_allocation_over_capacity_is_an_error():
-    from vcsched.errors import InvalidInputError
-
     with pytest.raises(InvalidInputError, match="more than 4 processors at time 1.0"):
         allocate_processors(np.array([0.0, 1.0]), np.array([5.0, 3.0]), np.array([3, 2]), 4)
+
+
+def _evalys_peak(frame, procs: int) -> int:
+    from evalys.jobset import JobSet
+    from procset import ProcSet
+
+    f = frame.copy()
+    f["allocated_resources"] = f["allocated_resources"].map(ProcSet.from_str)
+    return int(JobSet(f, resource_bounds=(0, procs - 1)).utilisation["load"].max())
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_gantt_times_on_a_grid_keep_evalys_utilisation_within_the_cluster(seed):
+    """evalys re-adds rounded times: with times such as x / 1.2 a job's end misses the next start by an ulp
+    and its utilisation exceeds the cluster. On the 1/64 s grid it never does, and no time moves more than
+    half a tick."""
+    pytest.importorskip("evalys")
+    from vcsched.sim.output import _quantize_times
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    submit = np.sort(rng.integers(0, 50, n)).astype(float) / 7
+    run = rng.integers(1, 20, n) / 3.0
+    w = from_arrays(submit, run, run, rng.choice([1, 2, 4], n))
+    res = simulate([make_cluster("a", 4, 1.0, "fcfs"), make_cluster("b", 4, 1.2, "easy")],
+                   JobTable.from_workloads([w]), meta=MCT())
+    frame = res.jobs_frame()
+    frame = frame[frame["execution_time"] > 0]
+    for name in ("a", "b"):
+        part = frame[frame["cluster"] == name]
+        grid = _quantize_times(part)
+        assert _evalys_peak(grid, 4) == 4
+        assert np.abs(grid["starting_time"] - part["starting_time"]).max() <= 1 / 128
+        assert np.abs(grid["finish_time"] - part["finish_time"]).max() <= 1 / 128
+    assert _evalys_peak(frame[frame["cluster"] == "a"], 4) > 4  # the reason: unrounded times overshoot

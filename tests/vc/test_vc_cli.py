@@ -64,11 +64,11 @@ def test_infeasible_memory_is_a_status_not_an_error(tmp_path, capsys):
     "content, fragment",
     [
         ("{not json", "malformed JSON"),
-        ('{"hosts": 2, "jobs": [{"cpu": 0.5}]}', "job 0, field 'mem': missing"),
-        ('{"hosts": 2, "jobs": [{"cpu": 1.2, "mem": 0.1}]}', "job 0, field 'cpu'"),
-        ('{"hosts": 2, "jobs": [{"cpu": NaN, "mem": 0.1}]}', "job 0, field 'cpu'"),
+        ('{"hosts": 2, "jobs": [{"cpu": 0.5}]}', "job 0: field 'mem' is required"),
+        ('{"hosts": 2, "jobs": [{"cpu": 1.2, "mem": 0.1}]}', "job 0: field 'cpu'"),
+        ('{"hosts": 2, "jobs": [{"cpu": NaN, "mem": 0.1}]}', "NaN is not allowed"),
         ('{"hosts": 0, "jobs": [{"cpu": 0.2, "mem": 0.1}]}', "field 'hosts'"),
-        ('{"hosts": 2, "jobs": [{"cpu": 0.2, "mem": 0.1, "tasks": 0}]}', "job 0, field 'tasks'"),
+        ('{"hosts": 2, "jobs": [{"cpu": 0.2, "mem": 0.1, "tasks": 0}]}', "job 0: field 'tasks'"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, content, fragment):

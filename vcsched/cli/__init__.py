@@ -8,14 +8,29 @@ that needs them; nothing in the core imports this package.
 
 Exit codes: 0 success (also when a solver reports ``infeasible`` or a
 heuristic ``failed``: those are results), 2 bad input or usage, 1 an
-unexpected internal error.
+unexpected internal error (or memory exhausted), 130 interrupted, 141 the
+reader of standard output went away (``vcsched ... --json | head -1``: the
+output is cut short on purpose, so nothing is printed, as for a process ended
+by SIGPIPE).
+
+Every handler runs under :func:`main`, which handles these cases once for all
+command groups. ``RuntimeWarning`` s (numpy on degenerate arithmetic) are not
+printed unless Python's warning options ask for them (``-W`` or
+``PYTHONWARNINGS``).
+
+Start-up: this package and the group modules import only the standard library
+and the core's light modules at import time; numpy, pandas, PuLP, numba,
+matplotlib and dask are imported inside the command that needs them, so
+``vcsched --help`` starts without them (tested in ``tests/cli``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import warnings
 from typing import Sequence
 
 from vcsched.errors import InvalidInputError, VcschedError
@@ -25,8 +40,17 @@ __all__ = ["main", "build_parser", "GROUPS"]
 GROUPS = ("vc", "bench", "moldable", "grid", "timeshare", "diet")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line (exit status 2), naming the
+    command and the option: ``vcsched vc generate: error: argument --jobs: expected ...``.
+    Subcommand parsers inherit the class."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="vcsched",
         description="Scheduling research toolkit: exact optima, bounds, heuristics and simulators.",
     )
@@ -46,16 +70,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """After a broken pipe, point standard output at /dev/null so that the interpreter's
+    final flush does not raise a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout replaced (tests) or already closed
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code = args.handler(args)
+        with warnings.catch_warnings():
+            if not sys.warnoptions:
+                warnings.simplefilter("ignore", RuntimeWarning)
+            code = args.handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
     except InvalidInputError as exc:
         print(f"vcsched: error: {exc}", file=sys.stderr)
         return 2
     except VcschedError as exc:
         print(f"vcsched: error: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("vcsched: error: out of memory; try a smaller instance or option values", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("vcsched: interrupted", file=sys.stderr)

@@ -2,6 +2,12 @@
 
 ``benchmarks`` is imported lazily, inside the handlers (the CLI is the only
 place that imports it).
+
+A run folder ``OUT/NAME`` is locked while a run writes it (a second ``bench run``
+into it exits 2 naming the folder and the holder); ``--resume`` refuses parts of
+another root seed and sets unreadable parts aside; ``--workers`` is capped at the
+number of cells to run, and the summary line says how many processes ran. See
+:mod:`benchmarks.harness`.
 """
 
 from __future__ import annotations
@@ -57,6 +63,14 @@ def _interrupt(signum, frame):  # pragma: no cover - exercised by a signal
     raise KeyboardInterrupt
 
 
+def _workers_text(started: int, asked: int) -> str:
+    """How many local worker processes really ran (capped at the cells to run)."""
+    if not started:
+        return "no worker process (nothing to run)"
+    capped = f" (--workers {asked} capped at the cells to run)" if asked > started else ""
+    return f"{started} worker process(es){capped}"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from benchmarks.harness import get_experiment, run_experiment
 
@@ -73,7 +87,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
-    where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"{args.workers or os.cpu_count()} worker process(es)"
+    where = f"Dask scheduler {args.scheduler}" if args.scheduler else _workers_text(summary.workers,
+                                                                                   args.workers or os.cpu_count())
     print(f"{summary.experiment}: {summary.n_cells} cells ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_failed} failed) in {summary.seconds:.1f} s on {where}")
     if summary.report:

@@ -1,4 +1,9 @@
-"""Helpers shared by the command groups: JSON output, number parsing, tables."""
+"""Helpers shared by the command groups: JSON output, number parsing, tables.
+
+This module imports only the standard library (numpy is looked up in
+``sys.modules`` when converting values: if numpy was never imported, no value
+can be a numpy one), so that ``vcsched --help`` starts fast.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,6 @@ import math
 import sys
 from typing import Any, Iterable
 
-import numpy as np
-
 from vcsched.errors import InvalidInputError
 
 __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "print_table"]
@@ -17,15 +20,16 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
 
 def jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays and non-finite floats to plain JSON values."""
+    np = sys.modules.get("numpy")
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
+    if np is not None and isinstance(value, np.ndarray):
         return jsonable(value.tolist())
-    if isinstance(value, (np.integer,)):
+    if np is not None and isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, (np.floating, float)):
+    if isinstance(value, float) or (np is not None and isinstance(value, np.floating)):
         v = float(value)
         return v if math.isfinite(v) else None
     if hasattr(value, "value") and isinstance(getattr(value, "value"), str):
@@ -34,8 +38,7 @@ def jsonable(value: Any) -> Any:
 
 
 def print_json(obj: Any) -> None:
-    json.dump(jsonable(obj), sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    write_stdout(json.dumps(jsonable(obj), indent=1) + "\n")
 
 
 def _number(kind: type, check, what: str):
@@ -60,6 +63,113 @@ nonneg_int = _number(int, lambda v: v >= 0, "an integer >= 0")
 unit_float = _number(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
+def number_option(kind: type = float, *, low: float | None = None, high: float | None = None,
+                  low_open: bool = False, high_open: bool = False):
+    """An argparse ``type=`` for a finite number in a documented range.
+
+    ``number_option(float, low=0, low_open=True, high=1e6)`` accepts ``(0, 1e6]``;
+    NaN, infinities and values outside the range are refused with a message
+    that states the range. With ``kind=int``, ``3`` and ``3.0`` are accepted,
+    ``2.5`` is not; a string of digits is read exactly (a 20-digit seed keeps
+    every digit), other integers through ``float``.
+
+    >>> number_option(int, low=1, high=10)("3")
+    3
+    >>> number_option(float, low=0, low_open=True)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a number > 0, got '0'
+    """
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if low_open else '>='} {low:g}")
+    if high is not None:
+        parts.append(f"{'<' if high_open else '<='} {high:g}")
+    noun = "an integer" if kind is int else "a number"
+    what = f"{noun} {' and '.join(parts)}" if parts else f"a finite {noun[2:] if kind is int else 'number'}"
+
+    def parse(text: str):
+        try:
+            x: float | int = int(text.strip()) if kind is int and text.strip().lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if isinstance(x, float) and (not math.isfinite(x) or (kind is int and not x.is_integer())):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if (low is not None and (x <= low if low_open else x < low)) or \
+                (high is not None and (x >= high if high_open else x > high)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return int(x) if kind is int else x
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
+
+
+def check_output_path(path: str, *, option: str, inputs: Iterable[str] = ()) -> None:
+    """Refuse an output path before any work is done: a directory, a missing or read-only
+    parent folder, or one of the command's own input files."""
+    import os
+
+    if os.path.isdir(path):
+        raise InvalidInputError(f"{option} {path}: is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InvalidInputError(f"{option} {path}: folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InvalidInputError(f"{option} {path}: not writable")
+    for source in inputs:
+        if source and os.path.exists(source) and os.path.exists(path) and os.path.samefile(source, path):
+            raise InvalidInputError(f"{option} {path}: is the input file {source}; writing would overwrite it")
+
+
+SEED_MAX = 2**63 - 1
+"""Largest ``--seed`` (numpy accepts any non-negative integer; this keeps seeds printable and finite)."""
+
+
+def seed_option():
+    """The ``type=`` of every ``--seed``: an integer in ``[0, 2^63 - 1]``."""
+    return number_option(int, low=0, high=SEED_MAX)
+
+
+def write_stdout(text: str, chunk: int = 1 << 16) -> None:
+    """Write ``text`` to standard output in pieces of ``chunk`` characters.
+
+    One large ``write`` that the reader cuts short (``| head -1``) is reported by Python's
+    buffered writer as a short write, not as an error, so the loss would go unnoticed;
+    piece by piece, the closed pipe raises ``BrokenPipeError``, which :func:`vcsched.cli.main`
+    handles (exit status 141, nothing printed)."""
+    for start in range(0, len(text), chunk):
+        sys.stdout.write(text[start:start + chunk])
+
+
+def write_output(path: str, text: str, *, option: str) -> None:
+    """Write ``text`` to ``path``; a failure (disk full, ``/dev/full``, permissions) is one
+    :class:`InvalidInputError` line naming the option. A regular file is written to a
+    temporary name in the same folder and renamed, so a failed write leaves no partial file
+    (and keeps an older file of that name intact); devices (``/dev/stdout``) are written directly."""
+    import os
+    import tempfile
+
+    try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vcsched-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # as open() would create it, not mkstemp's 0600
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise InvalidInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose a writable path") from None
+
+
 def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f}") -> None:
     rows = list(rows)
     cells = [[("-" if r.get(c) is None else floatfmt.format(r[c]) if isinstance(r.get(c), float) else str(r.get(c)))
@@ -74,4 +184,5 @@ def fail(message: str) -> InvalidInputError:
     return InvalidInputError(message)
 
 
-__all__ += ["nonneg_int", "unit_float", "fail"]
+__all__ += ["nonneg_int", "unit_float", "fail", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
+            "SEED_MAX"]

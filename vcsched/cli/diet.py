@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import Any
 
-from vcsched.cli.common import nonneg_float, nonneg_int, positive_float, positive_int, print_json, print_table
+from vcsched.cli.common import number_option, print_json, print_table, seed_option
 from vcsched.errors import InvalidInputError
 
 APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
 EXPERIMENT_NAMES = ("bursty", "add-seds", "steady")
 REFINE_NAMES = ("first-free", "minmin", "sufferage", "msf")
+
+MAX_SECONDS = 3600.0
+"""Largest ``--interarrival``, ``--task-latency`` and ``--submit-overhead`` (seconds)."""
+MAX_DURATION = 86400.0
+"""Largest ``--duration`` of the steady experiment (one simulated day; the default 3 h takes seconds)."""
+MAX_WIN_ADAPT_FACTOR = 100.0
+"""Largest ``--win-adapt-factor``."""
+MAX_EXEC_CV = 10.0
+"""Largest ``--exec-cv``."""
+MAX_LIMIT = 1000
+"""Largest ``--limit`` (concurrent solves per SeD)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,23 +33,27 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bursty (§6.2, 8 tasks), add-seds (§6.3, 54 tasks, 4 SeDs added), steady (§6.4, 96 users)")
     s.add_argument("--approach", required=True, choices=APPROACH_NAMES + ("all",),
                    help="standard, sed-queue, task-scheduler, or all three")
-    s.add_argument("--interarrival", type=nonneg_float, default=None,
-                   help="seconds between submissions (bursty: default 0.5; add-seds: default 1); not for steady")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the agents' random tie-breaks")
+    s.add_argument("--interarrival", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
+                   help=f"seconds between submissions, 0 to {MAX_SECONDS:g} (bursty: default 0.5; add-seds: default 1); "
+                        "not for steady")
+    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the agents' random tie-breaks")
     s.add_argument("--refine", choices=REFINE_NAMES, default="first-free",
                    help="RefinePlacement of the task scheduler: Algorithm 3 (first-free) or minmin/sufferage/msf")
-    s.add_argument("--limit", type=positive_int, default=2, help="concurrent solves per SeD for sed-queue and "
-                   "task-scheduler (default 2, as in the paper)")
-    s.add_argument("--duration", type=positive_float, default=None,
-                   help="steady only: simulated seconds (default 10800 = 3 h; margins scale with it)")
-    s.add_argument("--submit-overhead", type=nonneg_float, default=None,
+    s.add_argument("--limit", type=number_option(int, low=1, high=MAX_LIMIT), default=2,
+                   help=f"concurrent solves per SeD for sed-queue and task-scheduler, 1 to {MAX_LIMIT} (default 2, "
+                        "as in the paper)")
+    s.add_argument("--duration", type=number_option(float, low=0, low_open=True, high=MAX_DURATION), default=None,
+                   help=f"steady only: simulated seconds, up to {MAX_DURATION:g} (default 10800 = 3 h; margins scale "
+                        "with it)")
+    s.add_argument("--submit-overhead", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
                    help="seconds from the client getting its server list to the SeD registering the solve, "
                         "before data transfer (default 1.25, a documented assumption)")
-    s.add_argument("--exec-cv", type=nonneg_float, default=None,
+    s.add_argument("--exec-cv", type=number_option(float, low=0, high=MAX_EXEC_CV), default=None,
                    help="coefficient of variation of actual execution times (default 0.03, an assumption; 0: exact)")
-    s.add_argument("--win-adapt-factor", type=positive_float, default=0.5,
-                   help="task-scheduler: winAdaptFactor of Algorithm 2 (default 0.5, an assumption)")
-    s.add_argument("--task-latency", type=nonneg_float, default=1.0,
+    s.add_argument("--win-adapt-factor", type=number_option(float, low=0, low_open=True, high=MAX_WIN_ADAPT_FACTOR),
+                   default=0.5, help=f"task-scheduler: winAdaptFactor of Algorithm 2, in (0, {MAX_WIN_ADAPT_FACTOR:g}] "
+                                     "(default 0.5, an assumption)")
+    s.add_argument("--task-latency", type=number_option(float, low=0, high=MAX_SECONDS), default=1.0,
                    help="task-scheduler: taskLatency of Algorithm 2 in seconds (default 1, the paper's value)")
     s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
     s.set_defaults(handler=cmd_simulate)
@@ -53,6 +67,8 @@ def _scenario(args: argparse.Namespace):
 
     changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv)) if v is not None}
     if changes:
+        import dataclasses
+
         options["platform"] = dataclasses.replace(PLATFORM, **changes)
     if args.experiment == "steady":
         if args.interarrival is not None:

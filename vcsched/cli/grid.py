@@ -9,7 +9,10 @@ simulates one cluster; ``--platform platform.json`` simulates several::
 
 A cluster's ``trace`` is optional (a cluster may only receive jobs mapped from other
 sites); a bare file name is resolved with :func:`vcsched.data.trace_path`; the optional
-``start``/``end``/``days`` keys cut a window of that trace. Every trace is shifted so that
+``start``/``end``/``days`` keys cut a window of that trace. The platform file is read by
+:func:`vcsched.scenarios.platform.load_platform` (fields and ranges there and in
+``docs/formats.md``). A trace is SWF (``.swf``, ``.swf.gz``) or a Batsim JSON workload
+(``.json``, delay profiles). Every trace is shifted so that
 its first job is submitted at time 0 when there are several (seed §3.3 builds one
 scenario from several traces), unless ``--no-shift``.
 
@@ -24,19 +27,34 @@ scenario of the paper (:mod:`vcsched.problems.grid_scenarios`: ``jan`` .. ``jun`
 With ``--json`` the metrics include ``reallocations`` overall and per cluster (moves into
 the cluster, and ``reallocations_out``); ``--compare`` also runs the reference without
 reallocation and adds the §3.4 metrics under ``"vs_reference"``.
+
+Outputs: ``-o jobs.csv|jobs.parquet`` (Batsim layout; ``--jobs-layout legacy`` for the old
+column names, :mod:`vcsched.sim.output`), ``--gantt out.png`` (Gantt chart and utilisation
+of each cluster, drawn by evalys). Output paths are checked before the simulation starts
+(an existing folder, writable, not one of the input files) and written through a
+temporary file renamed into place; a write that fails (``/dev/full``) exits 2.
+
+Limits: ``--period`` is at least :data:`MIN_PERIOD` seconds and the submission span of
+the jobs may hold at most :data:`MAX_REALLOC_EVENTS` periods (a smaller period is refused
+before the run with the smallest one accepted).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from pathlib import Path
 
-from vcsched.cli.common import nonneg_float, positive_float, positive_int, print_json, print_table
+from vcsched.cli.common import check_output_path, nonneg_int, number_option, print_json, print_table
 from vcsched.errors import InvalidInputError
 
-__all__ = ["register", "cmd_simulate", "load_platform"]
+__all__ = ["register", "cmd_simulate", "MIN_PERIOD", "MAX_REALLOC_EVENTS"]
+
+MIN_PERIOD = 1.0
+"""Smallest reallocation period accepted (seconds)."""
+MAX_REALLOC_EVENTS = 10**6
+"""Largest number of reallocation periods in the submission span of the jobs."""
 
 _METRIC_COLUMNS = ["cluster", "jobs", "mean_wait", "max_wait", "mean_response", "mean_bsld", "utilization",
                    "makespan"]
@@ -48,101 +66,48 @@ def register(sub: argparse._SubParsersAction) -> None:
     gsub.required = True
     s = gsub.add_parser("simulate", help="simulate one cluster (--trace) or a platform of clusters (--platform)")
     src = s.add_mutually_exclusive_group(required=True)
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz; a bare name is looked up in the traces folder)")
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim JSON workload (.json); a bare name is looked "
+                     "up in the traces folder")
     src.add_argument("--platform", help="platform JSON: {\"clusters\": [{name, procs, speed, policy, trace}], \"meta\": \"mct\"}")
     src.add_argument("--scenario", help="a scenario of the seed paper: jan, feb, mar, apr, may, jun (platform 1), "
                      "pwa-g5k (platform 2), pwa (extra, all real traces)")
-    s.add_argument("--procs", type=positive_int, default=None,
+    s.add_argument("--procs", type=number_option(int, low=1, high=10**7), default=None,
                    help="processors of the cluster (default: the trace header's MaxProcs, else MaxNodes)")
     s.add_argument("--policy", choices=["fcfs", "cbf", "easy"], default="fcfs", help="local batch policy (default fcfs)")
-    s.add_argument("--speed", type=positive_float, default=1.0, help="speed of the single cluster (default 1)")
-    s.add_argument("--start", type=float, default=None, help="keep jobs submitted at or after this time (trace clock, s)")
-    s.add_argument("--end", type=float, default=None, help="keep jobs submitted before this time (trace clock, s)")
-    s.add_argument("--days", type=positive_float, default=None, help="keep this many days from --start (or the first job)")
+    s.add_argument("--speed", type=number_option(float, low=0, low_open=True, high=1e6), default=1.0,
+                   help="speed of the single cluster, in (0, 1e6] (default 1)")
+    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted at or after this time (trace clock, s)")
+    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted before this time (trace clock, s)")
+    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
+                   help="keep this many days from --start (or the first job); with --scenario, the first days")
     s.add_argument("--no-shift", action="store_true", help="keep each trace's own clock (default: first job at time 0 "
                    "when several traces are combined)")
     s.add_argument("--heterogeneous", action="store_true", help="--scenario: speeds 1.0/1.2/1.4 (default all 1)")
     s.add_argument("--batch", choices=["fcfs", "cbf"], default="fcfs", help="--scenario: batch policy of every "
                    "cluster (default fcfs)")
-    s.add_argument("--seed", type=int, default=0, help="--scenario: seed of the synthetic Grid'5000 traces (default 0)")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="--scenario: seed of the synthetic Grid'5000 traces (default 0)")
     s.add_argument("--realloc", choices=["none", "no-cancel", "cancel"], default="none",
                    help="reallocation: none, no-cancel (Algorithm 1) or cancel (Algorithm 2); default none")
     s.add_argument("--heuristic", choices=["mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage"],
                    default="mct", help="reallocation heuristic (default mct)")
-    s.add_argument("--period", type=positive_float, default=3600.0, help="seconds between reallocations (default 3600)")
-    s.add_argument("--threshold", type=nonneg_float, default=60.0,
+    s.add_argument("--period", type=number_option(float, low=MIN_PERIOD, high=1e12), default=3600.0,
+                   help=f"seconds between reallocations, >= {MIN_PERIOD:g} (default 3600)")
+    s.add_argument("--threshold", type=number_option(float, low=0, high=1e12), default=60.0,
                    help="Algorithm 1 moves a job only if it finishes more than this many seconds earlier (default 60)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
-    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines (count logged) instead of failing")
+    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of range (counted) "
+                   "instead of failing")
     s.add_argument("-o", "--output", help="per-job table: .csv (Batsim jobs.csv columns) or .parquet")
+    s.add_argument("--jobs-layout", choices=["batsim", "legacy"], default="batsim",
+                   help="columns of -o: batsim (current Batsim/evalys names, default) or legacy (jobID, "
+                   "requested_number_of_processors, allocated_processors, ...)")
+    s.add_argument("--gantt", metavar="FILE", help="draw the Gantt chart and utilisation of each cluster with evalys "
+                   "(.png, .svg or .pdf)")
     s.add_argument("--json", action="store_true", help="print the metrics as one JSON object (overall and per cluster)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
     s.set_defaults(handler=cmd_simulate)
-
-
-def _read(trace: str, spec: dict, skip_bad_lines: bool, where: str):
-    from vcsched.data import trace_path
-    from vcsched.problems.workload import read_swf, time_window
-
-    w = read_swf(trace_path(trace), skip_bad_lines=skip_bad_lines)
-    if w.skipped:
-        print(f"vcsched: note: {trace}: skipped {w.skipped} job(s) (processors <= 0, run time < 0 or malformed line)",
-              file=sys.stderr)
-    if any(spec.get(k) is not None for k in ("start", "end", "days")):
-        w = time_window(w, start=spec.get("start"), end=spec.get("end"), days=spec.get("days"))
-    if len(w) == 0:
-        raise InvalidInputError(f"{where}: no job left in {trace} after the time window; widen --start/--end/--days")
-    return w
-
-
-def _field(spec: dict, key: str, kind, where: str, default=None):
-    value = spec.get(key, default)
-    if value is None:
-        return None
-    try:
-        if kind is int and (isinstance(value, bool) or float(value) != int(value)):
-            raise ValueError
-        return kind(value)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{where}: field {key!r} must be a {kind.__name__}, got {value!r}") from None
-
-
-def load_platform(path: str, *, skip_bad_lines: bool = False, shift: bool = True):
-    """Read a platform JSON file: returns ``(clusters, workloads, origins, labels, meta_name)``."""
-    from vcsched.problems.workload import shift_to_origin
-    from vcsched.sim import make_cluster
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            spec = json.load(fh)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path}: no such platform file") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the platform file") from None
-    if not isinstance(spec, dict) or not isinstance(spec.get("clusters"), list) or not spec["clusters"]:
-        raise InvalidInputError(f"{path}: expected an object with a non-empty \"clusters\" list")
-    clusters, workloads, origins, labels = [], [], [], []
-    for k, c in enumerate(spec["clusters"]):
-        where = f"{path}: clusters[{k}]"
-        if not isinstance(c, dict):
-            raise InvalidInputError(f"{where}: expected an object with name, procs, speed, policy, trace")
-        name = str(c.get("name", f"cluster{k}"))
-        procs = _field(c, "procs", int, where)
-        if procs is None:
-            raise InvalidInputError(f"{where}: field 'procs' is required (number of processors)")
-        speed = _field(c, "speed", float, where, 1.0)
-        clusters.append(make_cluster(name, procs, speed, str(c.get("policy", "fcfs"))))
-        if c.get("trace"):
-            w = _read(str(c["trace"]), c, skip_bad_lines, where)
-            workloads.append(w)
-            origins.append(k)
-            labels.append(name)
-    if not workloads:
-        raise InvalidInputError(f"{path}: no cluster has a \"trace\"; give at least one")
-    if shift and len(workloads) > 1:
-        workloads = [shift_to_origin(w, 0.0) for w in workloads]
-    meta = spec.get("meta", "mct")
-    return clusters, workloads, origins, labels, meta
 
 
 def _progress_bar(total: int, disable: bool):
@@ -161,14 +126,24 @@ def _progress_bar(total: int, disable: bool):
 
 def _cluster_name(trace: str) -> str:
     name = Path(trace).name
-    for suffix in (".gz", ".swf"):
+    for suffix in (".gz", ".swf", ".json"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
 
 
-def _build(args: argparse.Namespace):
-    """Clusters, job table and the name of the arrival mapping ("mct", "origin" or None)."""
+def _note_skipped(workloads) -> None:
+    for w in workloads:
+        if w.skipped:
+            print(f"vcsched: note: {Path(w.source).name}: skipped {w.skipped} job(s) (processors <= 0, run time < 0 "
+                  f"or malformed line)", file=sys.stderr)
+
+
+def _build(args: argparse.Namespace, *, notes: bool = True):
+    """Clusters, job table and the name of the arrival mapping ("mct", "origin" or None).
+
+    ``notes`` prints how many jobs each trace skipped (once per command, not for the reference run).
+    """
     from vcsched.sim import JobTable, make_cluster
 
     if args.scenario:
@@ -178,17 +153,30 @@ def _build(args: argparse.Namespace):
                                         days=args.days, seed=args.seed)
         return clusters, jobs, "mct"
     if args.platform:
+        from vcsched.scenarios.platform import load_platform
+
         clusters, workloads, origins, labels, meta_name = load_platform(
             args.platform, skip_bad_lines=args.skip_bad_lines, shift=not args.no_shift)
+        if notes:
+            _note_skipped(workloads)
         jobs = JobTable.from_workloads(workloads, origins, labels if len(workloads) > 1 else None)
         if not meta_name or str(meta_name).lower() in ("none", "origin"):
             meta_name = None
         return clusters, jobs, meta_name
+    from vcsched.scenarios.platform import read_trace
+
     spec = {"start": args.start, "end": args.end, "days": args.days}
-    w = _read(args.trace, spec, args.skip_bad_lines, "--trace")
+    w = read_trace(args.trace, spec, skip_bad_lines=args.skip_bad_lines, where="--trace")
+    if notes:
+        _note_skipped([w])
     procs = args.procs or w.machine_size
     if procs is None:
         raise InvalidInputError(f"{args.trace}: the header gives neither MaxProcs nor MaxNodes; pass --procs")
+    from vcsched.scenarios.platform import MAX_CLUSTER_PROCS
+
+    if procs > MAX_CLUSTER_PROCS:
+        raise InvalidInputError(f"{args.trace}: the header gives {procs} processors, more than the "
+                                f"{MAX_CLUSTER_PROCS:,} a cluster may have; pass --procs")
     clusters = [make_cluster(_cluster_name(args.trace), procs, args.speed, args.policy)]
     return clusters, JobTable.from_workloads([w]), None
 
@@ -214,6 +202,75 @@ def _run(grid, no_progress: bool):
             bar.close()
 
 
+def _input_files(args: argparse.Namespace) -> list[str]:
+    """The files the command reads (the trace, the platform file and its traces), which no output may overwrite."""
+    from vcsched.data import trace_path
+
+    names = [args.trace] if args.trace else []
+    files = [args.platform] if args.platform else []
+    if args.platform:
+        from vcsched.problems.jsonfile import load_json
+
+        try:
+            spec = load_json(args.platform, what="platform file")
+            names += [c["trace"] for c in spec["clusters"] if isinstance(c, dict) and isinstance(c.get("trace"), str)]
+        except (InvalidInputError, KeyError, TypeError):
+            pass  # reported when the platform is read
+    for name in names:
+        try:
+            files.append(str(trace_path(name)))
+        except InvalidInputError:
+            pass  # reported when the trace is read
+    return files
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad output paths before any work: a folder, a missing folder, an input file, twice the same."""
+    inputs = _input_files(args)
+    if args.output and args.gantt and os.path.abspath(args.gantt) == os.path.abspath(args.output):
+        raise InvalidInputError(f"--gantt {args.gantt}: is also the -o table; give the figure its own file")
+    if args.output:
+        check_output_path(args.output, option="-o", inputs=inputs)
+        suffix = Path(args.output).suffix.lower()
+        if suffix not in (".csv", ".parquet", ".pq", ""):
+            raise InvalidInputError(f"-o {args.output}: unknown output format {suffix!r}; use .csv or .parquet")
+    if args.gantt:
+        check_output_path(args.gantt, option="--gantt", inputs=inputs + ([args.output] if args.output else []))
+        suffix = Path(args.gantt).suffix.lower()
+        if suffix not in (".png", ".svg", ".pdf"):
+            raise InvalidInputError(f"--gantt {args.gantt}: unknown figure format {suffix!r}; use .png, .svg or .pdf")
+
+
+def _save(path: str, option: str, write) -> None:
+    """Write an output through a temporary file in the same folder renamed into place (a regular file),
+    or directly (a device such as /dev/stdout); an OSError becomes a one-line error."""
+    regular = not os.path.exists(path) or os.path.isfile(path)
+    target = Path(path)
+    tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp{target.suffix}") if regular else target
+    try:
+        write(tmp)
+        if regular:
+            os.replace(tmp, target)
+    except OSError as exc:
+        raise InvalidInputError(f"{option} {path}: cannot be written ({exc.strerror or exc})") from None
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{option} {path}: {exc}") from None
+    finally:
+        if regular and tmp.exists():
+            tmp.unlink()
+
+
+def _check_period(args: argparse.Namespace, jobs) -> None:
+    """At most :data:`MAX_REALLOC_EVENTS` reallocation periods in the submission span of the jobs."""
+    if args.realloc == "none" or len(jobs) == 0:
+        return
+    span = float(jobs.submit.max() - jobs.submit.min())
+    if span / args.period > MAX_REALLOC_EVENTS:
+        raise InvalidInputError(f"--period {args.period:g}: the jobs are submitted over {span:g} s, which would "
+                                f"take more than {MAX_REALLOC_EVENTS:,} reallocation events; give --period "
+                                f"{span / MAX_REALLOC_EVENTS:.6g} or more")
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from vcsched.sim import Grid
     from vcsched.sim.output import metrics, write_jobs
@@ -221,7 +278,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
         raise InvalidInputError("--heterogeneous and --batch apply to --scenario; for a platform file set each "
                                 "cluster's \"speed\" and \"policy\"")
+    if args.jobs_layout != "batsim" and not args.output:
+        raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
+    _check_outputs(args)
     clusters, jobs, meta_name = _build(args)
+    _check_period(args, jobs)
     if args.realloc != "none" and meta_name is None and len(clusters) > 1:
         meta_name = "mct"  # reallocation maps arrivals with MCT (seed §2.1)
     meta = _policy(args, meta_name)
@@ -237,7 +298,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.compare:
         from vcsched.problems.grid_scenarios import compare_to_reference
 
-        ref_clusters, ref_jobs, ref_meta = _build(args)
+        ref_clusters, ref_jobs, ref_meta = _build(args, notes=False)
         if args.realloc != "none" and ref_meta is None and len(ref_clusters) > 1:
             ref_meta = "mct"
         ref_policy = None
@@ -248,7 +309,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         reference = _run(Grid(ref_clusters, ref_jobs, meta=ref_policy), args.no_progress)
         m["vs_reference"] = compare_to_reference(result, reference, reallocations=m["overall"]["reallocations"])
     if args.output:
-        write_jobs(result, args.output)
+        _save(args.output, "-o", lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout))
+    if args.gantt:
+        from vcsched.sim.output import draw_gantt
+
+        _save(args.gantt, "--gantt", lambda tmp: draw_gantt(result, tmp))
     if args.json:
         print_json(m)
     else:

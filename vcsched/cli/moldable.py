@@ -21,11 +21,24 @@ import sys
 import time
 from typing import Any
 
-from vcsched.cli.common import nonneg_int, positive_float, positive_int, print_json, print_table
+from vcsched.cli.common import check_output_path, number_option, print_json, print_table, seed_option, write_output, \
+    write_stdout
 from vcsched.errors import InvalidInputError, UnknownNameError
 
 METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
 KINDS = ("weak", "high", "mixed", "cirne")
+
+MAX_GENERATE = 100_000
+"""``moldable generate``: most processors and most tasks (and ``n x m`` at most
+``vcsched.problems.moldable.MAX_TIME_ENTRIES``)."""
+MAX_SHUFFLES = 10_000
+"""``moldable solve --shuffles``: most shuffles of the batch order."""
+EPS_RANGE = (1e-6, 1.0)
+"""``moldable solve --eps``: precision of the dual approximation (below 1e-6 the bisection
+works below the precision of the times)."""
+MAX_INTERVAL_VARIABLES = 2_000_000
+"""``moldable bound``: most task x interval variables of the interval LP/ILP, estimated
+before building it from ``--ratio`` and the spread of the times."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,13 +47,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     msub.required = True
 
     g = msub.add_parser("generate", help="generate an instance as in seed 002 §4.1")
-    g.add_argument("--m", type=positive_int, default=200, help="number of processors (default 200)")
-    g.add_argument("--n", type=positive_int, required=True, help="number of tasks (25 to 400 in the paper)")
+    g.add_argument("--m", type=number_option(int, low=1, high=MAX_GENERATE), default=200,
+                   help=f"number of processors, 1 to {MAX_GENERATE:,} (default 200)")
+    g.add_argument("--n", type=number_option(int, low=1, high=MAX_GENERATE), required=True,
+                   help=f"number of tasks, 1 to {MAX_GENERATE:,} (25 to 400 in the paper)")
     g.add_argument("--kind", choices=KINDS, default="high",
                    help="weak / high: uniform(1, 10) sequential times, weakly / highly parallel; mixed: 70%% small "
                         "weakly parallel, 30%% large highly parallel; cirne: Cirne-Berman speedups (default high)")
     g.add_argument("--x-per-step", action="store_true", help="draw the parallelism X at every step, not once per task")
-    g.add_argument("--seed", type=nonneg_int, default=0, help="random seed (default 0)")
+    g.add_argument("--seed", type=seed_option(), default=0, help="random seed (default 0)")
     g.add_argument("-o", "--output", help="output file (default: standard output)")
     g.set_defaults(handler=cmd_generate)
 
@@ -48,36 +63,39 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("instance", help="instance JSON file")
     s.add_argument("--method", default="bicriteria",
                    help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria)")
-    s.add_argument("--shuffles", type=nonneg_int, default=10, help="bicriteria: shuffles of the batch order (default 10)")
-    s.add_argument("--eps", type=positive_float, default=0.01, help="precision of the dual approximation (default 0.01)")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the shuffles (default 0)")
+    s.add_argument("--shuffles", type=number_option(int, low=0, high=MAX_SHUFFLES), default=10,
+                   help=f"bicriteria: shuffles of the batch order, 0 to {MAX_SHUFFLES:,} (default 10)")
+    s.add_argument("--eps", type=number_option(float, low=EPS_RANGE[0], high=EPS_RANGE[1]), default=0.01,
+                   help=f"precision of the dual approximation, {EPS_RANGE[0]:g} to {EPS_RANGE[1]:g} (default 0.01)")
+    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the shuffles (default 0)")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
     s.set_defaults(handler=cmd_solve)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance JSON file")
     b.add_argument("--integer", action="store_true", help="solve the integer programme (default: LP relaxation)")
-    b.add_argument("--time-limit", type=positive_float, default=None,
-                   help="seconds for HiGHS (default: none for the LP, 60 with --integer)")
-    b.add_argument("--ratio", type=float, default=2.0, help="growth of the interval ends (default 2, as in the paper)")
+    b.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=1e6), default=None,
+                   help="seconds for HiGHS, up to 1e6 (default: none for the LP, 60 with --integer)")
+    b.add_argument("--ratio", type=number_option(float, low=1, low_open=True, high=1e6), default=2.0,
+                   help="growth of the interval ends, > 1 (default 2, as in the paper); the model may have at most "
+                        f"{MAX_INTERVAL_VARIABLES:,} task x interval variables")
     b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(handler=cmd_bound)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_path(args.output, option="-o")
     from vcsched.generators.moldable import generate_moldable_instance
-    from vcsched.problems.moldable import instance_to_dict
+    from vcsched.problems.moldable import check_size, instance_to_dict
 
+    check_size(args.m, args.n, where="moldable generate")
     inst = generate_moldable_instance(args.m, args.n, args.kind, rng=args.seed, x_per_step=args.x_per_step)
     text = json.dumps(instance_to_dict(inst)) + "\n"
     if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise InvalidInputError(f"-o {args.output}: cannot write ({exc.strerror}); choose a writable path") from None
+        write_output(args.output, text, option="-o")
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
     return 0
 
 
@@ -138,6 +156,24 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_interval_model_size(instance, ratio: float) -> None:
+    """Refuse ``--ratio`` when the interval model could exceed :data:`MAX_INTERVAL_VARIABLES`.
+
+    The model has at most ``n (K + 3)`` task x interval variables with
+    ``K = floor(log_ratio(C_max guess / t_min))`` (``lowerbounds.moldable.batch_times``);
+    the dual approximation's guess is at most ``sum_i min_k p_i(k) <= sum_i p_i(1)`` (its
+    starting upper end), doubled here for safety, so the bound is computed before any solve.
+    """
+    import math
+
+    horizon = 2.0 * float(instance.min_time.sum())
+    intervals = math.floor(math.log(horizon / float(instance.times.min())) / math.log(ratio)) + 3
+    if instance.n * intervals > MAX_INTERVAL_VARIABLES:
+        raise InvalidInputError(f"--ratio {ratio:.10g}: the interval model could have {instance.n:,} tasks x {intervals:,} "
+                                f"intervals = {instance.n * intervals:,} variables, more than the limit of "
+                                f"{MAX_INTERVAL_VARIABLES:,}; use a larger --ratio (2 in the paper)")
+
+
 def cmd_bound(args: argparse.Namespace) -> int:
     from lowerbounds.moldable import interval_bound
     from vcsched.problems.moldable import load_instance
@@ -146,6 +182,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--ratio must be > 1, got {args.ratio}")
     t0 = time.perf_counter()
     instance = load_instance(args.instance)
+    check_interval_model_size(instance, args.ratio)
     limit = args.time_limit if args.time_limit is not None else (60.0 if args.integer else None)
     res = interval_bound(instance, integer=args.integer, time_limit=limit, ratio=args.ratio)
     out = {

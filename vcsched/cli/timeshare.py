@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import nonneg_float, nonneg_int, positive_float, print_json, print_table
+from vcsched.cli.common import number_option, print_json, print_table, seed_option
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
 
 HEURISTICS = ("mct", "hmct", "mp", "msf")
+MAX_MU = 1e6
+"""Largest ``--mu`` (seconds between arrivals; arrival dates stay finite)."""
+MAX_NOISE = 10.0
+"""Largest ``--noise`` (coefficient of variation of the lognormal factor)."""
 JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",
                "sooner_than_mct", "later_than_mct")
 
@@ -26,14 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="scenario of Table 2")
     s.add_argument("--platform", choices=["1", "2"], default=None,
                    help="wastecpu platform for scenarios b-j (default 2; scenario a has its own dgemm servers)")
-    s.add_argument("--mu", type=positive_float, default=None,
-                   help="mean inter-arrival time in s (default the paper's: a 20, b 17, c-d 15, e 20, h 28, i 40, j 25)")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the workload (default 0)")
+    s.add_argument("--mu", type=number_option(float, low=0, low_open=True, high=MAX_MU), default=None,
+                   help=f"mean inter-arrival time in s, up to {MAX_MU:g} (default the paper's: a 20, b 17, c-d 15, "
+                        "e 20, h 28, i 40, j 25)")
+    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the workload (default 0)")
     s.add_argument("--heuristic", required=True, type=str.lower, choices=list(HEURISTICS) + ["all"])
     s.add_argument("--interarrival", choices=["poisson", "exponential"], default="poisson",
                    help="gaps drawn as integer Poisson(mu) (default, the paper's wording) or exponential")
-    s.add_argument("--noise", type=nonneg_float, default=0.0,
-                   help="coefficient of variation of real computation times around the tables (default 0)")
+    s.add_argument("--noise", type=number_option(float, low=0, high=MAX_NOISE), default=0.0,
+                   help=f"coefficient of variation of real computation times around the tables, 0 to {MAX_NOISE:g} "
+                        "(default 0)")
     s.add_argument("--load-sensor", choices=["count", "loadavg"], default="count",
                    help="what servers report to MCT's agent: number of computing tasks (default) or a "
                         "Unix-style 1-minute load average")

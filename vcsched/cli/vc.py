@@ -1,18 +1,83 @@
-"""``vcsched vc``: VCSched instances (generate) and solvers (solve)."""
+"""``vcsched vc``: VCSched instances (generate), solvers (solve), dynamic workloads (adapt).
+
+Limits (README, section VCSched, "Limits"): every numeric option has a finite
+range (the ``number_option`` calls below); instance sizes are those of
+:mod:`vcsched.problems.vc` (``MAX_HOSTS``, ``MAX_TASKS``, ``MAX_HOST_TASKS``);
+the exact models are refused above :data:`MAX_MODEL_VARIABLES` binaries and get
+:data:`DEFAULT_TIME_LIMIT` seconds when ``--time-limit`` is not given.
+
+Instances with a current placement (``current_host``) and a migration budget:
+the exact methods model the budget (eq. 22-31); a heuristic's placement is
+relabelled (identical hosts) to keep the most in place, its migrations are
+reported, and when it still moves more than the budget the result is
+``failed`` (never a success that breaks the budget). The ``adapt-*`` methods
+run the adaptation policies of ``heuristics.vc.adapt``, which start from the
+current placement and respect the budget.
+
+This module imports only the standard library and the core's light modules
+at import time (start-up time); numpy, PuLP and the role packages are
+imported inside the commands.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from vcsched.cli.common import nonneg_int, positive_float, positive_int, print_json, print_table, unit_float
+from vcsched.cli.common import (
+    check_output_path,
+    number_option,
+    print_json,
+    print_table,
+    seed_option,
+    write_output,
+    write_stdout,
+)
 from vcsched.errors import InvalidInputError, UnknownNameError
-from vcsched.problems.vc import Allocation, VCInstance, instance_to_dict, load_instance
-from vcsched.result import Result
+
+if TYPE_CHECKING:
+    from vcsched.problems.vc import VCInstance
+    from vcsched.result import Result
 
 EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed")
+
+MAX_GENERATE = 100_000
+"""``vc generate``: most hosts and most jobs."""
+MAX_CV = 10.0
+"""``vc generate``: largest coefficient of variation (a round of redrawing keeps >= ~8 % of the draws)."""
+MAX_TIME_LIMIT = 1e6
+"""Largest ``--time-limit`` (seconds)."""
+MAX_ADAPT_HOSTS = 1_000
+"""``vc adapt``: most hosts (the mcb8 policies relabel hosts with an H x H assignment problem)."""
+MAX_RATE = 1e4
+"""``vc adapt``: largest arrival rate."""
+MAX_TIME = 1e12
+"""``vc adapt``: largest duration and mean lifetime."""
+
+TIMED_METHODS = ("milp", "milp-literal", "lp", "lp-literal")
+"""Exact methods that take a time limit; they get :data:`DEFAULT_TIME_LIMIT` when none is given."""
+
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds given to each timed exact method when ``--time-limit`` is absent, so that
+``--method all`` ends in predictable time at any size (at most about 2 x 60 s plus model
+building for MILP and LP, plus the heuristics). Reaching it is reported: status
+``feasible`` (with the gap) or ``time_limit``, and the message says it was the default."""
+
+MAX_MODEL_VARIABLES = 100_000
+"""Largest model built: ``hosts x jobs`` (compact ``milp``/``lp``, and the LP that ``rrnd``/``rrnz``
+round) or ``hosts x tasks`` (``milp-literal``/``lp-literal``) assignment variables. Building
+a model with PuLP takes 50-100 microseconds per variable (5-10 s at the limit, measured on
+a shared 2-core machine), outside the solver's time limit; a larger one is refused at once
+(with ``--method all`` the method is left out, with a note on standard error)."""
+
+ADAPT_METHODS = ("adapt-none", "adapt-mcb8", "adapt-mcb8-sticky", "adapt-local-search")
+"""Adaptation policies (``heuristics.vc.adapt``) run as one-shot methods: they start from the
+instance's current placement and never exceed its migration budget."""
+
+MAX_EXPECTED_ARRIVALS = 20_000
+"""``vc adapt``: largest ``--arrival-rate x --duration`` (expected arrivals; each arrival and
+departure is one adaptation of every job in the system)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,42 +86,58 @@ def register(sub: argparse._SubParsersAction) -> None:
     vsub.required = True
 
     g = vsub.add_parser("generate", help="generate an instance as in seed 001 §4.1")
-    g.add_argument("--hosts", type=positive_int, required=True)
-    g.add_argument("--jobs", type=positive_int, required=True)
-    g.add_argument("--slack", type=unit_float, required=True, help="memory slack in [0, 1)")
-    g.add_argument("--cv-mem", type=positive_float, default=0.25)
-    g.add_argument("--cv-cpu", type=positive_float, default=0.25)
-    g.add_argument("--mean-cpu", type=positive_float, default=0.5)
+    g.add_argument("--hosts", type=number_option(int, low=1, high=MAX_GENERATE), required=True,
+                   help=f"hosts, 1 to {MAX_GENERATE:,}")
+    g.add_argument("--jobs", type=number_option(int, low=1, high=MAX_GENERATE), required=True,
+                   help=f"jobs, 1 to {MAX_GENERATE:,} (and at most 1,000,000 tasks in all)")
+    g.add_argument("--slack", type=number_option(float, low=0, high=1, high_open=True), required=True,
+                   help="memory slack in [0, 1)")
+    g.add_argument("--cv-mem", type=number_option(float, low=0, high=MAX_CV), default=0.25,
+                   help=f"coefficient of variation of memory needs, 0 to {MAX_CV:g} (default 0.25)")
+    g.add_argument("--cv-cpu", type=number_option(float, low=0, high=MAX_CV), default=0.25,
+                   help=f"coefficient of variation of CPU needs, 0 to {MAX_CV:g} (default 0.25)")
+    g.add_argument("--mean-cpu", type=number_option(float, low=0, low_open=True, high=1), default=0.5,
+                   help="mean CPU need, in (0, 1] (default 0.5)")
     g.add_argument("--tasks", choices=["one", "lublin"], default="one", help="task counts: one per job, or Lublin-Feitelson (1-64)")
-    g.add_argument("--seed", type=nonneg_int, default=0)
+    g.add_argument("--seed", type=seed_option(), default=0)
     g.add_argument("-o", "--output", help="output file (default: standard output)")
     g.set_defaults(handler=cmd_generate)
 
     s = vsub.add_parser("solve", help="solve an instance file with an exact method, a bound or a heuristic")
     s.add_argument("instance", help="instance JSON file")
     s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, a heuristic "
-                   "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz) or all; several separated by commas")
-    s.add_argument("--time-limit", type=positive_float, default=None, help="seconds for the MILP (default: none)")
-    s.add_argument("--gap", type=float, default=None, help="relative MIP gap at which to stop")
+                   "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz), an adaptation policy (adapt-none, adapt-mcb8, "
+                   "adapt-mcb8-sticky, adapt-local-search) or all; several separated by commas")
+    s.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
+                   help=f"seconds for each exact method, up to {MAX_TIME_LIMIT:g} (default {DEFAULT_TIME_LIMIT:g})")
+    s.add_argument("--gap", type=number_option(float, low=0, high=1), default=None,
+                   help="relative MIP gap at which to stop, in [0, 1]")
     s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
                    help="migration budget in memory units (eq. 31) or in moved tasks")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of randomised heuristics")
+    s.add_argument("--seed", type=seed_option(), default=0, help="seed of randomised heuristics")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
     s.set_defaults(handler=cmd_solve)
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
-    a.add_argument("--hosts", type=positive_int, required=True)
-    a.add_argument("--arrival-rate", type=positive_float, help="Poisson arrivals per time unit (required without --swf)")
-    a.add_argument("--mean-lifetime", type=positive_float, help="mean of the exponential lifetimes (required without --swf)")
-    a.add_argument("--duration", type=positive_float, required=True, help="simulated time")
-    a.add_argument("--seed", type=nonneg_int, default=0)
+    a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_ADAPT_HOSTS), required=True,
+                   help=f"hosts, 1 to {MAX_ADAPT_HOSTS:,}")
+    a.add_argument("--arrival-rate", type=number_option(float, low=0, low_open=True, high=MAX_RATE),
+                   help=f"Poisson arrivals per time unit, up to {MAX_RATE:g} (required without --swf); "
+                        f"rate x duration at most {MAX_EXPECTED_ARRIVALS:,}")
+    a.add_argument("--mean-lifetime", type=number_option(float, low=0, low_open=True, high=MAX_TIME),
+                   help="mean of the exponential lifetimes (required without --swf)")
+    a.add_argument("--duration", type=number_option(float, low=0, low_open=True, high=MAX_TIME), required=True,
+                   help=f"simulated time, up to {MAX_TIME:g}")
+    a.add_argument("--seed", type=seed_option(), default=0)
     a.add_argument("--policy", required=True, help="exact, none, mcb8, mcb8-sticky or local-search")
     a.add_argument("--budget", type=_budget_value, required=True,
                    help="memory that may move at each adaptation (eq. 31); 'inf' for unbounded")
     a.add_argument("--budget-mode", choices=["memory", "count"], default="memory")
-    a.add_argument("--slack", type=unit_float, default=0.5, help="memory slack at the mean number of jobs")
+    a.add_argument("--slack", type=number_option(float, low=0, high=1, high_open=True), default=0.5,
+                   help="memory slack at the mean number of jobs, in [0, 1)")
     a.add_argument("--tasks", choices=["one", "lublin"], default="one")
-    a.add_argument("--time-limit", type=positive_float, default=10.0, help="MILP seconds per event (policy exact)")
+    a.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=10.0,
+                   help="MILP seconds per event (policy exact)")
     a.add_argument("--swf", help="take the jobs from an SWF trace (file or name in $VCSCHED_TRACES) instead of Poisson "
                    "arrivals: processors become tasks, --duration seconds from the trace's start")
     a.add_argument("--events-csv", help="write the per-event trace (time, kind, job, yields, migrations) as CSV")
@@ -65,16 +146,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _budget_value(text: str) -> float:
+    """``--budget``: ``inf`` (unbounded) or a finite number >= 0."""
+    if text.strip().lower() in ("inf", "+inf", "infinity"):
+        return float("inf")
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'inf', got {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'inf', got {text!r}")
-    return value
+        return number_option(float, low=0)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0 or 'inf', got {text!r}") from None
 
 
 def cmd_adapt(args: argparse.Namespace) -> int:
+    if args.events_csv:
+        check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [])
+    if not args.swf:
+        if args.arrival_rate is None or args.mean_lifetime is None:
+            raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
+        expected = args.arrival_rate * args.duration
+        if expected > MAX_EXPECTED_ARRIVALS:
+            raise InvalidInputError(f"vc adapt: --arrival-rate {args.arrival_rate:g} x --duration {args.duration:g} = "
+                                    f"{expected:.4g} expected arrivals, more than the limit of {MAX_EXPECTED_ARRIVALS:,}; "
+                                    "lower the rate or the duration")
     from heuristics.vc.adapt import ADAPT_POLICIES, make_policy
     from vcsched.sim.vcdynamic import poisson_workload, simulate_dynamic
 
@@ -90,16 +181,12 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         jobs = time_window(jobs, start=start, end=start + args.duration)
         workload = swf_workload(jobs, args.hosts, slack=args.slack, rng=args.seed)
     else:
-        if args.arrival_rate is None or args.mean_lifetime is None:
-            raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
         workload = poisson_workload(args.hosts, args.arrival_rate, args.mean_lifetime, args.duration, slack=args.slack,
                                     tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
     policy = make_policy(args.policy, budget_mode=args.budget_mode, time_limit=args.time_limit)
     result = simulate_dynamic(args.hosts, workload, policy, budget=args.budget, duration=args.duration)
     if args.events_csv:
-        import pandas as pd
-
-        pd.DataFrame([r.__dict__ for r in result.trace]).to_csv(args.events_csv, index=False)
+        write_output(args.events_csv, _events_csv(result.trace), option="--events-csv")
     doc = result.to_dict()
     doc.pop("mean_avg_yield", None)
     doc["mean_avg_yield"] = result.mean_avg_yield
@@ -112,17 +199,31 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
-    from vcsched.generators.vc import generate_vc_instance
+def _events_csv(trace) -> str:
+    """The per-event trace as CSV text (one row per event, the fields of the trace records)."""
+    import pandas as pd
 
-    inst = generate_vc_instance(args.hosts, args.jobs, args.slack, args.cv_mem, args.cv_cpu, mean_cpu=min(args.mean_cpu, 1.0),
+    return pd.DataFrame([r.__dict__ for r in trace]).to_csv(index=False)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_path(args.output, option="-o")
+    import json
+
+    from vcsched.generators.vc import generate_vc_instance
+    from vcsched.problems.vc import MAX_TASKS, check_size, instance_to_dict
+
+    if args.tasks == "lublin" and args.jobs > MAX_TASKS // 64:
+        check_size(args.hosts, args.jobs * 64, where="vc generate --tasks lublin (up to 64 tasks per job)")
+    check_size(args.hosts, args.jobs, where="vc generate")
+    inst = generate_vc_instance(args.hosts, args.jobs, args.slack, args.cv_mem, args.cv_cpu, mean_cpu=args.mean_cpu,
                                 tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
     text = json.dumps(instance_to_dict(inst), indent=1) + "\n"
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_output(args.output, text, option="-o")
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
     return 0
 
 
@@ -136,17 +237,41 @@ def _heuristics():
 
 def available_methods() -> list[str]:
     reg = _heuristics()
-    return list(EXACT_METHODS) + (reg.names() if reg is not None else [])
+    return list(EXACT_METHODS) + (reg.names() if reg is not None else []) + list(ADAPT_METHODS)
 
 
-def method_function(name: str) -> Callable[..., Result]:
-    """The callable behind a method name: ``f(instance, *, time_limit, gap, budget_mode, seed)``."""
+def model_variables(name: str, instance: "VCInstance") -> int | None:
+    """Assignment variables of the exact model behind ``name`` (None for methods without a model)."""
+    if name in ("milp", "lp", "rrnd", "rrnz"):
+        return instance.hosts * instance.n_jobs
+    if name in ("milp-literal", "lp-literal"):
+        return instance.hosts * instance.n_tasks
+    return None
+
+
+def size_refusal(name: str, instance: "VCInstance") -> str | None:
+    """Why ``name`` cannot run on ``instance`` within the documented limits, or None."""
+    n = model_variables(name, instance)
+    if n is not None and n > MAX_MODEL_VARIABLES:
+        return (f"{name}: the model would have {instance.hosts:,} hosts x {n // instance.hosts:,} "
+                f"{'tasks' if name.endswith('-literal') else 'jobs'} = {n:,} assignment variables, more than the limit of "
+                f"{MAX_MODEL_VARIABLES:,}; use lp-closed or a heuristic (e.g. mcb8)")
+    if name in ADAPT_METHODS and instance.hosts > MAX_ADAPT_HOSTS:
+        return (f"{name}: {instance.hosts:,} hosts is more than the limit of {MAX_ADAPT_HOSTS:,} of the adaptation "
+                "policies; use a heuristic or milp")
+    return None
+
+
+def method_function(name: str) -> Callable[..., "Result"]:
+    """The callable behind a method name: ``f(instance, *, time_limit, gap, budget_mode, seed)``.
+
+    Heuristics also take ``lp=`` (a precomputed LP relaxation, used by ``rrnd``/``rrnz``)."""
     name = name.lower()
     if name in ("milp", "milp-literal"):
         from vcsched.formulations.vc_milp import solve_vc_milp
 
         formulation = "compact" if name == "milp" else "literal"
-        return lambda inst, time_limit=None, gap=None, budget_mode="memory", seed=0: solve_vc_milp(
+        return lambda inst, time_limit=None, gap=None, budget_mode="memory", seed=0, **_: solve_vc_milp(
             inst, formulation=formulation, time_limit=time_limit, gap_rel=gap, budget_mode=budget_mode)
     if name in ("lp", "lp-literal"):
         from lowerbounds.vc import lp_relaxation
@@ -157,30 +282,118 @@ def method_function(name: str) -> Callable[..., Result]:
         from lowerbounds.vc import closed_form_bound
 
         return lambda inst, **_: closed_form_bound(inst)
+    if name in ADAPT_METHODS:
+        return lambda inst, budget_mode="memory", **_: run_adapt_policy(inst, name[len("adapt-"):], budget_mode)
     reg = _heuristics()
     if reg is None or name not in reg:
         raise UnknownNameError(f"unknown method {name!r}; choose one of: {', '.join(available_methods() + ['all'])}")
     fn = reg.get(name)
-    return lambda inst, seed=0, **_: fn(inst, rng=seed)
+    takes_lp = name in ("rrnd", "rrnz")
+
+    def run(inst, seed=0, budget_mode="memory", lp=None, **_):
+        options = {"lp": lp} if takes_lp and lp is not None else {}
+        return respect_current_placement(inst, fn(inst, rng=seed, **options), budget_mode)
+
+    return run
 
 
-def resolve_methods(text: str) -> list[str]:
+def _migration_extra(instance: "VCInstance", task_host) -> dict[str, Any]:
+    from vcsched.formulations.vc_milp import migration_cost
+
+    return migration_cost(instance, task_host)
+
+
+def _spent(cost: dict[str, Any], budget_mode: str) -> float:
+    return float(cost["migrated_memory"] if budget_mode == "memory" else cost["migrations"])
+
+
+def respect_current_placement(instance: "VCInstance", result: "Result", budget_mode: str) -> "Result":
+    """A heuristic's result on an instance with current hosts: relabel its hosts (identical
+    hosts, :func:`heuristics.vc.adapt.relabel_to_keep`, when ``hosts <= MAX_ADAPT_HOSTS``) to
+    keep the most memory (or tasks) in place, report ``migrations`` and ``migrated_memory``,
+    and return ``failed`` when the placement still moves more than the migration budget.
+
+    Heuristics place from scratch (seed 001 §3); they are not budget-aware. Relabelling only
+    renames hosts, so the yields are unchanged. Instances without current hosts pass through.
+    """
+    if instance.current_host is None or not result.status.has_solution:
+        return result
+    import numpy as np
+
+    from vcsched.problems.vc import Allocation
+    from vcsched.result import Status
+
+    placement = np.asarray(result.solution.task_host)
+    if instance.hosts <= MAX_ADAPT_HOSTS:
+        from heuristics.vc.adapt import relabel_to_keep
+
+        placement = relabel_to_keep(instance, placement, budget_mode)
+    cost = _migration_extra(instance, placement)
+    extra = dict(result.extra, **cost)
+    budget = instance.migration_budget
+    spent = _spent(cost, budget_mode)
+    if budget is not None and spent > budget + 1e-9:
+        unit = "memory" if budget_mode == "memory" else "tasks"
+        return result.replace(status=Status.FAILED, objective=None, solution=None, gap=None, extra=extra,
+                              message=f"its placement (min yield {result.objective:.4g}) moves {spent:.4g} {unit} from "
+                                      f"the current hosts, more than the migration budget {budget:.4g}; this heuristic "
+                                      "places from scratch: use milp or an adapt-* method to respect the budget")
+    solution = Allocation(placement, np.asarray(result.solution.task_cpu))
+    return result.replace(solution=solution, extra=extra)
+
+
+def run_adapt_policy(instance: "VCInstance", policy: str, budget_mode: str) -> "Result":
+    """One adaptation of ``heuristics.vc.adapt`` as a solve method: from the current
+    placement, within ``instance.migration_budget`` (unbounded when absent), then the
+    average-yield phase; ``failed`` when the policy finds no placement."""
+    import math
+    import time
+
+    from heuristics.vc.adapt import ADAPT_POLICIES
+    from vcsched.problems.vc import allocation_from_placement, check_allocation
+    from vcsched.result import Result, Status
+
+    t0 = time.perf_counter()
+    budget = math.inf if instance.migration_budget is None else instance.migration_budget
+    task_host = ADAPT_POLICIES.get(policy)(instance, budget, budget_mode)
+    name = f"adapt-{policy}"
+    if task_host is None:
+        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
+                      message="no placement within the migration budget holds every job")
+    alloc = allocation_from_placement(instance, task_host)
+    report = check_allocation(instance, alloc)
+    cost = _migration_extra(instance, alloc.task_host)
+    if not report.valid or (cost and _spent(cost, budget_mode) > budget + 1e-9):  # pragma: no cover - a bug
+        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
+                      message="the policy's placement breaks a constraint: " + "; ".join(report.violations[:2]))
+    return Result(name, Status.FEASIBLE, objective=report.min_yield, solution=alloc, seconds=time.perf_counter() - t0,
+                  extra={"avg_yield": report.avg_yield, **cost})
+
+
+def resolve_methods(text: str, instance: "VCInstance | None" = None) -> list[str]:
+    """Method names of ``--method`` in order, ``all`` expanded: MILP, LP, every heuristic and,
+    when ``instance`` has current hosts, the ``adapt-*`` methods."""
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
     if not names:
         raise InvalidInputError("--method: give at least one method")
+    known = available_methods()
     out: list[str] = []
     for n in names:
         if n == "all":
-            out += ["milp", "lp"] + [m for m in available_methods() if m not in EXACT_METHODS]
-        elif n in available_methods():
+            out += ["milp", "lp"] + [m for m in known if m not in EXACT_METHODS and m not in ADAPT_METHODS]
+            if instance is not None and instance.current_host is not None:
+                out += list(ADAPT_METHODS)
+        elif n in known:
             out.append(n)
         else:
-            raise UnknownNameError(f"--method: unknown method {n!r}; choose one of: {', '.join(available_methods() + ['all'])}")
+            raise UnknownNameError(f"--method: unknown method {n!r}; choose one of: {', '.join(known + ['all'])}")
     return list(dict.fromkeys(out))
 
 
-def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
+def result_to_json(result: "Result", instance: "VCInstance") -> dict[str, Any]:
     """The JSON fields of ``vcsched vc solve --json`` (README: CLI)."""
+    from vcsched.problems.vc import Allocation
+
     alloc = result.solution if isinstance(result.solution, Allocation) else None
     has = result.status.has_solution
     out = {
@@ -195,21 +408,52 @@ def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
         "seconds": result.seconds,
         "message": result.message,
     }
-    for key in ("migrations", "migrated_memory", "seconds_first_phase"):
+    for key in ("migrations", "migrated_memory", "seconds_first_phase", "time_limit"):
         if key in result.extra:
             out[key] = result.extra[key]
     return out
 
 
+def _with_time_limit(result: "Result", limit: float, *, default: bool) -> "Result":
+    """Record the time limit used in ``extra["time_limit"]`` (the JSON field ``time_limit``) and,
+    when it was the default and was reached, say so in the message."""
+    from vcsched.result import Status
+
+    extra = dict(result.extra, time_limit=limit)
+    message = result.message
+    if default and result.status in (Status.FEASIBLE, Status.TIME_LIMIT):
+        message = (f"{message}; " if message else "") + (
+            f"stopped at the default time limit of {limit:g} s (give --time-limit to change it)")
+    return result.replace(extra=extra, message=message)
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
+    from vcsched.problems.vc import load_instance
+
     instance = load_instance(args.instance)
-    if args.gap is not None and not args.gap >= 0:
-        raise InvalidInputError(f"--gap must be >= 0, got {args.gap}")
-    methods = resolve_methods(args.method)
-    rows = []
+    methods = resolve_methods(args.method, instance)
+    named = [t.strip().lower() for t in args.method.split(",")]
+    runnable = []
     for name in methods:
+        reason = size_refusal(name, instance)
+        if reason is None:
+            runnable.append(name)
+        elif name in named:  # asked for by name: refused
+            raise InvalidInputError(f"{args.instance}: {reason}")
+        else:  # brought in by `all`: left out
+            print(f"vcsched: note: {reason}; left out of --method all", file=sys.stderr)
+    rows = []
+    lp = None
+    for name in runnable:
         fn = method_function(name)
-        result = fn(instance, time_limit=args.time_limit, gap=args.gap, budget_mode=args.budget_mode, seed=args.seed)
+        limit = args.time_limit
+        if limit is None and name in TIMED_METHODS:
+            limit = DEFAULT_TIME_LIMIT
+        result = fn(instance, time_limit=limit, gap=args.gap, budget_mode=args.budget_mode, seed=args.seed, lp=lp)
+        if name == "lp" and result.status.value == "optimal":
+            lp = result  # shared with rrnd/rrnz, which would solve the same LP again
+        if name in TIMED_METHODS:
+            result = _with_time_limit(result, limit, default=args.time_limit is None)
         rows.append(result_to_json(result, instance))
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from typing import Iterator
 
 import numpy as np
 
+from vcsched.errors import InvalidInputError
 from vcsched.generators.lublin import lublin_sizes
 from vcsched.problems.vc import VCInstance
 
@@ -24,22 +26,44 @@ __all__ = [
     "iter_instance_set",
     "INSTANCE_SETS",
     "spec_seed",
+    "MAX_REDRAW_ROUNDS",
 ]
+
+
+MAX_REDRAW_ROUNDS = 1000
+"""Rounds of redrawing in :func:`truncated_normal` before giving up: with the CLI's
+ranges (coefficient of variation <= 10) a round keeps at least ~8 % of the draws,
+so 1,000 rounds are never reached; an absurd spread fails at once instead of looping."""
 
 
 def truncated_normal(
     mean: float, cv: float, size: int, rng: np.random.Generator, low: float = 0.0, high: float = 1.0
 ) -> np.ndarray:
-    """Normal(mean, cv * mean) restricted to ``(low, high]`` by redrawing."""
+    """Normal(mean, cv * mean) restricted to ``(low, high]`` by redrawing.
+
+    Redraws the values outside at most :data:`MAX_REDRAW_ROUNDS` times; if some are
+    still outside (a spread so large, or a mean so far out, that almost no draw lands
+    in the interval), raises :class:`~vcsched.errors.InvalidInputError` saying so. A
+    standard deviation that is not finite is refused before drawing.
+    """
     if mean <= low:
         raise ValueError(f"mean must be > {low}, got {mean}")
     std = cv * mean
+    if not (math.isfinite(std) and std >= 0):
+        raise InvalidInputError(f"standard deviation {std!r} (coefficient of variation {cv!r} x mean {mean!r}) "
+                                "is not a finite number >= 0; use a smaller coefficient of variation")
     out = rng.normal(mean, std, size)
     bad = (out <= low) | (out > high)
-    while bad.any():
+    for _ in range(MAX_REDRAW_ROUNDS):
+        if not bad.any():
+            return out
         out[bad] = rng.normal(mean, std, int(bad.sum()))
         bad = (out <= low) | (out > high)
-    return out
+    if not bad.any():
+        return out
+    raise InvalidInputError(f"after {MAX_REDRAW_ROUNDS} redraws {int(bad.sum())} of {size} values of a normal "
+                            f"(mean {mean:g}, coefficient of variation {cv:g}) are still outside ({low:g}, {high:g}]; "
+                            "use a smaller coefficient of variation")
 
 
 def generate_vc_instance(

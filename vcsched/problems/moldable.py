@@ -35,6 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
 
 __all__ = [
     "MoldableInstance",
@@ -49,6 +50,11 @@ __all__ = [
     "save_instance",
     "schedule_to_json",
     "TOL",
+    "MAX_PROCESSORS",
+    "MAX_TIME_ENTRIES",
+    "MIN_VALUE",
+    "MAX_VALUE",
+    "check_size",
 ]
 
 TOL = 1e-9
@@ -270,13 +276,45 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _positive(value: Any, source: str, where: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _fail(source, where, f"expected a positive number, got {_show(value)}")
-    v = float(value)
-    if not (math.isfinite(v) and v > 0):
-        raise _fail(source, where, f"must be a positive finite number, got {_show(value)}")
-    return v
+MAX_PROCESSORS = 100_000
+"""Most processors ``m`` in an instance."""
+
+MAX_TIME_ENTRIES = 20_000_000
+"""Largest ``n x m`` (entries of the times table, 160 MB as float64; the algorithms keep a few
+arrays of that shape). Checked before the table is allocated."""
+
+MIN_VALUE = 1e-9
+MAX_VALUE = 1e12
+"""Times and weights must lie in ``[1e-9, 1e12]``: ``k p_i(k)``, ``sum w_i C_i`` and the dual
+approximation's bisection stay finite and well-conditioned (a time of ``1e308`` overflows the
+work ``k p_i(k)``; ``1e-320`` is a subnormal float that breaks every ratio)."""
+
+TASK_FIELDS = ("weight", "times")
+INSTANCE_FIELDS = ("m", "tasks")
+
+
+def check_size(m: int, n: int, *, where: str = "instance") -> None:
+    """Refuse ``m`` processors and ``n`` tasks beyond :data:`MAX_PROCESSORS` and :data:`MAX_TIME_ENTRIES`."""
+    if m > MAX_PROCESSORS:
+        raise InvalidInputError(f"{where}: {m:,} processors is more than the limit of {MAX_PROCESSORS:,}")
+    if n * m > MAX_TIME_ENTRIES:
+        raise InvalidInputError(f"{where}: {n:,} tasks x {m:,} processors = {n * m:,} processing times, more than the "
+                                f"limit of {MAX_TIME_ENTRIES:,}")
+
+
+def _times_row(values: Any, m: int, source: str, where: str) -> list[float]:
+    """The ``m`` processing times of one task, each a number in ``[MIN_VALUE, MAX_VALUE]``."""
+    if not isinstance(values, list):
+        raise _fail(source, f"{where}, field 'times'", f"expected a list of {m} numbers, got {_show(values)}")
+    if len(values) != m:
+        raise _fail(source, f"{where}, field 'times'",
+                    f"has {len(values)} values, expected m = {m} (one per number of processors 1..m; "
+                    "a missing tail is not padded)")
+    row = []
+    for k, v in enumerate(values):
+        row.append(number_field({"times": v}, "times", where=f"{source}: {where}, entry {k} (p_i({k + 1}))",
+                                low=MIN_VALUE, high=MAX_VALUE))
+    return row
 
 
 def parse_instance(data: Any, source: str = "<instance>") -> MoldableInstance:
@@ -285,56 +323,41 @@ def parse_instance(data: Any, source: str = "<instance>") -> MoldableInstance:
     Raises :class:`InvalidInputError` on one line naming ``source``, the task
     index and the field, e.g. ``inst.json: task 3, field 'times': has 150
     values, expected m = 200 (one per number of processors 1..m; a missing tail
-    is not padded)``.
+    is not padded)``. Unknown fields are refused with the nearest known name;
+    ``m`` and ``n x m`` are checked against :data:`MAX_PROCESSORS` and
+    :data:`MAX_TIME_ENTRIES` before the table is allocated; times and weights
+    must lie in ``[MIN_VALUE, MAX_VALUE]``.
     """
     if not isinstance(data, dict):
         raise _fail(source, "top level", 'expected a JSON object {"m": ..., "tasks": [...]}')
+    check_keys(data, INSTANCE_FIELDS, where=source)
     if "m" not in data:
         raise _fail(source, "field 'm'", "missing (number of identical processors, an integer >= 1)")
-    m = data["m"]
-    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not float(m).is_integer() or m < 1:
-        raise _fail(source, "field 'm'", f"must be an integer >= 1, got {_show(m)}")
-    m = int(m)
+    m = int_field(data, "m", where=source, low=1, high=MAX_PROCESSORS)
     tasks = data.get("tasks")
     if not isinstance(tasks, list) or not tasks:
         raise _fail(source, "field 'tasks'", 'missing or empty (a list of {"weight": w, "times": [p1, ..., pm]} objects)')
+    check_size(m, len(tasks), where=source)
     times = np.empty((len(tasks), m))
     weights = np.empty(len(tasks))
     for i, task in enumerate(tasks):
         where = f"task {i}"
         if not isinstance(task, dict):
             raise _fail(source, where, 'expected an object {"weight": w, "times": [p1, ..., pm]}')
+        check_keys(task, TASK_FIELDS, where=f"{source}: {where}")
         for field in ("weight", "times"):
             if field not in task:
                 raise _fail(source, f"{where}, field {field!r}", "missing")
-        weights[i] = _positive(task["weight"], source, f"{where}, field 'weight'")
-        t = task["times"]
-        if not isinstance(t, list):
-            raise _fail(source, f"{where}, field 'times'", f"expected a list of {m} numbers, got {_show(t)}")
-        if len(t) != m:
-            raise _fail(source, f"{where}, field 'times'",
-                        f"has {len(t)} values, expected m = {m} (one per number of processors 1..m; "
-                        "a missing tail is not padded)")
-        for k, v in enumerate(t):
-            times[i, k] = _positive(v, source, f"{where}, field 'times', entry {k} (p_i({k + 1}))")
+        weights[i] = number_field(task, "weight", where=f"{source}: {where}", low=MIN_VALUE, high=MAX_VALUE)
+        times[i] = _times_row(task["times"], m, source, where)
     return MoldableInstance(m=m, times=times, weights=weights)
 
 
 def load_instance(path: str | os.PathLike) -> MoldableInstance:
-    """Read a moldable instance from a JSON file (format in the module docstring)."""
+    """Read a moldable instance from a JSON file (format in the module docstring) through the
+    toolkit's one JSON loader (:func:`vcsched.problems.jsonfile.load_json`)."""
     source = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found") from None
-    except IsADirectoryError:
-        raise InvalidInputError(f"{source}: is a directory, expected a JSON instance file") from None
-    except UnicodeDecodeError:
-        raise InvalidInputError(f"{source}: not a UTF-8 text file, expected a JSON instance") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return parse_instance(data, source)
+    return parse_instance(load_json(source, what="moldable instance"), source)
 
 
 def _plain(x: float) -> float | int:

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
-import numbers
 import os
 from typing import Any, Sequence
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
 
 __all__ = [
     "VCInstance",
@@ -44,10 +43,20 @@ __all__ = [
     "instance_to_dict",
     "save_instance",
     "TOL",
+    "MIN_CPU",
+    "MAX_HOSTS",
+    "MAX_TASKS",
+    "MAX_HOST_TASKS",
+    "check_size",
 ]
 
 TOL = 1e-7
 """Absolute tolerance of the checker on capacities and equalities."""
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (other values unchanged), for the field readers."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -92,12 +101,12 @@ class VCInstance:
         """Build and validate an instance from plain sequences."""
         jobs = []
         for i in range(len(cpu)):
-            job: dict[str, Any] = {"cpu": cpu[i], "mem": mem[i]}
+            job: dict[str, Any] = {"cpu": _plain(cpu[i]), "mem": _plain(mem[i])}
             if tasks is not None:
-                job["tasks"] = tasks[i]
+                job["tasks"] = _plain(tasks[i])
             if current_host is not None:
                 ch = current_host[i]
-                job["current_host"] = list(ch) if isinstance(ch, (tuple, list, np.ndarray)) else ch
+                job["current_host"] = [_plain(h) for h in ch] if isinstance(ch, (tuple, list, np.ndarray)) else _plain(ch)
             jobs.append(job)
         data: dict[str, Any] = {"hosts": hosts, "jobs": jobs}
         if migration_budget is not None:
@@ -319,112 +328,112 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
 # --------------------------------------------------------------------------- files
 
 
+MIN_CPU = 1e-9
+"""Smallest CPU need accepted (``cpu`` in ``[1e-9, 1]``): the heuristics divide by
+``alpha_i`` and sort by ratios of needs, which overflow for needs near the
+smallest float (``5e-324``); a VM needing less than a billionth of a host is
+not a meaningful model."""
+
+MAX_HOSTS = 100_000
+"""Most hosts in an instance: the heuristics keep per-host arrays and scan them per task."""
+
+MAX_TASKS = 1_000_000
+"""Most tasks (sum of ``tasks`` over the jobs) in an instance."""
+
+MAX_HOST_TASKS = 1_000_000_000
+"""Largest ``hosts * tasks``: every heuristic examines the hosts for each task it places,
+so this bounds their work (about a second per 10^8 on one core)."""
+
+JOB_FIELDS = ("cpu", "mem", "tasks", "current_host")
+INSTANCE_FIELDS = ("hosts", "jobs", "migration_budget")
+
+
+def check_size(hosts: int, tasks: int, *, where: str = "instance") -> None:
+    """Refuse an instance beyond the documented size limits (:data:`MAX_HOSTS`,
+    :data:`MAX_TASKS`, :data:`MAX_HOST_TASKS`) before anything is allocated for it."""
+    if hosts > MAX_HOSTS:
+        raise InvalidInputError(f"{where}: {hosts:,} hosts is more than the limit of {MAX_HOSTS:,}")
+    if tasks > MAX_TASKS:
+        raise InvalidInputError(f"{where}: {tasks:,} tasks in all is more than the limit of {MAX_TASKS:,}")
+    if hosts * tasks > MAX_HOST_TASKS:
+        raise InvalidInputError(f"{where}: {hosts:,} hosts x {tasks:,} tasks = {hosts * tasks:,} is more than the "
+                                f"limit of {MAX_HOST_TASKS:,} (hosts x tasks bounds the heuristics' work)")
+
+
 def _fail(source: str, where: str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{source}: {where}: {what}")
 
 
-def _show(value: Any) -> str:
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
+def _host_index(value: Any, source: str, where: str, hosts: int) -> int:
+    h = int_field({"current_host": value}, "current_host", where=where, low=0, high=hosts - 1)
+    return int(h)
 
 
-def _number(value: Any, source: str, where: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _fail(source, where, f"expected a number, got {_show(value)}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise _fail(source, where, f"expected a finite number, got {value}")
-    return v
-
-
-def _integer(value: Any, source: str, where: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not float(value).is_integer():
-        raise _fail(source, where, f"expected an integer, got {_show(value)}")
-    return int(value)
+def _current_host(job: dict, tasks: int, hosts: int, source: str, where: str) -> Any:
+    """``None``, an int (one-task job) or a tuple of ints (one per task), each in ``0..hosts-1``."""
+    ch = job.get("current_host")
+    if ch is None:
+        return None
+    if isinstance(ch, list):
+        if len(ch) != tasks:
+            raise _fail(source, f"{where}, field 'current_host'", f"lists {len(ch)} hosts for {tasks} tasks")
+        return tuple(_host_index(h, source, where, hosts) for h in ch)
+    if tasks != 1:
+        raise _fail(source, f"{where}, field 'current_host'", f"a job with {tasks} tasks needs a list of {tasks} hosts")
+    return _host_index(ch, source, where, hosts)
 
 
 def parse_instance(data: Any, source: str = "<instance>") -> VCInstance:
     """Validate a decoded JSON document and build a :class:`VCInstance`.
 
     Raises :class:`InvalidInputError` naming ``source``, the job index and the
-    field, e.g. ``inst.json: job 3, field 'cpu': must be in (0, 1], got 1.5``.
+    field, e.g. ``inst.json: job 3: field 'cpu' must be >= 1e-09 and <= 1, got 1.5``.
+    Unknown fields are refused with the nearest known name; sizes beyond
+    :data:`MAX_HOSTS`, :data:`MAX_TASKS` and :data:`MAX_HOST_TASKS` are refused
+    before any array is allocated; ``cpu`` must be at least :data:`MIN_CPU`.
     """
     if not isinstance(data, dict):
         raise _fail(source, "top level", "expected a JSON object with 'hosts' and 'jobs'")
+    check_keys(data, INSTANCE_FIELDS, where=source)
     if "hosts" not in data:
         raise _fail(source, "field 'hosts'", "missing (number of identical hosts, an integer >= 1)")
-    hosts = _integer(data["hosts"], source, "field 'hosts'")
-    if hosts < 1:
-        raise _fail(source, "field 'hosts'", f"must be >= 1, got {hosts}")
+    hosts = int_field(data, "hosts", where=source, low=1, high=MAX_HOSTS)
     jobs = data.get("jobs")
     if not isinstance(jobs, list) or not jobs:
         raise _fail(source, "field 'jobs'", "missing or empty (a list of {\"cpu\": ..., \"mem\": ...} objects)")
     cpu, mem, tasks, current = [], [], [], []
-    any_current = False
+    total = 0
     for i, job in enumerate(jobs):
-        where = f"job {i}"
+        where = f"{source}: job {i}"
         if not isinstance(job, dict):
-            raise _fail(source, where, "expected an object with 'cpu' and 'mem'")
-        for field in ("cpu", "mem"):
-            if field not in job:
-                raise _fail(source, f"{where}, field {field!r}", "missing")
-        c = _number(job["cpu"], source, f"{where}, field 'cpu'")
-        if not 0.0 < c <= 1.0:
-            raise _fail(source, f"{where}, field 'cpu'", f"must be in (0, 1], got {job['cpu']}")
-        m = _number(job["mem"], source, f"{where}, field 'mem'")
-        if not 0.0 <= m <= 1.0:
-            raise _fail(source, f"{where}, field 'mem'", f"must be in [0, 1], got {job['mem']}")
-        t = _integer(job.get("tasks", 1), source, f"{where}, field 'tasks'")
-        if t < 1:
-            raise _fail(source, f"{where}, field 'tasks'", f"must be >= 1, got {t}")
-        ch = job.get("current_host")
-        if ch is not None:
-            any_current = True
-            if isinstance(ch, list):
-                if len(ch) != t:
-                    raise _fail(source, f"{where}, field 'current_host'", f"lists {len(ch)} hosts for {t} tasks")
-                ch = tuple(_integer(h, source, f"{where}, field 'current_host'") for h in ch)
-                hs = ch
-            else:
-                ch = _integer(ch, source, f"{where}, field 'current_host'")
-                if t != 1:
-                    raise _fail(source, f"{where}, field 'current_host'", f"a job with {t} tasks needs a list of {t} hosts")
-                hs = (ch,)
-            for h in hs:
-                if not 0 <= h < hosts:
-                    raise _fail(source, f"{where}, field 'current_host'", f"host {h} outside 0..{hosts - 1}")
-        cpu.append(c)
-        mem.append(m)
+            raise _fail(source, f"job {i}", "expected an object with 'cpu' and 'mem'")
+        check_keys(job, JOB_FIELDS, where=where)
+        cpu.append(number_field(job, "cpu", where=where, required=True, low=MIN_CPU, high=1.0))
+        mem.append(number_field(job, "mem", where=where, required=True, low=0.0, high=1.0))
+        t = int_field(job, "tasks", where=where, default=1, low=1, high=MAX_TASKS)
+        total += t
+        check_size(hosts, total, where=source)
         tasks.append(t)
-        current.append(ch)
+        current.append(_current_host(job, t, hosts, source, where))
     budget = data.get("migration_budget")
     if budget is not None:
-        budget = _number(budget, source, "field 'migration_budget'")
-        if budget < 0:
-            raise _fail(source, "field 'migration_budget'", f"must be >= 0, got {budget}")
+        budget = number_field(data, "migration_budget", where=source, low=0.0)
     return VCInstance(
         hosts=hosts,
         cpu=np.asarray(cpu, dtype=float),
         mem=np.asarray(mem, dtype=float),
         tasks=np.asarray(tasks, dtype=np.int64),
-        current_host=tuple(current) if any_current else None,
+        current_host=tuple(current) if any(c is not None for c in current) else None,
         migration_budget=budget,
     )
 
 
 def load_instance(path: str | os.PathLike) -> VCInstance:
-    """Read a VCSched JSON file (format in the README)."""
+    """Read a VCSched JSON file (format in the README) through the toolkit's one JSON loader
+    (:func:`vcsched.problems.jsonfile.load_json`: a directory, a binary or UTF-16 file, NaN or
+    Infinity are refused with one line)."""
     source = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return parse_instance(data, source)
+    return parse_instance(load_json(source, what="VCSched instance"), source)
 
 
 def instance_to_dict(instance: VCInstance) -> dict[str, Any]:

@@ -18,6 +18,29 @@ Job model (issue 10)
   Parallel Workloads Archive advises); the count is in :attr:`Workload.skipped`
   and in the ``vcsched.workload`` log.
 
+Field validation (every reader; ``docs/formats.md``)
+----------------------------------------------------
+A line that breaks one of these rules is an error naming the file, the line and the
+field, or, with ``skip_bad_lines=True`` (``--skip-bad-lines``), is dropped and counted
+like a malformed line:
+
+* every one of the 18 fields is a finite number (``nan``/``inf`` are refused);
+* field 1 (job id) is an integer of magnitude at most 2**53;
+* field 2 (submit time) is in ``[0, 1e12]`` seconds;
+* field 4 (run time) is at most ``1e12`` s (a negative run time skips the job, above);
+* fields 5 and 8 (processors) are integers at most ``1e9`` (``<= 0``: unknown / skipped);
+* field 9 (requested time) is ``-1`` (unknown) or in ``[0, 1e12]`` s.
+
+Batsim JSON workloads
+---------------------
+:func:`read_batsim_json` reads ``{"nb_res": N, "jobs": [{"id", "subtime", "res",
+"walltime", "profile"}], "profiles": {name: {"type": "delay", "delay": seconds}}}``:
+a job runs the ``delay`` of its profile; ``walltime`` (optional, ``-1`` = none) is its
+requested time; ``nb_res`` becomes ``MaxProcs``. Profiles of another type (``parallel``,
+``parallel_homogeneous``, ``composed``, ...) are refused: the simulator models a job by
+its run time only. :func:`read_workload` picks the reader by the file name (``.json``:
+Batsim, else SWF).
+
 SWF fields (1-based): 1 job id, 2 submit time, 3 wait time, 4 run time,
 5 allocated processors, 6 average CPU time, 7 used memory, 8 requested processors,
 9 requested time, 10 requested memory, 11 status, 12 user, 13 group, 14 executable,
@@ -31,17 +54,23 @@ import gzip
 import io
 import logging
 import re
+import zlib
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
 
 __all__ = [
     "SWF_FIELDS",
     "Workload",
     "read_swf",
+    "read_batsim_json",
+    "read_workload",
+    "TIME_LIMIT",
+    "PROCS_LIMIT",
     "write_swf",
     "from_arrays",
     "time_window",
@@ -58,6 +87,11 @@ SWF_FIELDS = (
 )
 _N_FIELDS = 18
 _DAY = 86400.0
+TIME_LIMIT = 1e12
+"""Largest submit, run or requested time accepted (seconds, about 31,700 years)."""
+PROCS_LIMIT = 10**9
+"""Largest processor count accepted in a job."""
+_ID_LIMIT = 2.0**53
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,7 +169,7 @@ def _open_text(path: Path) -> str:
             return fh.read().decode("utf-8", errors="replace")
     except FileNotFoundError:
         raise InvalidInputError(f"{path}: no such file; give the path of an .swf or .swf.gz trace") from None
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:  # a directory, a truncated or a corrupted .gz
         raise InvalidInputError(f"{path}: cannot read it ({exc}); check that it is a valid .swf or .swf.gz file") from None
 
 
@@ -159,8 +193,9 @@ def _parse_line(text: str) -> list[float] | None:
         return None
 
 
-def _parse_slow(path: Path, numbered: list[tuple[int, str]], skip_bad_lines: bool) -> tuple[np.ndarray, int]:
-    rows, bad = [], 0
+def _parse_slow(path: Path, numbered: list[tuple[int, str]],
+                skip_bad_lines: bool) -> tuple[np.ndarray, list[int], int]:
+    rows, kept, bad = [], [], 0
     for lineno, text in numbered:
         row = _parse_line(text)
         if row is None:
@@ -172,7 +207,46 @@ def _parse_slow(path: Path, numbered: list[tuple[int, str]], skip_bad_lines: boo
             bad += 1
             continue
         rows.append(row)
-    return np.asarray(rows, dtype=np.float64).reshape(-1, _N_FIELDS), bad
+        kept.append(lineno)
+    return np.asarray(rows, dtype=np.float64).reshape(-1, _N_FIELDS), kept, bad
+
+
+def _is_integer(x: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.floor(x) == x
+
+
+def _field_rules(f: np.ndarray) -> list[tuple[int, np.ndarray, str]]:
+    """``(column, invalid rows, what the field must be)`` for each rule of the module docstring."""
+    finite = np.isfinite(f)
+    rules = [(k, ~finite[:, k], "must be a finite number") for k in range(_N_FIELDS)]
+    with np.errstate(invalid="ignore"):
+        rules += [
+            (0, ~_is_integer(f[:, 0]) | (np.abs(f[:, 0]) > _ID_LIMIT), "must be an integer of magnitude <= 2**53"),
+            (1, (f[:, 1] < 0) | (f[:, 1] > TIME_LIMIT), f"must be in [0, {TIME_LIMIT:g}] seconds"),
+            (3, f[:, 3] > TIME_LIMIT, f"must be at most {TIME_LIMIT:g} seconds"),
+            (4, ~_is_integer(f[:, 4]) | (f[:, 4] > PROCS_LIMIT), f"must be an integer <= {PROCS_LIMIT:g}"),
+            (7, ~_is_integer(f[:, 7]) | (f[:, 7] > PROCS_LIMIT), f"must be an integer <= {PROCS_LIMIT:g}"),
+            (8, ((f[:, 8] < 0) & (f[:, 8] != -1)) | (f[:, 8] > TIME_LIMIT),
+             f"must be -1 (unknown) or in [0, {TIME_LIMIT:g}] seconds"),
+        ]
+    return rules
+
+
+def _check_fields(fields: np.ndarray, where, skip_bad_lines: bool, hint: str) -> tuple[np.ndarray, int]:
+    """Apply :func:`_field_rules`: raise on the first bad row (``where(row)`` names it), or drop bad rows."""
+    rules = _field_rules(fields)
+    bad = np.zeros(fields.shape[0], dtype=bool)
+    for _, mask, _ in rules:
+        bad |= mask
+    if not bad.any():
+        return fields, 0
+    if skip_bad_lines:
+        return fields[~bad], int(bad.sum())
+    row = int(np.flatnonzero(bad)[0])
+    column, _, rule = next(r for r in rules if r[1][row])
+    raise InvalidInputError(f"{where(row)}: field {column + 1} ({SWF_FIELDS[column]}) {rule}, got "
+                            f"{fields[row, column]:.10g}; {hint}")
 
 
 def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
@@ -226,9 +300,13 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
                 fields = None
     bad = 0
     if fields is None:
-        fields, bad = _parse_slow(path, list(zip(line_numbers, data_lines)), skip_bad_lines)
-        if bad:
-            log.warning("%s: skipped %d malformed line(s)", path, bad)
+        fields, line_numbers, bad = _parse_slow(path, list(zip(line_numbers, data_lines)), skip_bad_lines)
+    fields, invalid = _check_fields(fields.reshape(-1, _N_FIELDS), lambda row: f"{path}:{line_numbers[row]}",
+                                    skip_bad_lines, "fix the line or pass skip_bad_lines=True (--skip-bad-lines) "
+                                    "to drop it")
+    bad += invalid
+    if bad:
+        log.warning("%s: skipped %d malformed line(s)", path, bad)
     return _finish(fields, header, str(path), bad)
 
 
@@ -246,11 +324,102 @@ def _finish(fields: np.ndarray, header: list[str], source: str, bad: int) -> Wor
                     max_nodes=_header_int(header, "MaxNodes"), source=source, skipped=n_invalid + bad)
 
 
+_BATSIM_TOP = ("nb_res", "jobs", "profiles", "description", "command", "date", "version")
+_BATSIM_JOB = ("id", "subtime", "res", "walltime", "profile")
+_BATSIM_DELAY = ("type", "delay")
+
+
+def _batsim_id(job: dict, where: str) -> int:
+    value = job.get("id")
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise InvalidInputError(f"{where}: field 'id' must be an integer (or a string of one), got {job['id']!r}; "
+                                    f"vcsched keeps job ids as SWF integers") from None
+    return int_field({"id": value}, "id", where=where, required=True, low=-int(_ID_LIMIT), high=int(_ID_LIMIT))
+
+
+def _batsim_delays(profiles, source: str) -> dict[str, float]:
+    """The run time of each profile (``delay`` profiles only)."""
+    if not isinstance(profiles, dict):
+        raise InvalidInputError(f"{source}: field 'profiles' must be an object {{name: profile}}")
+    delays = {}
+    for name, profile in profiles.items():
+        where = f"{source}: profiles[{name!r}]"
+        if not isinstance(profile, dict):
+            raise InvalidInputError(f"{where}: expected an object such as {{\"type\": \"delay\", \"delay\": 10}}")
+        kind = profile.get("type")
+        if kind != "delay":
+            raise InvalidInputError(f"{where}: profile type {kind!r} is not simulated by vcsched; only 'delay' "
+                                    f"profiles (the job runs 'delay' seconds) can be read")
+        check_keys(profile, _BATSIM_DELAY, where=where)
+        delays[str(name)] = number_field(profile, "delay", where=where, required=True, low=0, high=TIME_LIMIT)
+    return delays
+
+
+def read_batsim_json(path: str | Path) -> Workload:
+    """Read a Batsim JSON workload (see the module docstring) as a :class:`Workload`.
+
+    Each job becomes an SWF row: id, ``subtime`` (field 2), the ``delay`` of its profile as
+    run time (field 4), ``res`` as allocated and requested processors (fields 5 and 8),
+    ``walltime`` as requested time (field 9, ``-1`` when absent or ``-1``); ``nb_res``
+    becomes the header line ``MaxProcs``. The field rules of :func:`read_swf` apply.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the file and the job or profile: unreadable or malformed JSON, a missing or
+        unknown field (with the nearest known name), a value out of range, a profile that
+        is not a ``delay`` profile, or a job whose profile is not defined.
+    """
+    source = str(path)
+    spec = load_json(path, what="Batsim JSON workload")
+    if not isinstance(spec, dict):
+        raise InvalidInputError(f"{source}: expected an object {{\"nb_res\": ..., \"jobs\": [...], \"profiles\": {{...}}}}")
+    check_keys(spec, _BATSIM_TOP, where=source)
+    nb_res = int_field(spec, "nb_res", where=source, required=True, low=1, high=PROCS_LIMIT)
+    jobs = spec.get("jobs")
+    if not isinstance(jobs, list):
+        raise InvalidInputError(f"{source}: field 'jobs' is required and must be a list of jobs")
+    delays = _batsim_delays(spec.get("profiles", {}), source)
+    fields = np.full((len(jobs), _N_FIELDS), -1.0)
+    for k, job in enumerate(jobs):
+        where = f"{source}: jobs[{k}]"
+        if not isinstance(job, dict):
+            raise InvalidInputError(f"{where}: expected an object with id, subtime, res, walltime, profile")
+        check_keys(job, _BATSIM_JOB, where=where)
+        profile = job.get("profile")
+        if profile is None:
+            raise InvalidInputError(f"{where}: field 'profile' is required")
+        if str(profile) not in delays:
+            raise InvalidInputError(f"{where}: profile {profile!r} is not defined in 'profiles'")
+        walltime = number_field(job, "walltime", where=where, default=-1.0, high=TIME_LIMIT)
+        if walltime < 0 and walltime != -1:
+            raise InvalidInputError(f"{where}: field 'walltime' must be -1 (none) or >= 0, got {job['walltime']!r}")
+        res = int_field(job, "res", where=where, required=True, low=1, high=PROCS_LIMIT)
+        fields[k, [0, 1, 3, 4, 7, 8]] = (_batsim_id(job, where), number_field(
+            job, "subtime", where=where, required=True, low=0, high=TIME_LIMIT), delays[str(profile)], res, res,
+            walltime)
+    fields, _ = _check_fields(fields, lambda row: f"{source}: jobs[{row}]", False, "fix the job")
+    header = [f"MaxProcs: {nb_res}", f"Converted from the Batsim JSON workload {Path(source).name}"]
+    return _finish(fields, header, source, 0)
+
+
+def read_workload(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
+    """Read a trace by its name: ``.json`` is a Batsim workload (:func:`read_batsim_json`), anything
+    else SWF (:func:`read_swf`; ``skip_bad_lines`` applies to SWF only)."""
+    if str(path).lower().endswith(".json"):
+        return read_batsim_json(path)
+    return read_swf(path, skip_bad_lines=skip_bad_lines)
+
+
 def from_arrays(submit_time, run_time, requested_time, processors, *, job_id=None, header=(),
                 max_procs: int | None = None, source: str = "arrays") -> Workload:
     """Build a workload from columns (requested time ``-1`` = unknown, as in SWF).
 
-    Jobs with processors <= 0 or run time < 0 are skipped like in :func:`read_swf`.
+    Jobs with processors <= 0 or run time < 0 are skipped like in :func:`read_swf`; values that
+    break the field rules of the module docstring raise :class:`InvalidInputError`.
     """
     submit = np.asarray(submit_time, dtype=np.float64).ravel()
     n = submit.size
@@ -261,6 +430,7 @@ def from_arrays(submit_time, run_time, requested_time, processors, *, job_id=Non
     fields[:, 7] = np.asarray(processors, dtype=np.float64)
     fields[:, 4] = fields[:, 7]
     fields[:, 8] = np.asarray(requested_time, dtype=np.float64)
+    fields, _ = _check_fields(fields, lambda row: f"{source}: job {row}", False, "fix the values")
     hdr = list(header)
     if max_procs is not None and _header_int(hdr, "MaxProcs") is None:
         hdr.append(f"MaxProcs: {int(max_procs)}")

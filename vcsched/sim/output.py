@@ -1,19 +1,35 @@
-"""Per-job output in Batsim's ``jobs.csv`` layout, and the usual batch metrics.
+"""Per-job output in Batsim's ``jobs.csv`` layout, the usual batch metrics, and Gantt charts.
 
-Columns (Batsim names, so evalys can read the file): ``jobID, submission_time,
-requested_number_of_processors, requested_time, starting_time, execution_time,
-finish_time, waiting_time, turnaround_time, stretch, allocated_processors`` plus
-``cluster`` and ``origin_cluster``.
+Columns of the default layout (``layout="batsim"``, the current Batsim output, so that
+evalys 4 reads the file with ``JobSet.from_csv``): ``job_id, workload_name, profile,
+submission_time, requested_number_of_resources, requested_time, success, final_state,
+starting_time, execution_time, finish_time, waiting_time, turnaround_time, stretch,
+allocated_resources``, then ours: ``cluster, origin_cluster``.
 
-Choices (documented here, tested in ``tests/sim``):
+The old layout (``layout="legacy"``, ``--jobs-layout legacy``), for scripts written
+against earlier versions: ``jobID, submission_time, requested_number_of_processors,
+requested_time, starting_time, execution_time, finish_time, waiting_time,
+turnaround_time, stretch, allocated_processors, cluster, origin_cluster``.
 
+Choices (documented here and in ``docs/formats.md``, tested in ``tests/sim``):
+
+* ``job_id`` / ``workload_name``: a job id ``"<site>!<id>"`` (several traces) is split as
+  Batsim does (``workload_name`` = site, ``job_id`` = id); a plain id keeps its value and
+  ``workload_name`` is the name of the job's origin cluster. The legacy ``jobID`` is the
+  whole id.
+* ``profile`` is empty: the simulator models a job by its run time only; neither SWF
+  jobs nor the delay profiles of a Batsim workload carry a profile name through it.
+* ``success`` is 1 and ``final_state`` ``COMPLETED_SUCCESSFULLY`` for every job that ran
+  (the engine runs a job ``min(run time, walltime)``: a job killed at its walltime is
+  not told apart, since the uncapped run time does not enter the simulation);
+  a job that never ran has ``success`` 0 and ``final_state`` ``REJECTED``.
 * ``requested_time`` is the walltime on the cluster where the job ran (scaled by speed).
 * ``stretch`` is ``turnaround_time / execution_time`` (Batsim's definition); ``inf`` for a
   job of zero execution time.
-* ``allocated_processors`` is an interval set of processor numbers (``"0-3 8"``) as in
-  Batsim. The engine only counts processors; numbers are given afterwards by a sweep in
-  time order that frees the processors of ending jobs before it gives the lowest free
-  numbers to starting jobs.
+* ``allocated_resources`` (legacy ``allocated_processors``) is an interval set of
+  processor numbers (``"0-3 8"``) as in Batsim, numbered per cluster. The engine only
+  counts processors; numbers are given afterwards by a sweep in time order that frees
+  the processors of ending jobs before it gives the lowest free numbers to starting jobs.
 * Metrics (seed §3.4 uses response time; the others are standard): waiting time
   ``start - submit``, response time ``finish - submit``, bounded slowdown
   ``max(1, response / max(run, tau))`` with ``tau = 10`` s, makespan
@@ -29,11 +45,18 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["JOBS_COLUMNS", "jobs_frame", "metrics", "write_jobs", "allocate_processors", "BSLD_TAU"]
+__all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_frame", "metrics", "write_jobs",
+           "allocate_processors", "draw_gantt", "BSLD_TAU"]
 
-JOBS_COLUMNS = ["jobID", "submission_time", "requested_number_of_processors", "requested_time", "starting_time",
-                "execution_time", "finish_time", "waiting_time", "turnaround_time", "stretch",
-                "allocated_processors", "cluster", "origin_cluster"]
+JOBS_COLUMNS = ["job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+                "requested_time", "success", "final_state", "starting_time", "execution_time", "finish_time",
+                "waiting_time", "turnaround_time", "stretch", "allocated_resources", "cluster", "origin_cluster"]
+"""Columns of ``jobs.csv`` in the current Batsim layout (the default), then ours."""
+LEGACY_JOBS_COLUMNS = ["jobID", "submission_time", "requested_number_of_processors", "requested_time",
+                       "starting_time", "execution_time", "finish_time", "waiting_time", "turnaround_time",
+                       "stretch", "allocated_processors", "cluster", "origin_cluster"]
+"""Columns of the old layout (``layout="legacy"``)."""
+JOBS_LAYOUTS = ("batsim", "legacy")
 BSLD_TAU = 10.0
 
 
@@ -77,10 +100,28 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     return out
 
 
-def jobs_frame(result, *, with_allocation: bool = True):
-    """Per-job results as a pandas DataFrame with :data:`JOBS_COLUMNS`."""
+def _check_layout(layout: str) -> None:
+    if layout not in JOBS_LAYOUTS:
+        raise InvalidInputError(f"jobs layout {layout!r} is unknown; use one of: {', '.join(JOBS_LAYOUTS)}")
+
+
+def _split_ids(job_id: np.ndarray, origin_names: np.ndarray) -> tuple[list[str], list[str]]:
+    """Batsim's ``job_id`` and ``workload_name`` of each job (see the module docstring)."""
+    ids, workloads = [], []
+    for raw, origin in zip(job_id.tolist(), origin_names.tolist()):
+        text = str(raw)
+        site, bang, rest = text.partition("!")
+        ids.append(rest if bang else text)
+        workloads.append(site if bang else str(origin))
+    return ids, workloads
+
+
+def jobs_frame(result, *, with_allocation: bool = True, layout: str = "batsim"):
+    """Per-job results as a pandas DataFrame with :data:`JOBS_COLUMNS` (or :data:`LEGACY_JOBS_COLUMNS`
+    with ``layout="legacy"``)."""
     import pandas as pd
 
+    _check_layout(layout)
     jobs = result.jobs
     names = np.array([c.name for c in result.clusters] + [""], dtype=object)
     speeds = np.array([c.speed for c in result.clusters] + [np.nan])
@@ -101,21 +142,19 @@ def jobs_frame(result, *, with_allocation: bool = True):
             sub = allocate_processors(start[rows], finish[rows], jobs.procs[rows], c.procs)
             for r, s in zip(rows.tolist(), sub):
                 alloc[r] = s
-    return pd.DataFrame({
-        "jobID": jobs.job_id,
-        "submission_time": submit,
-        "requested_number_of_processors": jobs.procs,
-        "requested_time": req,
-        "starting_time": start,
-        "execution_time": execution,
-        "finish_time": finish,
-        "waiting_time": start - submit,
-        "turnaround_time": turnaround,
-        "stretch": stretch,
-        "allocated_processors": alloc,
-        "cluster": names[where],
-        "origin_cluster": names[origin],
-    }, columns=JOBS_COLUMNS)
+    times = {"submission_time": submit, "requested_time": req, "starting_time": start,
+             "execution_time": execution, "finish_time": finish, "waiting_time": start - submit,
+             "turnaround_time": turnaround, "stretch": stretch}
+    ours = {"cluster": names[where], "origin_cluster": names[origin]}
+    if layout == "legacy":
+        return pd.DataFrame({"jobID": jobs.job_id, "requested_number_of_processors": jobs.procs, **times,
+                             "allocated_processors": alloc, **ours}, columns=LEGACY_JOBS_COLUMNS)
+    ids, workloads = _split_ids(jobs.job_id, names[origin])
+    ran = ~np.isnan(start)
+    return pd.DataFrame({"job_id": ids, "workload_name": workloads, "profile": [""] * len(jobs),
+                         "requested_number_of_resources": jobs.procs, "success": ran.astype(np.int64),
+                         "final_state": np.where(ran, "COMPLETED_SUCCESSFULLY", "REJECTED"), **times,
+                         "allocated_resources": alloc, **ours}, columns=JOBS_COLUMNS)
 
 
 def _metrics_of(submit, start, finish, procs, capacity: int) -> dict:
@@ -152,16 +191,90 @@ def metrics(result) -> dict:
     return out
 
 
-def write_jobs(result, path: str | Path) -> None:
-    """Write the per-job table as CSV (``.csv``) or Parquet (``.parquet``/``.pq``)."""
+def write_jobs(result, path: str | Path, *, layout: str = "batsim") -> None:
+    """Write the per-job table as CSV (``.csv``) or Parquet (``.parquet``/``.pq``).
+
+    ``layout="legacy"`` writes the old column names (:data:`LEGACY_JOBS_COLUMNS`).
+    """
     path = Path(path)
-    df = jobs_frame(result)
+    _check_layout(layout)
     suffix = path.suffix.lower()
+    if suffix not in (".parquet", ".pq", ".csv", ""):
+        raise InvalidInputError(f"{path}: unknown output format {suffix!r}; use .csv or .parquet")
+    df = jobs_frame(result, layout=layout)
     if suffix in (".parquet", ".pq"):
         out = df.copy()
-        out["jobID"] = out["jobID"].astype(str)
+        key = "jobID" if layout == "legacy" else "job_id"
+        out[key] = out[key].astype(str)
         out.to_parquet(path, index=False)
-    elif suffix == ".csv" or suffix == "":
-        df.to_csv(path, index=False)
     else:
-        raise InvalidInputError(f"{path}: unknown output format {suffix!r}; use .csv or .parquet")
+        df.to_csv(path, index=False)
+
+
+_GANTT_TICK = 1.0 / 64
+
+
+def _quantize_times(frame):
+    """Times on a grid of 1/64 s, so that evalys' own sums are exact.
+
+    evalys recomputes ``start = submission + waiting`` and ``finish = start + execution``
+    after rounding to 6 decimals; with times such as ``x / 1.2`` the sums miss by an ulp,
+    a job's end no longer coincides with the start of the next one, and the utilisation
+    curve shows spikes above the cluster's size. Multiples of 1/64 have at most six
+    decimals and add exactly; rounding is monotone, so no start moves before an end.
+    """
+    out = frame.copy()
+    for col in ("submission_time", "starting_time", "finish_time"):
+        out[col] = np.round(out[col].to_numpy(dtype=float) / _GANTT_TICK) * _GANTT_TICK
+    out["waiting_time"] = out["starting_time"] - out["submission_time"]
+    out["execution_time"] = out["finish_time"] - out["starting_time"]
+    out["turnaround_time"] = out["finish_time"] - out["submission_time"]
+    return out
+
+
+def draw_gantt(result, path: str | Path) -> None:
+    """Draw the schedule with evalys: per cluster that ran jobs, a Gantt chart and its utilisation.
+
+    The per-job table (:func:`jobs_frame`, Batsim layout) of each cluster becomes an
+    ``evalys.jobset.JobSet`` with the cluster's processors as resource bounds; evalys
+    draws the Gantt chart (``evalys.visu.legacy.plot_gantt``) and the utilisation over
+    time (``plot_load``). The figure is written with matplotlib's Agg backend (PNG, SVG
+    or PDF by the suffix of ``path``). evalys is imported only here.
+
+    Jobs of zero execution time are left out (they have no area), and times are put on a
+    grid of 1/64 s (:func:`_quantize_times`) so that evalys' utilisation is exact.
+
+    Raises
+    ------
+    InvalidInputError
+        When evalys is not installed, or no job ran for a positive time.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from evalys.jobset import JobSet
+        from evalys.visu import legacy
+        from procset import ProcSet
+    except ImportError as exc:
+        raise InvalidInputError(f"--gantt needs evalys ({exc}); pip install 'evalys>=4.0.7'") from None
+    frame = jobs_frame(result)
+    frame = _quantize_times(frame[(frame["success"] == 1) & (frame["execution_time"] > 0)])  # zero-length: no area
+    drawn = [(k, c) for k, c in enumerate(result.clusters) if (frame["cluster"] == c.name).any()]
+    if not drawn:
+        raise InvalidInputError("no job ran for a positive time: there is no Gantt chart to draw")
+    fig, axes = plt.subplots(nrows=2 * len(drawn), ncols=1, figsize=(12, 5 * len(drawn)), squeeze=False)
+    try:
+        for row, (k, cluster) in enumerate(drawn):
+            part = frame[frame["cluster"] == cluster.name].copy()
+            part["allocated_resources"] = part["allocated_resources"].map(ProcSet.from_str)
+            jobset = JobSet(part, resource_bounds=(0, cluster.procs - 1))
+            legacy.plot_gantt(jobset, ax=axes[2 * row, 0], title=f"Gantt chart: {cluster.name}")
+            legacy.plot_load(jobset.utilisation, cluster.procs, ax=axes[2 * row + 1, 0],
+                             legend_label="utilisation")
+            axes[2 * row + 1, 0].set_title(f"Utilisation: {cluster.name}")
+        fig.tight_layout()
+        fig.savefig(path)
+    finally:
+        plt.close(fig)

@@ -1,0 +1,68 @@
+"""Start-up of the ``vcsched`` command: heavy packages are imported only where used (issue 19).
+
+A module-set check in a fresh interpreter, not a timing (timings are in
+``benchmarks/bench_startup.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("pandas", "matplotlib", "numba", "pulp", "dask", "scipy", "pyarrow", "highspy")
+
+
+def imported_after(code: str) -> set[str]:
+    """Top-level packages imported by ``code`` in a fresh interpreter with this checkout first on the path."""
+    script = code + "\nimport json, sys\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def test_help_imports_no_heavy_package_and_not_numpy():
+    mods = imported_after(
+        "import contextlib, io\n"
+        "import vcsched.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        vcsched.cli.main(['--help'])\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0\n"
+    )
+    assert "vcsched" in mods
+    assert not mods & set(HEAVY + ("numpy",)), sorted(mods & set(HEAVY + ("numpy",)))
+
+
+def test_every_group_help_imports_no_heavy_package():
+    groups = ["vc", "moldable", "timeshare", "diet", "grid", "bench"]
+    mods = imported_after(
+        "import contextlib, io\n"
+        "import vcsched.cli\n"
+        f"for g in {groups!r}:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        try:\n"
+        "            vcsched.cli.main([g, '--help'])\n"
+        "        except SystemExit:\n"
+        "            pass\n"
+    )
+    assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask"}, sorted(mods)
+
+
+def test_vc_solve_mcb8_imports_no_solver_or_dataframe_package(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}, {"cpu": 0.7, "mem": 0.2},
+                                                     {"cpu": 0.4, "mem": 0.4}]}))
+    mods = imported_after(
+        "import contextlib, io\n"
+        "import vcsched.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert vcsched.cli.main(['vc', 'solve', {str(path)!r}, '--method', 'mcb8']) == 0\n"
+    )
+    assert "numpy" in mods  # the heuristic itself works on arrays
+    assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask", "pyarrow"}, sorted(mods)
