@@ -152,7 +152,7 @@ def htm_decision_cost(concurrent: int, *, decisions: int = 20) -> float:
     import dataclasses
 
     from vcsched.problems.timeshare import platform_for
-    from vcsched.sim.timeshare import HistoricalTraceManager
+    from vcsched.sim.htm import HistoricalTraceManager
 
     p = platform_for("2")
     p = dataclasses.replace(p, input=np.zeros_like(p.input), compute=p.compute * 1e6)

@@ -30,7 +30,8 @@ from vcsched.problems.timeshare import (
     server_shares,
 )
 from vcsched.registry import Registry
-from vcsched.sim.timeshare import HistoricalTraceManager, TimeshareRun, TimesharePolicy, simulate
+from vcsched.sim.htm import HistoricalTraceManager
+from vcsched.sim.timeshare import TimeshareRun, TimesharePolicy, simulate_timeshare
 
 __all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE"]
 
@@ -141,10 +142,10 @@ def run_heuristic(name: str, instance: TimeshareInstance, *, trace: bool = False
     """Simulate ``instance`` with the heuristic registered as ``name`` (a fresh policy).
 
     ``load_sensor`` is what servers report to the agent (only MCT reads it), see
-    :func:`vcsched.sim.timeshare.simulate`.
+    :func:`vcsched.sim.timeshare.simulate_timeshare`.
     """
     policy = REGISTRY.get(name)()
-    return simulate(instance.platform, instance.workload, policy, report_period=report_period,
+    return simulate_timeshare(instance.platform, instance.workload, policy, report_period=report_period,
                     work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor)
 
 

@@ -1,8 +1,9 @@
-"""Conservative backfilling written as the rule reads, on :class:`Profile`: the reference for the compiled CBF.
+"""Conservative backfilling written as the rule reads, on :class:`PlainProfile`: the reference for the compiled CBF.
 
 Nothing here is shared with :class:`vcsched.sim.batch.CBFCluster` but the base class's
-bookkeeping (job times, starts, ends): the profile is a :class:`Profile`, the queue a
-dict, the starts a heap. At submission a job gets ``Profile.earliest`` from now; at a
+bookkeeping (job times, starts, ends): the profile is a :class:`PlainProfile` (the numpy
+oracle of ``tests/sim/plain_profile.py``, which shares no code with the compiled profile
+rules), the queue a dict, the starts a heap. At submission a job gets ``PlainProfile.earliest`` from now; at a
 re-plan every waiting job, in submission order, is released and re-inserted at its
 earliest slot from now; a job starts at its reservation.
 """
@@ -15,14 +16,14 @@ import numpy as np
 
 from vcsched.sim.batch import Cluster, planned_duration
 from vcsched.sim.kernel import PRIORITY_PASS
-from vcsched.sim.profile import Profile
+from tests.sim.plain_profile import PlainProfile
 
 
 class LiteralCBF(Cluster):
     policy = "cbf"
 
     def _reset(self):
-        self.profile = Profile(self.procs, self.kernel.now)
+        self.profile = PlainProfile(self.procs, self.kernel.now)
         self.reservation: dict[int, float] = {}
         self.duration: dict[int, float] = {}
         self.first_reservation: dict[int, float] = {}

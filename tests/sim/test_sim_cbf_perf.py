@@ -3,12 +3,13 @@
 :class:`vcsched.sim.batch.CBFCluster` keeps its profile and queue in numpy arrays and
 re-plans with the compiled functions of :mod:`vcsched.sim.compiled`. These tests compare
 it with :class:`tests.sim.literal_cbf.LiteralCBF`, the rule written on
-:class:`vcsched.sim.profile.Profile` with nothing in common but the base class, on random
+:class:`tests.sim.plain_profile.PlainProfile` with nothing in common but the base class, on random
 workloads with early ends, zero-length jobs and zero requested times, on heterogeneous
 clusters (non-integer times, where rounding matters), and with a meta-scheduler that
 cancels and resubmits waiting jobs (cancellations also trigger re-plans). They also
-test the compiled functions one by one against :class:`Profile` and the growth of the
-arrays.
+test the compiled functions one by one against :class:`PlainProfile` (the numpy oracle),
+the production :class:`vcsched.sim.profile.Profile` (a wrapper of the compiled functions)
+against it, and the growth of the arrays.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from vcsched.sim import compiled
 from vcsched.sim.batch import CBFCluster
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
+from tests.sim.plain_profile import PlainProfile
 from tests.sim.literal_cbf import LiteralCBF
 
 
@@ -38,7 +40,7 @@ class CheckedCBF(CBFCluster):
         res = self.reservation
         assert all(s >= now for s in res.values())
         assert list(res) == list(self.waiting_jobs)  # the queue arrays keep the submission order
-        assert self._F[:self._n].min() >= 0 and self._F[self._n - 1] == self.procs
+        assert self._prof.f.min() >= 0 and self._prof.f[-1] == self.procs
 
 
 def random_jobs(seed: int, n: int = 400, procs: int = 32, origins: int = 1):
@@ -132,12 +134,12 @@ def test_moves_are_counted_and_the_queue_grows_past_its_initial_room():
     naive = simulate([LiteralCBF("c", 32)], jobs)
     np.testing.assert_array_equal(res.start, naive.start)
     c = res.clusters[0]
-    assert c._Q[0].size > CBFCluster._ROOM and c._T.size > CBFCluster._ROOM
-    assert c.moves > 100 and c._m == 0 and not c.reservation
+    assert c._queue.job.size > CBFCluster._ROOM and c._prof._T.size > CBFCluster._ROOM
+    assert c.moves > 100 and c._queue.size == 0 and not c.reservation
 
 
 def random_profile(rng, total=16, rows=12):
-    prof = Profile(total, 0.0)
+    prof = PlainProfile(total, 0.0)
     for _ in range(rows):
         a = float(rng.integers(0, 50)) + rng.choice([0.0, 0.5, 1 / 3])
         prof.reserve(a, float(rng.integers(1, 20)), int(rng.integers(1, 5)))
@@ -162,6 +164,7 @@ def test_compiled_profile_functions_match_profile(seed):
         p, d = int(rng.integers(1, 17)), float(rng.choice([1.0, 2.5, 7.0, 30.0]))
         lower = float(rng.integers(0, 60))
         assert compiled.earliest(T, F, n, p, d, lower) == prof.earliest(p, d, lower)
+        assert compiled._scan(T, F, n, 0, p, d, lower) == prof.earliest(p, d, lower)  # from row 0: the same
         a, b = sorted(float(x) for x in rng.integers(0, 80, size=2))
         delta = int(rng.integers(-3, 4))
         prof.add(a, b, delta)
@@ -174,9 +177,55 @@ def test_compiled_profile_functions_match_profile(seed):
 
 
 @pytest.mark.parametrize("seed", range(20))
+def test_production_profile_matches_the_plain_oracle(seed):
+    """:class:`Profile` (compiled rules) against :class:`PlainProfile` (numpy), operation by operation."""
+    rng = np.random.default_rng(200 + seed)
+    plain = random_profile(rng)
+    prof = Profile.from_steps(16, plain.t, plain.f)
+    now = 0.0
+    for _ in range(40):
+        op = rng.integers(0, 4)
+        if op == 0:  # reserve or release an interval
+            a, b = sorted(float(x) + rng.choice([0.0, 0.25]) for x in rng.integers(0, 80, size=2))
+            delta = int(rng.integers(-3, 4))
+            plain.add(a, b, delta)
+            prof.add(a, b, delta)
+        elif op == 1:  # the estimate plan's step: trim to now, earliest from a lower bound, reserve
+            now += float(rng.integers(0, 5))
+            p, d = int(rng.integers(1, 17)), float(rng.choice([1.0, 2.5, 7.0, 1 / 3]))
+            lower = now + float(rng.integers(0, 20))
+            plain.trim(now)
+            s = plain.earliest(p, d, lower)
+            plain.reserve(s, d, p)
+            assert prof.reserve_earliest(p, d, lower, now) == s
+        elif op == 2:
+            now += float(rng.integers(0, 5))
+            merge = bool(rng.integers(0, 2))
+            plain.trim(now, merge=merge)
+            prof.trim(now, merge=merge)
+        P = rng.integers(1, 17, size=6)
+        D = rng.choice([1.0, 3.0, 12.5, 0.75], size=6)
+        lower = now + float(rng.integers(0, 30))
+        want = [plain.earliest(int(p), float(d), lower) for p, d in zip(P, D)]
+        assert [prof.earliest(int(p), float(d), lower) for p, d in zip(P, D)] == want
+        assert prof.earliest_many(P, D, lower).tolist() == want
+        assert prof.t.tolist() == plain.t.tolist() and prof.f.tolist() == plain.f.tolist()
+        x = float(rng.integers(0, 90))
+        assert prof.free_at(x) == plain.free_at(x)
+    assert prof.copy().t.tolist() == prof.t.tolist()
+
+
+def test_profile_from_steps_rejects_mismatched_steps():
+    from vcsched.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="as many free counts as breakpoints"):
+        Profile.from_steps(4, [0.0, 1.0], [4])
+
+
+@pytest.mark.parametrize("seed", range(20))
 def test_fit_before_equals_release_then_earliest(seed):
     rng = np.random.default_rng(100 + seed)
-    prof = Profile(16, 0.0)
+    prof = PlainProfile(16, 0.0)
     for _ in range(12):
         prof.reserve(float(rng.integers(0, 60)), float(rng.integers(1, 20)), int(rng.integers(1, 6)))
     prof.f = np.maximum(prof.f, 0)
@@ -196,30 +245,37 @@ def test_snapshots_do_not_change_the_cluster():
     res = simulate([CheckedCBF("c", 32)], random_jobs(3, n=80))
     c = res.clusters[0]
     prof = c.profile
-    assert prof.t.tolist() == c._T[:c._n].tolist() and prof.f.tolist() == c._F[:c._n].tolist()
+    assert prof.t.tolist() == c._prof.t.tolist() and prof.f.tolist() == c._prof.f.tolist()
     prof.reserve(float(prof.t[-1]) + 10.0, 5.0, 32)
-    assert c.profile.t.size == c._n < prof.t.size
+    assert c.profile.t.size == c._prof.t.size < prof.t.size
 
 
 def test_same_schedule_with_the_compiler_off(tmp_path):
-    # NUMBA_DISABLE_JIT=1 runs compiled as plain Python (the documented debugging mode): same schedule
+    # NUMBA_DISABLE_JIT=1 runs compiled as plain Python (the documented debugging mode): same schedule.
+    # The jobs go to the child as arrays: it imports nothing from tests/ (evalys installs a package
+    # named ``tests`` that would shadow ours there).
     import os
     import subprocess
     import sys
 
+    jobs = random_jobs(4, n=150)
+    data = tmp_path / "jobs.npz"
+    np.savez(data, submit=jobs.submit, run=jobs.run_time, req=jobs.requested_time, procs=jobs.procs)
     script = (
         "import sys, numpy as np\n"
-        "from tests.sim.test_sim_cbf_perf import random_jobs\n"
-        "from vcsched.sim import simulate\n"
+        "from vcsched.problems.workload import from_arrays\n"
+        "from vcsched.sim import JobTable, simulate\n"
         "from vcsched.sim.batch import CBFCluster\n"
-        "res = simulate([CBFCluster('c', 32)], random_jobs(4, n=150))\n"
+        "a = np.load(sys.argv[2])\n"
+        "jobs = JobTable.from_workloads([from_arrays(a['submit'], a['run'], a['req'], a['procs'])])\n"
+        "res = simulate([CBFCluster('c', 32)], jobs)\n"
         "np.save(sys.argv[1], res.start)\n"
     )
     out = tmp_path / "start.npy"
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
-    subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, cwd=root, timeout=300)
-    compiled = simulate([CBFCluster("c", 32)], random_jobs(4, n=150))
+    subprocess.run([sys.executable, "-c", script, str(out), str(data)], check=True, env=env, cwd=root, timeout=300)
+    compiled = simulate([CBFCluster("c", 32)], jobs)
     assert compiled.clusters[0].moves > 10
     np.testing.assert_array_equal(np.load(out), compiled.start)
 
@@ -242,3 +298,18 @@ def test_compiled_engine_equals_the_literal_rule_on_any_small_workload(rows):
     check_schedule(fast)
     np.testing.assert_array_equal(fast.start, literal.start)
     assert fast.clusters[0].replans == literal.clusters[0].replans
+
+
+def test_cbf_queue_keeps_submission_order_and_starts_by_reservation_then_stamp():
+    from vcsched.sim.batch import CBFQueue
+
+    q = CBFQueue(2)  # grows twice
+    for j, s in enumerate([5.0, 3.0, 5.0, 9.0, 3.0]):
+        q.push(10 + j, j + 1, 2.0, s)
+    assert q.size == 5 and q.job.size >= 5 and q.stamp[:5].tolist() == [1, 2, 3, 4, 5]
+    assert q.index(12) == 2
+    q.remove(q.index(12))
+    assert q.reservations() == {10: 5.0, 11: 3.0, 13: 9.0, 14: 3.0}
+    due = q.pop_due(5.0)
+    assert [(s, stamp, j) for s, stamp, j, _ in due] == [(3.0, 2, 11), (3.0, 5, 14), (5.0, 1, 10)]
+    assert q.next_start == 9.0 and q.reservations() == {13: 9.0}

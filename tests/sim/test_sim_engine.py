@@ -14,6 +14,7 @@ from vcsched.problems.workload import from_arrays
 from vcsched.sim import Grid, JobTable, Kernel, make_cluster, simulate
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
+from tests.sim.plain_profile import PlainProfile
 
 
 def jobs_of(*workloads_rows):
@@ -152,6 +153,9 @@ def test_fcfs_cancel_of_the_head_lets_the_next_job_start():
     g.run()
     assert meta.cancelled is True
     assert g.start[2] == 1.0 and g.start[1] == float("inf")  # cancelled job never runs
+    # the grid's columns are assembled from the cluster's own records
+    assert g.clusters[0].started == {0: 0.0, 2: 1.0} and g.clusters[0].ended == {0: 10.0, 2: 6.0}
+    assert g.where == [0, -1, 0] and g.finish[1] == float("inf") and g.done == 2
 
 
 def test_cancel_returns_false_for_a_running_job():
@@ -246,6 +250,20 @@ def test_profile_earliest_and_vectorised_versions_agree():
     many = prof.earliest_many(P, D, 3.0)
     one = [prof.earliest(int(p), float(d), 3.0) for p, d in zip(P, D)]
     np.testing.assert_array_equal(many, one)
+    plain = PlainProfile(16, 0.0)  # the numpy oracle on the same steps
+    plain.t, plain.f = prof.t.copy(), prof.f.copy()
+    np.testing.assert_array_equal(many, [plain.earliest(int(p), float(d), 3.0) for p, d in zip(P, D)])
     assert np.isinf(prof.earliest_many([17], [1.0], 0.0)[0])
 
 
+
+
+def test_simulator_names_are_distinct_and_the_old_ones_still_import():
+    import vcsched.sim as sim
+    import vcsched.sim.timeshare as ts
+    from vcsched.sim.htm import HistoricalTraceManager
+    from vcsched.sim.processor_sharing import ps_advance
+
+    assert sim.simulate is sim.simulate_grid  # the batch/grid simulator, under its old name too
+    assert ts.simulate is ts.simulate_timeshare and ts.simulate_timeshare is not sim.simulate_grid
+    assert ts.HistoricalTraceManager is HistoricalTraceManager and ts.ps_advance is ps_advance

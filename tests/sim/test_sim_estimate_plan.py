@@ -16,8 +16,9 @@ import pytest
 
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, Profile, make_cluster, simulate
-from vcsched.sim.batch import _earliest_in, _EstimatePlan, _list_add, planned_duration
+from vcsched.sim.batch import _EstimatePlan, planned_duration
 from vcsched.sim.invariants import check_schedule
+from tests.sim.plain_profile import PlainProfile
 
 _INF = float("inf")
 
@@ -25,7 +26,7 @@ _INF = float("inf")
 def literal_ects(cluster, jobs) -> np.ndarray:
     """ECT of ``jobs`` on ``cluster`` by re-planning its whole queue now (the rule, without any cache)."""
     now = cluster.kernel.now
-    prof = Profile(cluster.procs, now)
+    prof = PlainProfile(cluster.procs, now)
     for j, end in cluster.running_jobs.items():
         prof.add(now, end, -cluster.P[j])
     starts, lower = {}, now
@@ -143,19 +144,26 @@ def test_a_passed_planned_start_makes_the_plan_stale():
     assert plan.current(10.0) and not plan.current(10.5)
 
 
-def test_list_profile_matches_the_numpy_profile_bit_for_bit():
-    """The plan's Python-list search and reservation give what :class:`Profile` gives (fractional times too)."""
+def test_plan_appends_as_the_plain_profile_rule_bit_for_bit():
+    """The plan's step (trim to now, earliest slot from the previous start, reserve) gives what
+    the numpy oracle :class:`PlainProfile` gives, fractional times too."""
     rng = np.random.default_rng(11)
-    prof = Profile(16, 0.25)
-    T, F = prof.t.tolist(), prof.f.tolist()
-    for _ in range(200):
-        p, d, lo = int(rng.integers(1, 17)), float(rng.uniform(0.1, 30)), float(rng.uniform(0, 40))
-        s = prof.earliest(p, d, lo)
-        assert _earliest_in(T, F, p, d, lo) == s
-        prof.reserve(s, d, p)
-        _list_add(T, F, s, s + d, -p, 16)
-        assert T == prof.t.tolist() and F == prof.f.tolist()
-    assert _earliest_in(T, F, 17, 1.0, 0.0) == _INF
+    plain = PlainProfile(16, 0.25)
+    plan = _EstimatePlan(Profile(16, 0.25), 0.25, fcfs=True)
+    now, lower = 0.25, 0.25
+    for j in range(200):
+        now += float(rng.choice([0.0, 0.0, 0.5, 1 / 3]))
+        p, d = int(rng.integers(1, 17)), float(rng.uniform(0.1, 30))
+        plan.append(j, p, d, now)
+        plain.trim(now)
+        s = plain.earliest(p, d, max(lower, now))
+        plain.reserve(s, d, p)
+        lower = s
+        assert plan.starts[j] == s and plan.lower == s
+        assert plan.prof.t.tolist() == plain.t.tolist() and plan.prof.f.tolist() == plain.f.tolist()
+        x = float(rng.uniform(now, now + 50))
+        assert plan.earliest(p, d, x) == plain.earliest(p, d, x)
+    assert plan.earliest(17, 1.0, 0.0) == _INF
 
 
 @pytest.mark.parametrize("n_rows", [0, 5, 255, 256, 2000])

@@ -5,9 +5,11 @@ import math
 import numpy as np
 import pytest
 
-import vcsched.sim.timeshare as ts
+import vcsched.sim.htm as htm_module
+import vcsched.sim.processor_sharing as ps_module
 from vcsched.problems.timeshare import Platform
-from vcsched.sim.timeshare import HistoricalTraceManager, ps_advance, ps_completion_times
+from vcsched.sim.htm import HistoricalTraceManager
+from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
 
 
 def random_platform(rng, ns, nt=3, input_prob=0.7):
@@ -44,7 +46,7 @@ def reference(plat, history, ttype, now):
 
 
 def predict_with(monkeypatch, htm, ttype, now, path):
-    monkeypatch.setattr(ts, "_SMALL_HTM", 10**9 if path == "loop" else 0)
+    monkeypatch.setattr(htm_module, "_SMALL_HTM", 10**9 if path == "loop" else 0)
     return htm.predict(ttype, now)
 
 
@@ -88,7 +90,7 @@ def test_detail_of_both_paths(monkeypatch):
             h.commit(s, task, k, when)
     details = []
     for h, path in zip(htms, ("loop", "rows")):
-        monkeypatch.setattr(ts, "_SMALL_HTM", 10**9 if path == "loop" else 0)
+        monkeypatch.setattr(htm_module, "_SMALL_HTM", 10**9 if path == "loop" else 0)
         details.append(h.predict_detail(1, now + 0.5))
     for a, b in zip(*details):
         assert np.array_equal(a["ids"], b["ids"]) and a["new"] == b["new"]
@@ -103,7 +105,7 @@ def test_commit_reuses_the_prediction_exactly(monkeypatch, path):
     plat = random_platform(rng, 6)
     history, _ = random_history(rng, plat, 200, gap=1.0)
     reuse, fresh = HistoricalTraceManager(plat), HistoricalTraceManager(plat)
-    monkeypatch.setattr(ts, "_SMALL_HTM", 10**9 if path == "loop" else 0)
+    monkeypatch.setattr(htm_module, "_SMALL_HTM", 10**9 if path == "loop" else 0)
     for s, task, k, when in history:
         for h in (reuse, fresh):
             h.predict(k, when)
@@ -117,7 +119,7 @@ def test_commit_after_prediction_at_another_date_or_type(monkeypatch):
     plat = Platform(name="two", servers=("a", "b"), input=[[1.0, 0.0], [0.5, 2.0]], compute=[[10.0, 20.0], [15.0, 5.0]],
                     output=[[0.0, 0.0], [0.0, 0.0]], memory=[np.inf, np.inf], task_memory=[0.0, 0.0])
     for path in ("loop", "rows"):
-        monkeypatch.setattr(ts, "_SMALL_HTM", 10**9 if path == "loop" else 0)
+        monkeypatch.setattr(htm_module, "_SMALL_HTM", 10**9 if path == "loop" else 0)
         htm = HistoricalTraceManager(plat)
         htm.commit(0, 0, 0, 0.0)
         htm.predict(1, 2.0)
@@ -131,7 +133,7 @@ def test_commit_after_prediction_at_another_date_or_type(monkeypatch):
 
 @pytest.mark.parametrize("prefix", [1, 32])
 def test_rows_advance_equals_ps_advance(monkeypatch, prefix):
-    monkeypatch.setattr(ts, "_PREFIX", prefix)  # 1: the prefix of dates is extended many times
+    monkeypatch.setattr(ps_module, "_PREFIX", prefix)  # 1: the prefix of dates is extended many times
     rng = np.random.default_rng(prefix)
     for trial in range(30):
         S = int(rng.integers(1, 9))
@@ -158,7 +160,7 @@ def test_rows_advance_equals_ps_advance(monkeypatch, prefix):
         jn = np.array([len(j) for j in joins])
         live = rng.random(S) < 0.85
         until = math.inf if trial % 2 else float(rng.uniform(0, 50))
-        t2, v2, tg, ii, ends, lo, hi, k = ts._ps_advance_rows(t, v, tags, ids, counts, jd, jw, ji, jn, until, live)
+        t2, v2, tg, ii, ends, lo, hi, k = ps_module._ps_advance_rows(t, v, tags, ids, counts, jd, jw, ji, jn, until, live)
         for r in range(S):
             if not live[r]:
                 assert (t2[r], v2[r], lo[r], hi[r], k[r]) == (t[r], v[r], 0, counts[r], 0)

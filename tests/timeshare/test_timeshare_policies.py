@@ -9,7 +9,7 @@ from heuristics.timeshare import HMCT, MCT, MP, MSF, REGISTRY, evaluate, run_heu
 from vcsched.errors import UnknownNameError
 from vcsched.generators.timeshare import generate_scenario
 from vcsched.problems.timeshare import Platform, Workload, compare_with, metrics, server_shares
-from vcsched.sim.timeshare import simulate
+from vcsched.sim.timeshare import simulate_timeshare
 
 
 def tiny_platform(memory=(np.inf, np.inf), task_memory=(0.0,)):
@@ -28,19 +28,19 @@ def test_choices_on_a_tiny_case(policy, expected):
     # task 1 at t=2: fast server -> T = 21.5 and delays task 0 by 8 s; slow server -> T = 23.5.
     # HMCT takes the fast one; MP (P = 8 vs 0) and MSF (8 + 19.5 vs 0 + 21.5) the slow one;
     # MCT sees load 1 on fast (2 + 1.5 + 20 = 23.5) = slow (23.5): tie -> first server.
-    run = simulate(tiny_platform(), Workload.independent([0.0, 2.0], [0, 0]), policy())
+    run = simulate_timeshare(tiny_platform(), Workload.independent([0.0, 2.0], [0, 0]), policy())
     assert run.server.tolist() == expected
 
 
 def test_mp_ties_go_to_hmct():
     # two idle servers: P = 0 on both, MP takes the earliest completion (the fast one)
-    run = simulate(tiny_platform(), Workload.independent([0.0], [0]), MP())
+    run = simulate_timeshare(tiny_platform(), Workload.independent([0.0], [0]), MP())
     assert run.server.tolist() == [0]
 
 
 def test_mp_prefers_idle_slow_server():
     # the fast server is busy: any task there perturbs it, the idle slow one has P = 0
-    run = simulate(tiny_platform(), Workload.independent([0.0, 0.0, 0.0], [0, 0, 0]), MP())
+    run = simulate_timeshare(tiny_platform(), Workload.independent([0.0, 0.0, 0.0], [0, 0, 0]), MP())
     assert run.server.tolist() == [0, 1, 0]
 
 
@@ -62,8 +62,8 @@ def test_mct_retries_but_htm_heuristics_lose_tasks():
     plat = Platform(name="m", servers=("fast", "slow"), input=[[1.0], [1.0]], compute=[[10.0], [200.0]],
                     output=[[0.5], [0.5]], memory=[100.0, 100.0], task_memory=[60.0])
     wl = Workload.independent([0.0, 0.0], [0, 0])
-    mct = simulate(plat, wl, MCT())
-    hmct = simulate(plat, wl, HMCT())
+    mct = simulate_timeshare(plat, wl, MCT())
+    hmct = simulate_timeshare(plat, wl, HMCT())
     assert mct.server.tolist() == [0, 1] and mct.refusals.tolist() == [0, 1]
     assert hmct.server.tolist() == [0, -1] and math.isnan(hmct.completion[1])
     assert metrics(hmct.arrival, hmct.completion, hmct.duration)["completed"] == 1

@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
-import vcsched.sim.timeshare as ts
+import vcsched.sim.processor_sharing as ps_module
 from vcsched.problems.timeshare import Platform, Workload
-from vcsched.sim.timeshare import TimesharePolicy, ps_advance, ps_completion_times, simulate
+from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
+from vcsched.sim.timeshare import TimesharePolicy, simulate_timeshare
 
 
 def tiny_platform(memory=(np.inf, np.inf), task_memory=(0.0,)):
@@ -91,7 +92,7 @@ def test_numpy_and_list_paths_agree(monkeypatch):
     ids = np.arange(40)
     joins = [(3.0, 7.0, 100), (9.5, 1.0, 101), (30.0, 12.0, 102)]
     small = ps_advance(0.0, 0.0, tags, ids, joins)
-    monkeypatch.setattr(ts, "_SMALL", 0)
+    monkeypatch.setattr(ps_module, "_SMALL", 0)
     big = ps_advance(0.0, 0.0, tags, ids, joins)
     assert np.array_equal(small[5], big[5]) and np.array_equal(small[6], big[6])
 
@@ -101,7 +102,7 @@ def test_simulator_exact_trace():
     # at t=3 task 0 has 8 s of work left and shares with task 1: it ends at 3 + 16 = 19,
     # task 1 has 2 left and ends at 21; outputs take 0.5 s
     wl = Workload.independent([0.0, 2.0], [0, 0])
-    run = simulate(tiny_platform(), wl, Fixed([0, 0]), trace=True)
+    run = simulate_timeshare(tiny_platform(), wl, Fixed([0, 0]), trace=True)
     assert run.trace == [(0.0, "submit", 0, 0), (1.0, "start", 0, 0), (2.0, "submit", 1, 0),
                          (3.0, "start", 1, 0), (19.0, "compute_end", 0, 0), (19.5, "done", 0, 0),
                          (21.0, "compute_end", 1, 0), (21.5, "done", 1, 0)]
@@ -114,7 +115,7 @@ def test_transfers_are_not_shared():
     wl = Workload.independent([0.0, 5.0], [0, 0])
     plat = Platform(name="t", servers=("s",), input=[[4.0]], compute=[[10.0]], output=[[3.0]],
                     memory=[np.inf], task_memory=[0.0])
-    run = simulate(plat, wl, Fixed([0, 0]), trace=True)
+    run = simulate_timeshare(plat, wl, Fixed([0, 0]), trace=True)
     # task 0 computes alone from 4 to 9 (5 done), shares from 9: ends at 9 + 10 = 19, task 1 at 19 + 5 = 24
     assert run.compute_end.tolist() == [19.0, 24.0]
     assert run.completion.tolist() == [22.0, 27.0]
@@ -124,7 +125,7 @@ def test_memory_refusal_and_retry():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
     wl = Workload.independent([0.0, 0.0, 0.0], [0, 0, 0])
     # task 1 tries the fast server (full) then the slow one; task 2 has no second choice: lost
-    run = simulate(plat, wl, Fixed([0, (0, 1), 0]), trace=True)
+    run = simulate_timeshare(plat, wl, Fixed([0, (0, 1), 0]), trace=True)
     assert run.server.tolist() == [0, 1, -1]
     assert run.refusals.tolist() == [0, 1, 1]
     assert math.isnan(run.completion[2]) and run.completion[0] == 11.5
@@ -134,14 +135,14 @@ def test_memory_refusal_and_retry():
 def test_memory_is_released_at_completion():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
     wl = Workload.independent([0.0, 11.5], [0, 0])  # the second arrives when the first is done
-    run = simulate(plat, wl, Fixed([0, 0]))
+    run = simulate_timeshare(plat, wl, Fixed([0, 0]))
     assert run.server.tolist() == [0, 0]
 
 
 def test_lost_task_releases_children():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
     wl = Workload(np.array([0, 0, 0]), np.array([0.0, 0.0, np.nan]), ((), (), (1,)), np.array([-1, 0, 0]))
-    run = simulate(plat, wl, Fixed([0, 0, 1]))
+    run = simulate_timeshare(plat, wl, Fixed([0, 0, 1]))
     assert run.server.tolist() == [0, -1, 1]
     assert run.arrival[2] == 0.0  # released at the refusal of its parent
 
@@ -165,7 +166,7 @@ def test_load_reports_at_most_every_period():
     plat = tiny_platform()
     wl = Workload.independent([0.0, 2.0, 70.0], [0, 0, 0])
     pol = Recorder()
-    simulate(plat, wl, pol, report_period=60.0)
+    simulate_timeshare(plat, wl, pol, report_period=60.0)
     # load 1 at t=1 (reported at once); 2 at t=3, 1 at 19, 0 at 21: inside the period, the
     # load at t=61 (0) differs from the last report (1) and is sent; then t=71 (load 1)
     # waits for 121 where the load (0) equals the last report: nothing sent.
@@ -180,9 +181,9 @@ def test_load_average_sensor():
     plat = Platform(name="s", servers=("s",), input=[[0.0]], compute=[[120.0]], output=[[0.0]],
                     memory=[np.inf], task_memory=[0.0])
     pol = Recorder()
-    simulate(plat, Workload.independent([0.0], [0]), pol, load_sensor="loadavg")
+    simulate_timeshare(plat, Workload.independent([0.0], [0]), pol, load_sensor="loadavg")
     assert len(pol.reports) == 1
     t, s, load = pol.reports[0]
     assert (t, s) == (60.0, 0) and load == pytest.approx(1 - math.exp(-1))
     with pytest.raises(ValueError, match="load sensor"):
-        simulate(plat, Workload.independent([0.0], [0]), pol, load_sensor="uptime")
+        simulate_timeshare(plat, Workload.independent([0.0], [0]), pol, load_sensor="uptime")

@@ -299,8 +299,11 @@ def client_makespans(client: np.ndarray, arrival: np.ndarray, completion: np.nda
 
 
 @dataclasses.dataclass(frozen=True)
-class Workload:
+class TimeshareWorkload:
     """The requests of one experiment: independent tasks and applications (DAGs of requests).
+
+    Also importable as ``Workload`` (its former name; :class:`vcsched.problems.workload.Workload`
+    is the jobs of an SWF trace, another thing).
 
     Task ``i`` is submitted to the agent at ``release[i]`` when it has no parents, and
     otherwise as soon as all of ``parents[i]`` are done (their result is back at the
@@ -351,7 +354,7 @@ class Workload:
         return int(self.ttype.size)
 
     @classmethod
-    def independent(cls, arrival, ttype) -> "Workload":
+    def independent(cls, arrival, ttype) -> "TimeshareWorkload":
         """Independent tasks submitted at the given dates (sorted by date)."""
         arrival = np.asarray(arrival, dtype=float)
         order = np.argsort(arrival, kind="stable")
@@ -359,7 +362,9 @@ class Workload:
                    np.full(arrival.size, -1))
 
 
-__all__ += ["Workload"]
+Workload = TimeshareWorkload
+
+__all__ += ["TimeshareWorkload", "Workload"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -371,7 +376,7 @@ class TimeshareInstance:
     scenario : str
         ``"a"`` .. ``"j"`` (Table 2) or a free label.
     platform : Platform
-    workload : Workload
+    workload : TimeshareWorkload
     mu : float or None
         Mean inter-arrival time of independent tasks / application heads (s).
     seed : int or None
@@ -381,7 +386,7 @@ class TimeshareInstance:
 
     scenario: str
     platform: Platform
-    workload: Workload
+    workload: TimeshareWorkload
     mu: float | None = None
     seed: int | None = None
     work_factor: np.ndarray | None = None

@@ -40,7 +40,7 @@ from vcsched.errors import InvalidInputError
 from vcsched.sim.kernel import PRIORITY_END, PRIORITY_PASS, PRIORITY_REACT
 from vcsched.sim.profile import Profile
 
-__all__ = ["Cluster", "FCFSCluster", "EasyCluster", "CBFCluster", "BATCH_POLICIES", "make_cluster",
+__all__ = ["Cluster", "FCFSCluster", "EasyCluster", "CBFCluster", "CBFQueue", "BATCH_POLICIES", "make_cluster",
            "planned_duration"]
 
 _INF = float("inf")
@@ -65,82 +65,32 @@ def _planned_mask(rows: np.ndarray, starts: dict, size: int) -> np.ndarray:
     return table[rows]
 
 
-def _earliest_in(T: list, F: list, p: int, d: float, not_before: float) -> float:
-    """:meth:`Profile.earliest` on a profile kept as Python lists (``T`` breakpoints, ``F`` free counts).
-
-    The same result bit for bit: the start of the first run of rows with at least ``p``
-    free processors that lasts ``d`` from that start (``not_before`` for the run holding
-    it). Returns ``inf`` only when ``p`` exceeds the free processors of the last step.
-    """
-    first = bisect.bisect_right(T, not_before) - 1  # the row holding not_before
-    return _scan_earliest(T, F, max(first, 0), p, d, not_before)
-
-
-def _scan_earliest(T: list, F: list, k0: int, p: int, d: float, lower: float) -> float:
-    """From row ``k0`` on, the start (clipped to ``lower``) of the first run of rows with at
-    least ``p`` free processors lasting ``d``; ``inf`` when there is none."""
-    n = len(T)
-    start = None
-    for k in range(k0, n):
-        if F[k] >= p:
-            if start is None:
-                t = T[k]
-                start = t if t > lower else lower
-            if k + 1 == n or T[k + 1] >= start + d:
-                return start
-        else:
-            start = None
-    return _INF
-
-
 class _EstimatePlan:
     """The estimate plan of an FCFS or EASY cluster (:meth:`Cluster._estimate_plan`), extended job by job.
 
-    ``T``, ``F`` (breakpoints and free counts, Python lists: one job is planned in a few
-    microseconds) hold the running jobs until their requested ends and one reservation per
-    planned job; :attr:`prof` is the same profile as a :class:`Profile` for vectorised
-    queries. ``starts`` maps each planned job still waiting to its planned start; a job
-    appended now is planned at its earliest slot from ``lower`` (FCFS: the previous job's
-    planned start) or now if later; ``heap`` holds (planned start, job) of the planned
-    jobs, to find the earliest planned start of those still waiting.
+    :attr:`prof` holds the running jobs until their requested ends and one reservation
+    per planned job. ``starts`` maps each planned job still waiting to its planned
+    start; a job appended now is planned at its earliest slot from ``lower`` (FCFS: the
+    previous job's planned start) or now if later; ``heap`` holds (planned start, job)
+    of the planned jobs, to find the earliest planned start of those still waiting.
     """
 
-    __slots__ = ("T", "F", "total", "starts", "lower", "fcfs", "heap", "_prof")
+    __slots__ = ("prof", "starts", "lower", "fcfs", "heap")
 
     def __init__(self, prof: Profile, now: float, fcfs: bool) -> None:
-        self.T = prof.t.tolist()
-        self.F = prof.f.tolist()
-        self.total = prof.total
-        self._prof: Profile | None = prof
+        self.prof = prof
         self.starts: dict[int, float] = {}
         self.lower = now
         self.fcfs = fcfs
         self.heap: list[tuple[float, int]] = []
 
-    @property
-    def prof(self) -> Profile:
-        """The plan as a :class:`Profile` (rebuilt from the lists after a change)."""
-        prof = self._prof
-        if prof is None:
-            prof = self._prof = Profile(self.total, self.T[0])
-            prof.t = np.array(self.T, dtype=np.float64)
-            prof.f = np.array(self.F, dtype=np.int64)
-        return prof
-
     def earliest(self, p: int, d: float, not_before: float) -> float:
         """Earliest start from ``not_before`` of a job (width ``p``, duration ``d``) on the plan."""
-        return _earliest_in(self.T, self.F, p, d, not_before)
+        return self.prof.earliest(p, d, not_before)
 
     def append(self, j: int, p: int, d: float, now: float) -> None:
         """Plan job ``j`` (width ``p``, planned duration ``d``) after every job already planned."""
-        T, F = self.T, self.F
-        if T[0] < now:  # forget the past, as Profile.trim
-            k = bisect.bisect_right(T, now) - 1
-            del T[:k], F[:k]
-            T[0] = now
-        s = _earliest_in(T, F, p, d, self.lower if self.lower > now else now)
-        _list_add(T, F, s, s + d, -p, self.total)
-        self._prof = None
+        s = self.prof.reserve_earliest(p, d, self.lower if self.lower > now else now, now)
         self.starts[j] = s
         heapq.heappush(self.heap, (s, j))
         if self.fcfs:
@@ -170,6 +120,15 @@ class Cluster(abc.ABC):
     The cluster is inert until a :class:`vcsched.sim.platform.Grid` binds it to a kernel
     and a job table (:meth:`bind`). Per-job values are kept in Python lists indexed by
     the job's row in the table, which is much faster than numpy scalars in the event loop.
+
+    The cluster records what happens on it: :attr:`started` and :attr:`ended` map each
+    job that started (ended) here to its date; the grid assembles its per-job columns
+    from them and is told of starts and ends only to log them (:meth:`Grid.log_event`,
+    when recording). The cluster never writes into the grid's state.
+
+    Subclasses keep their instance attributes few (at most 30 in all): CPython 3.11
+    stores the attributes of instances with more in a slower dictionary layout, which
+    costs about 5 % of a whole-trace EASY run.
     """
 
     policy = "base"
@@ -191,10 +150,8 @@ class Cluster(abc.ABC):
         self.grid = grid
         self.index = index
         self.kernel = grid.kernel
+        self._recording = grid.log is not None  # tell the grid's event log about starts and ends
         self.P = grid.P
-        self._run = grid.run_times
-        self._req = grid.req_times
-        self._ospeed = grid.origin_speed
         # run and requested times of every job on this cluster, precomputed (vectorised) for the event loop
         ratio = grid.origin_speed_array / self.speed
         same = grid.origin_speed_array == self.speed
@@ -213,6 +170,8 @@ class Cluster(abc.ABC):
         self._fifo: collections.deque = collections.deque()
         self._tickets = 0
         self.running_jobs: dict[int, float] = {}  # job -> requested end on this cluster
+        self.started: dict[int, float] = {}  # job -> its start here (the grid assembles the per-job columns)
+        self.ended: dict[int, float] = {}  # job -> its end here
         self._pass_pending = False
         self._react_pending = False
         self._plan = None  # cached estimate plan (FCFS/EASY)
@@ -307,11 +266,9 @@ class Cluster(abc.ABC):
         self.running_jobs[j] = now + self.req_here[j]
         if self._plan is not None:
             self._plan_started(j, now)
-        grid = self.grid
-        grid.start[j] = now
-        grid.where[j] = self.index
-        if grid.log is not None:
-            grid._started(j, self, now)
+        self.started[j] = now
+        if self._recording:
+            self.grid.log_event(now, "start", j, self)
         kernel.schedule(now + self.run_here[j], PRIORITY_END, self._end, j)
 
     def _end(self, j: int) -> None:
@@ -321,14 +278,13 @@ class Cluster(abc.ABC):
             self.kernel.schedule(self.kernel.now, PRIORITY_PASS, self._pass)
 
     def _finish(self, j: int) -> None:
-        """Job ``j`` ends now: free its processors, record the end, call :meth:`_on_end`."""
+        """Job ``j`` ends now: free its processors, record the end (:attr:`ended`), call :meth:`_on_end`."""
         self.free += self.P[j]
         req_end = self.running_jobs.pop(j)
-        grid = self.grid
-        grid.finish[j] = now = self.kernel.now
-        grid.done += 1
-        if grid.log is not None:
-            grid.log.append((now, "end", grid.jobs.job_id[j], self.name))
+        now = self.kernel.now
+        self.ended[j] = now
+        if self._recording:
+            self.grid.log_event(now, "end", j, self)
         self._on_end(j, req_end)
 
     # hooks
@@ -350,25 +306,27 @@ class Cluster(abc.ABC):
 
     # ------------------------------------------------------------------ estimates (FCFS / EASY)
     def _running_profile(self) -> Profile:
+        """The profile of the running jobs until their requested ends (a job past its requested end: until now)."""
         now = self.kernel.now
-        prof = Profile(self.procs, now)
-        if self.running_jobs:
-            ends = np.fromiter(self.running_jobs.values(), dtype=np.float64, count=len(self.running_jobs))
-            procs = np.fromiter((self.P[j] for j in self.running_jobs), dtype=np.int64, count=len(self.running_jobs))
-            ends = np.maximum(ends, now)
-            order = np.argsort(ends, kind="stable")
-            ends, procs = ends[order], procs[order]
-            uniq, first = np.unique(ends, return_index=True)
-            released = np.add.reduceat(procs, first)
-            used = int(procs.sum())
-            prof.t = np.concatenate(([now], uniq[uniq > now])) if uniq[0] > now else uniq.copy()
-            cum = np.cumsum(released)
-            if uniq[0] > now:
-                prof.f = np.concatenate(([self.procs - used], self.procs - used + cum))
-            else:
-                prof.f = self.procs - used + cum
-            prof.t[0] = now
-        return prof
+        if not self.running_jobs:
+            return Profile(self.procs, now)
+        ends = np.fromiter(self.running_jobs.values(), dtype=np.float64, count=len(self.running_jobs))
+        procs = np.fromiter((self.P[j] for j in self.running_jobs), dtype=np.int64, count=len(self.running_jobs))
+        ends = np.maximum(ends, now)
+        order = np.argsort(ends, kind="stable")
+        ends, procs = ends[order], procs[order]
+        uniq, first = np.unique(ends, return_index=True)
+        released = np.add.reduceat(procs, first)
+        used = int(procs.sum())
+        cum = np.cumsum(released)
+        if uniq[0] > now:
+            t = np.concatenate(([now], uniq))
+            f = np.concatenate(([self.procs - used], self.procs - used + cum))
+        else:
+            t = uniq.copy()
+            f = self.procs - used + cum
+        t[0] = now
+        return Profile.from_steps(self.procs, t, f)
 
     def _estimate_plan(self) -> "_EstimatePlan":
         """The plan of the running and waiting jobs with requested times, used for the ECT.
@@ -429,20 +387,6 @@ class Cluster(abc.ABC):
         if other.any():
             out[other] = prof.earliest_many(self._widths[rows[other]], d[other], lower) + d[other]
         return out
-
-
-def _list_add(T: list, F: list, a: float, b: float, delta: int, total: int) -> None:
-    """:meth:`Profile.add` on a profile kept as Python lists (the CBF profile)."""
-    i = bisect.bisect_left(T, a)
-    if i == len(T) or T[i] != a:
-        T.insert(i, a)
-        F.insert(i, F[i - 1] if i else total)
-    j = bisect.bisect_left(T, b, i)
-    if j == len(T) or T[j] != b:
-        T.insert(j, b)
-        F.insert(j, F[j - 1])
-    for k in range(i, j):
-        F[k] += delta
 
 
 class FCFSCluster(Cluster):
@@ -603,6 +547,90 @@ class EasyCluster(Cluster):
         return self._plan_ect_many(jobs)
 
 
+class CBFQueue:
+    """The waiting jobs of a conservative-backfilling cluster, in submission order.
+
+    Five parallel numpy arrays with spare room, so that the compiled loops of
+    :mod:`vcsched.sim.compiled` work on them in place: :attr:`job` (row of the job
+    table), :attr:`width` (processors), :attr:`duration` (planned duration),
+    :attr:`start` (reservation) and :attr:`stamp` (order stamp: the count of
+    reservations given when this one was given; jobs due at one instant start by
+    reservation, then stamp). The first :attr:`size` entries are the queue.
+    :attr:`last_stamp` is the last stamp given and :attr:`next_start` the earliest
+    reservation in the queue (never later than the true one; ``inf`` when empty).
+    """
+
+    __slots__ = ("job", "width", "duration", "start", "stamp", "size", "last_stamp", "next_start", "_due", "_core")
+
+    def __init__(self, room: int) -> None:
+        from vcsched.sim import compiled  # here, not at module level: numba loads only when CBF is used
+
+        self._core = compiled
+        self.job = np.empty(room, dtype=np.int64)
+        self.width = np.empty(room, dtype=np.int64)
+        self.duration = np.empty(room)
+        self.start = np.empty(room)
+        self.stamp = np.empty(room, dtype=np.int64)
+        self.size = 0
+        self.last_stamp = 0
+        self.next_start = _INF
+        self._due = self._due_arrays(room)
+
+    @staticmethod
+    def _due_arrays(room: int) -> tuple:
+        """Output arrays of :func:`compiled.pop_due`: job, reservation, planned duration, stamp."""
+        return (np.empty(room, dtype=np.int64), np.empty(room), np.empty(room), np.empty(room, dtype=np.int64))
+
+    def _grow(self) -> None:
+        for name in ("job", "width", "duration", "start", "stamp"):
+            a = getattr(self, name)
+            setattr(self, name, np.concatenate((a, np.empty_like(a))))
+        self._due = self._due_arrays(self.job.size)
+
+    def push(self, j: int, width: int, duration: float, start: float) -> None:
+        """Append job ``j``, reserved at ``start``, at the end of the queue with the next stamp."""
+        i = self.size
+        if i == self.job.size:
+            self._grow()
+        self.last_stamp += 1
+        self.job[i], self.width[i], self.duration[i], self.start[i] = j, width, duration, start
+        self.stamp[i] = self.last_stamp
+        self.size = i + 1
+
+    def index(self, j: int) -> int:
+        """Position of waiting job ``j`` in the queue."""
+        return int(np.flatnonzero(self.job[:self.size] == j)[0])
+
+    def remove(self, i: int) -> None:
+        """Remove entry ``i`` (the queue keeps its order): :func:`compiled.remove`."""
+        self.size = self._core.remove(self.job, self.width, self.duration, self.start, self.stamp, self.size, i)
+
+    def replan(self, prof: Profile, now: float) -> int:
+        """Re-plan every entry on ``prof`` (:func:`compiled.replan`, a move gets a new stamp); returns the moves."""
+        prof._room(4 * self.size)  # a move inserts at most four breakpoints
+        prof._n, self.last_stamp, moved, self.next_start = self._core.replan(
+            prof._T, prof._F, prof._n, self.width, self.duration, self.start, self.stamp, self.size, now,
+            prof.total, self.last_stamp)
+        return moved
+
+    def pop_due(self, now: float) -> list[tuple[float, int, int, float]]:
+        """Take out the entries reserved at or before ``now`` (:func:`compiled.pop_due`).
+
+        Returns them as (reservation, stamp, job, planned duration), sorted: the order
+        they start in.
+        """
+        out_job, out_start, out_duration, out_stamp = self._due
+        self.size, count, self.next_start = self._core.pop_due(self.job, self.width, self.duration, self.start, self.stamp,
+                                                         self.size, now, out_job, out_start, out_duration, out_stamp)
+        due = sorted(zip(out_start[:count].tolist(), out_stamp[:count].tolist(), out_job[:count].tolist(),
+                         out_duration[:count].tolist()))
+        return due
+
+    def reservations(self) -> dict[int, float]:
+        """Reservation of each waiting job (a snapshot)."""
+        return dict(zip(self.job[:self.size].tolist(), self.start[:self.size].tolist()))
+
+
 class CBFCluster(Cluster):
     """Conservative backfilling (the seed's CBF, §3.1 [16]).
 
@@ -623,32 +651,21 @@ class CBFCluster(Cluster):
     before the next submission, estimate or scheduling pass on this cluster, so a batch
     of cancellations at one instant costs one re-plan.
 
-    The profile and the queue are numpy arrays worked on by the compiled functions of
-    :mod:`vcsched.sim.compiled` (numba is imported, and the functions compiled or loaded
-    from its cache, when the first CBF cluster is bound). The re-plan is the literal
-    rule; ``tests/sim/test_sim_cbf_perf.py`` checks it against an independent pure-Python
-    implementation of the rule on :class:`Profile`. :attr:`profile` and
+    The profile (a :class:`Profile`) and the queue (a :class:`CBFQueue`) are numpy arrays
+    worked on by the compiled functions of :mod:`vcsched.sim.compiled` (numba is
+    imported, and the functions compiled or loaded from its cache, when the first CBF
+    cluster is bound). The re-plan is the literal rule; ``tests/sim/test_sim_cbf_perf.py``
+    checks it against an independent pure-Python implementation of the rule on the numpy
+    oracle profile of ``tests/sim/plain_profile.py``. :attr:`profile` and
     :attr:`reservation` are snapshots for inspection.
     """
 
     policy = "cbf"
-    _ROOM = 64  # initial room of the profile and queue arrays (doubled when needed)
+    _ROOM = 64  # initial room of the queue arrays (doubled when needed)
 
     def _reset(self) -> None:
-        from vcsched.sim import compiled  # here, not at module level: numba loads only when CBF is used
-
-        self._core = compiled
-        room = self._ROOM
-        self._T = np.empty(room)
-        self._F = np.empty(room, dtype=np.int64)
-        self._T[0], self._F[0], self._n = self.kernel.now, self.procs, 1
-        # the queue in submission order (see compiled): job, width, planned duration, reservation, order stamp
-        self._Q = [np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64), np.empty(room),
-                   np.empty(room), np.empty(room, dtype=np.int64)]
-        self._due = [np.empty_like(a) for a in (self._Q[0], self._Q[3], self._Q[2], self._Q[4])]
-        self._m = 0
-        self._order = 0
-        self._next = _INF  # earliest reservation in the queue (never later than the true one)
+        self._prof = Profile(self.procs, self.kernel.now)
+        self._queue = CBFQueue(self._ROOM)
         self._planned_end: dict[int, float] = {}  # running job -> reservation + planned duration
         self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
         self._stale = False
@@ -657,38 +674,15 @@ class CBFCluster(Cluster):
         self.moves = 0
 
     # ------------------------------------------------------------------ state
-    def _profile_room(self, rows: int) -> None:
-        """Make room for ``rows`` more breakpoints in the profile arrays."""
-        size = self._T.size
-        if self._n + rows > size:
-            size = max(2 * size, self._n + rows)
-            T, F = np.empty(size), np.empty(size, dtype=np.int64)
-            T[:self._n], F[:self._n] = self._T[:self._n], self._F[:self._n]
-            self._T, self._F = T, F
-
-    def _queue_room(self) -> None:
-        size = self._Q[0].size
-        if self._m == size:
-            self._Q = [np.concatenate((a, np.empty_like(a))) for a in self._Q]
-            self._due = [np.empty(2 * size, dtype=a.dtype) for a in self._due]
-
-    def _index(self, j: int) -> int:
-        """Position of waiting job ``j`` in the queue arrays."""
-        return int(np.flatnonzero(self._Q[0][:self._m] == j)[0])
-
     @property
     def profile(self) -> Profile:
         """A copy of the availability profile (running jobs until their planned ends, reservations)."""
-        prof = Profile(self.procs, float(self._T[0]))
-        prof.t = self._T[:self._n].copy()
-        prof.f = self._F[:self._n].copy()
-        return prof
+        return self._prof.copy()
 
     @property
     def reservation(self) -> dict[int, float]:
         """Current reservation of each waiting job (a snapshot)."""
-        QJ, _, _, QS, _ = self._Q
-        return dict(zip(QJ[:self._m].tolist(), QS[:self._m].tolist()))
+        return self._queue.reservations()
 
     # ------------------------------------------------------------------ jobs
     def submit(self, j: int) -> None:
@@ -697,35 +691,30 @@ class CBFCluster(Cluster):
             self._too_wide(j)
         self._replan_if_stale()
         d = planned_duration(self.req_here[j])
-        self._profile_room(2)
-        self._n, s = self._core.reserve(self._T, self._F, self._n, p, d, self.kernel.now, self.procs)
-        self._queue_room()
-        QJ, QP, QD, QS, QO = self._Q
-        i = self._m
-        self._order += 1
-        QJ[i], QP[i], QD[i], QS[i], QO[i] = j, p, d, s, self._order
-        self._m = i + 1
+        now = self.kernel.now
+        s = self._prof.reserve_earliest(p, d, now, now)
+        queue = self._queue
+        queue.push(j, p, d, s)
         self.waiting_jobs[j] = None
         self.first_reservation[j] = s
-        if s < self._next:
-            self._next = s
+        if s < queue.next_start:
+            queue.next_start = s
         self._wake_at(s)
 
     def cancel(self, j: int) -> bool:
         if j not in self.waiting_jobs:
             return False
         del self.waiting_jobs[j]
-        i = self._index(j)
-        QJ, QP, QD, QS, QO = self._Q
-        s, d, p = float(QS[i]), float(QD[i]), int(QP[i])
-        self._m = self._core.remove(QJ, QP, QD, QS, QO, self._m, i)
+        queue = self._queue
+        i = queue.index(j)
+        s, d, p = float(queue.start[i]), float(queue.duration[i]), int(queue.width[i])
+        queue.remove(i)
         self._release(s, s + d, p)
         return True
 
     def _release(self, a: float, b: float, q: int) -> None:
         """Free ``q`` processors on ``[a, b)`` and re-plan at this instant (cancellation, early end)."""
-        self._profile_room(2)
-        self._n = self._core.add(self._T, self._F, self._n, a, b, q, self.procs)
+        self._prof.add(a, b, q)
         self._stale = True
         self._request_react()
 
@@ -751,13 +740,10 @@ class CBFCluster(Cluster):
         """Re-plan every waiting job once, in submission order, at its earliest slot from now
         (:func:`vcsched.sim.compiled.replan`)."""
         self.replans += 1
-        self._profile_room(4 * self._m)  # a move inserts at most four breakpoints
-        QJ, QP, QD, QS, QO = self._Q
-        self._n, self._order, moved, self._next = self._core.replan(
-            self._T, self._F, self._n, QP, QD, QS, QO, self._m, self.kernel.now, self.procs, self._order)
+        moved = self._queue.replan(self._prof, self.kernel.now)
         self.moves += moved
         if moved:
-            self._wake_at(self._next)
+            self._wake_at(self._queue.next_start)
 
     # ------------------------------------------------------------------ starts
     def _wake_at(self, s: float) -> None:
@@ -778,32 +764,32 @@ class CBFCluster(Cluster):
         """Start the jobs reserved at or before now, by reservation then order stamp."""
         self._replan_if_stale()
         now = self.kernel.now
-        if self._next <= now:
-            oJ, oS, oD, oO = self._due
-            self._m, count, self._next = self._core.pop_due(*self._Q, self._m, now, oJ, oS, oD, oO)
-            due = sorted(zip(oS[:count].tolist(), oO[:count].tolist(), oJ[:count].tolist(), oD[:count].tolist()))
+        queue = self._queue
+        if queue.next_start <= now:
+            due = queue.pop_due(now)
             waiting, planned_end = self.waiting_jobs, self._planned_end
             for s, _, j, d in due:
                 del waiting[j]
                 planned_end[j] = s + d
                 self._start(j)
-        if self._next < _INF:
-            self._wake_at(self._next)
+        if queue.next_start < _INF:
+            self._wake_at(queue.next_start)
 
     # ------------------------------------------------------------------ estimates
     def ect(self, j: int) -> float:
         self._replan_if_stale()
         if j in self.waiting_jobs:
-            i = self._index(j)
-            return float(self._Q[3][i] + self._Q[2][i])
+            queue = self._queue
+            i = queue.index(j)
+            return float(queue.start[i] + queue.duration[i])
         if self.P[j] > self.procs:
             return _INF
         d = planned_duration(self.req_here[j])
-        return self._core.earliest(self._T, self._F, self._n, self.P[j], d, self.kernel.now) + d
+        return self._prof.earliest(self.P[j], d, self.kernel.now) + d
 
     def ect_many(self, jobs) -> np.ndarray:
         self._replan_if_stale()
-        return self._ect_many_on(self.profile, self.reservation, self.kernel.now, jobs)
+        return self._ect_many_on(self._prof, self.reservation, self.kernel.now, jobs)
 
 
 BATCH_POLICIES = {"fcfs": FCFSCluster, "cbf": CBFCluster, "easy": EasyCluster}

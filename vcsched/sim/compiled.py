@@ -1,25 +1,30 @@
 """Compiled loops over availability profiles and queues (numba, cached on disk after the first use).
 
-:class:`vcsched.sim.batch.CBFCluster` keeps its state in numpy arrays and calls these
-functions for everything that loops over profile rows or waiting jobs;
-:meth:`vcsched.sim.profile.Profile.earliest_many` (the completion-time estimates of
-many jobs that grid meta-schedulers ask for) calls :func:`earliest_many`. The CBF
-re-plan is the literal rule of issue 10: every waiting job, in submission order, is
-released and re-inserted at its earliest slot from now; compiled, examining every
-waiting job costs less than deciding in Python which ones need examining.
+This is the one implementation of each profile rule: :func:`add` (take or give back
+processors on an interval), :func:`trim` (forget the past, merge equal steps),
+:func:`earliest` / :func:`earliest_many` (the earliest slot) and :func:`reserve` (trim,
+earliest slot, take it). :class:`vcsched.sim.profile.Profile` wraps them (the FCFS/EASY
+estimate plan, ECT queries), and :class:`vcsched.sim.batch.CBFCluster` runs on them with
+the loops over its waiting jobs, :class:`vcsched.sim.batch.CBFQueue`: :func:`replan`,
+:func:`fit_before`, :func:`pop_due`, :func:`remove`. The CBF re-plan is the literal rule
+of issue 10: every waiting job, in submission order, is released and re-inserted at its
+earliest slot from now; compiled, examining every waiting job costs less than deciding
+in Python which ones need examining.
 
 The profile is ``T[:n]`` (breakpoints, increasing) and ``F[:n]`` (free processors on
 ``[T[k], T[k+1])``; the last step lasts forever). The queue is ``m`` waiting jobs in
-submission order, five parallel arrays: ``QJ`` job row, ``QP`` width, ``QD`` planned
-duration, ``QS`` reservation, ``QO`` order stamp (the count of reservations given when
-this one was given; jobs due at one instant start by reservation, then stamp). Arrays
-have spare room; the caller makes sure there is enough before each call (a profile
-change inserts at most two breakpoints).
+submission order, the five arrays of :class:`~vcsched.sim.batch.CBFQueue` passed
+separately: ``QJ`` job row, ``QP`` width, ``QD`` planned duration, ``QS`` reservation,
+``QO`` order stamp (the count of reservations given when this one was given; jobs due
+at one instant start by reservation, then stamp). Arrays have spare room; the caller
+makes sure there is enough before each call (a profile change inserts at most two
+breakpoints).
 
-Floating-point operations are the same, in the same order, as in the pure-Python
-profile (:class:`vcsched.sim.profile.Profile`), so results agree bit for bit (tested
-against a literal implementation built on it). With ``NUMBA_DISABLE_JIT=1`` the same
-functions run as plain Python (slowly), for debugging.
+The plain numpy implementation of the profile rules is the test oracle
+(``tests/sim/plain_profile.py``); the functions here do the same floating-point
+operations in the same order, so results agree bit for bit (tested, and the CBF engine
+against a literal implementation built on that oracle). With ``NUMBA_DISABLE_JIT=1``
+the same functions run as plain Python (slowly), for debugging.
 """
 
 from __future__ import annotations
@@ -69,7 +74,11 @@ def _insert(T, F, n, i, t, f):
 
 @njit(cache=True)
 def add(T, F, n, a, b, delta, total):
-    """Add ``delta`` free processors on ``[a, b)`` (:meth:`Profile.add`); returns the new row count."""
+    """Add ``delta`` free processors on ``[a, b)``; returns the new row count.
+
+    A breakpoint inserted before the first row (a profile trimmed past ``a``) gets
+    ``total`` free: nothing is reserved there.
+    """
     if not b > a:
         return n
     i = _bisect_left(T, n, a, 0)
@@ -85,7 +94,7 @@ def add(T, F, n, a, b, delta, total):
 
 @njit(cache=True)
 def trim(T, F, n, now, merge):
-    """Forget the steps before ``now`` (:meth:`Profile.trim`); with ``merge``, also the
+    """Forget the steps before ``now``; with ``merge``, also the
     breakpoints between two steps with the same free count. Returns the new row count."""
     k = _row_of(T, n, now)
     if k > 0:
@@ -127,32 +136,32 @@ def _scan(T, F, n, k0, p, d, lower):
 
 @njit(cache=True)
 def earliest(T, F, n, p, d, lower):
-    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``
-    (:meth:`Profile.earliest`): the start (clipped to ``lower``) of the first run of rows
-    with at least ``p`` free lasting ``d``; ``inf`` when ``p`` exceeds the last step."""
-    return _scan(T, F, n, 0, p, d, lower)
+    """Earliest start no earlier than ``lower`` of a job of width ``p`` and duration ``d``:
+    the start (clipped to ``lower``) of the first run of rows with at least ``p`` free
+    lasting ``d``; ``inf`` when ``p`` exceeds the last step.
+
+    The scan starts at the row holding ``lower`` (a run of rows before it that reaches
+    ``lower`` continues in that row, so starting at row 0 gives the same result).
+    """
+    return _scan(T, F, n, max(_row_of(T, n, lower), 0), p, d, lower)
 
 
 @njit(cache=True)
 def earliest_many(T, F, n, procs, durations, lower, out):
-    """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``.
-
-    The scan starts at the row holding ``lower`` (a run of rows before it that reaches
-    ``lower`` continues in that row); the result is the same.
-    """
+    """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``."""
     k0 = max(_row_of(T, n, lower), 0)
     for i in range(procs.size):
         out[i] = _scan(T, F, n, k0, procs[i], durations[i], lower)
 
 
 @njit(cache=True)
-def reserve(T, F, n, p, d, now, total):
-    """Trim to ``now``, then give a job its earliest slot and take its processors there.
+def reserve(T, F, n, p, d, now, lower, total):
+    """Trim to ``now``, then give a job its earliest slot from ``lower >= now`` and take its processors there.
 
     Returns ``(n, s)``: the new row count and the reservation.
     """
     n = trim(T, F, n, now, False)
-    s = earliest(T, F, n, p, d, now)
+    s = earliest(T, F, n, p, d, lower)
     n = add(T, F, n, s, s + d, -p, total)
     return n, s
 

@@ -26,7 +26,7 @@ from vcsched.sim.batch import Cluster
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 
-__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate"]
+__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid", "simulate"]
 
 _INF = float("inf")
 
@@ -103,6 +103,13 @@ class Grid:
         Maps arriving jobs; default: every job to its origin cluster.
     record : bool, default False
         Keep an event log (for tests and small runs).
+
+    Notes
+    -----
+    The clusters record the starts and ends of their jobs (``Cluster.started``,
+    ``Cluster.ended``); :attr:`start`, :attr:`finish`, :attr:`where` and :attr:`done`
+    assemble them on request, and :meth:`run` returns them as columns. The grid keeps
+    the arrivals, submissions and cancellations itself.
     """
 
     def __init__(self, clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
@@ -127,9 +134,6 @@ class Grid:
         self.req_times = jobs.requested_time.tolist()
         self.origin_speed_array = speeds[origin] if n else np.zeros(0)
         self.origin_speed = self.origin_speed_array.tolist()
-        self.start = [_INF] * n
-        self.finish = [_INF] * n
-        self.where = [-1] * n
         self.submitted_at = [_INF] * n
         self.location = [-1] * n  # cluster where the job currently waits or runs
         self.resubmissions = [0] * n
@@ -140,7 +144,6 @@ class Grid:
         self._origin_list = origin.tolist()
         self._next = 0
         self.arrived = 0
-        self.done = 0
         for k, c in enumerate(self.clusters):
             c.bind(self, k)
 
@@ -260,18 +263,45 @@ class Grid:
             return True
         return any(c.waiting_jobs or c.running_jobs for c in self.clusters)
 
-    # ------------------------------------------------------------------ callbacks from clusters
-    def _started(self, j: int, cluster: Cluster, now: float) -> None:
-        self.start[j] = now
-        self.where[j] = cluster.index
-        if self.log is not None:
-            self.log.append((now, "start", self.jobs.job_id[j], cluster.name))
+    # ------------------------------------------------------------------ starts and ends (recorded by the clusters)
+    def log_event(self, now: float, event: str, j: int, cluster: Cluster) -> None:
+        """Append ``(now, event, job id, cluster name)`` to the event log (called by the clusters when recording)."""
+        self.log.append((now, event, self.jobs.job_id[j], cluster.name))
 
-    def _ended(self, j: int, cluster: Cluster, now: float) -> None:
-        self.finish[j] = now
-        self.done += 1
-        if self.log is not None:
-            self.log.append((now, "end", self.jobs.job_id[j], cluster.name))
+    def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start, finish (``inf`` when not reached) and cluster (``-1``) of every job, from the clusters' records."""
+        n = len(self.jobs)
+        start, finish = np.full(n, _INF), np.full(n, _INF)
+        where = np.full(n, -1, dtype=np.int64)
+        for k, c in enumerate(self.clusters):
+            if c.started:
+                rows = np.fromiter(c.started, dtype=np.int64, count=len(c.started))
+                start[rows] = np.fromiter(c.started.values(), dtype=np.float64, count=rows.size)
+                where[rows] = k
+            if c.ended:
+                rows = np.fromiter(c.ended, dtype=np.int64, count=len(c.ended))
+                finish[rows] = np.fromiter(c.ended.values(), dtype=np.float64, count=rows.size)
+        return start, finish, where
+
+    @property
+    def start(self) -> list[float]:
+        """Start of each job so far (``inf``: not started), assembled from the clusters' records."""
+        return self._columns()[0].tolist()
+
+    @property
+    def finish(self) -> list[float]:
+        """End of each job so far (``inf``: not ended)."""
+        return self._columns()[1].tolist()
+
+    @property
+    def where(self) -> list[int]:
+        """Cluster where each job started (``-1``: not started)."""
+        return self._columns()[2].tolist()
+
+    @property
+    def done(self) -> int:
+        """Number of jobs ended so far."""
+        return sum(len(c.ended) for c in self.clusters)
 
     # ------------------------------------------------------------------ arrivals
     def _arrive(self, _=None) -> None:
@@ -329,22 +359,25 @@ class Grid:
         return self._result()
 
     def _result(self) -> SimulationResult:
-        start = np.array(self.start, dtype=np.float64)
-        finish = np.array(self.finish, dtype=np.float64)
+        start, finish, where = self._columns()
         start[np.isinf(start)] = np.nan
         finish[np.isinf(finish)] = np.nan
         sub = np.array(self.submitted_at, dtype=np.float64)
         sub[np.isinf(sub)] = np.nan
         return SimulationResult(jobs=self.jobs, clusters=self.clusters, start=start, finish=finish,
-                                cluster=np.array(self.where, dtype=np.int64), submitted_to=sub,
+                                cluster=where, submitted_to=sub,
                                 resubmissions=np.array(self.resubmissions, dtype=np.int64),
                                 submission_seq=np.array(self.submission_seq, dtype=np.int64),
                                 events=self.kernel.processed, log=self.log)
 
 
-def simulate(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None, record: bool = False,
-             progress: Callable[[int], None] | None = None) -> SimulationResult:
-    """Simulate ``jobs`` on ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
+def simulate_grid(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
+                  record: bool = False, progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Simulate ``jobs`` on batch ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
+
+    Also importable as ``vcsched.sim.simulate`` (the name used throughout the examples
+    and by existing code); the time-shared simulator is
+    :func:`vcsched.sim.timeshare.simulate_timeshare`.
 
     Examples
     --------
@@ -356,3 +389,6 @@ def simulate(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler
     ([0.0, 10.0, 1.0], [10.0, 15.0, 3.0])
     """
     return Grid(clusters, jobs, meta=meta, record=record).run(progress=progress)
+
+
+simulate = simulate_grid

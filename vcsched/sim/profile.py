@@ -1,27 +1,54 @@
-"""Availability profile of a space-shared cluster as numpy arrays.
+"""Availability profile of a space-shared cluster: numpy arrays worked on by the compiled profile rules.
 
 The profile is a step function of time: ``t[k]`` are increasing breakpoints and
 ``f[k]`` the number of free processors on ``[t[k], t[k+1])``; the last step lasts
 forever. Conservative backfilling (seed §3.1, CBF [16]) keeps one such profile with
-every running job (until its requested end) and every reservation (as arrays worked
-on by the compiled functions of :mod:`vcsched.sim.compiled`, which do the same
-floating-point operations as this class); FCFS and EASY
-build one only to answer completion-time estimates (seed §2.1 "estimation of the
-completion time").
+every running job (until its requested end) and every reservation; FCFS and EASY build
+one only to answer completion-time estimates (seed §2.1 "estimation of the completion
+time"; :class:`vcsched.sim.batch._EstimatePlan`).
 
-The earliest-slot search for a job of width ``p`` and duration ``d`` is done without
-Python loops: a start candidate ``k`` is feasible when ``f[k] >= p`` and the next
-breakpoint where ``f < p`` is at or after ``t[k] + d`` (numpy for one job, a compiled
-scan for many).
+One implementation of each rule
+-------------------------------
+Each profile rule is written once, as a compiled function of
+:mod:`vcsched.sim.compiled` on arrays with spare room: :func:`~vcsched.sim.compiled.add`
+(reserve or release processors on an interval), :func:`~vcsched.sim.compiled.trim`
+(forget the past, merge equal steps), :func:`~vcsched.sim.compiled.earliest` (the
+earliest slot), :func:`~vcsched.sim.compiled.earliest_many` and
+:func:`~vcsched.sim.compiled.reserve` (trim, earliest slot, reserve it).
+:class:`CBFCluster <vcsched.sim.batch.CBFCluster>` calls them on its own arrays;
+:class:`Profile` wraps them for everything else (the FCFS/EASY estimate plan, the
+ECT queries of the meta-schedulers, inspection). numba is imported, and the functions
+compiled or loaded from their on-disk cache, at the first call of a method that needs
+them.
+
+Why no plain version here: a second, uncompiled implementation of the same rules in
+production would be a copy to keep in step. The plain numpy implementation survives
+as the test oracle, ``tests/sim/plain_profile.py``: the compiled functions are tested
+against it, and the independent conservative-backfilling reference of
+``tests/sim/literal_cbf.py`` is built on it rather than on this class, so that the
+reference shares no profile code with the engine it checks.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from vcsched.errors import InvalidInputError
+
 __all__ = ["Profile"]
 
-_INF = float("inf")
+_ROOM = 16  # initial room of the arrays (doubled when needed)
+_compiled = None
+
+
+def _kernels():
+    """The compiled module (imported on first use: numba loads only when a profile rule runs)."""
+    global _compiled
+    if _compiled is None:
+        from vcsched.sim import compiled
+
+        _compiled = compiled
+    return _compiled
 
 
 class Profile:
@@ -34,41 +61,77 @@ class Profile:
         is reserved beyond it).
     start : float
         First breakpoint (the current time).
+
+    Notes
+    -----
+    :attr:`t` and :attr:`f` are read-only views of the current steps, valid until the
+    next change (copy them to keep them); build a profile from given steps with
+    :meth:`from_steps`. Every method runs a compiled rule of :mod:`vcsched.sim.compiled`.
+
+    Examples
+    --------
+    >>> prof = Profile(8, 0.0)
+    >>> prof.reserve(0.0, 10.0, 6)          # 6 processors on [0, 10)
+    >>> prof.earliest(4, 5.0, 0.0)          # 4 processors for 5 s: after the reservation
+    10.0
+    >>> prof.t.tolist(), prof.f.tolist()
+    ([0.0, 10.0], [2, 8])
     """
 
-    __slots__ = ("total", "t", "f")
+    __slots__ = ("total", "_T", "_F", "_n")
 
     def __init__(self, total: int, start: float = 0.0) -> None:
         self.total = int(total)
-        self.t = np.array([float(start)])
-        self.f = np.array([self.total], dtype=np.int64)
+        self._T = np.empty(_ROOM)
+        self._F = np.empty(_ROOM, dtype=np.int64)
+        self._T[0] = float(start)
+        self._F[0] = self.total
+        self._n = 1
+
+    @classmethod
+    def from_steps(cls, total: int, t, f) -> "Profile":
+        """A profile with breakpoints ``t`` (increasing) and free counts ``f`` (copied)."""
+        t = np.asarray(t, dtype=np.float64).ravel()
+        f = np.asarray(f, dtype=np.int64).ravel()
+        if t.size == 0 or t.size != f.size:
+            raise InvalidInputError(f"Profile.from_steps: give as many free counts as breakpoints (at least one), "
+                                    f"got {t.size} breakpoints and {f.size} counts")
+        prof = cls.__new__(cls)
+        prof.total = int(total)
+        room = max(_ROOM, 2 * t.size)
+        prof._T = np.empty(room)
+        prof._F = np.empty(room, dtype=np.int64)
+        prof._T[: t.size] = t
+        prof._F[: t.size] = f
+        prof._n = t.size
+        return prof
+
+    @property
+    def t(self) -> np.ndarray:
+        """Breakpoints (a view)."""
+        return self._T[: self._n]
+
+    @property
+    def f(self) -> np.ndarray:
+        """Free processors on ``[t[k], t[k+1])`` (a view)."""
+        return self._F[: self._n]
 
     def copy(self) -> "Profile":
-        other = Profile.__new__(Profile)
-        other.total, other.t, other.f = self.total, self.t.copy(), self.f.copy()
-        return other
+        return Profile.from_steps(self.total, self.t, self.f)
 
-    def _breakpoint(self, x: float) -> int:
-        t = self.t
-        k = int(t.searchsorted(x))
-        if k < t.size and t[k] == x:
-            return k
-        f = self.f
-        if k == 0:  # before the first breakpoint (trimmed past): nothing is reserved there
-            self.t = np.concatenate(((x,), t))
-            self.f = np.concatenate(((self.total,), f))
-            return 0
-        self.t = np.concatenate((t[:k], (x,), t[k:]))
-        self.f = np.concatenate((f[:k], f[k - 1:]))
-        return k
+    def _room(self, rows: int) -> None:
+        """Make room for ``rows`` more breakpoints."""
+        size = self._T.size
+        if self._n + rows > size:
+            size = max(2 * size, self._n + rows)
+            T, F = np.empty(size), np.empty(size, dtype=np.int64)
+            T[: self._n], F[: self._n] = self._T[: self._n], self._F[: self._n]
+            self._T, self._F = T, F
 
     def add(self, start: float, end: float, delta: int) -> None:
-        """Add ``delta`` free processors on ``[start, end)`` (negative to reserve)."""
-        if not end > start:
-            return
-        i = self._breakpoint(start)
-        j = self._breakpoint(end)
-        self.f[i:j] += delta
+        """Add ``delta`` free processors on ``[start, end)`` (negative to reserve): :func:`compiled.add`."""
+        self._room(2)
+        self._n = _kernels().add(self._T, self._F, self._n, float(start), float(end), int(delta), self.total)
 
     def reserve(self, start: float, duration: float, procs: int) -> None:
         self.add(start, start + duration, -procs)
@@ -78,68 +141,40 @@ class Profile:
 
     def free_at(self, x: float) -> int:
         k = int(np.searchsorted(self.t, x, side="right")) - 1
-        return self.total if k < 0 else int(self.f[k])
+        return self.total if k < 0 else int(self._F[k])
 
     def trim(self, now: float, *, merge: bool = False) -> None:
-        """Forget the past before ``now``; with ``merge``, also merge equal neighbouring steps.
+        """Forget the past before ``now``; with ``merge``, also merge equal neighbouring steps (:func:`compiled.trim`).
 
         Merging is safe for reservations: :meth:`add` re-inserts a boundary when it is
         needed, and a search for free processors only looks at the free counts.
         """
-        t, f = self.t, self.f
-        k = int(t.searchsorted(now, side="right")) - 1
-        if k > 0:
-            t, f = t[k:], f[k:]
-        if t[0] < now:
-            t = t.copy()
-            t[0] = now
-        if merge and f.size > 1:
-            keep = np.empty(f.size, dtype=bool)
-            keep[0] = True
-            np.not_equal(f[1:], f[:-1], out=keep[1:])
-            if not keep.all():
-                t, f = t[keep], f[keep]
-        self.t, self.f = t, f
+        self._n = _kernels().trim(self._T, self._F, self._n, float(now), bool(merge))
 
     def earliest(self, procs: int, duration: float, not_before: float) -> float:
-        """Earliest ``s >= not_before`` with at least ``procs`` free on ``[s, s + duration)``.
+        """Earliest ``s >= not_before`` with at least ``procs`` free on ``[s, s + duration)`` (:func:`compiled.earliest`).
 
-        ``procs`` must not exceed :attr:`total` (the caller checks it); ``duration``
-        must be positive (the caller plans a zero requested time as 1 s).
+        ``duration`` must be positive (the caller plans a zero requested time as 1 s);
+        ``inf`` when ``procs`` exceeds the free processors of the last step.
         """
-        t, f = self.t, self.f
-        k0 = int(t.searchsorted(not_before, side="right")) - 1
-        if k0 < 0:
-            k0 = 0
-        F = f[k0:]
-        ok = F >= procs
-        bad = np.flatnonzero(~ok)
-        if bad.size == 0:
-            return max(not_before, float(t[k0]))
-        T = t[k0:]
-        first_bad = bad[0]
-        if first_bad > 0 and T[first_bad] >= max(not_before, T[0]) + duration:
-            return max(not_before, float(T[0]))
-        starts = T.copy()
-        if starts[0] < not_before:
-            starts[0] = not_before
-        nxt = np.searchsorted(bad, np.arange(F.size))
-        t_bad = np.append(T[bad], _INF)[nxt]
-        feasible = ok & (t_bad >= starts + duration)
-        return float(starts[int(np.argmax(feasible))])
+        return _kernels().earliest(self._T, self._F, self._n, int(procs), float(duration), float(not_before))
+
+    def reserve_earliest(self, procs: int, duration: float, not_before: float, now: float) -> float:
+        """Trim to ``now`` and reserve ``procs`` processors at the earliest slot from ``not_before >= now``.
+
+        Returns the start of the slot (:func:`compiled.reserve`).
+        """
+        self._room(2)
+        self._n, start = _kernels().reserve(self._T, self._F, self._n, int(procs), float(duration), float(now),
+                                            float(not_before), self.total)
+        return start
 
     def earliest_many(self, procs: np.ndarray, durations: np.ndarray, not_before: float) -> np.ndarray:
-        """:meth:`earliest` for many jobs at once (compiled: :func:`vcsched.sim.compiled.earliest_many`).
-
-        The same floating-point operations as :meth:`earliest`, so the same results bit
-        for bit (tested). Jobs wider than the cluster get ``inf``.
-        """
-        from vcsched.sim import compiled  # numba loads on first use
-
+        """:meth:`earliest` for many jobs at once (:func:`compiled.earliest_many`). Jobs wider than the cluster get ``inf``."""
         procs = np.ascontiguousarray(procs, dtype=np.int64).ravel()
         durations = np.ascontiguousarray(durations, dtype=np.float64).ravel()
         out = np.empty(procs.size)
-        compiled.earliest_many(self.t, self.f, self.t.size, procs, durations, float(not_before), out)
+        _kernels().earliest_many(self._T, self._F, self._n, procs, durations, float(not_before), out)
         return out
 
     def __repr__(self) -> str:

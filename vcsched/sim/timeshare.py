@@ -1,4 +1,4 @@
-"""Time-shared servers in a client-agent-server system, and the Historical Trace Manager.
+"""Time-shared servers in a client-agent-server system: the simulator.
 
 Model (seed 003, Caniou & Jeannot RR-5168, §2)
 ----------------------------------------------
@@ -26,34 +26,24 @@ Model (seed 003, Caniou & Jeannot RR-5168, §2)
   reported at its end if the load still differs from the last report. The agent is
   told when a task finishes (at the end of its output transfer). With
   ``load_sensor="loadavg"`` the server reports instead a Unix-style load average
-  (NetSolve's real sensor), checked every 60 s: see :func:`simulate`.
+  (NetSolve's real sensor), checked every 60 s: see :func:`simulate_timeshare`.
 
-Processor sharing in closed form
---------------------------------
-With virtual time ``V`` advancing at rate ``1/n(t)``, a task joining the computation
-at virtual time ``V_j`` with work ``w`` ends when ``V`` reaches its *tag* ``V_j + w``.
-With tags ``F_1 <= ... <= F_n`` and no join, task ``k`` ends at
-``t + sum_{l<=k} (F_l - F_{l-1}) (n - l + 1)`` (``F_0 = V(t)``): one sort and one
-cumulative sum (the water-level computation). Joins (tasks still in their input
-transfer, or the new task) split the horizon into segments handled the same way:
-:func:`ps_advance`.
+Where each part lives
+---------------------
+* this module: the simulator (:class:`TimeshareSimulation`, run by
+  :func:`simulate_timeshare`), the policy interface and the run's outcome;
+* :mod:`vcsched.sim.processor_sharing`: the processor-sharing maths the Historical
+  Trace Manager replays (:func:`ps_advance`, :func:`ps_completion_times`); the
+  simulator itself keeps each server's finish tags in a heap and advances virtual
+  time event by event (:meth:`TimeshareSimulation._advance`);
+* :mod:`vcsched.sim.htm`: the agent's :class:`HistoricalTraceManager` (§2.3-2.4).
 
-The Historical Trace Manager (§2.3-2.4)
----------------------------------------
-:class:`HistoricalTraceManager` replays this model from the agent's mapping decisions
-alone (it is told nothing else) to predict, for a new task on every server, its
-completion date ``T_t`` and the sum of the perturbations ``δ_k = T_k - T'_k`` it causes
-to the tasks already there. It keeps every server's tasks in padded 2-D arrays (servers
-x tasks) and replays all servers at once (the water level of each row by one cumulative
-sum along the rows): a decision costs O(S W) for S servers and at most W tasks per
-server, linear in the number of tasks in the system (small states use a per-server
-loop on Python lists, faster there and equal to the bit).
+Their public names are importable from here too.
 """
 
 from __future__ import annotations
 
 import abc
-import bisect
 import dataclasses
 import heapq
 import math
@@ -62,8 +52,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from vcsched.problems.timeshare import Platform, Workload
+from vcsched.errors import InvalidInputError
+from vcsched.problems.timeshare import Platform, TimeshareWorkload
+from vcsched.sim.htm import HistoricalTraceManager
 from vcsched.sim.kernel import Kernel
+from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
 
 __all__ = [
     "ps_advance",
@@ -71,6 +64,8 @@ __all__ = [
     "HistoricalTraceManager",
     "TimesharePolicy",
     "TimeshareRun",
+    "TimeshareSimulation",
+    "simulate_timeshare",
     "simulate",
     "LOAD_SENSORS",
     "PRIORITY_TS_END",
@@ -87,725 +82,7 @@ PRIORITY_TS_JOIN = 5
 PRIORITY_TS_REPORT = 15
 PRIORITY_TS_SUBMIT = 20
 
-_EMPTY_F = np.empty(0)
-_EMPTY_I = np.empty(0, dtype=np.int64)
-
-
-_COUNTS = np.arange(1024, 0, -1, dtype=float)
-
-
-def _counts(n: int) -> np.ndarray:
-    """The view ``[n, n-1, ..., 1]`` of a cached array (numbers of tasks sharing the CPU)."""
-    global _COUNTS
-    if n > _COUNTS.size:
-        _COUNTS = np.arange(max(n, 2 * _COUNTS.size), 0, -1, dtype=float)
-    return _COUNTS[_COUNTS.size - n:]
-
-
-def _insert(a: np.ndarray, pos: int, value) -> np.ndarray:
-    out = np.empty(a.size + 1, dtype=a.dtype)
-    out[:pos] = a[:pos]
-    out[pos] = value
-    out[pos + 1:] = a[pos:]
-    return out
-
-
-def _segment_times(t: float, v: float, tags: np.ndarray) -> np.ndarray:
-    """End dates of the tasks of sorted ``tags`` from ``(t, V=v)`` when nobody joins (water level)."""
-    n = tags.size
-    d = np.empty(n)
-    d[0] = tags[0] - v
-    if n > 1:
-        np.subtract(tags[1:], tags[:-1], out=d[1:])
-    d *= _counts(n)
-    np.cumsum(d, out=d)
-    d += t
-    return d
-
-
-_SMALL = 48  # below this many tasks, plain Python floats beat numpy's per-call overhead
-
-
-def _ps_advance_small(t, v, tags, ids, joins, until, lists=False):
-    """:func:`ps_advance` on Python lists, with the same floating-point operations as the numpy path
-    (``lists``: return lists, not arrays)."""
-    ended_ids: list = []
-    ended_times: list = []
-    k = 0
-    nj = len(joins)
-    inf = math.inf
-    while True:
-        next_join = joins[k][0] if k < nj else inf
-        stop = next_join if next_join < until else until
-        n = len(tags)
-        if n:
-            m = 0
-            acc = 0.0
-            prev = v
-            c = float(n)
-            t_m, v_m = t, v
-            for x in tags:
-                acc += (x - prev) * c
-                end = acc + t
-                if end > stop:
-                    break
-                ended_times.append(end)
-                t_m, v_m = end, x
-                prev = x
-                c -= 1.0
-                m += 1
-            if m:
-                ended_ids.extend(ids[:m])
-                tags, ids = tags[m:], ids[m:]
-            if stop == inf:
-                t, v = t_m, v_m
-                break
-            v = v_m + (stop - t_m) / len(tags) if tags else v_m
-            t = stop
-        else:
-            if stop == inf:
-                break
-            t = stop
-        if next_join <= until and k < nj:
-            _, work, tid = joins[k]
-            tag = v + work
-            pos = bisect.bisect_right(tags, tag)
-            tags = tags[:pos] + [tag] + tags[pos:]
-            ids = ids[:pos] + [tid] + ids[pos:]
-            k += 1
-        else:
-            break
-    if lists:
-        return t, v, tags, ids, list(joins[k:]), ended_ids, ended_times
-    return (t, v, np.array(tags, dtype=float), np.array(ids, dtype=np.int64), list(joins[k:]),
-            np.array(ended_ids, dtype=np.int64), np.array(ended_times, dtype=float))
-
-
-def ps_advance(t: float, v: float, tags: np.ndarray, ids: np.ndarray, joins: Sequence[tuple[float, float, int]],
-               until: float = math.inf):
-    """Run processor sharing from time ``t`` to ``until`` (to the end by default).
-
-    Parameters
-    ----------
-    t, v : float
-        Current date and virtual time.
-    tags : ndarray
-        Sorted finish tags (virtual dates) of the tasks computing at ``t``.
-    ids : ndarray of int
-        Task identifiers, aligned with ``tags``.
-    joins : sequence of (date, work, id)
-        Tasks that start computing later (input transfer in progress), sorted by date.
-    until : float
-        Stop date; joins at exactly ``until`` are applied (they precede decisions).
-
-    Returns
-    -------
-    (t, v, tags, ids, joins, ended_ids, ended_times)
-        The state at ``until`` (or at the last end), the joins not yet applied, and the
-        tasks whose computation ended, with their end dates (in end order).
-
-    Notes
-    -----
-    O((k + 1) n) after the tags are sorted, for k joins.
-    """
-    if tags.size + len(joins) <= _SMALL:
-        return _ps_advance_small(t, v, tags.tolist(), ids.tolist(), joins, until)
-    ended_ids: list[np.ndarray] = []
-    ended_times: list[np.ndarray] = []
-    k = 0
-    nj = len(joins)
-    while True:
-        next_join = joins[k][0] if k < nj else math.inf
-        stop = next_join if next_join < until else until
-        n = tags.size
-        if n:
-            times = _segment_times(t, v, tags)
-            m = n if stop == math.inf else int(np.searchsorted(times, stop, side="right"))
-            if m:
-                ended_ids.append(ids[:m])
-                ended_times.append(times[:m])
-                t_m, v_m = float(times[m - 1]), float(tags[m - 1])
-                tags, ids = tags[m:], ids[m:]
-            else:
-                t_m, v_m = t, v
-            if stop == math.inf:
-                t, v = t_m, v_m
-                break
-            v = v_m + (stop - t_m) / tags.size if tags.size else v_m
-            t = stop
-        else:
-            if stop == math.inf:
-                break
-            t = stop
-        if next_join <= until and k < nj:
-            _, work, tid = joins[k]
-            tag = v + work
-            pos = int(np.searchsorted(tags, tag, side="right"))
-            tags = _insert(tags, pos, tag)
-            ids = _insert(ids, pos, tid)
-            k += 1
-        else:
-            break
-    if ended_ids:
-        e_ids = np.concatenate(ended_ids) if len(ended_ids) > 1 else ended_ids[0]
-        e_times = np.concatenate(ended_times) if len(ended_times) > 1 else ended_times[0]
-    else:
-        e_ids, e_times = _EMPTY_I, _EMPTY_F
-    return t, v, tags, ids, list(joins[k:]), e_ids, e_times
-
-
-def ps_completion_times(works: Sequence[float], starts: Sequence[float] | None = None) -> np.ndarray:
-    """Computation end dates of tasks sharing one CPU equally (1/n each), in closed form.
-
-    Parameters
-    ----------
-    works : sequence of float
-        Computation time of each task on the unloaded server.
-    starts : sequence of float, optional
-        Date each task starts computing (default all 0).
-
-    Examples
-    --------
-    Two tasks of 10 and 30 s started together end at 20 and 40 s; a task of 10 s
-    arriving at 5 s beside a task of 10 s: the first ends at 15, the second at 20.
-
-    >>> ps_completion_times([10, 30]).tolist()
-    [20.0, 40.0]
-    >>> ps_completion_times([10, 10], [0, 5]).tolist()
-    [15.0, 20.0]
-    """
-    works = np.asarray(works, dtype=float)
-    starts = np.zeros_like(works) if starts is None else np.asarray(starts, dtype=float)
-    order = np.argsort(starts, kind="stable")
-    joins = [(float(starts[i]), float(works[i]), int(i)) for i in order]
-    t0 = joins[0][0] if joins else 0.0
-    *_, e_ids, e_times = ps_advance(t0, 0.0, _EMPTY_F, _EMPTY_I, joins)
-    out = np.empty(works.size)
-    out[e_ids] = e_times
-    return out
-
-
-def _rows_times(t: np.ndarray, v: np.ndarray, tags: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                colsf: np.ndarray, rows: np.ndarray, some_ended: bool) -> np.ndarray:
-    """:func:`_segment_times` on every row at once: row ``r`` holds its sorted tags in columns ``lo[r]:hi[r]``
-    (``lo < tags.shape[1]``), ended tasks (tags at most ``v[r]``) before and ``+inf`` after; ``tags`` may be
-    the first columns only. ``some_ended``: whether some ``lo`` is positive.
-
-    The end dates are bit-identical to :func:`_segment_times` inside ``lo:hi`` (a prefix
-    of the columns gives a prefix of the dates: the cumulative sum is sequential); they
-    are ``t`` before ``lo`` (the zeros added there are exact) and ``nan`` after ``hi``
-    (never ``<=`` a date). Call under ``np.errstate(invalid="ignore")``.
-    """
-    L = tags.shape[1]
-    d = np.empty_like(tags)
-    np.subtract(tags[:, 1:], tags[:, :-1], out=d[:, 1:])
-    d[rows, lo] = tags[rows, lo] - v
-    if some_ended:
-        d[colsf[:L] < lo[:, None]] = 0.0
-    d *= hi.astype(float)[:, None] - colsf[:L]  # n - j tasks share the CPU in the j-th slice (exact)
-    np.cumsum(d, axis=1, out=d)
-    d += t[:, None]
-    return d
-
-
-_PREFIX = 32  # columns of dates first computed in a segment that ends before the horizon
-
-
-def _ps_advance_rows(t, v, tags, ids, n, jd, jw, ji, jn, until, live, record=True):
-    """:func:`ps_advance` on many servers at once (lock-step over their segments).
-
-    Parameters
-    ----------
-    t, v : ndarray, shape (S,)
-        Date and virtual time of each server.
-    tags, ids : ndarray, shape (S, W)
-        Row ``r`` holds the sorted finish tags (and task ids) of server ``r`` in its first
-        ``n[r]`` columns, then ``+inf`` (ids: anything below -1). Not modified.
-    jd, jw, ji : ndarray, shape (S, J), J >= 1
-        Pending joins of each server (dates, works, ids), sorted by date, in the first
-        ``jn[r]`` columns.
-    until : float
-        Stop date (``inf``: to the end).
-    live : ndarray of bool, shape (S,)
-        The servers to run (the others are returned unchanged).
-    record : bool
-        Whether to return the end dates (else ``ends`` is None).
-
-    Returns
-    -------
-    (t, v, tags, ids, ends, lo, hi, k)
-        Row ``r`` holds its tasks in end order in columns ``0:hi[r]`` (joins inserted), then
-        ``+inf``; those in ``0:lo[r]`` ended at ``ends`` and ``lo:hi`` are still computing;
-        ``k[r]`` joins were applied.
-
-    Notes
-    -----
-    The same floating-point operations as :func:`ps_advance`, row by row, so the same
-    dates to the bit. A segment that ends before the horizon first computes the dates of
-    a prefix of the tasks only (the cumulative sum is sequential, so a prefix of the
-    dates is exact); the last one computes them all. O((k + 1) S W) for at most k joins
-    per server, in O(k + 1) rounds of numpy calls: linear in the size of the arrays.
-    """
-    S = tags.shape[0]
-    nz = np.count_nonzero
-    W0 = int(n.max()) if S else 0
-    kmax = int((jn * live).max()) if S else 0
-    W = W0 + kmax + 1  # room for the joins, and at least one +inf column
-    inf = math.inf
-    if tags.shape[1] >= W:  # the arrays are copied before any write
-        if tags.shape[1] <= W + W // 4 + 16:
-            W = tags.shape[1]  # keep the slack (fewer reallocations)
-        tg, ii = tags[:, :W], ids[:, :W]
-    else:
-        W += W // 8 + 8  # slack for the next joins
-        tg = np.full((S, W), inf)
-        tg[:, :W0] = tags[:, :W0]
-        ii = np.full((S, W), -2, dtype=np.int64)
-        ii[:, :W0] = ids[:, :W0]
-    ends = None
-    cols = np.arange(W)
-    colsf = cols.astype(float)
-    rows = np.arange(S)
-    lo = zeros = np.zeros(S, dtype=np.int64)  # (never written in place)
-    some_ended = False
-    hi = n
-    k = lo
-    live = live.copy()
-    J = jd.shape[1]
-    with np.errstate(invalid="ignore"):
-        while True:
-            if kmax:
-                kk = np.minimum(k, J - 1)
-                has_j = live & (k < jn)
-                next_join = np.full(S, inf)
-                np.copyto(next_join, jd[rows, kk], where=has_j)
-                stop = np.minimum(next_join, until)  # next_join if next_join < until else until
-                fin = live & (stop == inf)
-                stop_c = stop[:, None]
-            else:
-                stop = stop_c = until
-                fin = live if until == inf else None
-            busy = live & (hi > lo)
-            n_busy = nz(busy)
-            if n_busy:
-                if fin is not None:
-                    fin = fin & busy
-                    n_fin = nz(fin)
-                    if not n_fin:
-                        fin = None
-                if fin is None:
-                    # nobody reaches the horizon: does any first task end before its stop?
-                    first = (tg[rows, lo] - v) * (hi - lo) + t  # the first date of _rows_times, exactly
-                    L = 0 if not nz(busy & (first <= stop)) else min(W, (int(lo.max()) if some_ended else 0) + _PREFIX)
-                    while L:  # a prefix of the dates, longer if need be
-                        times = _rows_times(t, v, tg[:, :L], lo, hi, colsf, rows, some_ended)
-                        count = nz(times <= stop_c, axis=1)
-                        if L == W or not nz(busy & (count >= L) & (hi > L)):
-                            break
-                        L = min(W, 8 * L)
-                    m = np.maximum(count - lo, 0) * busy if L else zeros
-                else:
-                    L = W
-                    times = _rows_times(t, v, tg, lo, hi, colsf, rows, some_ended)
-                    if n_fin == n_busy:
-                        m = (hi - lo) * busy
-                    else:
-                        m = np.maximum(nz(times <= stop_c, axis=1) - lo, 0) * busy
-                        np.copyto(m, hi - lo, where=fin)
-                if nz(m):
-                    if record:
-                        if ends is None and L == W and fin is not None and n_fin == nz(live) and not some_ended:
-                            ends = times  # the last segment of every row
-                        else:
-                            if ends is None:
-                                ends = np.full((S, W), np.nan)
-                            np.copyto(ends[:, :L], times,
-                                      where=(cols[:L] >= lo[:, None]) & (cols[:L] < (lo + m)[:, None]))
-                    got = m > 0
-                    last = lo + m - 1
-                    t_m = t.copy()
-                    np.copyto(t_m, times[rows, last], where=got)
-                    v_m = v.copy()
-                    np.copyto(v_m, tg[rows, last], where=got)
-                    lo = lo + m
-                    some_ended = True
-                else:
-                    t_m, v_m = t, v
-                rem = hi - lo
-                v_next = v_m + (stop - t_m) / np.maximum(rem, 1)
-                np.copyto(v_next, v_m, where=rem == 0)
-                t_new = t.copy()
-                v_new = v.copy()
-                if fin is None:
-                    np.copyto(t_new, stop, where=busy)
-                    np.copyto(v_new, v_next, where=busy)
-                else:
-                    upd = busy & ~fin
-                    np.copyto(t_new, stop, where=upd)
-                    np.copyto(v_new, v_next, where=upd)
-                    np.copyto(t_new, t_m, where=fin)
-                    np.copyto(v_new, v_m, where=fin)
-                    live &= ~fin
-                t, v = t_new, v_new
-                idle = live & ~busy
-            else:
-                idle = live
-            if nz(idle):
-                done = idle & (stop == inf)
-                t = t.copy()
-                np.copyto(t, stop, where=idle & ~done)
-                live &= ~done
-            if not kmax:
-                break
-            live &= has_j & (next_join <= until)
-            if not nz(live):
-                break
-            tag = v + jw[rows, kk]
-            # bisect_right among the computing tasks (the ended ones have tags <= v <= tag, padding +inf)
-            pos = nz(tg <= tag[:, None], axis=1)
-            pos[~live] = W
-            keep = cols < pos[:, None]  # columns before the insertion; the others move right by one
-            shifted = np.empty_like(tg)
-            shifted[:, 0] = tg[:, 0]
-            shifted[:, 1:] = tg[:, :-1]
-            np.copyto(shifted, tg, where=keep)
-            tg = shifted
-            shifted = np.empty_like(ii)
-            shifted[:, 0] = ii[:, 0]
-            shifted[:, 1:] = ii[:, :-1]
-            np.copyto(shifted, ii, where=keep)
-            ii = shifted
-            r = rows[live]
-            tg[r, pos[r]] = tag[r]
-            ii[r, pos[r]] = ji[r, kk[r]]
-            hi = hi + live
-            k = k + live
-    if record and ends is None:
-        ends = np.full((S, W), np.nan)
-    return t, v, tg, ii, ends, lo, hi, k
-
-
-def _shift_rows(a: np.ndarray, by: np.ndarray, count: np.ndarray, width: int, fill) -> np.ndarray:
-    """Row ``r`` of the result is ``a[r, by[r]:by[r] + count[r]]`` followed by ``fill`` (``width`` columns)."""
-    cols = np.arange(width)
-    src = np.minimum(cols + by[:, None], a.shape[1] - 1)
-    out = a[np.arange(a.shape[0])[:, None], src]
-    out[cols >= count[:, None]] = fill
-    return out
-
-
-_SMALL_HTM = 4 * (128 + 48)
-# the HTM's per-server loop on Python lists is used while n_servers * (48 + the most tasks and joins on a
-# server) is at most this (4 servers: up to 128 tasks each; 8: up to 40; 16 or more: never), else the 2-D
-# replay. Measured (2 shared cores, numpy 2): the loop costs ~S (50 + 0.9 m) us, the 2-D replay ~0.5 ms
-# for 4 servers up to a few thousand tasks; crossover ~150 tasks per server for 4 servers, ~2 for 16.
-
-
-class HistoricalTraceManager:
-    """The agent's Historical Trace Manager (§2.3): a processor-sharing replay of its decisions.
-
-    Parameters
-    ----------
-    platform : Platform
-        Costs the agent knows (Tables 4-5, "available directly in the code of NetSolve").
-
-    Notes
-    -----
-    The HTM is told only the mapping decisions (Fig. 2-4, last line); it never learns
-    real completions or refusals (task feedback is the paper's future work, §6), so a
-    task refused by its server stays in the HTM's Gantt chart until its predicted end.
-
-    A schedule predicted at a commit does not change until the next commit on the same
-    server, so the baseline dates ``T'_k`` are cached per task and a prediction costs one
-    replay per server (with the new task); a commit right after a prediction (same date and
-    type, the heuristics' case) reuses that prediction's replay of the chosen server.
-
-    The state of all servers is kept in padded 2-D arrays (servers x tasks: the sorted
-    finish tags of the computing tasks, and the pending input transfers), and a
-    prediction advances and replays every server at once (:func:`_ps_advance_rows`):
-    O((k + 1) S W) for S servers, at most W tasks per server and k pending joins, i.e.
-    linear in the number of tasks when the servers are evenly loaded (the padding costs
-    up to S times the tasks of the busiest server). For small states (the paper's: 4
-    servers with fewer than 50 tasks each; see ``_SMALL_HTM``) a per-server loop on Python
-    lists is used instead: faster there, and the same results to the bit. ``P`` is summed
-    sequentially in end order (the pre-vectorisation code used ``np.sum``: the two differ
-    by round-off only, ~1e-16 relative).
-
-    Examples
-    --------
-    >>> from vcsched.problems.timeshare import platform_for
-    >>> htm = HistoricalTraceManager(platform_for("2"))
-    >>> T, P = htm.predict(0, now=0.0)
-    >>> [round(float(x), 2) for x in T]          # unloaded: input + computation + output
-    [16.14, 17.25, 128.25, 127.77]
-    >>> htm.commit(0, task=0, ttype=0, now=0.0)
-    >>> T, P = htm.predict(0, now=0.0)
-    >>> round(float(T[0]), 2), round(float(P[0]), 2)  # shares spinnaker with task 0: both take 32 s
-    (32.14, 16.0)
-    """
-
-    def __init__(self, platform: Platform, capacity: int = 1024) -> None:
-        self.platform = platform
-        self._in = platform.input
-        self._comp = platform.compute
-        self._out = platform.output
-        S = platform.n_servers
-        # per server: date, virtual time, sorted tags / ids of the computing tasks (first _n
-        # columns), pending joins (date, work, id) sorted by date (first _jn columns)
-        self._t = np.zeros(S)
-        self._v = np.zeros(S)
-        self._tags = np.full((S, 8), math.inf)  # padding: +inf
-        self._ids = np.full((S, 8), -2, dtype=np.int64)
-        self._n = np.zeros(S, dtype=np.int64)
-        self._jd = np.zeros((S, 4))
-        self._jw = np.zeros((S, 4))
-        self._ji = np.full((S, 4), -2, dtype=np.int64)
-        self._jn = np.zeros(S, dtype=np.int64)
-        self._end = np.full(capacity, np.nan)  # predicted computation end of each committed task
-        self._out_of = np.zeros(capacity)  # its output time
-        self._server = np.full(capacity, -1, dtype=np.int64)
-        self._last: tuple | None = None  # (now, ttype, replays) of the last prediction, see _replay_of
-
-    # -- state -----------------------------------------------------------------------
-    def _grow(self, task: int) -> None:
-        if task < self._end.size:
-            return
-        size = max(2 * self._end.size, task + 1)
-        for name, fill in (("_end", np.nan), ("_out_of", 0.0), ("_server", -1)):
-            old = getattr(self, name)
-            new = np.full(size, fill, dtype=old.dtype)
-            new[: old.size] = old
-            setattr(self, name, new)
-
-    @staticmethod
-    def _widen(a: np.ndarray, width: int, fill) -> np.ndarray:
-        if a.shape[1] >= width:
-            return a
-        out = np.full((a.shape[0], max(width, 2 * a.shape[1])), fill, dtype=a.dtype)
-        out[:, : a.shape[1]] = a
-        return out
-
-    def _row_joins(self, s: int) -> list:
-        j = int(self._jn[s])
-        if not j:
-            return []
-        return list(zip(self._jd[s, :j].tolist(), self._jw[s, :j].tolist(), self._ji[s, :j].tolist()))
-
-    def _set_row(self, s: int, t: float, v: float, tags, ids, joins) -> None:
-        n = len(tags)
-        if self._tags.shape[1] < n:
-            self._tags = self._widen(self._tags, n, math.inf)
-            self._ids = self._widen(self._ids, n, -2)
-        old = int(self._n[s])
-        self._tags[s, :n] = tags
-        self._ids[s, :n] = ids
-        if old > n:
-            self._tags[s, n:old] = math.inf
-            self._ids[s, n:old] = -2
-        self._n[s] = n
-        self._set_joins(s, joins)
-        self._t[s], self._v[s] = t, v
-
-    def _set_joins(self, s: int, joins) -> None:
-        j = len(joins)
-        if not j and not self._jn[s]:
-            return
-        self._jd = self._widen(self._jd, j, 0.0)
-        self._jw = self._widen(self._jw, j, 0.0)
-        self._ji = self._widen(self._ji, j, -2)
-        if j:
-            d, w, i = zip(*joins)
-            self._jd[s, :j], self._jw[s, :j], self._ji[s, :j] = d, w, i
-        self._jn[s] = j
-
-    def _advance_one(self, s: int, now: float) -> None:
-        """Bring server ``s`` to ``now`` (one-server :func:`ps_advance`)."""
-        if not self._t[s] < now:
-            return
-        self._last = None
-        n = int(self._n[s])
-        if n == 0 and self._jn[s] == 0:
-            self._t[s] = now
-            return
-        _, v, tags, ids, joins, _, _ = ps_advance(float(self._t[s]), float(self._v[s]), self._tags[s, :n],
-                                                  self._ids[s, :n], self._row_joins(s), until=now)
-        self._set_row(s, now, v, tags, ids, joins)
-
-    def _advance_all(self, now: float) -> None:
-        """Bring every server to ``now`` at once (:func:`_ps_advance_rows`)."""
-        late = self._t < now
-        if not np.count_nonzero(late):
-            return
-        self._last = None
-        run = late & ((self._n > 0) | (self._jn > 0))
-        if np.count_nonzero(run):
-            t, v, tags, ids, _, lo, hi, k = _ps_advance_rows(
-                self._t, self._v, self._tags, self._ids, self._n, self._jd, self._jw, self._ji,
-                self._jn, now, run, record=False)
-            if np.count_nonzero(lo):
-                n = hi - lo
-                width = int(n.max()) + 1
-                tags = _shift_rows(tags, lo, n, width, math.inf)
-                ids = _shift_rows(ids, lo, n, width, -2)
-            self._tags, self._ids, self._n = tags, ids, hi - lo
-            if not np.count_nonzero(k != self._jn):  # every pending join applied
-                self._jn = np.zeros_like(self._jn)
-            elif np.count_nonzero(k):
-                jn = self._jn - k
-                J = self._jd.shape[1]
-                self._jd = _shift_rows(self._jd, k, jn, J, 0.0)
-                self._jw = _shift_rows(self._jw, k, jn, J, 0.0)
-                self._ji = _shift_rows(self._ji, k, jn, J, -2)
-                self._jn = jn
-            self._v = np.where(run, v, self._v)
-        self._t = np.where(late, now, self._t)
-
-    def tasks_on(self, server: int, now: float) -> np.ndarray:
-        """Identifiers of the tasks the HTM believes are computing or receiving input on ``server`` at ``now``."""
-        s = int(server)
-        self._advance_one(s, now)
-        ids = self._ids[s, : self._n[s]]
-        if not self._jn[s]:
-            return ids.copy()
-        return np.concatenate([ids, self._ji[s, : self._jn[s]]])
-
-    def predicted_completion(self, tasks=None) -> np.ndarray:
-        """Predicted completion dates (end of output transfer) of committed tasks (all by default)."""
-        ends = self._end + self._out_of
-        return ends if tasks is None else ends[np.asarray(tasks)]
-
-    # -- predictions ---------------------------------------------------------------------
-    def _predict_small(self, ttype: int, now: float):
-        """Per-server loop on Python lists (:func:`_ps_advance_small`); the same numbers as :meth:`_predict_rows`."""
-        S = self._t.size
-        T, P, replays = [], [], []
-        item = self._end.item
-        in_l, comp_l, out_l = self._in[:, ttype].tolist(), self._comp[:, ttype].tolist(), self._out[:, ttype].tolist()
-        t_l = self._t.tolist()
-        for s in range(S):
-            if t_l[s] < now:
-                self._advance_one(s, now)
-            n = int(self._n[s])
-            joins = self._row_joins(s)
-            join = (now + in_l[s], comp_l[s], -1)
-            if joins and joins[-1][0] > join[0]:
-                joins.insert(bisect.bisect_right([j[0] for j in joins], join[0]), join)
-            else:
-                joins.append(join)
-            *_, e_ids, e_times = _ps_advance_small(float(self._t[s]), float(self._v[s]), self._tags[s, :n].tolist(),
-                                                   self._ids[s, :n].tolist(), joins, math.inf, lists=True)
-            p = 0.0
-            t_new = 0.0
-            for i, x in zip(e_ids, e_times):
-                if i == -1:
-                    t_new = x
-                else:
-                    p += x - item(i)
-            if n == 0 and len(joins) == 1:
-                t_new = join[0] + join[1]
-            T.append(t_new + out_l[s])
-            P.append(p)
-            replays.append((e_ids, e_times))
-        return np.array(T), np.array(P), replays
-
-    def _predict_rows(self, ttype: int, now: float):
-        """Every server at once: advance to ``now``, then replay with the new task inserted among the joins."""
-        self._advance_all(now)
-        S = self._t.size
-        rows = np.arange(S)
-        date = now + self._in[:, ttype]
-        work = self._comp[:, ttype]
-        jn = self._jn
-        J = int(jn.max()) + 1
-        if J == 1:  # no input transfer in progress anywhere
-            jd, jw, ji = date[:, None], work[:, None], np.full((S, 1), -1, dtype=np.int64)
-        else:
-            cols = np.arange(J)
-            # bisect_right on the dates: the new task goes after the joins of the same date
-            pos = ((cols[: J - 1] < jn[:, None]) & (self._jd[:, : J - 1] <= date[:, None])).sum(axis=1)
-            src = np.minimum(cols - (cols > pos[:, None]), J - 2)
-            jd, jw, ji = self._jd[rows[:, None], src], self._jw[rows[:, None], src], self._ji[rows[:, None], src]
-            jd[rows, pos], jw[rows, pos], ji[rows, pos] = date, work, -1
-        _, _, _, ids, ends, _, hi, _ = _ps_advance_rows(self._t, self._v, self._tags, self._ids,
-                                                        self._n, jd, jw, ji, jn + 1, math.inf,
-                                                        np.ones(S, dtype=bool))
-        t_new = ends[ids == -1]  # one per row, in row order
-        delta = ends - np.take(self._end, ids, mode="clip")
-        delta[ids < 0] = 0.0  # the new task and the padding
-        P = np.cumsum(delta, axis=1)[:, -1]  # sequential, in end order
-        empty = (self._n == 0) & (jn == 0)
-        t_new = np.where(empty, date + work, t_new)
-        T = t_new + self._out[:, ttype]
-        return T, P, (ids, ends, hi)
-
-    def predict(self, ttype: int, now: float) -> tuple[np.ndarray, np.ndarray]:
-        """For a new task of type ``ttype`` submitted at ``now``, on every server.
-
-        Returns
-        -------
-        T : ndarray, shape (n_servers,)
-            Predicted completion date ``T_t`` (end of its output transfer).
-        P : ndarray, shape (n_servers,)
-            Sum of the perturbations ``Σ δ_k = Σ (T_k - T'_k)`` over the tasks already
-            on the server (Fig. 3; MSF adds ``T_t - a_t``, Fig. 4), summed in the order
-            the tasks end.
-        """
-        if self._t.size * (int((self._n + self._jn).max()) + 48) <= _SMALL_HTM:
-            T, P, replays = self._predict_small(ttype, now)
-        else:
-            T, P, replays = self._predict_rows(ttype, now)
-        self._last = (now, ttype, replays)
-        return T, P
-
-    def _replay_of(self, s: int) -> tuple[np.ndarray, np.ndarray]:
-        """Ids (the new task is -1) and computation end dates, in end order, of the last prediction on ``s``."""
-        replays = self._last[2]
-        if isinstance(replays, list):
-            e_ids, e_times = replays[s]
-            return np.array(e_ids, dtype=np.int64), np.array(e_times, dtype=float)
-        ids, ends, hi = replays
-        return ids[s, : hi[s]], ends[s, : hi[s]]
-
-    def predict_detail(self, ttype: int, now: float) -> list[dict]:
-        """Per server: ``ids`` of the tasks there, their dates without (``before``) and with (``after``) the new task,
-        and the new task's date ``new`` (all completion dates, output included). For tests and the MSF check."""
-        out = []
-        T, _ = self.predict(ttype, now)
-        for s in range(T.size):
-            e_ids, e_times = self._replay_of(s)
-            keep = e_ids != -1
-            ids, old_ends = e_ids[keep], e_times[keep]
-            out.append({"ids": ids, "before": self._end[ids] + self._out_of[ids],
-                        "after": old_ends + self._out_of[ids], "new": float(T[s])})
-        return out
-
-    # -- decisions -----------------------------------------------------------------------
-    def commit(self, server: int, task: int, ttype: int, now: float) -> None:
-        """Record that ``task`` (type ``ttype``, submitted at ``now``) is mapped on ``server`` (Fig. 2, line 5)."""
-        self._grow(task)
-        s = int(server)
-        last, self._last = self._last, None
-        in_t, comp = self._in[s, ttype], self._comp[s, ttype]
-        join = (now + in_t, comp, int(task))
-        if last is not None and last[0] == now and last[1] == ttype and not self._t[s] < now:
-            # the prediction replayed this very schedule with the task as id -1
-            self._last = last
-            e_ids, e_times = self._replay_of(s)
-            self._last = None
-            e_ids = np.where(e_ids == -1, int(task), e_ids)
-            joins = self._row_joins(s)
-            joins.insert(bisect.bisect_right([j[0] for j in joins], join[0]), join)
-        else:
-            self._advance_one(s, now)
-            joins = self._row_joins(s)
-            joins.insert(bisect.bisect_right([j[0] for j in joins], join[0]), join)
-            n = int(self._n[s])
-            *_, e_ids, e_times = ps_advance(float(self._t[s]), float(self._v[s]), self._tags[s, :n],
-                                            self._ids[s, :n], joins)
-        self._end[e_ids] = e_times
-        self._set_joins(s, joins)
-        self._out_of[task] = self._out[s, ttype]
-        self._server[task] = s
+LOAD_SENSORS = ("count", "loadavg")
 
 
 class TimesharePolicy(abc.ABC):
@@ -867,10 +144,19 @@ class TimeshareRun:
 
 
 class _Server:
+    """State of one time-shared server during a run.
+
+    ``t``, ``v``: date and virtual time it was last brought up to (:meth:`TimeshareSimulation._advance`);
+    ``heap``: (finish tag, task) of the tasks computing; ``version``: bumped at each
+    change, so that a stale end-of-computation event is ignored; ``mem``: memory held;
+    ``reported``, ``last_report``, ``check_pending``: the load-report state; ``la``,
+    ``la_t``: the Unix-style load average and the date it was brought up to.
+    """
+
     __slots__ = ("t", "v", "heap", "version", "mem", "reported", "last_report", "check_pending", "la", "la_t")
 
     def __init__(self) -> None:
-        self.la = 0.0  # Unix-style load average and the date it was last brought up to
+        self.la = 0.0
         self.la_t = 0.0
         self.t = 0.0
         self.v = 0.0
@@ -882,18 +168,235 @@ class _Server:
         self.check_pending = False
 
 
-LOAD_SENSORS = ("count", "loadavg")
+class TimeshareSimulation:
+    """One run of the client-agent-server model under a policy (see :func:`simulate_timeshare`).
+
+    The event handlers (methods ``_submit``, ``_join``, ``_compute_done``, ``_done`` and
+    the load-report ones) share the state held here: the kernel, one :class:`_Server`
+    per server, and per-task arrays (``arrival``, ``server_of``, ``compute_start``,
+    ``compute_end``, ``completion``, ``refusals``) that :meth:`run` returns as a
+    :class:`TimeshareRun`. Use it once: build, then :meth:`run`.
+    """
+
+    def __init__(self, platform: Platform, workload: TimeshareWorkload, policy: Any, *, report_period: float = 60.0,
+                 work_factor: np.ndarray | None = None, trace: bool = False, load_sensor: str = "count",
+                 loadavg_tau: float = 60.0, report_threshold: float = 0.5) -> None:
+        n = workload.n_tasks
+        factor = np.ones(n) if work_factor is None else np.asarray(work_factor, dtype=float)
+        if factor.shape != (n,) or np.any(factor <= 0):
+            raise InvalidInputError(f"work_factor must hold one positive number per task ({n} tasks), "
+                                    f"got shape {factor.shape}")
+        if load_sensor not in LOAD_SENSORS:
+            raise InvalidInputError(f"unknown load sensor {load_sensor!r}; choose one of {', '.join(LOAD_SENSORS)}")
+        self.platform = platform
+        self.workload = workload
+        self.policy = policy
+        self.period = float(report_period)
+        self.factor = factor
+        self.tracing = bool(trace)
+        self.smoothed = load_sensor == "loadavg"
+        self.loadavg_tau = loadavg_tau
+        self.report_threshold = report_threshold
+        self.kernel = Kernel()
+        self.servers = [_Server() for _ in range(platform.n_servers)]
+        self.ttype = workload.ttype
+        self.mem_cap = platform.memory
+        self.task_mem = platform.task_memory
+        self.arrival = np.full(n, np.nan)
+        self.server_of = np.full(n, -1, dtype=np.int64)
+        self.compute_start = np.full(n, np.nan)
+        self.compute_end = np.full(n, np.nan)
+        self.completion = np.full(n, np.nan)
+        self.refusals = np.zeros(n, dtype=np.int64)
+        self.log: list = []
+        self.children: list[list[int]] = [[] for _ in range(n)]
+        self.missing = np.zeros(n, dtype=np.int64)  # parents not yet done (or lost)
+        for i, parents in enumerate(workload.parents):
+            self.missing[i] = len(parents)
+            for p in parents:
+                self.children[p].append(i)
+        self.unfinished = n
+        self.decision_seconds = 0.0
+        self.decisions = 0
+
+    def run(self) -> TimeshareRun:
+        """Submit the tasks without parents at their release dates, run to the end, return the outcome."""
+        platform, workload = self.platform, self.workload
+        n = workload.n_tasks
+        self.policy.start(platform, n)
+        for i in range(n):
+            if self.missing[i] == 0:
+                self.kernel.schedule(float(workload.release[i]), PRIORITY_TS_SUBMIT, self._submit, i)
+        if self.smoothed and n:
+            for s in range(platform.n_servers):
+                self.kernel.schedule(self.period, PRIORITY_TS_REPORT, self._periodic_check, s)
+        self.kernel.run()
+        duration = np.full(n, np.nan)
+        ok = self.server_of >= 0
+        duration[ok] = platform.duration[self.server_of[ok], self.ttype[ok]]
+        return TimeshareRun(arrival=self.arrival, server=self.server_of, compute_start=self.compute_start,
+                            compute_end=self.compute_end, completion=self.completion, duration=duration,
+                            refusals=self.refusals, ttype=self.ttype.copy(), client=workload.client.copy(),
+                            servers=platform.servers, trace=self.log, decision_seconds=self.decision_seconds,
+                            decisions=self.decisions)
+
+    # -- tasks: submission, input transfer, computation, output transfer ------------------
+    def _submit(self, i: int) -> None:
+        """Task ``i`` reaches the agent: the policy ranks the servers, the first with room takes it (§2, §5.2.1)."""
+        now = self.kernel.now
+        self.arrival[i] = now
+        k = int(self.ttype[i])
+        tic = time.perf_counter()
+        ranked = self.policy.choose(i, k, now)
+        self.decision_seconds += time.perf_counter() - tic
+        self.decisions += 1
+        tracing, log = self.tracing, self.log
+        if tracing:
+            log.append((now, "submit", i, int(ranked[0]) if len(ranked) else -1))
+        need = self.task_mem[k]
+        for s in ranked:
+            s = int(s)
+            srv = self.servers[s]
+            if srv.mem + need > self.mem_cap[s] + 1e-9:
+                self.refusals[i] += 1
+                if tracing:
+                    log.append((now, "refuse", i, s))
+                continue
+            srv.mem += need
+            self.server_of[i] = s
+            self.kernel.schedule(now + self.platform.input[s, k], PRIORITY_TS_JOIN, self._join, i)
+            return
+        if tracing:
+            log.append((now, "lost", i, -1))
+        self.unfinished -= 1
+        self._release_children(i)
+
+    def _join(self, i: int) -> None:
+        """Task ``i``'s input transfer ends: it starts computing (its finish tag is ``V + work``)."""
+        s = int(self.server_of[i])
+        srv = self.servers[s]
+        now = self.kernel.now
+        self._touch_loadavg(srv)
+        self._advance(srv)
+        self.compute_start[i] = now
+        heapq.heappush(srv.heap, (srv.v + self.platform.compute[s, self.ttype[i]] * self.factor[i], i))
+        if self.tracing:
+            self.log.append((now, "start", i, s))
+        self._reschedule(s)
+        self._load_changed(s)
+
+    def _compute_done(self, arg: tuple[int, int]) -> None:
+        """The task with the smallest tag on server ``s`` ends its computation (unless the server changed since)."""
+        s, version = arg
+        srv = self.servers[s]
+        if version != srv.version:
+            return
+        now = self.kernel.now
+        self._touch_loadavg(srv)
+        tag, i = heapq.heappop(srv.heap)
+        srv.v = tag
+        srv.t = now
+        self.compute_end[i] = now
+        if self.tracing:
+            self.log.append((now, "compute_end", i, s))
+        self.kernel.schedule(now + self.platform.output[s, self.ttype[i]], PRIORITY_TS_END, self._done, i)
+        self._reschedule(s)
+        self._load_changed(s)
+
+    def _done(self, i: int) -> None:
+        """Task ``i``'s output transfer ends: it frees its memory, the agent is told, its children are released."""
+        s = int(self.server_of[i])
+        now = self.kernel.now
+        self.completion[i] = now
+        self.unfinished -= 1
+        self.servers[s].mem -= self.task_mem[self.ttype[i]]
+        if self.tracing:
+            self.log.append((now, "done", i, s))
+        self.policy.task_finished(s, i, now)
+        self._release_children(i)
+
+    def _release_children(self, i: int) -> None:
+        """Task ``i`` is done or lost: submit, now, each child whose parents are all done or lost."""
+        missing = self.missing
+        for c in self.children[i]:
+            missing[c] -= 1
+            if missing[c] == 0:
+                self.kernel.schedule(self.kernel.now, PRIORITY_TS_SUBMIT, self._submit, c)
+
+    # -- processor sharing (virtual time) ----------------------------------------------
+    def _advance(self, srv: _Server) -> None:
+        """Bring the server's virtual time to now: it advanced at rate ``1 / (tasks computing)``."""
+        now = self.kernel.now
+        if srv.heap and now > srv.t:
+            srv.v += (now - srv.t) / len(srv.heap)
+        srv.t = now
+
+    def _reschedule(self, s: int) -> None:
+        """Schedule the end of the computation with the smallest tag on server ``s`` (older events go stale)."""
+        srv = self.servers[s]
+        srv.version += 1
+        if srv.heap:
+            tag = srv.heap[0][0]
+            when = srv.t + (tag - srv.v) * len(srv.heap)
+            self.kernel.schedule(max(when, self.kernel.now), PRIORITY_TS_END, self._compute_done, (s, srv.version))
+
+    # -- load reports (§5) ---------------------------------------------------------------
+    def _load_changed(self, s: int) -> None:
+        """Sensor ``count``: report now if the period since the last report has passed, else check at its end."""
+        if self.smoothed:
+            return
+        srv = self.servers[s]
+        if self.kernel.now - srv.last_report >= self.period:
+            self._send_report(s)
+        elif not srv.check_pending:
+            srv.check_pending = True
+            self.kernel.schedule(srv.last_report + self.period, PRIORITY_TS_REPORT, self._report_check, s)
+
+    def _send_report(self, s: int) -> None:
+        srv = self.servers[s]
+        srv.last_report = self.kernel.now
+        srv.reported = len(srv.heap)
+        self.policy.load_report(s, srv.reported, self.kernel.now)
+
+    def _report_check(self, s: int) -> None:
+        """End of a report period with a change inside it: report if the load still differs from the last report."""
+        srv = self.servers[s]
+        srv.check_pending = False
+        if len(srv.heap) != srv.reported:
+            self._send_report(s)
+
+    def _touch_loadavg(self, srv: _Server) -> None:
+        """Bring the load average to now (exact exponential smoothing of the constant count since ``la_t``)."""
+        now = self.kernel.now
+        if now > srv.la_t:
+            k = len(srv.heap)
+            srv.la = k + (srv.la - k) * math.exp(-(now - srv.la_t) / self.loadavg_tau)
+            srv.la_t = now
+
+    def _periodic_check(self, s: int) -> None:
+        """Sensor ``loadavg``: every period, report the load average if it moved by the threshold."""
+        srv = self.servers[s]
+        self._touch_loadavg(srv)
+        now = self.kernel.now
+        if abs(srv.la - srv.reported) >= self.report_threshold:
+            srv.last_report = now
+            srv.reported = srv.la
+            self.policy.load_report(s, srv.la, now)
+        if self.unfinished > 0:
+            self.kernel.schedule(now + self.period, PRIORITY_TS_REPORT, self._periodic_check, s)
 
 
-def simulate(platform: Platform, workload: Workload, policy: Any, *, report_period: float = 60.0,
-             work_factor: np.ndarray | None = None, trace: bool = False, load_sensor: str = "count",
-             loadavg_tau: float = 60.0, report_threshold: float = 0.5) -> TimeshareRun:
-    """Simulate the client-agent-server system under ``policy``.
+def simulate_timeshare(platform: Platform, workload: TimeshareWorkload, policy: Any, *, report_period: float = 60.0,
+                       work_factor: np.ndarray | None = None, trace: bool = False, load_sensor: str = "count",
+                       loadavg_tau: float = 60.0, report_threshold: float = 0.5) -> TimeshareRun:
+    """Simulate the client-agent-server system under ``policy`` (a :class:`TimeshareSimulation`).
+
+    Also importable as ``vcsched.sim.timeshare.simulate`` (its former name).
 
     Parameters
     ----------
     platform : Platform
-    workload : Workload
+    workload : vcsched.problems.timeshare.TimeshareWorkload
     policy : TimesharePolicy
         Any object with the interface of :class:`TimesharePolicy`.
     report_period : float
@@ -915,176 +418,15 @@ def simulate(platform: Platform, workload: Workload, policy: Any, *, report_peri
     Returns
     -------
     TimeshareRun
+
+    Raises
+    ------
+    InvalidInputError
+        ``work_factor`` of the wrong shape or not positive; unknown ``load_sensor``.
     """
-    n = workload.n_tasks
-    ns = platform.n_servers
-    kernel = Kernel()
-    servers = [_Server() for _ in range(ns)]
-    arrival = np.full(n, np.nan)
-    server_of = np.full(n, -1, dtype=np.int64)
-    c_start = np.full(n, np.nan)
-    c_end = np.full(n, np.nan)
-    completion = np.full(n, np.nan)
-    refusals = np.zeros(n, dtype=np.int64)
-    ttype = workload.ttype
-    factor = np.ones(n) if work_factor is None else np.asarray(work_factor, dtype=float)
-    if factor.shape != (n,) or np.any(factor <= 0):
-        raise ValueError("work_factor must hold one positive number per task")
-    log: list = []
-    children: list[list[int]] = [[] for _ in range(n)]
-    missing = np.zeros(n, dtype=np.int64)
-    for i, ps in enumerate(workload.parents):
-        missing[i] = len(ps)
-        for p in ps:
-            children[p].append(i)
-    decision_time = 0.0
-    decisions = 0
-    policy.start(platform, n)
-    period = float(report_period)
-    mem_cap = platform.memory
-    task_mem = platform.task_memory
-    if load_sensor not in LOAD_SENSORS:
-        raise ValueError(f"unknown load sensor {load_sensor!r}; choose one of {', '.join(LOAD_SENSORS)}")
-    smoothed = load_sensor == "loadavg"
-    unfinished = [n]
+    return TimeshareSimulation(platform, workload, policy, report_period=report_period, work_factor=work_factor,
+                               trace=trace, load_sensor=load_sensor, loadavg_tau=loadavg_tau,
+                               report_threshold=report_threshold).run()
 
-    def touch_la(srv: _Server) -> None:
-        now = kernel.now
-        if now > srv.la_t:
-            k = len(srv.heap)
-            srv.la = k + (srv.la - k) * math.exp(-(now - srv.la_t) / loadavg_tau)
-            srv.la_t = now
 
-    def periodic_check(s: int) -> None:
-        srv = servers[s]
-        touch_la(srv)
-        if abs(srv.la - srv.reported) >= report_threshold:
-            srv.last_report = kernel.now
-            srv.reported = srv.la
-            policy.load_report(s, srv.la, kernel.now)
-        if unfinished[0] > 0:
-            kernel.schedule(kernel.now + period, PRIORITY_TS_REPORT, periodic_check, s)
-
-    def load_changed(s: int) -> None:
-        if smoothed:
-            return
-        srv = servers[s]
-        now = kernel.now
-        if now - srv.last_report >= period:
-            send_report(s)
-        elif not srv.check_pending:
-            srv.check_pending = True
-            kernel.schedule(srv.last_report + period, PRIORITY_TS_REPORT, report_check, s)
-
-    def send_report(s: int) -> None:
-        srv = servers[s]
-        srv.last_report = kernel.now
-        srv.reported = len(srv.heap)
-        policy.load_report(s, srv.reported, kernel.now)
-
-    def report_check(s: int) -> None:
-        srv = servers[s]
-        srv.check_pending = False
-        if len(srv.heap) != srv.reported:
-            send_report(s)
-
-    def advance(srv: _Server) -> None:
-        now = kernel.now
-        if srv.heap and now > srv.t:
-            srv.v += (now - srv.t) / len(srv.heap)
-        srv.t = now
-
-    def reschedule(s: int) -> None:
-        srv = servers[s]
-        srv.version += 1
-        if srv.heap:
-            tag = srv.heap[0][0]
-            when = srv.t + (tag - srv.v) * len(srv.heap)
-            kernel.schedule(max(when, kernel.now), PRIORITY_TS_END, compute_done, (s, srv.version))
-
-    def release_children(i: int) -> None:
-        for c in children[i]:
-            missing[c] -= 1
-            if missing[c] == 0:
-                kernel.schedule(kernel.now, PRIORITY_TS_SUBMIT, submit, c)
-
-    def submit(i: int) -> None:
-        nonlocal decision_time, decisions
-        now = kernel.now
-        arrival[i] = now
-        k = int(ttype[i])
-        tic = time.perf_counter()
-        ranked = policy.choose(i, k, now)
-        decision_time += time.perf_counter() - tic
-        decisions += 1
-        if trace:
-            log.append((now, "submit", i, int(ranked[0]) if len(ranked) else -1))
-        for s in ranked:
-            s = int(s)
-            srv = servers[s]
-            if srv.mem + task_mem[k] > mem_cap[s] + 1e-9:
-                refusals[i] += 1
-                if trace:
-                    log.append((now, "refuse", i, s))
-                continue
-            srv.mem += task_mem[k]
-            server_of[i] = s
-            kernel.schedule(now + platform.input[s, k], PRIORITY_TS_JOIN, join, i)
-            return
-        if trace:
-            log.append((now, "lost", i, -1))
-        unfinished[0] -= 1
-        release_children(i)
-
-    def join(i: int) -> None:
-        s = int(server_of[i])
-        srv = servers[s]
-        touch_la(srv)
-        advance(srv)
-        c_start[i] = kernel.now
-        heapq.heappush(srv.heap, (srv.v + platform.compute[s, ttype[i]] * factor[i], i))
-        if trace:
-            log.append((kernel.now, "start", i, s))
-        reschedule(s)
-        load_changed(s)
-
-    def compute_done(arg) -> None:
-        s, version = arg
-        srv = servers[s]
-        if version != srv.version:
-            return
-        touch_la(srv)
-        tag, i = heapq.heappop(srv.heap)
-        srv.v = tag
-        srv.t = kernel.now
-        c_end[i] = kernel.now
-        if trace:
-            log.append((kernel.now, "compute_end", i, s))
-        kernel.schedule(kernel.now + platform.output[s, ttype[i]], PRIORITY_TS_END, done, i)
-        reschedule(s)
-        load_changed(s)
-
-    def done(i: int) -> None:
-        s = int(server_of[i])
-        completion[i] = kernel.now
-        unfinished[0] -= 1
-        servers[s].mem -= task_mem[ttype[i]]
-        if trace:
-            log.append((kernel.now, "done", i, s))
-        policy.task_finished(s, i, kernel.now)
-        release_children(i)
-
-    for i in range(n):
-        if missing[i] == 0:
-            kernel.schedule(float(workload.release[i]), PRIORITY_TS_SUBMIT, submit, i)
-    if smoothed and n:
-        for s in range(ns):
-            kernel.schedule(period, PRIORITY_TS_REPORT, periodic_check, s)
-    kernel.run()
-    duration = np.full(n, np.nan)
-    ok = server_of >= 0
-    duration[ok] = platform.duration[server_of[ok], ttype[ok]]
-    return TimeshareRun(arrival=arrival, server=server_of, compute_start=c_start, compute_end=c_end,
-                        completion=completion, duration=duration, refusals=refusals, ttype=ttype.copy(),
-                        client=workload.client.copy(), servers=platform.servers, trace=log,
-                        decision_seconds=decision_time, decisions=decisions)
+simulate = simulate_timeshare
