@@ -134,7 +134,8 @@ def test_time_limit_must_be_positive():
 
 def _needs_branching(n: int):
     """The first ``n`` 10-job small-set instances that the greedy incumbent does not certify."""
-    from vcsched.formulations.vc_milp import closed_form_load_bound, greedy_placement
+    from vcsched.formulations.vc_milp import load_balancing_incumbent
+    from vcsched.problems.vc_metrics import load_lower_bound
     from vcsched.generators.vc import iter_instance_set
     from vcsched.problems.vc import host_loads
 
@@ -142,8 +143,8 @@ def _needs_branching(n: int):
     for spec, inst in iter_instance_set("small"):
         if spec.jobs != 10:
             continue
-        inc = greedy_placement(inst)
-        if inc is not None and host_loads(inst, inc).max() > closed_form_load_bound(inst) + 1e-9:
+        inc = load_balancing_incumbent(inst)
+        if inc is not None and host_loads(inst, inc).max() > load_lower_bound(inst) + 1e-9:
             out.append(inst)
         if len(out) == n:
             return out

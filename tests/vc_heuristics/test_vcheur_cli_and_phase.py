@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from heuristics.vc import REGISTRY
 from vcsched.cli import main
-from vcsched.formulations.vc_milp import average_yield_lp
+from tests.vc.reference_lp import average_yield_lp
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import (
     Allocation,

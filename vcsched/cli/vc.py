@@ -76,14 +76,15 @@ def _budget_value(text: str) -> float:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     from heuristics.vc.adapt import ADAPT_POLICIES, make_policy
-    from vcsched.sim.vcdynamic import poisson_workload, simulate_dynamic
+    from vcsched.scenarios.vc_dynamic import poisson_workload
+    from vcsched.sim.vcdynamic import simulate_dynamic
 
     if args.policy.lower() not in ADAPT_POLICIES:
         raise UnknownNameError(f"--policy: unknown policy {args.policy!r}; choose one of: {', '.join(ADAPT_POLICIES.names())}")
     if args.swf:
         from vcsched.data import trace_path
         from vcsched.problems.workload import read_swf, time_window
-        from vcsched.sim.vcdynamic import swf_workload
+        from vcsched.scenarios.vc_dynamic import swf_workload
 
         jobs = read_swf(trace_path(args.swf))
         start = float(jobs.submit_time.min()) if len(jobs) else 0.0

@@ -1,0 +1,1 @@
+"""Builders of experiment platforms and workloads that need both the problem types and the simulator."""
