@@ -29,7 +29,8 @@ from __future__ import annotations
 import math
 import pathlib
 import zlib
-from typing import TYPE_CHECKING, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -156,22 +157,22 @@ def run_spec_cell(params: dict, seed: int, methods: Sequence[str], *, tasks: str
 # --------------------------------------------------------------------------- analysis
 
 
-def _instance_key(df: "pandas.DataFrame") -> list[str]:
+def _instance_key(df: pandas.DataFrame) -> list[str]:
     return [c for c in ("jobs", "slack", "cv_mem", "cv_cpu", "instance_rep") if c in df.columns]
 
 
-def ok_rows(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def ok_rows(df: pandas.DataFrame) -> pandas.DataFrame:
     """The rows of the cells that ran (``cell_status == "ok"`` when the harness recorded it)."""
     return df[df["cell_status"] == "ok"] if "cell_status" in df.columns else df
 
 
-def by_instance(df: "pandas.DataFrame", value: str = "min_yield") -> "pandas.DataFrame":
+def by_instance(df: pandas.DataFrame, value: str = "min_yield") -> pandas.DataFrame:
     """Instances x methods table of ``value`` (NaN where the method failed)."""
     return df.set_index(_instance_key(df) + ["method"])[value].unstack("method")
 
 
-def degradation_table(df: "pandas.DataFrame", methods: Sequence[str] = MCB,
-                      paper: dict | None = None) -> "pandas.DataFrame":
+def degradation_table(df: pandas.DataFrame, methods: Sequence[str] = MCB,
+                      paper: dict | None = None) -> pandas.DataFrame:
     """Table 1 / Fig. 7: average and maximum % degradation from the best MCB, per MCB."""
     import pandas as pd
 
@@ -191,7 +192,7 @@ def degradation_table(df: "pandas.DataFrame", methods: Sequence[str] = MCB,
     return pd.DataFrame(rows).sort_values("avg_deg_pct", kind="stable").reset_index(drop=True)
 
 
-def slack_table(df: "pandas.DataFrame", methods: Sequence[str]) -> "pandas.DataFrame":
+def slack_table(df: pandas.DataFrame, methods: Sequence[str]) -> pandas.DataFrame:
     """Per method and slack: mean min yield and avg yield over successes, failure rate (Figs 2-4, 11-13)."""
     sub = df[df["method"].isin(methods)]
     g = sub.groupby(["method", "slack"], as_index=False)
@@ -200,7 +201,7 @@ def slack_table(df: "pandas.DataFrame", methods: Sequence[str]) -> "pandas.DataF
     return out
 
 
-def _runtime(df: "pandas.DataFrame") -> "pandas.Series":
+def _runtime(df: pandas.DataFrame) -> pandas.Series:
     """Seconds without the average-yield phase; RRND/RRNZ include the shared LP."""
     t = df["seconds_first_phase"].astype(float).copy()
     rr = df["method"].isin(["rrnd", "rrnz"])
@@ -208,7 +209,7 @@ def _runtime(df: "pandas.DataFrame") -> "pandas.Series":
     return t
 
 
-def runtime_table(df: "pandas.DataFrame", methods: Sequence[str]) -> "pandas.DataFrame":
+def runtime_table(df: pandas.DataFrame, methods: Sequence[str]) -> pandas.DataFrame:
     """Per method and number of jobs: mean, median and max run time in ms (Figs 5, 10, 14, 18, 22)."""
     sub = df[df["method"].isin(methods)].copy()
     sub["ms"] = 1e3 * _runtime(sub)
@@ -216,7 +217,7 @@ def runtime_table(df: "pandas.DataFrame", methods: Sequence[str]) -> "pandas.Dat
         mean_ms=("ms", "mean"), median_ms=("ms", "median"), max_ms=("ms", "max"))
 
 
-def above_pct(df: "pandas.DataFrame", upper: str, lower: str, *, where=None) -> float:
+def above_pct(df: pandas.DataFrame, upper: str, lower: str, *, where=None) -> float:
     """``100 (mean upper / mean lower - 1)`` over the instances both solved (optionally filtered)."""
     sub = df if where is None else df[where(df)]
     wide = by_instance(sub[sub["method"].isin([upper, lower])])
@@ -228,7 +229,7 @@ def above_pct(df: "pandas.DataFrame", upper: str, lower: str, *, where=None) -> 
     return 100.0 * (both[upper].mean() / both[lower].mean() - 1.0)
 
 
-def below_bound_pct(df: "pandas.DataFrame", method: str, bound: str = "lp", *, where=None) -> float:
+def below_bound_pct(df: pandas.DataFrame, method: str, bound: str = "lp", *, where=None) -> float:
     """``100 (1 - mean method / mean bound)`` over instances both solved: how far below the bound."""
     sub = df if where is None else df[where(df)]
     wide = by_instance(sub[sub["method"].isin([method, bound])])
@@ -240,13 +241,13 @@ def below_bound_pct(df: "pandas.DataFrame", method: str, bound: str = "lp", *, w
     return 100.0 * (1.0 - both[method].mean() / both[bound].mean())
 
 
-def median_ms(df: "pandas.DataFrame", method: str, jobs: int) -> float:
+def median_ms(df: pandas.DataFrame, method: str, jobs: int) -> float:
     """Median first-phase run time of ``method`` on the instances with ``jobs`` jobs, in ms."""
     sub = df[(df["method"] == method) & (df["jobs"] == jobs)]
     return 1e3 * float(sub["seconds_first_phase"].median()) if len(sub) else math.nan
 
 
-def feasible_failures(df: "pandas.DataFrame", methods: Sequence[str]) -> dict:
+def feasible_failures(df: pandas.DataFrame, methods: Sequence[str]) -> dict:
     """Failures of each method on the instances the MILP proved feasible."""
     wide = by_instance(df, "success")
     if "milp" not in wide:
@@ -255,7 +256,7 @@ def feasible_failures(df: "pandas.DataFrame", methods: Sequence[str]) -> dict:
     return {m: int((wide.loc[feas, m] == 0).sum()) for m in methods if m in wide}
 
 
-def slack_figures(df: "pandas.DataFrame", out_dir: pathlib.Path, methods: Sequence[str], *, label: str,
+def slack_figures(df: pandas.DataFrame, out_dir: pathlib.Path, methods: Sequence[str], *, label: str,
                   numbers: tuple[int, int, int, int], highlight: Sequence[str] = ("milp", "lp")) -> list[pathlib.Path]:
     """Min yield, avg yield, failure rate vs slack and run time vs jobs (one PNG each)."""
     sub = df[df["method"].isin(methods)].copy()
@@ -282,7 +283,7 @@ def slack_figures(df: "pandas.DataFrame", out_dir: pathlib.Path, methods: Sequen
     return paths
 
 
-def headline_table(items: list[tuple[str, float, str, str]]) -> "pandas.DataFrame":
+def headline_table(items: list[tuple[str, float, str, str]]) -> pandas.DataFrame:
     """Rows ``(headline, ours, paper, note)`` as a table."""
     import pandas as pd
 

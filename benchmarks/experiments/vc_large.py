@@ -69,7 +69,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return run_spec_cell(params, seed, ["lp", *REGISTRY.names()])
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Fig. 7 table, Figs 6, 8-10 and 15-18, and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
     df = ok_rows(df)

@@ -61,7 +61,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return run_spec_cell(params, seed, list(METHODS), tasks="lublin")
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Figs 19-22 and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
     df = ok_rows(df)

@@ -78,7 +78,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 # --------------------------------------------------------------------------- report
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Table 1, Figs 2-5 and 11-14, and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
     df = ok_rows(df)

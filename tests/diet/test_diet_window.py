@@ -4,8 +4,14 @@ import dataclasses
 
 import pytest
 
-from heuristics.diet import (GlobalTaskManager, WindowParams, make_approach, refine_first_free, window_time_after_idle,
-                             window_time_after_schedule)
+from heuristics.diet import (
+    GlobalTaskManager,
+    WindowParams,
+    make_approach,
+    refine_first_free,
+    window_time_after_idle,
+    window_time_after_schedule,
+)
 from vcsched.errors import InvalidInputError
 from vcsched.problems.diet import AgentTree, DietPlatform, TaskSpec, Workload
 from vcsched.sim.diet import simulate_diet

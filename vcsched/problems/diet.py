@@ -72,7 +72,7 @@ class AgentTree:
     speed: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @classmethod
-    def balanced(cls, n_las: int, seds_per_la: int, *, prefix: str = "sed") -> "AgentTree":
+    def balanced(cls, n_las: int, seds_per_la: int, *, prefix: str = "sed") -> AgentTree:
         """One MA, ``n_las`` LAs under it, ``seds_per_la`` SeDs under each LA (``LA0`` .. , ``sed0`` ..)."""
         if n_las < 0 or seds_per_la < 0:
             raise InvalidInputError("AgentTree.balanced: n_las and seds_per_la must be >= 0")
@@ -82,7 +82,7 @@ class AgentTree:
             parent[f"LA{a}"] = "MA"
         k = 0
         for a in range(n_las):
-            for s in range(seds_per_la):
+            for _ in range(seds_per_la):
                 name = f"{prefix}{k}"
                 parent[name] = f"LA{a}"
                 seds.append(name)

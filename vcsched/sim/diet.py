@@ -74,7 +74,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -179,7 +180,7 @@ class DietPolicy(Protocol):
 class _Job:
     __slots__ = ("req", "remaining", "start", "pred_end")
 
-    def __init__(self, req: "_Request", work: float) -> None:
+    def __init__(self, req: _Request, work: float) -> None:
         self.req = req
         self.remaining = work
         self.start = math.nan
@@ -189,7 +190,7 @@ class _Job:
 class _SeD:
     """A server daemon: processor sharing on ``cpus`` CPUs, optional limit with a FIFO queue."""
 
-    def __init__(self, sim: "_Simulation", name: str, speed: float) -> None:
+    def __init__(self, sim: _Simulation, name: str, speed: float) -> None:
         self.sim = sim
         self.name = name
         self.speed = speed
@@ -243,7 +244,7 @@ class _SeD:
         self.running.append(job)
         self.sim.log(now, "start", job.req.record.task, self.name)
 
-    def accept(self, req: "_Request", now: float) -> None:
+    def accept(self, req: _Request, now: float) -> None:
         self._advance(now)
         self.last_solve = now
         job = _Job(req, self.sim.actual_work(req.spec.cost))
@@ -271,7 +272,7 @@ class _SeD:
             self._start(self.waiting.pop(0), now)
         self._reschedule(now)
 
-    def remove(self, now: float) -> list["_Request"]:
+    def remove(self, now: float) -> list[_Request]:
         self.alive = False
         self.version += 1
         lost = [j.req for j in self.running + self.waiting]
