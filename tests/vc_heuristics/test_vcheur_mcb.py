@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from heuristics.vc import REGISTRY
 from heuristics.vc.mcb import DEFAULT_GRID, DEFAULT_TOL, _sorted_lists, mcb, mcb_pack
+from tests.vc.brute import brute_force_min_yield
 from vcsched.problems.vc import VCInstance, check_allocation
 from vcsched.result import Status
 
@@ -207,18 +208,6 @@ def test_vcheur_mcb8_wider_probe_finds_a_window_the_binary_search_misses():
     assert 0.45 <= res.objective <= brute_force_min_yield(inst) + 1e-9
     # the first grid point inside the window packs: Y_max * k / 32 for the largest k below 0.583
     assert res.extra["y_lo"] >= 0.452
-
-
-def brute_force_min_yield(inst):
-    """Best min yield over every placement of one-task jobs: min(1, 1 / max load) if memory fits."""
-    import itertools
-    best = 0.0
-    for hosts in itertools.product(range(inst.hosts), repeat=len(inst.task_cpu)):
-        hosts = np.array(hosts)
-        mem = np.bincount(hosts, inst.task_mem, inst.hosts)
-        if (mem <= 1 + 1e-12).all():
-            best = max(best, min(1.0, 1.0 / np.bincount(hosts, inst.task_cpu, inst.hosts).max()))
-    return best
 
 
 def test_vcheur_mcb_wider_probe_never_changes_a_successful_search():
