@@ -228,3 +228,18 @@ def test_vcheur_mcb_grid_argument():
     for bad in (-1, 2.5, True, 10**6):
         with pytest.raises(ValueError, match="`grid`"):
             mcb(inst, 8, grid=bad)
+
+
+@pytest.mark.parametrize("cv_cpu, rep", [(0.25, 9), (0.75, 0)])
+def test_vcheur_mcb8_wider_probe_solves_the_two_feasible_small_set_failures(cv_cpu, rep):
+    """The two small-set instances (12 jobs, slack 0.1, cv_mem 0.25) where the binary search alone
+    fails although the MILP finds a placement: the wider probe finds one, below the optimum."""
+    from vcsched.formulations.vc_milp import solve_vc_milp
+    from vcsched.generators.vc import VCSpec, build_instance
+
+    inst = build_instance(VCSpec("small", 4, 12, 0.1, 0.25, cv_cpu, rep))
+    assert mcb(inst, 8, grid=0).status is Status.FAILED
+    res = mcb(inst, 8)
+    opt = solve_vc_milp(inst, time_limit=60)
+    assert res.status is Status.FEASIBLE and opt.status is Status.OPTIMAL
+    assert 0 < res.objective <= opt.objective + 1e-9
