@@ -63,6 +63,7 @@ __all__ = [
     "CompactModel",
     "LiteralModel",
     "least_migration",
+    "compact_migration_expression",
     "load_balancing_incumbent",
     "FORMULATIONS",
     "BUDGET_MODES",
