@@ -59,13 +59,16 @@ from heuristics.vc._common import MEM_EPS, failed, finish, validate_instance
 from vcsched.problems.vc import VCInstance, placement_min_yield
 from vcsched.result import Result
 
-__all__ = ["mcb", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID"] + [f"mcb{v}" for v in range(1, 9)]
+__all__ = ["mcb", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID", "GRID_MODES"] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
 """Default stopping tolerance of the binary search: stop when ``hi - lo <= tol``."""
 
 DEFAULT_GRID = 32
 """Default number of points of the wider probe tried when the binary search finds nothing (see :func:`mcb`)."""
+
+GRID_MODES = ("failure", "always")
+"""When the wider probe runs: only when the binary search found nothing, or after every search."""
 
 CPU_EPS = 1e-12
 """Slack on a host's CPU in the packing (the final yield is recomputed from loads)."""
@@ -319,21 +322,23 @@ class _YieldSearch:
                 return lo, hi
             y = 0.5 * (lo + hi)
 
-    def scan_down(self, y_max: float, points: int) -> tuple[float, float] | None:
-        """Probe ``y_max * k / points`` for ``k = points - 1, ..., 1``; stop at the first that packs.
+    def scan_down(self, y_max: float, points: int, above: float = 0.0) -> tuple[float, float] | None:
+        """Probe ``y_max * k / points`` for ``k = points - 1, ..., 1`` while above ``above``; stop at the first that packs.
 
         Returns ``(y_k, y_{k+1})``, a yield that packed and the grid point
         above it (which did not, or is ``y_max``), or ``None`` when none packs.
         """
         for k in range(points - 1, 0, -1):
             y = y_max * k / points
+            if y <= above:
+                return None
             if self.probe(y) is not None:
                 return y, y_max * (k + 1) / points
         return None
 
 
 def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAULT_TOL,
-        grid: int = DEFAULT_GRID) -> Result:
+        grid: int = DEFAULT_GRID, grid_mode: str = "failure") -> Result:
     """MCB heuristic ``variant`` (§3.4) with binary search on the yield.
 
     Parameters
@@ -346,8 +351,12 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     tol : float, default 1e-4
         Stop the binary search when ``hi - lo <= tol``.
     grid : int, default 32
-        Points of the wider probe tried when no probe of the binary search
-        packs (0 or 1: no wider probe); see Notes.
+        Points of the wider probe (0 or 1: no wider probe); see Notes.
+    grid_mode : {"failure", "always"}, default "failure"
+        ``"failure"``: the wider probe runs only when no probe of the binary
+        search packed. ``"always"``: it also runs after a successful search,
+        over the grid points above the yield found (up to ``grid - 1`` more
+        packings), and keeps the better placement.
 
     Returns
     -------
@@ -369,11 +378,15 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     search packed, probe the grid ``Y_max k / grid`` for ``k = grid - 1``
     down to 1; at the first that packs, resume the binary search between it
     and the grid point above. A window wider than ``Y_max / grid`` is always
-    found. Then, if still nothing packed, one packing at ``Y = 0`` (memory
-    only; any placement it finds has a positive yield); the best placement
-    of all probes is returned. Instances whose binary search succeeds are
-    unaffected. The result is ``failed`` ("no yield Y > 0 packs") only when
-    every probe failed.
+    found. Then one packing at ``Y = 0`` (memory only; any placement it finds
+    has a positive yield); the best placement of all probes is returned.
+    With the default ``grid_mode="failure"``, instances whose binary search
+    succeeds are unaffected. The result is ``failed`` ("no yield Y > 0
+    packs") only when every probe failed.
+
+    The same non-monotonicity can stop a successful search below a yield
+    that packs (e.g. at 0.446 when 0.486 packs); ``grid_mode="always"``
+    looks for those too, at the price of more packings.
 
     References
     ----------
@@ -396,17 +409,21 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
         raise ValueError(f"`tol` must be a number in (0, 1), got {tol!r}")
     if not (isinstance(grid, int) and not isinstance(grid, bool) and 0 <= grid <= 10_000):
         raise ValueError(f"`grid` must be an integer in 0..10000, got {grid!r}")
+    if grid_mode not in GRID_MODES:
+        raise ValueError(f"`grid_mode` must be one of {GRID_MODES}, got {grid_mode!r}")
     method = f"mcb{variant}"
     y_max = min(1.0, instance.hosts / float(instance.task_cpu.sum()))
     search = _YieldSearch(instance, variant)
     lo, hi = search.bisect(0.0, y_max, y_max / 2.0, tol)
+    found = search.best is not None
     grid_probes = 0
-    if search.best is None:
+    if grid > 1 and (not found or grid_mode == "always"):
         before = search.probes
-        bracket = search.scan_down(y_max, grid) if grid > 1 else None
+        bracket = search.scan_down(y_max, grid, above=lo)
         if bracket is not None:
             lo, hi = search.bisect(bracket[0], bracket[1], 0.5 * (bracket[0] + bracket[1]), tol)
         grid_probes = search.probes - before
+    if not found:
         search.probe(0.0)
     t1 = time.perf_counter()
     extra = {"probes": search.probes, "grid_probes": grid_probes, "y_lo": lo, "y_hi": hi, "y_max": y_max}
@@ -416,8 +433,9 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
 
 
 def _make(variant: int):
-    def heuristic(instance: VCInstance, *, rng=None, tol: float = DEFAULT_TOL, grid: int = DEFAULT_GRID) -> Result:
-        return mcb(instance, variant, rng=rng, tol=tol, grid=grid)
+    def heuristic(instance: VCInstance, *, rng=None, tol: float = DEFAULT_TOL, grid: int = DEFAULT_GRID,
+                  grid_mode: str = "failure") -> Result:
+        return mcb(instance, variant, rng=rng, tol=tol, grid=grid, grid_mode=grid_mode)
 
     key, desc = MCB_VARIANTS[variant]
     heuristic.__name__ = heuristic.__qualname__ = f"mcb{variant}"

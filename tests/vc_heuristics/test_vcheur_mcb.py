@@ -243,3 +243,27 @@ def test_vcheur_mcb8_wider_probe_solves_the_two_feasible_small_set_failures(cv_c
     opt = solve_vc_milp(inst, time_limit=60)
     assert res.status is Status.FEASIBLE and opt.status is Status.OPTIMAL
     assert 0 < res.objective <= opt.objective + 1e-9
+
+
+def test_vcheur_mcb8_grid_always_finds_a_higher_yield_the_search_stopped_below():
+    """Large-set instance (250 jobs, slack 0.2, CVs 0.75, replicate 32): the binary search stops at
+    0.446 next to a yield that fails, while 0.486 packs; grid_mode="always" finds the higher one."""
+    from vcsched.generators.vc import VCSpec, build_instance
+
+    inst = build_instance(VCSpec("large", 64, 250, 0.2, 0.75, 0.75, 32))
+    plain, wide = mcb(inst, 8), mcb(inst, 8, grid_mode="always")
+    assert plain.extra["grid_probes"] == 0 and plain.objective == pytest.approx(0.44589, abs=1e-4)
+    assert wide.extra["grid_probes"] >= 1 and wide.objective >= 0.48
+    assert check_allocation(inst, wide.solution).valid
+
+
+def test_vcheur_mcb_grid_always_is_never_worse():
+    from vcsched.generators.vc import generate_vc_instance
+
+    for seed in range(8):
+        inst = generate_vc_instance(8, 30, 0.2, 0.75, 0.75, rng=seed)
+        for v in (1, 5, 8):
+            a, b = mcb(inst, v), mcb(inst, v, grid_mode="always")
+            assert (b.objective or 0.0) >= (a.objective or 0.0) - 1e-12
+    with pytest.raises(ValueError, match="`grid_mode`"):
+        mcb(inst, 8, grid_mode="sometimes")
