@@ -53,28 +53,19 @@ def lp_relaxation(instance: VCInstance, *, formulation: str = "compact", time_li
     """
     t0 = time.perf_counter()
     if formulation == "compact":
-        prob, var = build_compact_model(instance, relax=True)
+        model = build_compact_model(instance, relax=True)
     elif formulation == "literal":
-        prob, var = build_literal_model(instance, relax=True)
+        model = build_literal_model(instance, relax=True)
     else:
         raise ValueError(f"formulation must be 'compact' or 'literal', got {formulation!r}")
     build = time.perf_counter() - t0
-    out = solve_model(prob, mip=False, time_limit=time_limit, variables=var["variables"])
+    out = solve_model(model.problem, mip=False, time_limit=time_limit, variables=model.variables)
     extra = {"build_seconds": build, "solve_seconds": out.seconds, "formulation": formulation}
     method = "lp" if formulation == "compact" else "lp-literal"
     if not out.status.has_solution:
         return Result(method, out.status, None, None, None, None, time.perf_counter() - t0, out.message, extra)
-    J, H = instance.n_jobs, instance.hosts
-    if formulation == "compact":
-        x = var["x"]
-        e = np.array([[x[i, j].varValue or 0.0 for j in range(H)] for i in range(J)]) / instance.tasks[:, None]
-        y = min(1.0, 1.0 / out.objective)
-    else:
-        ev = np.array([[v.varValue or 0.0 for v in row] for row in var["e"]])
-        e = np.zeros((J, H))
-        np.add.at(e, instance.task_job, ev)
-        e /= instance.tasks[:, None]
-        y = min(1.0, out.objective)
+    e = model.job_host_values(instance) / instance.tasks[:, None]
+    y = model.min_yield(out.objective)
     e = np.clip(e, 0.0, None)
     e /= e.sum(axis=1, keepdims=True)
     return Result(method, Status.OPTIMAL if out.status is Status.OPTIMAL else out.status, y, y, 0.0,

@@ -88,7 +88,7 @@ def _rep_seed(seed: int, rep: int) -> int:
 def run_cell(params: dict, seed: int) -> list[dict]:
     """Simulate the cell's experiment under its approaches (the agents' random tie-breaks from ``seed``)."""
     from heuristics.diet import make_approach
-    from vcsched.problems.diet import add_seds, bursty, simulate_scenario, steady
+    from vcsched.scenarios.diet import add_seds, bursty, simulate_scenario, steady
 
     exp = params["experiment"]
     rows = []
@@ -119,8 +119,8 @@ def _mixed(seed: int):
     at 3 per 2 s, where the window refinements (MinMin, Sufferage, MSF) can differ from Algorithm 3."""
     import dataclasses
 
-    from vcsched.problems.diet import add_seds, dgemm_task
-    from vcsched.sim.diet import Workload
+    from vcsched.scenarios.diet import add_seds, dgemm_task
+    from vcsched.problems.diet import Workload
 
     base = add_seds(2.0 / 3.0)
     sizes = np.random.default_rng([seed, 8]).choice([800, 1000, 1200, 1400, 1600], size=len(base.workload.arrivals))
@@ -168,7 +168,7 @@ def _bursty(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
 def _add_seds(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     import pandas as pd
 
-    from vcsched.problems.diet import PAPER
+    from vcsched.scenarios.diet import PAPER
 
     ok = _ok(df, "add-seds")
     if ok.empty:
@@ -211,7 +211,7 @@ def _steady(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from vcsched.problems.diet import PAPER
+    from vcsched.scenarios.diet import PAPER
 
     ok = _ok(df, "steady")
     if ok.empty:

@@ -108,7 +108,7 @@ def cells(quick: bool) -> list[dict]:
 
 def _simulate(params: dict, jobs, policy):
     """Fresh clusters of the cell's platform, the cell's (shared, read-only) job table, one policy."""
-    from vcsched.problems.grid_scenarios import SCENARIOS, platform_clusters
+    from vcsched.scenarios.grid import SCENARIOS, platform_clusters
     from vcsched.sim import simulate
 
     clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
@@ -126,7 +126,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     seconds after the first submission.
     """
     from heuristics.grid.realloc import Reallocation
-    from vcsched.problems.grid_scenarios import build_scenario, compare_to_reference
+    from vcsched.scenarios.grid import build_scenario, compare_to_reference
 
     scenario_kw, policy_kw, _ = CAUSE_VARIANTS[params.get("cause") or "default"]
     _, jobs = build_scenario(params["scenario"], heterogeneous=params["heterogeneous"], batch=params["batch"],
@@ -371,7 +371,7 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     days = ok["days"].dropna().unique() if "days" in ok else []
     lines.append(f"grid-realloc: {ok['cell'].nunique() if 'cell' in ok else '?'} cells, {len(ok)} simulations"
                  + (f" (quick: first {days[0]:g} days of each scenario)" if len(days) else "")
-                 + "; Grid'5000 sites are synthetic Lublin-Feitelson traces (see vcsched.problems.grid_scenarios)")
+                 + "; Grid'5000 sites are synthetic Lublin-Feitelson traces (see vcsched.scenarios.grid)")
     lines.append(text_table(head))
     rr = paper_table(ok, "relative_response", "cancel", False)
     lines.append("Relative average response time, cancellation, homogeneous (Table 16 analogue):")

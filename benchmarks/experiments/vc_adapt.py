@@ -3,7 +3,7 @@
 Seed 001 §6.1 leaves the choice of the migration budget ``B`` and heuristics
 for the adaptation MILP to future work; this experiment does that study.
 Poisson arrivals, exponential lifetimes, needs drawn as in §4.1
-(:func:`vcsched.sim.vcdynamic.poisson_workload`); at every arrival and
+(:func:`vcsched.scenarios.vc_dynamic.poisson_workload`); at every arrival and
 departure the policy adapts the allocation moving at most ``B`` memory.
 
 Cells: arrival rate (workload intensity) x replicate x policy x budget. The
@@ -45,7 +45,8 @@ def cells(quick: bool) -> list[dict]:
 
 def run_cell(params: dict, seed: int) -> list[dict]:
     from heuristics.vc.adapt import make_policy
-    from vcsched.sim.vcdynamic import poisson_workload, simulate_dynamic
+    from vcsched.scenarios.vc_dynamic import poisson_workload
+    from vcsched.sim.vcdynamic import simulate_dynamic
 
     rng = np.random.default_rng([params["workload_seed"], int(round(params["rate"] * 1000))])
     workload = poisson_workload(params["hosts"], params["rate"], MEAN_LIFETIME, params["duration"], slack=0.3, rng=rng)

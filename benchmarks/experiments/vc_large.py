@@ -1,7 +1,7 @@
 """``vc-large``: seed 001 §4.2.1 and §4.2.3 on the 10,800 large instances (64 hosts, 100-500 jobs).
 
 Every instance of ``instance_set_specs("large")`` (fixed root seed
-:data:`~benchmarks.experiments.vc_small.INSTANCE_ROOT_SEED`) is solved by the
+:data:`~benchmarks.experiments._vc_common.INSTANCE_ROOT_SEED`) is solved by the
 fourteen heuristics and the LP relaxation (the bound: no MILP at this size).
 The LP is solved once per instance and shared by the bound, RRND and RRNZ.
 
@@ -9,7 +9,7 @@ Reproduces the Fig. 7 table (MCB % degradation from best), Figs 6, 8-10
 (MCB1-8) and Figs 15-18 (MCB8, GR, SG, GB, SGB, RRND, RRNZ and the LP bound).
 
 One cell = one specification and a chunk of 10 replicates (full: 1,080
-cells); rows and definitions as in :mod:`benchmarks.experiments.vc_small`.
+cells); rows and definitions as in :mod:`benchmarks.experiments._vc_common`.
 """
 
 from __future__ import annotations
@@ -20,16 +20,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from benchmarks.experiments.vc_small import (
+from benchmarks.experiments._vc_common import (
     MCB,
+    below_bound_pct,
+    by_instance,
     degradation_table,
     headline_table,
+    median_ms,
+    ok_rows,
     run_spec_cell,
     runtime_table,
     slack_figures,
     slack_table,
     spec_cells,
-    _wide,
 )
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
@@ -37,7 +40,7 @@ from benchmarks.tables import save_table, text_table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "below_bound_pct", "PAPER_FIG7"]
+__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "PAPER_FIG7"]
 
 OVERALL = ("lp", "mcb8", "gr", "sg", "gb", "sgb", "rrnd", "rrnz")
 PAPER_FIG7 = {  # seed 001 Fig. 7 (a table): avg, max % degradation from best, large instances
@@ -66,27 +69,10 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return run_spec_cell(params, seed, ["lp", *REGISTRY.names()])
 
 
-def below_bound_pct(df: "pandas.DataFrame", method: str, bound: str = "lp", *, where=None) -> float:
-    """``100 (1 - mean method / mean bound)`` over instances both solved: how far below the bound."""
-    sub = df if where is None else df[where(df)]
-    wide = _wide(sub[sub["method"].isin([method, bound])])
-    if method not in wide or bound not in wide:
-        return math.nan
-    both = wide[[method, bound]].dropna()
-    if both.empty:
-        return math.nan
-    return 100.0 * (1.0 - both[method].mean() / both[bound].mean())
-
-
-def _median_ms(df, method: str, jobs: int) -> float:
-    sub = df[(df["method"] == method) & (df["jobs"] == jobs)]
-    return 1e3 * float(sub["seconds_first_phase"].median()) if len(sub) else math.nan
-
-
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Fig. 7 table, Figs 6, 8-10 and 15-18, and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
-    df = df[df["cell_status"] == "ok"] if "cell_status" in df.columns else df
+    df = ok_rows(df)
     deg = degradation_table(df, MCB, PAPER_FIG7)
     save_table(deg, out_dir, "fig7_mcb_degradation", title="Fig. 7: % degradation from best MCB (large)")
     by_slack = slack_table(df, MCB + OVERALL)
@@ -112,7 +98,7 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     fail = by_slack.pivot(index="slack", columns="method", values="failure_rate")
     rrnd_low = fail.loc[fail.index < 0.4, "rrnd"].mean() if "rrnd" in fail else math.nan
     items = [
-        ("instances", len(_wide(df, "success")), 10800, ""),
+        ("instances", len(by_instance(df, "success")), 10800, ""),
         ("MCB8 avg % degradation from best MCB", mcb8["avg_deg_pct"] if mcb8 is not None else math.nan, 0.09, ""),
         ("MCB8 max % degradation", mcb8["max_deg_pct"] if mcb8 is not None else math.nan, 3.16, ""),
         ("MCB8 % below LP, slack >= 0.3", below_bound_pct(df, "mcb8", where=hi_slack), "~0",
@@ -122,11 +108,11 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
         ("greedy % below LP, slack > 0.2 (GR, SG, GB, SGB: min..max)",
          f"{np.nanmin(greedy):.1f}..{np.nanmax(greedy):.1f}", "~20", ""),
         ("RRND failure rate, slack < 0.4", rrnd_low, 1.0, "paper: 'failed to solve any'"),
-        ("MCB8 median ms, 500 jobs (no avg-yield phase)", _median_ms(df, "mcb8", 500), "~500",
+        ("MCB8 median ms, 500 jobs (no avg-yield phase)", median_ms(df, "mcb8", 500), "~500",
          "target <= 10 ms"),
-        ("GR median ms, 500 jobs", _median_ms(df, "gr", 500), "15..20", "target <= 2 ms"),
-        ("SG median ms, 500 jobs", _median_ms(df, "sg", 500), "15..20", "target <= 2 ms"),
-        ("LP median s, 500 jobs", _median_ms(df, "lp", 500) / 1e3, "~650 (GLPK, RRND)", "HiGHS"),
+        ("GR median ms, 500 jobs", median_ms(df, "gr", 500), "15..20", "target <= 2 ms"),
+        ("SG median ms, 500 jobs", median_ms(df, "sg", 500), "15..20", "target <= 2 ms"),
+        ("LP median s, 500 jobs", median_ms(df, "lp", 500) / 1e3, "~650 (GLPK, RRND)", "HiGHS"),
         ("sum of cell seconds (CPU-side wall, all workers)",
          float(df.drop_duplicates("cell")["cell_seconds"].sum()) if "cell_seconds" in df else math.nan, "-",
          "budget 45 min wall on 2 cores"),

@@ -134,7 +134,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 # --------------------------------------------------------------------------- report
 
 
-def per_jobs_table(milp: "pandas.DataFrame") -> "pandas.DataFrame":
+def per_jobs_table(milp: pandas.DataFrame) -> pandas.DataFrame:
     """Per job count (and all): compact mean/max time, proven counts, literal mean/max and ratio on the same instances."""
     import pandas as pd
 
@@ -167,7 +167,7 @@ def per_jobs_table(milp: "pandas.DataFrame") -> "pandas.DataFrame":
     return table
 
 
-def per_spec_table(milp: "pandas.DataFrame") -> "pandas.DataFrame":
+def per_spec_table(milp: pandas.DataFrame) -> pandas.DataFrame:
     comp = milp[milp["formulation"] == "compact"]
     g = comp.groupby(["jobs", "slack", "cv_mem", "cv_cpu"], as_index=False)
     return g.agg(instances=("seconds", "size"), mean_s=("seconds", "mean"), max_s=("seconds", "max"),
@@ -175,14 +175,14 @@ def per_spec_table(milp: "pandas.DataFrame") -> "pandas.DataFrame":
                  infeasible=("status", lambda s: int((s == "infeasible").sum())))
 
 
-def lp_table(lp: "pandas.DataFrame") -> "pandas.DataFrame":
+def lp_table(lp: pandas.DataFrame) -> pandas.DataFrame:
     g = lp.astype({"hosts": int, "jobs": int}).groupby("formulation", as_index=False)
     return g.agg(hosts=("hosts", "first"), jobs=("jobs", "first"), runs=("seconds", "size"),
                  mean_s=("seconds", "mean"), max_s=("seconds", "max"), build_mean_s=("build_seconds", "mean"),
                  status=("status", lambda s: ",".join(sorted(set(s)))))
 
 
-def _figure(milp: "pandas.DataFrame", out_dir: pathlib.Path) -> pathlib.Path:
+def _figure(milp: pandas.DataFrame, out_dir: pathlib.Path) -> pathlib.Path:
     import pandas as pd
 
     parts = []
@@ -203,7 +203,7 @@ def _figure(milp: "pandas.DataFrame", out_dir: pathlib.Path) -> pathlib.Path:
                      logy=True, legend_loc="lower right")
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Per-jobs and per-spec tables, LP timing table, the time-vs-jobs figure and the target checks."""
     ok = df[df["cell_status"] == "ok"] if "cell_status" in df else df
     lines = []

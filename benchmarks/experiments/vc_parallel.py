@@ -22,15 +22,16 @@ import math
 import pathlib
 from typing import TYPE_CHECKING
 
-from benchmarks.experiments.vc_small import (
+from benchmarks.experiments._vc_common import (
+    below_bound_pct,
     headline_table,
+    ok_rows,
     run_spec_cell,
     runtime_table,
     slack_figures,
     slack_table,
     spec_cells,
 )
-from benchmarks.experiments.vc_large import below_bound_pct
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
 
@@ -60,10 +61,10 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return run_spec_cell(params, seed, list(METHODS), tasks="lublin")
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Figs 19-22 and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
-    df = df[df["cell_status"] == "ok"] if "cell_status" in df.columns else df
+    df = ok_rows(df)
     by_slack = slack_table(df, METHODS)
     save_table(by_slack, out_dir, "by_slack", title="Per method and slack (parallel jobs)")
     rt = runtime_table(df, METHODS)

@@ -44,7 +44,7 @@ interchangeable, a job's moved tasks are ``sum_j max(0, n_ij - cur_ij)``.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment

@@ -31,9 +31,11 @@ that did not, initially ``Y_max``); it stops when ``hi - lo <= tol``
 (default ``1e-4``). When a packing succeeds, ``lo`` becomes the best yield of
 that placement, ``min(1, 1 / max_j L_j) >= Y``, which can only shorten the
 search. MCB is not monotone in ``Y``, so the returned placement is the best
-of all that packed. When no probe packs, a last packing at ``Y = 0`` (memory
-only; any placement it finds has a positive yield) is tried; if it fails too
-the result is ``failed`` ("no Y > 0 packs").
+of all that packed. When no probe packs, a wider probe (a descending grid of
+yields, then the binary search resumed in the bracket found, see :func:`mcb`)
+and a last packing at ``Y = 0`` (memory only; any placement it finds has a
+positive yield) are tried; if all fail the result is ``failed`` ("no yield
+Y > 0 packs").
 
 Parallel jobs (§5): every task is an item with its job's ``alpha_i Y`` and
 ``m_i``; tasks of one job are placed independently and may share a host.
@@ -57,10 +59,16 @@ from heuristics.vc._common import MEM_EPS, failed, finish, validate_instance
 from vcsched.problems.vc import VCInstance, placement_min_yield
 from vcsched.result import Result
 
-__all__ = ["mcb", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL"] + [f"mcb{v}" for v in range(1, 9)]
+__all__ = ["mcb", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID", "GRID_MODES"] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
 """Default stopping tolerance of the binary search: stop when ``hi - lo <= tol``."""
+
+DEFAULT_GRID = 32
+"""Default number of points of the wider probe tried when the binary search finds nothing (see :func:`mcb`)."""
+
+GRID_MODES = ("failure", "always")
+"""When the wider probe runs: only when the binary search found nothing, or after every search."""
 
 CPU_EPS = 1e-12
 """Slack on a host's CPU in the packing (the final yield is recomputed from loads)."""
@@ -102,18 +110,101 @@ def _sorted_lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[np.ndarra
     return order[heavy], order[~heavy]
 
 
-def _first_fit(c: list, m: list, used: list, p: int, rc: float, rm: float) -> int:
-    """First index ``>= p`` of an unused item with ``c <= rc`` and ``m <= rm`` (len if none)."""
-    n = len(c)
-    while p < n:
-        if not used[p] and c[p] <= rc and m[p] <= rm:
-            return p
-        p += 1
-    return n
+class _PlainList:
+    """One list of a packing, searched by a forward scan (any variant).
+
+    ``cpu``/``mem`` are the items' sizes in list order. Within one host the
+    free capacities only shrink, so an item skipped once never fits later on
+    that host: the search resumes from ``pos``, which only moves forward
+    (it is set past the end when nothing fits).
+    """
+
+    __slots__ = ("order", "cpu", "mem", "n", "host", "used", "head", "pos")
+
+    def __init__(self, order: np.ndarray, c: np.ndarray, m: np.ndarray):
+        self.order = order
+        self.cpu = c[order].tolist()
+        self.mem = m[order].tolist()
+        self.n = len(self.cpu)
+        self.host = [0] * self.n
+        self.used = [False] * self.n
+        self.head = 0
+        self.pos = 0
+
+    def new_host(self) -> None:
+        """Restart the scan at the first unused item."""
+        used, n = self.used, self.n
+        head = self.head
+        while head < n and used[head]:
+            head += 1
+        self.head = self.pos = head
+
+    def place_first_fit(self, rc: float, rm: float, h: int) -> int:
+        """Put on host ``h`` the first unused item at or after ``pos`` with ``cpu <= rc`` and ``mem <= rm``.
+
+        Returns its position, or ``-1`` (and ``pos`` past the end) when none fits.
+        """
+        cpu, mem, used, n = self.cpu, self.mem, self.used, self.n
+        k = self.pos
+        while k < n and (used[k] or cpu[k] > rc or mem[k] > rm):
+            k += 1
+        if k == n:
+            self.pos = n
+            return -1
+        used[k] = True
+        self.host[k] = h
+        self.pos = k + 1
+        return k
+
+
+class _MaxDescList(_PlainList):
+    """A list of MCB8 (sorted by decreasing dominant size): same answers as the scan, fewer steps.
+
+    The dominant size is the CPU in the CPU-heavy list and the memory in the
+    memory-heavy one; it is non-increasing along the list and at least the
+    other size. Items whose dominant size exceeds the free capacity in that
+    dimension form a prefix, skipped by bisection; items whose dominant size
+    is at most the free capacity in the other dimension fit for sure, so only
+    the band in between is scanned; used items are skipped with a union-find
+    "next unused" array ``nxt``.
+    """
+
+    __slots__ = ("cpu_heavy", "neg_dominant", "other", "nxt")
+
+    def __init__(self, order: np.ndarray, c: np.ndarray, m: np.ndarray, cpu_heavy: bool):
+        super().__init__(order, c, m)
+        self.cpu_heavy = cpu_heavy
+        dominant = c[order] if cpu_heavy else m[order]
+        self.neg_dominant = (-dominant).tolist()
+        self.other = self.mem if cpu_heavy else self.cpu
+        self.nxt = list(range(self.n + 1))
+
+    def new_host(self) -> None:
+        self.pos = 0
+
+    def place_first_fit(self, rc: float, rm: float, h: int) -> int:
+        r_dom, r_other = (rc, rm) if self.cpu_heavy else (rm, rc)
+        nxt, other, n = self.nxt, self.other, self.n
+        k = bisect_left(self.neg_dominant, -r_dom, self.pos)
+        if nxt[k] != k:
+            k = _find_unused(nxt, k)
+        if r_other < r_dom and k < n:
+            band_end = bisect_left(self.neg_dominant, -r_other, k)
+            while k < band_end and other[k] > r_other:
+                k += 1
+                if nxt[k] != k:
+                    k = _find_unused(nxt, k)
+        if k == n:
+            self.pos = n
+            return -1
+        nxt[k] = k + 1
+        self.host[k] = h
+        self.pos = k + 1
+        return k
 
 
 def _find_unused(nxt: list, k: int) -> int:
-    """First unused position ``>= k`` (``nxt`` is a union-find "next unused" array)."""
+    """First unused position ``>= k`` (``nxt`` is a union-find "next unused" array), compressing the path."""
     root = k
     while nxt[root] != root:
         root = nxt[root]
@@ -122,160 +213,15 @@ def _find_unused(nxt: list, k: int) -> int:
     return root
 
 
-def _first_fit_max_desc(neg_key: list, other: list, nxt: list, p: int, r_key: float, r_other: float) -> int:
-    """First fit in a list sorted by decreasing dominant size (MCB8).
-
-    ``-neg_key`` is the item's dominant size (CPU in the CPU-heavy list,
-    memory in the memory-heavy one), non-increasing along the list, and
-    ``other <= -neg_key`` the other size. Items with dominant size above
-    ``r_key`` form a prefix (found by bisection); beyond the position where
-    the dominant size drops to ``r_other`` every item fits, so only the band
-    in between is scanned. Same answer as a plain scan, fewer steps.
-    """
-    k = bisect_left(neg_key, -r_key, p)
-    if nxt[k] != k:
-        k = _find_unused(nxt, k)
-    if r_other >= r_key or k >= len(other):
-        return k
-    band_end = bisect_left(neg_key, -r_other, k)
-    while k < band_end:
-        if other[k] <= r_other:
-            return k
-        k += 1
-        if nxt[k] != k:
-            k = _find_unused(nxt, k)
-    return k
+def _make_lists(c: np.ndarray, m: np.ndarray, variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
+    """The CPU-heavy and memory-heavy lists of ``variant`` (MCB8's searched by bisection when ``fast``)."""
+    A, B = _sorted_lists(c, m, variant)
+    if fast and variant == 8:
+        return _MaxDescList(A, c, m, cpu_heavy=True), _MaxDescList(B, c, m, cpu_heavy=False)
+    return _PlainList(A, c, m), _PlainList(B, c, m)
 
 
-def _pack_max_desc(c: np.ndarray, m: np.ndarray, hosts: int) -> np.ndarray | None:
-    """:func:`mcb_pack` for MCB8: same result as the plain scan (tested), faster.
-
-    Each list is sorted by decreasing dominant size (CPU in the CPU-heavy
-    list, memory in the memory-heavy one). Items whose dominant size exceeds
-    the host's free capacity in that dimension form a prefix, skipped by
-    bisection; items whose dominant size is at most the free capacity in the
-    other dimension fit for sure, so only the band in between is scanned;
-    used items are skipped with a union-find "next unused" array. The search
-    of :func:`_first_fit_max_desc` is inlined (this is the hot loop).
-    """
-    A, B = _sorted_lists(c, m, 8)
-    cA, mA, cB, mB = c[A].tolist(), m[A].tolist(), c[B].tolist(), m[B].tolist()
-    negA = (-c[A]).tolist()
-    negB = (-m[B]).tolist()
-    nA, nB = len(cA), len(cB)
-    nxtA, nxtB = list(range(nA + 1)), list(range(nB + 1))
-    hostA, hostB = [0] * nA, [0] * nB
-    capc, capm = 1.0 + CPU_EPS, 1.0 + MEM_EPS
-    left_cpu = float(c.sum())
-    left_mem = float(m.sum())
-    left = nA + nB
-    find = _find_unused
-    for h in range(hosts):
-        if left_cpu > (hosts - h) * capc + 1e-9 or left_mem > (hosts - h) * capm + 1e-9:
-            return None
-        pA = pB = 0
-        rc, rm = capc, capm
-        while True:
-            if rc >= rm:
-                k = bisect_left(negA, -rc, pA)
-                if nxtA[k] != k:
-                    k = find(nxtA, k)
-                if rm < rc and k < nA:
-                    band_end = bisect_left(negA, -rm, k)
-                    while k < band_end:
-                        if mA[k] <= rm:
-                            break
-                        k += 1
-                        if nxtA[k] != k:
-                            k = find(nxtA, k)
-                if k < nA:
-                    nxtA[k] = k + 1
-                    hostA[k] = h
-                    rc -= cA[k]
-                    rm -= mA[k]
-                    left_cpu -= cA[k]
-                    left_mem -= mA[k]
-                    pA = k + 1
-                    left -= 1
-                    continue
-                pA = nA
-                k = bisect_left(negB, -rm, pB)
-                if nxtB[k] != k:
-                    k = find(nxtB, k)
-                if rc < rm and k < nB:
-                    band_end = bisect_left(negB, -rc, k)
-                    while k < band_end:
-                        if cB[k] <= rc:
-                            break
-                        k += 1
-                        if nxtB[k] != k:
-                            k = find(nxtB, k)
-                if k < nB:
-                    nxtB[k] = k + 1
-                    hostB[k] = h
-                    rc -= cB[k]
-                    rm -= mB[k]
-                    left_cpu -= cB[k]
-                    left_mem -= mB[k]
-                    pB = k + 1
-                    left -= 1
-                    continue
-                pB = nB
-            else:
-                k = bisect_left(negB, -rm, pB)
-                if nxtB[k] != k:
-                    k = find(nxtB, k)
-                if rc < rm and k < nB:
-                    band_end = bisect_left(negB, -rc, k)
-                    while k < band_end:
-                        if cB[k] <= rc:
-                            break
-                        k += 1
-                        if nxtB[k] != k:
-                            k = find(nxtB, k)
-                if k < nB:
-                    nxtB[k] = k + 1
-                    hostB[k] = h
-                    rc -= cB[k]
-                    rm -= mB[k]
-                    left_cpu -= cB[k]
-                    left_mem -= mB[k]
-                    pB = k + 1
-                    left -= 1
-                    continue
-                pB = nB
-                k = bisect_left(negA, -rc, pA)
-                if nxtA[k] != k:
-                    k = find(nxtA, k)
-                if rm < rc and k < nA:
-                    band_end = bisect_left(negA, -rm, k)
-                    while k < band_end:
-                        if mA[k] <= rm:
-                            break
-                        k += 1
-                        if nxtA[k] != k:
-                            k = find(nxtA, k)
-                if k < nA:
-                    nxtA[k] = k + 1
-                    hostA[k] = h
-                    rc -= cA[k]
-                    rm -= mA[k]
-                    left_cpu -= cA[k]
-                    left_mem -= mA[k]
-                    pA = k + 1
-                    left -= 1
-                    continue
-                pA = nA
-            break
-        if left == 0:
-            out = np.empty(c.shape[0], dtype=np.int64)
-            out[A] = hostA
-            out[B] = hostB
-            return out
-    return None
-
-
-def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int) -> np.ndarray | None:
+def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bool = True) -> np.ndarray | None:
     """Pack items ``(c_k, m_k)`` into ``hosts`` unit bins with MCB ``variant``.
 
     Parameters
@@ -284,6 +230,9 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int) -> np.ndarr
         CPU (already multiplied by the target yield) and memory of each item.
     hosts : int
     variant : int in 1..8
+    fast : bool, default True
+        Search MCB8's lists by bisection (:class:`_MaxDescList`); ``False``
+        scans every list forward. Same placement either way (tested).
 
     Returns
     -------
@@ -292,96 +241,104 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int) -> np.ndarr
 
     Notes
     -----
-    Within one host the free capacities only shrink, so an item skipped once
-    never fits later on that host: each list is scanned from a per-host
-    pointer that only moves forward, ``O(K)`` per host, ``O(K H)`` per
-    packing in the worst case. A packing is abandoned as soon as the CPU
-    or memory still to place exceeds the capacity of the hosts left (it would
-    fail anyway).
+    Step 3 of the module docstring. A forward scan is ``O(K)`` per host,
+    ``O(K H)`` per packing in the worst case. A packing is abandoned as soon
+    as the CPU or memory still to place exceeds the capacity of the hosts
+    left (it would fail anyway).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mcb_pack(np.array([0.6, 0.4, 0.3]), np.array([0.1, 0.05, 0.8]), 2, 8).tolist()
+    [0, 1, 0]
     """
-    if variant == 8:
-        return _pack_max_desc(c, m, hosts)
-    return _pack_generic(c, m, hosts, variant)
-
-
-def _pack_generic(c: np.ndarray, m: np.ndarray, hosts: int, variant: int) -> np.ndarray | None:
-    """Plain forward scans (any variant); the reference for the MCB8 fast path."""
-    A, B = _sorted_lists(c, m, variant)
-    cA, mA, cB, mB = c[A].tolist(), m[A].tolist(), c[B].tolist(), m[B].tolist()
-    nA, nB = len(cA), len(cB)
-    usedA, usedB = [False] * nA, [False] * nB
-    hostA, hostB = [0] * nA, [0] * nB
+    cpu_list, mem_list = _make_lists(c, m, variant, fast)
     capc, capm = 1.0 + CPU_EPS, 1.0 + MEM_EPS
     left_cpu = float(c.sum())
     left_mem = float(m.sum())
-    left = nA + nB
-    hA = hB = 0
+    left = cpu_list.n + mem_list.n
     for h in range(hosts):
         if left_cpu > (hosts - h) * capc + 1e-9 or left_mem > (hosts - h) * capm + 1e-9:
             return None
-        while hA < nA and usedA[hA]:
-            hA += 1
-        while hB < nB and usedB[hB]:
-            hB += 1
-        pA, pB = hA, hB
+        cpu_list.new_host()
+        mem_list.new_host()
         rc, rm = capc, capm
         while True:
-            if rc >= rm:
-                pA = _first_fit(cA, mA, usedA, pA, rc, rm)
-                if pA < nA:
-                    usedA[pA] = True
-                    hostA[pA] = h
-                    rc -= cA[pA]
-                    rm -= mA[pA]
-                    left_cpu -= cA[pA]
-                    left_mem -= mA[pA]
-                    pA += 1
-                    left -= 1
-                    continue
-                pB = _first_fit(cB, mB, usedB, pB, rc, rm)
-                if pB < nB:
-                    usedB[pB] = True
-                    hostB[pB] = h
-                    rc -= cB[pB]
-                    rm -= mB[pB]
-                    left_cpu -= cB[pB]
-                    left_mem -= mB[pB]
-                    pB += 1
-                    left -= 1
-                    continue
-            else:
-                pB = _first_fit(cB, mB, usedB, pB, rc, rm)
-                if pB < nB:
-                    usedB[pB] = True
-                    hostB[pB] = h
-                    rc -= cB[pB]
-                    rm -= mB[pB]
-                    left_cpu -= cB[pB]
-                    left_mem -= mB[pB]
-                    pB += 1
-                    left -= 1
-                    continue
-                pA = _first_fit(cA, mA, usedA, pA, rc, rm)
-                if pA < nA:
-                    usedA[pA] = True
-                    hostA[pA] = h
-                    rc -= cA[pA]
-                    rm -= mA[pA]
-                    left_cpu -= cA[pA]
-                    left_mem -= mA[pA]
-                    pA += 1
-                    left -= 1
-                    continue
-            break
+            items, second = (cpu_list, mem_list) if rc >= rm else (mem_list, cpu_list)
+            k = items.place_first_fit(rc, rm, h)
+            if k < 0:
+                items, k = second, second.place_first_fit(rc, rm, h)
+                if k < 0:
+                    break
+            ck, mk = items.cpu[k], items.mem[k]
+            rc -= ck
+            rm -= mk
+            left_cpu -= ck
+            left_mem -= mk
+            left -= 1
         if left == 0:
             out = np.empty(c.shape[0], dtype=np.int64)
-            out[A] = hostA
-            out[B] = hostB
+            out[cpu_list.order] = cpu_list.host
+            out[mem_list.order] = mem_list.host
             return out
     return None
 
 
-def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAULT_TOL) -> Result:
+class _YieldSearch:
+    """Packings of one instance at trial yields, remembering the best placement found."""
+
+    def __init__(self, instance: VCInstance, variant: int):
+        self.instance = instance
+        self.variant = variant
+        self.best: np.ndarray | None = None
+        self.best_y = -1.0
+        self.probes = 0
+
+    def probe(self, y: float) -> float | None:
+        """Pack at yield ``y``; the placement's minimum yield, or ``None`` if the packing failed."""
+        inst = self.instance
+        placement = mcb_pack(inst.task_cpu * y, inst.task_mem, inst.hosts, self.variant)
+        self.probes += 1
+        if placement is None:
+            return None
+        yy = placement_min_yield(inst, placement)
+        if yy > self.best_y:
+            self.best, self.best_y = placement, yy
+        return yy
+
+    def bisect(self, lo: float, hi: float, y: float, tol: float) -> tuple[float, float]:
+        """Binary search from a first probe at ``y``: ``lo`` packed (or 0), ``hi`` failed (or the upper end).
+
+        A packing that succeeds raises ``lo`` to its placement's minimum yield
+        when that is higher. Stops when ``hi - lo <= tol``; returns ``(lo, hi)``.
+        """
+        while True:
+            yy = self.probe(y)
+            if yy is None:
+                hi = min(hi, y)
+            else:
+                lo = max(lo, y, yy)
+            if hi - lo <= tol:
+                return lo, hi
+            y = 0.5 * (lo + hi)
+
+    def scan_down(self, y_max: float, points: int, above: float = 0.0) -> tuple[float, float] | None:
+        """Probe ``y_max * k / points`` for ``k = points - 1, ..., 1`` while above ``above``; stop at the first that packs.
+
+        Returns ``(y_k, y_{k+1})``, a yield that packed and the grid point
+        above it (which did not, or is ``y_max``), or ``None`` when none packs.
+        """
+        for k in range(points - 1, 0, -1):
+            y = y_max * k / points
+            if y <= above:
+                return None
+            if self.probe(y) is not None:
+                return y, y_max * (k + 1) / points
+        return None
+
+
+def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAULT_TOL,
+        grid: int = DEFAULT_GRID, grid_mode: str = "failure") -> Result:
     """MCB heuristic ``variant`` (§3.4) with binary search on the yield.
 
     Parameters
@@ -393,20 +350,56 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
         MCB is deterministic.
     tol : float, default 1e-4
         Stop the binary search when ``hi - lo <= tol``.
+    grid : int, default 32
+        Points of the wider probe (0 or 1: no wider probe); see Notes.
+    grid_mode : {"failure", "always"}, default "failure"
+        ``"failure"``: the wider probe runs only when no probe of the binary
+        search packed. ``"always"``: it also runs after a successful search,
+        over the grid points above the yield found (up to ``grid - 1`` more
+        packings), and keeps the better placement.
 
     Returns
     -------
     Result
         ``feasible`` with the best placement found after the average-yield
         phase, or ``failed``. ``extra``: ``avg_yield``,
-        ``seconds_first_phase``, ``probes`` (packings tried), ``y_lo``,
-        ``y_hi`` (final search interval), ``y_max``.
+        ``seconds_first_phase``, ``probes`` (packings tried, all phases),
+        ``grid_probes`` (those of the wider probe), ``y_lo``, ``y_hi`` (final
+        search interval), ``y_max``.
+
+    Notes
+    -----
+    MCB's packing is not monotone in ``Y``: an instance may pack only in a
+    window such as ``[0.46, 0.58]`` while the binary search, whose first
+    probe is ``Y_max / 2``, fails there and halves downwards, never probing
+    the window. The paper (§3.4) only says "binary search"; the authors'
+    code searches ``[0, 1]`` from 0.5, which finds such windows only when
+    one of its probes falls inside. Our choice: when no probe of the binary
+    search packed, probe the grid ``Y_max k / grid`` for ``k = grid - 1``
+    down to 1; at the first that packs, resume the binary search between it
+    and the grid point above. A window wider than ``Y_max / grid`` is always
+    found. Then one packing at ``Y = 0`` (memory only; any placement it finds
+    has a positive yield); the best placement of all probes is returned.
+    With the default ``grid_mode="failure"``, instances whose binary search
+    succeeds are unaffected. The result is ``failed`` ("no yield Y > 0
+    packs") only when every probe failed.
+
+    The same non-monotonicity can stop a successful search below a yield
+    that packs (e.g. at 0.446 when 0.486 packs); ``grid_mode="always"``
+    looks for those too, at the price of more packings.
 
     References
     ----------
     W. Leinberger, G. Karypis, V. Kumar. Multi-capacity bin packing
     algorithms with applications to job scheduling under multiple
     constraints. ICPP 1999.
+
+    Examples
+    --------
+    >>> from vcsched.problems.vc import VCInstance
+    >>> res = mcb(VCInstance.from_arrays(2, [0.8, 0.8, 0.4], [0.5, 0.5, 0.4]), 8)
+    >>> res.status.value, round(res.objective, 4)
+    ('feasible', 0.8333)
     """
     t0 = time.perf_counter()
     validate_instance(instance)
@@ -414,41 +407,35 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
         raise ValueError(f"`variant` must be an integer in 1..8, got {variant!r}")
     if not (isinstance(tol, (int, float)) and 0 < tol < 1):
         raise ValueError(f"`tol` must be a number in (0, 1), got {tol!r}")
+    if not (isinstance(grid, int) and not isinstance(grid, bool) and 0 <= grid <= 10_000):
+        raise ValueError(f"`grid` must be an integer in 0..10000, got {grid!r}")
+    if grid_mode not in GRID_MODES:
+        raise ValueError(f"`grid_mode` must be one of {GRID_MODES}, got {grid_mode!r}")
     method = f"mcb{variant}"
-    alpha = instance.task_cpu
-    mem = instance.task_mem
-    H = instance.hosts
-    y_max = min(1.0, H / float(alpha.sum()))
-    lo, hi = 0.0, y_max
-    best, best_y = None, -1.0
-    y = y_max / 2.0
-    probes = 0
-    while True:
-        placement = mcb_pack(alpha * y, mem, H, variant)
-        probes += 1
-        if placement is not None:
-            yy = placement_min_yield(instance, placement)
-            if yy > best_y:
-                best, best_y = placement, yy
-            lo = max(lo, y, yy)
-        else:
-            hi = min(hi, y)
-        if hi - lo <= tol:
-            break
-        y = 0.5 * (lo + hi)
-    if best is None:
-        best = mcb_pack(np.zeros_like(alpha), mem, H, variant)
-        probes += 1
+    y_max = min(1.0, instance.hosts / float(instance.task_cpu.sum()))
+    search = _YieldSearch(instance, variant)
+    lo, hi = search.bisect(0.0, y_max, y_max / 2.0, tol)
+    found = search.best is not None
+    grid_probes = 0
+    if grid > 1 and (not found or grid_mode == "always"):
+        before = search.probes
+        bracket = search.scan_down(y_max, grid, above=lo)
+        if bracket is not None:
+            lo, hi = search.bisect(bracket[0], bracket[1], 0.5 * (bracket[0] + bracket[1]), tol)
+        grid_probes = search.probes - before
+    if not found:
+        search.probe(0.0)
     t1 = time.perf_counter()
-    extra = {"probes": probes, "y_lo": lo, "y_hi": hi, "y_max": y_max}
-    if best is None:
+    extra = {"probes": search.probes, "grid_probes": grid_probes, "y_lo": lo, "y_hi": hi, "y_max": y_max}
+    if search.best is None:
         return failed(method, t0, "no yield Y > 0 packs (not even memory alone)", extra)
-    return finish(instance, method, best, t0, t1, extra)
+    return finish(instance, method, search.best, t0, t1, extra)
 
 
 def _make(variant: int):
-    def heuristic(instance: VCInstance, *, rng=None, tol: float = DEFAULT_TOL) -> Result:
-        return mcb(instance, variant, rng=rng, tol=tol)
+    def heuristic(instance: VCInstance, *, rng=None, tol: float = DEFAULT_TOL, grid: int = DEFAULT_GRID,
+                  grid_mode: str = "failure") -> Result:
+        return mcb(instance, variant, rng=rng, tol=tol, grid=grid, grid_mode=grid_mode)
 
     key, desc = MCB_VARIANTS[variant]
     heuristic.__name__ = heuristic.__qualname__ = f"mcb{variant}"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from heuristics.diet import REFINE, make_approach, refine_first_free, refine_minmin, refine_msf, refine_sufferage
-from vcsched.problems.diet import bursty, simulate_scenario
+from vcsched.scenarios.diet import bursty, simulate_scenario
 from vcsched.sim.diet import Response
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from heuristics.diet import make_approach, select_best_n
 from vcsched.errors import InvalidInputError
-from vcsched.problems.diet import add_seds, bursty, simulate_scenario, steady
-from vcsched.sim.diet import (AgentTree, DietPlatform, SeDChange, SequentialUser, TaskSpec, Workload, run_metrics,
-                              simulate_diet)
+from vcsched.problems.diet import AgentTree, DietPlatform, SeDChange, SequentialUser, TaskSpec, Workload, run_metrics
+from vcsched.scenarios.diet import add_seds, bursty, simulate_scenario, steady
+from vcsched.sim.diet import simulate_diet
 
 ZERO = DietPlatform(hop_latency=0.0, agent_time=0.0, sed_time=0.0, submit_overhead=0.0)
 

@@ -4,10 +4,17 @@ import dataclasses
 
 import pytest
 
-from heuristics.diet import (GlobalTaskManager, WindowParams, make_approach, refine_first_free, window_time_after_idle,
-                             window_time_after_schedule)
+from heuristics.diet import (
+    GlobalTaskManager,
+    WindowParams,
+    make_approach,
+    refine_first_free,
+    window_time_after_idle,
+    window_time_after_schedule,
+)
 from vcsched.errors import InvalidInputError
-from vcsched.sim.diet import AgentTree, DietPlatform, TaskSpec, Workload, simulate_diet
+from vcsched.problems.diet import AgentTree, DietPlatform, TaskSpec, Workload
+from vcsched.sim.diet import simulate_diet
 
 P = WindowParams(min_win_time=0.005, max_win_size=4, win_adapt_factor=0.5, task_latency=1.0)
 ZERO = DietPlatform(hop_latency=0.0, agent_time=0.0, sed_time=0.0, submit_overhead=0.0, n_best=4)

@@ -30,7 +30,7 @@ def test_grid_experiment_cause_cells():
 def test_grid_experiment_cause_cell_applies_its_variant():
     """A cause cell runs its variant: the same numbers as the policy built by hand."""
     from heuristics.grid.realloc import Reallocation
-    from vcsched.problems.grid_scenarios import build_scenario, compare_to_reference
+    from vcsched.scenarios.grid import build_scenario, compare_to_reference
     from vcsched.sim import simulate
 
     params = {"scenario": "apr", "heterogeneous": False, "batch": "fcfs", "days": 0.5, "workload_seed": 0,
@@ -111,7 +111,7 @@ def test_grid_six_month_platform2_cbf_minmin_c_under_two_minutes():
     """Issue 6 performance target: six months of platform 2, CBF, hourly MinMin-C, <= 120 s wall time."""
     from heuristics.grid.realloc import Reallocation
     from tests.conftest import require_trace
-    from vcsched.problems.grid_scenarios import build_scenario
+    from vcsched.scenarios.grid import build_scenario
     from vcsched.sim import simulate
 
     require_trace("CTC-SP2-1996-3.1-cln.swf.gz")

@@ -143,7 +143,7 @@ def test_grid_reading_options_are_validated():
 def test_grid_scenario_load_and_walltime_knobs():
     """``max_load`` caps each synthetic site's offered load over the month; ``overestimate`` bounds walltimes."""
     from vcsched.generators.lublin_workload import offered_load
-    from vcsched.problems.grid_scenarios import MONTH_DAYS, scenario_workloads
+    from vcsched.scenarios.grid import MONTH_DAYS, scenario_workloads
 
     duration = MONTH_DAYS["feb"] * 86400.0
     for w, (_, procs) in zip(scenario_workloads("feb", max_load=0.2, overestimate=1.5),
@@ -163,7 +163,7 @@ def test_grid_cli_reading_flags_reach_the_policy(capsys):
 
     from heuristics.grid.realloc import Reallocation
     from vcsched.cli import main
-    from vcsched.problems.grid_scenarios import build_scenario
+    from vcsched.scenarios.grid import build_scenario
     from vcsched.sim import simulate
 
     args = ["grid", "simulate", "--scenario", "apr", "--days", "1", "--realloc", "cancel", "--heuristic", "maxgain",

@@ -96,11 +96,12 @@ def test_moldable_batch_times_as_in_the_paper():
 
 
 def test_moldable_lp_bound_speed_400_by_200():
-    """Issue target: LP bound <= 2 s at 400 x 200 (shared machine: 2x margin)."""
+    """Issue target: LP bound <= 2 s at 400 x 200, checked in CPU time of this process, HiGHS's threads
+    included (about 0.05 s measured), which a loaded machine does not inflate as it does wall time."""
     import time
 
     inst = generate_moldable_instance(200, 400, "high", rng=0)
-    t = time.perf_counter()
+    t = time.process_time()
     r = interval_bound(inst)
     assert r.status.value == "optimal"
-    assert time.perf_counter() - t <= 4.0
+    assert time.process_time() - t <= 2.0

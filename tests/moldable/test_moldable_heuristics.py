@@ -145,16 +145,17 @@ def test_moldable_shelf_order_puts_first_shelf_first():
 
 
 def test_moldable_bicriteria_speed_400_by_200():
-    """Issue target 0.2 s on 400 tasks x 200 processors; checked with a 2x margin (shared machine)."""
+    """Issue target 0.2 s on 400 tasks x 200 processors, checked in CPU time (about 0.04 s measured),
+    which other processes on a loaded machine do not inflate as they do wall time."""
     inst = generate_moldable_instance(200, 400, "cirne", rng=0)
-    best = min(_timed(lambda: bicriteria(inst, rng=0)) for _ in range(2))
-    assert best <= 0.4
+    best = min(_cpu_timed(lambda: bicriteria(inst, rng=0)) for _ in range(2))
+    assert best <= 0.2
 
 
-def _timed(fn):
-    t = time.perf_counter()
+def _cpu_timed(fn):
+    t = time.process_time()
     fn()
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def test_moldable_non_monotonic_allotment_is_smallest_that_fits():

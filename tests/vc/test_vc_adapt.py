@@ -10,7 +10,8 @@ import pytest
 from heuristics.vc.adapt import ADAPT_POLICIES, Policy, make_policy, relabel_to_keep, stay_and_place_new
 from vcsched.formulations.vc_milp import migration_cost, solve_vc_milp
 from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, placement_min_yield
-from vcsched.sim.vcdynamic import DynamicWorkload, PolicyError, poisson_workload, simulate_dynamic
+from vcsched.scenarios.vc_dynamic import poisson_workload
+from vcsched.sim.vcdynamic import DynamicWorkload, PolicyError, simulate_dynamic
 
 HOSTS = 4
 
@@ -175,7 +176,7 @@ def test_vc_adapt_experiment_cells_rows_and_report(tmp_path):
 def test_swf_trace_jobs_become_a_dynamic_workload():
     from tests.conftest import require_trace
     from vcsched.problems.workload import read_swf, time_window
-    from vcsched.sim.vcdynamic import swf_workload
+    from vcsched.scenarios.vc_dynamic import swf_workload
 
     jobs = read_swf(require_trace("KTH-SP2-1996-2.1-cln.swf.gz"))
     start = float(jobs.submit_time.min())

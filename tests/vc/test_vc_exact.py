@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.vc.brute import brute_force_min_yield
 from lowerbounds.vc import closed_form_bound, lp_relaxation
+from tests.vc.brute import brute_force_min_yield
 from vcsched.formulations.vc_milp import solve_vc_milp
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import VCInstance, check_allocation
@@ -134,16 +134,17 @@ def test_time_limit_must_be_positive():
 
 def _needs_branching(n: int):
     """The first ``n`` 10-job small-set instances that the greedy incumbent does not certify."""
-    from vcsched.formulations.vc_milp import closed_form_load_bound, greedy_placement
+    from vcsched.formulations.vc_milp import load_balancing_incumbent
     from vcsched.generators.vc import iter_instance_set
     from vcsched.problems.vc import host_loads
+    from vcsched.problems.vc_metrics import load_lower_bound
 
     out = []
     for spec, inst in iter_instance_set("small"):
         if spec.jobs != 10:
             continue
-        inc = greedy_placement(inst)
-        if inc is not None and host_loads(inst, inc).max() > closed_form_load_bound(inst) + 1e-9:
+        inc = load_balancing_incumbent(inst)
+        if inc is not None and host_loads(inst, inc).max() > load_lower_bound(inst) + 1e-9:
             out.append(inst)
         if len(out) == n:
             return out

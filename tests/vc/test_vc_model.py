@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.vc.reference_lp import average_yield_lp
 from vcsched.errors import InvalidInputError
-from vcsched.formulations.vc_milp import average_yield_lp
 from vcsched.generators.lublin import lublin_sizes
 from vcsched.generators.vc import build_instance, generate_vc_instance, instance_set_specs
 from vcsched.problems.vc import (

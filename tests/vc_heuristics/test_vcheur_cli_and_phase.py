@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heuristics.vc import REGISTRY
+from tests.vc.reference_lp import average_yield_lp
 from vcsched.cli import main
-from vcsched.formulations.vc_milp import average_yield_lp
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import (
     Allocation,

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.experiments import vc_large, vc_parallel, vc_small
+from benchmarks.experiments import _vc_common, vc_large, vc_parallel, vc_small
 from benchmarks.harness import Experiment, discover
 
 
@@ -64,9 +64,29 @@ def test_vcheur_small_cell_is_reproducible(small_rows):
     assert np.allclose(again["min_yield"].to_numpy(float), first["min_yield"].to_numpy(float), equal_nan=True)
 
 
+def mcb8_degradation_by_hand(rows: pd.DataFrame) -> tuple[float, float]:
+    """Mean and max % degradation of MCB8 from the best MCB, instance by instance, in plain Python."""
+    degs = []
+    for _, inst in rows[rows["method"].str.startswith("mcb")].groupby(["cell", "instance_rep"]):
+        yields = {m: y for m, y in zip(inst["method"], inst["min_yield"]) if y == y}
+        if "mcb8" in yields and max(yields.values()) > 0:
+            best = max(yields.values())
+            degs.append(100 * (best - yields["mcb8"]) / best)
+    return sum(degs) / len(degs), max(degs)
+
+
+def headline(out_dir, name: str) -> float:
+    table = pd.read_csv(out_dir / "headlines.csv").set_index("headline")
+    return float(table.loc[name, "ours"])
+
+
 def test_vcheur_small_report_writes_tables_and_figures(small_rows, tmp_path):
     text = vc_small.report(small_rows, tmp_path)
-    assert "MCB8 avg % degradation" in text and "1.06" in text
+    assert "MCB8 avg % degradation" in text
+    avg, worst = mcb8_degradation_by_hand(small_rows)
+    assert headline(tmp_path, "MCB8 avg % degradation from best MCB") == pytest.approx(avg, rel=1e-9, abs=1e-12)
+    assert headline(tmp_path, "MCB8 max % degradation") == pytest.approx(worst, rel=1e-9, abs=1e-12)
+    assert headline(tmp_path, "instances") == small_rows.groupby(["cell", "instance_rep"]).ngroups
     for stem in ("table1_mcb_degradation", "headlines", "by_slack", "runtime_by_jobs"):
         assert (tmp_path / f"{stem}.csv").exists() and (tmp_path / f"{stem}.md").exists()
     for n in (2, 3, 4, 5, 11, 12, 13, 14):
@@ -79,7 +99,7 @@ def test_vcheur_degradation_definition():
         "instance_rep": [0, 0, 0, 1, 1, 1], "method": ["mcb1", "mcb5", "mcb8"] * 2,
         "min_yield": [0.5, 0.8, 1.0, np.nan, 0.9, 0.6],
     })
-    deg = vc_small.degradation_table(df, ("mcb1", "mcb5", "mcb8")).set_index("algorithm")
+    deg = _vc_common.degradation_table(df, ("mcb1", "mcb5", "mcb8")).set_index("algorithm")
     assert deg.loc["mcb1", "avg_deg_pct"] == pytest.approx(50.0) and deg.loc["mcb1", "solved"] == 1
     assert deg.loc["mcb5", "avg_deg_pct"] == pytest.approx(10.0)
     assert deg.loc["mcb8", "max_deg_pct"] == pytest.approx(100 * 0.3 / 0.9)
@@ -90,8 +110,12 @@ def test_vcheur_large_and_parallel_cells_run_and_report(tmp_path):
     large = _frame([(c, vc_large.run_cell(c, 1)) for c in lc])
     assert set(large["method"]) >= {"lp", "mcb8", "rrnd", "rrnz"}
     assert (large[large["method"] == "rrnd"]["lp_seconds"] > 0).all()
-    text = vc_large.report(large, tmp_path / "large")
-    assert "0.09" in text and (tmp_path / "large" / "fig7_mcb_degradation.md").exists()
+    vc_large.report(large, tmp_path / "large")
+    assert (tmp_path / "large" / "fig7_mcb_degradation.md").exists()
+    avg, worst = mcb8_degradation_by_hand(large)
+    assert headline(tmp_path / "large", "MCB8 avg % degradation from best MCB") == pytest.approx(avg, abs=1e-12)
+    assert headline(tmp_path / "large", "MCB8 max % degradation") == pytest.approx(worst, abs=1e-12)
+    assert headline(tmp_path / "large", "instances") == len(lc)
     pc = [c for c in vc_parallel.cells(True) if c["slack"] == 0.9][:1]
     par = _frame([(c, vc_parallel.run_cell(c, 1)) for c in pc])
     assert sorted(set(par["method"])) == ["lp", "mcb8", "sg"]

@@ -60,10 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _scenario(args: argparse.Namespace):
-    from vcsched.problems.diet import make_scenario
+    from vcsched.scenarios.diet import make_scenario
 
     options: dict[str, Any] = {}
-    from vcsched.problems.diet import PLATFORM
+    from vcsched.scenarios.diet import PLATFORM
 
     changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv)) if v is not None}
     if changes:
@@ -97,7 +97,7 @@ def result_row(metrics: dict[str, Any], experiment: str, seed: int) -> dict[str,
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from heuristics.diet import WindowParams, make_approach
-    from vcsched.problems.diet import simulate_scenario
+    from vcsched.scenarios.diet import simulate_scenario
 
     scenario = _scenario(args)
     names = list(APPROACH_NAMES) if args.approach == "all" else [args.approach]

@@ -21,7 +21,7 @@ Reallocation (seed §2.2, :mod:`heuristics.grid.realloc`): ``--realloc no-cancel
 mct|minmin|maxmin|maxgain|maxrelgain|sufferage``, every ``--period`` seconds (default
 3600, first event one period after the first submission), ``--threshold`` seconds for
 Algorithm 1 (default 60). Reallocation maps arrivals with MCT. ``--scenario NAME`` runs a
-scenario of the paper (:mod:`vcsched.problems.grid_scenarios`: ``jan`` .. ``jun``,
+scenario of the paper (:mod:`vcsched.scenarios.grid`: ``jan`` .. ``jun``,
 ``pwa-g5k``, the extra ``pwa``) with ``--heterogeneous`` and ``--batch fcfs|cbf``
 (``--days`` keeps the first days only, ``--seed`` seeds the synthetic Grid'5000 sites).
 With ``--json`` the metrics include ``reallocations`` overall and per cluster (moves into
@@ -159,7 +159,7 @@ def _build(args: argparse.Namespace, *, notes: bool = True):
     from vcsched.sim import JobTable, make_cluster
 
     if args.scenario:
-        from vcsched.problems.grid_scenarios import build_scenario
+        from vcsched.scenarios.grid import build_scenario
 
         extra = {} if args.max_load is None else {"max_load": args.max_load}
         clusters, jobs = build_scenario(args.scenario, heterogeneous=args.heterogeneous, batch=args.batch,
@@ -318,7 +318,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if moves:
         m["overall"]["realloc_events"] = moves["realloc_events"]
     if args.compare:
-        from vcsched.problems.grid_scenarios import compare_to_reference
+        from vcsched.scenarios.grid import compare_to_reference
 
         ref_clusters, ref_jobs, ref_meta = _build(args, notes=False)
         if args.realloc != "none" and ref_meta is None and len(ref_clusters) > 1:

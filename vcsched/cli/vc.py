@@ -167,14 +167,15 @@ def cmd_adapt(args: argparse.Namespace) -> int:
                                     f"{expected:.4g} expected arrivals, more than the limit of {MAX_EXPECTED_ARRIVALS:,}; "
                                     "lower the rate or the duration")
     from heuristics.vc.adapt import ADAPT_POLICIES, make_policy
-    from vcsched.sim.vcdynamic import poisson_workload, simulate_dynamic
+    from vcsched.scenarios.vc_dynamic import poisson_workload
+    from vcsched.sim.vcdynamic import simulate_dynamic
 
     if args.policy.lower() not in ADAPT_POLICIES:
         raise UnknownNameError(f"--policy: unknown policy {args.policy!r}; choose one of: {', '.join(ADAPT_POLICIES.names())}")
     if args.swf:
         from vcsched.data import trace_path
         from vcsched.problems.workload import read_swf, time_window
-        from vcsched.sim.vcdynamic import swf_workload
+        from vcsched.scenarios.vc_dynamic import swf_workload
 
         jobs = read_swf(trace_path(args.swf))
         start = float(jobs.submit_time.min()) if len(jobs) else 0.0

@@ -21,7 +21,7 @@ import math
 import os
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pulp

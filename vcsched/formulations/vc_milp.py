@@ -22,9 +22,14 @@ Two formulations give the same optimum (tested):
     with parallel jobs, host loads are non-increasing. Symmetry breaking is
     off when a current placement matters (migration budget).
 
-Both return a :class:`~vcsched.result.Result` whose ``objective`` is the
-minimum yield of the allocation (checked), whose ``bound`` is the solver's
-proven upper bound on the minimum yield and whose ``solution`` is an
+:func:`build_compact_model` and :func:`build_literal_model` return a
+:class:`CompactModel` or a :class:`LiteralModel`, which answer the same
+questions (:meth:`VCModel.min_yield`, :meth:`VCModel.job_host_values`,
+:meth:`VCModel.placement`, :meth:`VCModel.start_values`), so callers never
+look at a formulation's variables. :func:`solve_vc_milp` returns a
+:class:`~vcsched.result.Result` whose ``objective`` is the minimum yield of
+the allocation (checked), whose ``bound`` is the solver's proven upper bound
+on the minimum yield and whose ``solution`` is an
 :class:`~vcsched.problems.vc.Allocation` after the average-yield phase (§3.5).
 
 Migration budget (§6.1, eq. 31): ``budget_mode="memory"`` bounds the memory
@@ -38,25 +43,41 @@ only count more.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pulp
 
 from vcsched.formulations.solve import new_var, solve_model
-from vcsched.problems.vc import (
-    Allocation,
-    VCInstance,
-    allocation_from_placement,
-    check_allocation,
-    host_loads,
-)
+from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, host_loads
+from vcsched.problems.vc_metrics import current_counts, load_lower_bound, migration_cost
 from vcsched.result import Result, Status, relative_gap
 
-__all__ = ["solve_vc_milp", "build_compact_model", "build_literal_model", "average_yield_lp", "FORMULATIONS"]
+__all__ = [
+    "solve_vc_milp",
+    "build_compact_model",
+    "build_literal_model",
+    "VCModel",
+    "CompactModel",
+    "LiteralModel",
+    "least_migration",
+    "compact_migration_expression",
+    "load_balancing_incumbent",
+    "FORMULATIONS",
+    "BUDGET_MODES",
+    # defined in vcsched.problems.vc_metrics, importable from here too
+    "migration_cost",
+    "closed_form_load_bound",
+]
 
 FORMULATIONS = ("compact", "literal")
+BUDGET_MODES = ("memory", "count")
+
+closed_form_load_bound = load_lower_bound
+"""The same function as :func:`vcsched.problems.vc_metrics.load_lower_bound`."""
+
 HIGHS_OPTIONS = {"mip_detect_symmetry": False}
 """The compact model breaks host symmetry itself; HiGHS's own detection then only costs time."""
 STARTED_OPTIONS = {
@@ -67,7 +88,7 @@ STARTED_OPTIONS = {
     "mip_heuristic_run_root_reduced_cost": False,
     "mip_allow_restart": False,
 }
-"""Options when a good start (the greedy placement) is handed to HiGHS on a small model: the
+"""Options when a good start (the incumbent placement) is handed to HiGHS on a small model: the
 primal heuristics and the root restart then mostly repeat work, and the time goes to proving
 the bound. Measured on the small set's instances that need branching (172 of them, 10-12
 jobs): 0.033-0.040 s of CPU per solve instead of 0.053-0.057 s, with more nodes (8,734
@@ -76,57 +97,30 @@ STARTED_MAX_VARS = 2000
 """Largest number of integer variables (jobs x hosts) for which :data:`STARTED_OPTIONS` apply."""
 
 
-def _highs_options(n_int_vars: int, has_start: bool) -> dict:
-    """HiGHS options for the compact model (see :data:`STARTED_OPTIONS`)."""
-    return STARTED_OPTIONS if has_start and n_int_vars <= STARTED_MAX_VARS else HIGHS_OPTIONS
-BUDGET_MODES = ("memory", "count")
-
-
 def _expr(pairs: list[tuple[Any, float]], constant: float = 0.0) -> pulp.LpAffineExpression:
     return pulp.LpAffineExpression(pairs, constant=constant)
 
 
-def _budget(instance: VCInstance, budget: float | None) -> float | None:
+def _effective_budget(instance: VCInstance, budget: float | None) -> float | None:
+    """The migration budget that applies: ``budget``, else the instance's; None when unbounded or irrelevant."""
     b = instance.migration_budget if budget is None else budget
     if b is None or instance.current_host is None or not np.isfinite(b):
         return None
     return float(b)
 
 
-def _current_counts(instance: VCInstance) -> np.ndarray:
-    """cur[i, j] = number of tasks of job i currently on host j (zeros for new jobs)."""
-    cur = np.zeros((instance.n_jobs, instance.hosts), dtype=np.int64)
-    th = instance.current_task_host()
-    mask = th >= 0
-    np.add.at(cur, (instance.task_job[mask], th[mask]), 1)
-    return cur
+def _check_budget_mode(mode: str) -> None:
+    if mode not in BUDGET_MODES:
+        raise ValueError(f"budget_mode must be one of {BUDGET_MODES}, got {mode!r}")
 
 
-def closed_form_load_bound(instance: VCInstance) -> float:
-    """Lower bound on the largest host load ``L``.
+def load_balancing_incumbent(instance: VCInstance) -> np.ndarray | None:
+    """A quick starting placement for the compact MILP (not a registered heuristic).
 
-    ``max(1, sum_i T_i alpha_i / H, max_i alpha_i, a_{kH-k+1} + ... + a_{kH+1})``
-    where ``a_1 >= a_2 >= ...`` are the task CPU needs: the average load
-    (§3.1), the largest task, and the pigeonhole bounds (some host holds
-    ``k + 1`` of the ``kH + 1`` largest tasks, for every ``k >= 1``).
-    ``L <= 1`` means every job gets yield 1, hence the 1.
+    Tasks by decreasing CPU need (then by decreasing memory), each on the
+    least loaded host where its memory fits; the better (lower peak load) of
+    that order and the memory-first one. ``None`` when neither fits.
     """
-    task_cpu = instance.task_cpu
-    total = float(task_cpu.sum())
-    bound = max(1.0, total / instance.hosts, float(task_cpu.max()))
-    top = np.sort(task_cpu)[::-1]
-    H = instance.hosts
-    k = 1
-    while k * H + 1 <= top.size:  # some host holds k + 1 of the k H + 1 largest tasks
-        bound = max(bound, float(top[k * H - k : k * H + 1].sum()))
-        k += 1
-    return bound
-
-
-def greedy_placement(instance: VCInstance) -> np.ndarray | None:
-    """A quick incumbent for the MILP: tasks by decreasing CPU need (then by
-    decreasing memory), each on the least loaded host where its memory fits;
-    the better of the two orders. None when neither fits."""
     best, best_peak = None, np.inf
     cpu, mem = instance.task_cpu, instance.task_mem
     for order in (np.lexsort((-mem, -cpu)), np.lexsort((-cpu, -mem))):
@@ -147,7 +141,163 @@ def greedy_placement(instance: VCInstance) -> np.ndarray | None:
     return best
 
 
-# --------------------------------------------------------------------------- compact
+# --------------------------------------------------------------------------- models
+
+
+@dataclasses.dataclass
+class VCModel:
+    """A built VCSched model and the questions every formulation answers.
+
+    Attributes
+    ----------
+    problem : pulp.LpProblem
+    variables : list of pulp.LpVariable or None
+        Every variable of the model in a fixed order (handed to the solver so
+        PuLP does not collect them); ``None`` lets PuLP collect them.
+    relaxed : bool
+        Integrality dropped (the LP relaxation).
+    """
+
+    formulation: ClassVar[str] = ""
+    problem: pulp.LpProblem
+    variables: list | None
+    relaxed: bool
+
+    def min_yield(self, value: float) -> float:
+        """The minimum yield that the solver's objective or bound ``value`` stands for."""
+        raise NotImplementedError
+
+    def job_host_values(self, instance: VCInstance) -> np.ndarray:
+        """``(J, H)`` array: tasks of job ``i`` on host ``j`` in the solution (fractional when relaxed)."""
+        raise NotImplementedError
+
+    def placement(self, instance: VCInstance) -> np.ndarray:
+        """Host of every task in the (integral) solution."""
+        raise NotImplementedError
+
+    def start_values(self, instance: VCInstance, task_host: np.ndarray) -> dict:
+        """Starting values of the variables for a placement (``{}`` when the model cannot express it)."""
+        raise NotImplementedError
+
+    def highs_options(self, has_start: bool) -> dict | None:
+        """Extra HiGHS options for this model."""
+        return None
+
+    # The (problem, variables) pair and the dict keys of earlier versions keep working:
+    # ``prob, var = build_compact_model(...)`` then ``var["x"]``.
+    def __iter__(self):
+        return iter((self.problem, self))
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+@dataclasses.dataclass
+class CompactModel(VCModel):
+    """The min-max-load model (module docstring): ``x[i, j]`` tasks of job ``i`` on host ``j``, load ``L``.
+
+    ``x`` holds ``None`` where symmetry breaking fixes a count to 0; ``rank``
+    is each one-task job's rank in the size order used for symmetry breaking
+    (``None`` without it); ``symmetry`` says whether host symmetry is broken.
+    """
+
+    formulation: ClassVar[str] = "compact"
+    x: np.ndarray = None
+    L: pulp.LpVariable = None
+    rank: np.ndarray | None = None
+    symmetry: bool = False
+
+    def min_yield(self, value: float) -> float:
+        return min(1.0, 1.0 / value)
+
+    def job_host_values(self, instance: VCInstance) -> np.ndarray:
+        J, H = self.x.shape
+        return np.array([[0.0 if self.x[i, j] is None else (self.x[i, j].varValue or 0.0) for j in range(H)]
+                         for i in range(J)])
+
+    def placement(self, instance: VCInstance) -> np.ndarray:
+        """Flat task -> host array from the counts, keeping tasks on their current host when possible."""
+        counts = np.rint(self.job_host_values(instance)).astype(np.int64)
+        task_host = np.empty(instance.n_tasks, dtype=np.int64)
+        cur_th = instance.current_task_host()
+        offsets = instance.offsets
+        H = counts.shape[1]
+        for i in range(counts.shape[0]):
+            left = counts[i].copy()
+            pending = []
+            for k in range(offsets[i], offsets[i + 1]):  # tasks that can stay
+                h = cur_th[k]
+                if h >= 0 and left[h] > 0:
+                    task_host[k] = h
+                    left[h] -= 1
+                else:
+                    pending.append(k)
+            task_host[pending] = np.repeat(np.arange(H), left)[: len(pending)]
+        return task_host
+
+    def start_values(self, instance: VCInstance, task_host: np.ndarray) -> dict:
+        """Counts of the placement, with hosts relabelled to satisfy the symmetry-breaking constraints."""
+        H = instance.hosts
+        counts = np.zeros((instance.n_jobs, H), dtype=np.int64)
+        np.add.at(counts, (instance.task_job, task_host), 1)
+        loads = counts.T @ instance.cpu
+        if self.symmetry and self.rank is not None:
+            relabel = -np.ones(H, dtype=np.int64)
+            nxt = 0
+            for i in np.argsort(self.rank):
+                j = int(np.flatnonzero(counts[i])[0])
+                if relabel[j] < 0:
+                    relabel[j], nxt = nxt, nxt + 1
+            relabel[relabel < 0] = np.arange(nxt, H)
+        elif self.symmetry:
+            relabel = np.empty(H, dtype=np.int64)
+            relabel[np.argsort(-loads, kind="stable")] = np.arange(H)
+        else:
+            relabel = np.arange(H)
+        new_counts = np.zeros_like(counts)
+        new_counts[:, relabel] = counts
+        start = {self.L: float(loads.max())}
+        for i, j in zip(*np.nonzero(new_counts)):
+            if self.x[i, j] is None:
+                return {}
+            start[self.x[i, j]] = float(new_counts[i, j])
+        return start
+
+    def highs_options(self, has_start: bool) -> dict:
+        """:data:`STARTED_OPTIONS` with a start on a small model, else :data:`HIGHS_OPTIONS`."""
+        return STARTED_OPTIONS if has_start and self.x.size <= STARTED_MAX_VARS else HIGHS_OPTIONS
+
+
+@dataclasses.dataclass
+class LiteralModel(VCModel):
+    """The paper's model: ``e[k, j]`` task ``k`` on host ``j``, ``a[k, j]`` its CPU there, ``Y`` the min yield."""
+
+    formulation: ClassVar[str] = "literal"
+    e: np.ndarray = None
+    a: np.ndarray = None
+    Y: pulp.LpVariable = None
+
+    def min_yield(self, value: float) -> float:
+        return min(1.0, value)
+
+    def job_host_values(self, instance: VCInstance) -> np.ndarray:
+        ev = np.array([[v.varValue or 0.0 for v in row] for row in self.e])
+        out = np.zeros((instance.n_jobs, instance.hosts))
+        np.add.at(out, instance.task_job, ev)
+        return out
+
+    def placement(self, instance: VCInstance) -> np.ndarray:
+        return np.array([int(np.argmax([v.varValue or 0.0 for v in row])) for row in self.e], dtype=np.int64)
+
+    def start_values(self, instance: VCInstance, task_host: np.ndarray) -> dict:
+        """``e`` of the placement, every task at ``alpha_k Y`` with ``Y`` the placement's best minimum yield."""
+        y = min(1.0, 1.0 / float(host_loads(instance, task_host).max()))
+        start = {self.Y: y}
+        for k, j in enumerate(np.asarray(task_host, dtype=np.int64)):
+            for h in range(instance.hosts):
+                start[self.e[k, h]] = float(h == j)
+                start[self.a[k, h]] = float(instance.task_cpu[k]) * y if h == j else 0.0
+        return start
 
 
 def build_compact_model(
@@ -157,25 +307,31 @@ def build_compact_model(
     budget: float | None = None,
     budget_mode: str = "memory",
     symmetry_breaking: bool = True,
-) -> tuple[pulp.LpProblem, dict]:
+) -> CompactModel:
     """Build the compact min-max-load model (see the module docstring).
 
-    Returns the problem and a dict of variables: ``x`` (J x H array of
-    variables or None where fixed to 0) and ``L``.
+    Examples
+    --------
+    >>> from vcsched.problems.vc import VCInstance
+    >>> model = build_compact_model(VCInstance.from_arrays(2, [0.5, 0.5, 0.5], [0.2, 0.2, 0.2]))
+    >>> model.formulation, model.x.shape, model.min_yield(1.25)
+    ('compact', (3, 2), 0.8)
     """
     J, H = instance.n_jobs, instance.hosts
     cat = pulp.LpContinuous if relax else pulp.LpInteger
     prob = pulp.LpProblem("vcsched_compact", pulp.LpMinimize)
-    lb = 1.0 if relax else closed_form_load_bound(instance)
-    L = new_var("L", lb)
-    b = _budget(instance, budget)
+    L = new_var("L", 1.0 if relax else load_lower_bound(instance))
+    b = _effective_budget(instance, budget)
     use_symmetry = symmetry_breaking and not relax and b is None and instance.current_host is None
     sequential = not instance.is_parallel
     # host range allowed for each job: sorted by decreasing size, job of rank r uses hosts 0..r
     allowed = np.full(J, H, dtype=np.int64)
+    rank = None
     if use_symmetry and sequential:
         order = np.lexsort((np.arange(J), -instance.mem, -instance.cpu))
         allowed[order] = np.minimum(np.arange(J) + 1, H)
+        rank = np.empty(J, dtype=np.int64)
+        rank[order] = np.arange(J)
     x = np.empty((J, H), dtype=object)
     for i in range(J):
         ub = int(instance.tasks[i])
@@ -192,28 +348,23 @@ def build_compact_model(
     if use_symmetry and not sequential:
         for j in range(H - 1):
             prob += _expr([(x[i, j], float(alpha[i])) for i in range(J)] + [(x[i, j + 1], -float(alpha[i])) for i in range(J)]) >= 0, f"sym_{j}"
+    model = CompactModel(prob, [L] + [v for v in x.ravel() if v is not None], relax, x=x, L=L, rank=rank,
+                         symmetry=use_symmetry)
     if b is not None:
-        _add_compact_budget(prob, instance, x, b, budget_mode, relax)
-    variables = [L] + [v for v in x.ravel() if v is not None]
-    if use_symmetry and sequential:
-        rank = np.empty(J, dtype=np.int64)
-        rank[order] = np.arange(J)
-    else:
-        rank = None
-    if b is not None:
-        variables = None  # the budget adds auxiliary variables: let PuLP collect them
-    return prob, {"x": x, "L": L, "variables": variables, "rank": rank, "symmetry": use_symmetry}
+        prob += compact_migration_expression(model, instance, budget_mode) <= b, "budget"
+        model.variables = None  # the budget adds auxiliary variables: let PuLP collect them
+    return model
 
 
-def _add_compact_budget(prob, instance: VCInstance, x: np.ndarray, budget: float, mode: str, relax: bool) -> None:
-    prob += migration_expression(prob, instance, x, mode) <= budget, "budget"
+def compact_migration_expression(model: CompactModel, instance: VCInstance, mode: str) -> pulp.LpAffineExpression:
+    """Memory (``mode="memory"``, eq. 31) or number of tasks (``"count"``) that leave their host.
 
-
-def migration_expression(prob, instance: VCInstance, x: np.ndarray, mode: str) -> pulp.LpAffineExpression:
-    """Memory (``mode="memory"``, eq. 31) or number of tasks (``"count"``) that leave their host."""
-    if mode not in BUDGET_MODES:
-        raise ValueError(f"budget_mode must be one of {BUDGET_MODES}, got {mode!r}")
-    cur = _current_counts(instance)
+    Adds the auxiliary variables and constraints it needs (parallel jobs) to
+    ``model.problem``.
+    """
+    _check_budget_mode(mode)
+    prob, x = model.problem, model.x
+    cur = current_counts(instance)
     weight = instance.mem if mode == "memory" else np.ones(instance.n_jobs)
     terms: list[tuple[Any, float]] = []
     constant = 0.0
@@ -252,19 +403,17 @@ def least_migration(
     if instance.current_host is None:
         return task_host
     peak = float(host_loads(instance, task_host).max())
-    prob, var = build_compact_model(instance, symmetry_breaking=False)
-    L = var["L"]
-    L.upBound = max(peak, L.lowBound) + 1e-9
-    cost = migration_expression(prob, instance, var["x"], budget_mode)
+    model = build_compact_model(instance, symmetry_breaking=False)
+    model.L.upBound = max(peak, model.L.lowBound) + 1e-9
+    cost = compact_migration_expression(model, instance, budget_mode)
     if budget is not None and np.isfinite(budget):
-        prob += cost <= budget, "budget"
-    prob.setObjective(cost)
-    start = compact_start(instance, var, task_host)
-    out = solve_model(prob, time_limit=time_limit, start=start,
-                      options=_highs_options(instance.n_jobs * instance.hosts, bool(start)))
+        model.problem += cost <= budget, "budget"
+    model.problem.setObjective(cost)
+    start = model.start_values(instance, task_host)
+    out = solve_model(model.problem, time_limit=time_limit, start=start, options=model.highs_options(bool(start)))
     if not out.status.has_solution:
         return task_host
-    candidate = _compact_placement(instance, var["x"])
+    candidate = model.placement(instance)
     before = migration_cost(instance, task_host)
     after = migration_cost(instance, candidate)
     key = "migrated_memory" if budget_mode == "memory" else "migrations"
@@ -273,70 +422,12 @@ def least_migration(
     return task_host
 
 
-def compact_start(instance: VCInstance, var: dict, task_host: np.ndarray) -> dict:
-    """Starting values of the compact model's variables for a placement, with hosts
-    relabelled to satisfy the symmetry-breaking constraints."""
-    H = instance.hosts
-    counts = np.zeros((instance.n_jobs, H), dtype=np.int64)
-    np.add.at(counts, (instance.task_job, task_host), 1)
-    loads = counts.T @ instance.cpu
-    if var["symmetry"] and var["rank"] is not None:
-        relabel = -np.ones(H, dtype=np.int64)
-        nxt = 0
-        for i in np.argsort(var["rank"]):
-            j = int(np.flatnonzero(counts[i])[0])
-            if relabel[j] < 0:
-                relabel[j], nxt = nxt, nxt + 1
-        relabel[relabel < 0] = np.arange(nxt, H)
-    elif var["symmetry"]:
-        relabel = np.empty(H, dtype=np.int64)
-        relabel[np.argsort(-loads, kind="stable")] = np.arange(H)
-    else:
-        relabel = np.arange(H)
-    new_counts = np.zeros_like(counts)
-    new_counts[:, relabel] = counts
-    x = var["x"]
-    start = {var["L"]: float(loads.max())}
-    for i, j in zip(*np.nonzero(new_counts)):
-        if x[i, j] is None:
-            return {}
-        start[x[i, j]] = float(new_counts[i, j])
-    return start
-
-
-def _compact_placement(instance: VCInstance, x: np.ndarray) -> np.ndarray:
-    """Flat task -> host array from the counts, keeping tasks on their current host when possible."""
-    J, H = x.shape
-    counts = np.zeros((J, H), dtype=np.int64)
-    for i in range(J):
-        for j in range(H):
-            if x[i, j] is not None:
-                counts[i, j] = int(round(x[i, j].varValue or 0.0))
-    task_host = np.empty(instance.n_tasks, dtype=np.int64)
-    cur_th = instance.current_task_host()
-    offsets = instance.offsets
-    for i in range(J):
-        left = counts[i].copy()
-        idx = range(offsets[i], offsets[i + 1])
-        pending = []
-        for k in idx:  # tasks that can stay
-            h = cur_th[k]
-            if h >= 0 and left[h] > 0:
-                task_host[k] = h
-                left[h] -= 1
-            else:
-                pending.append(k)
-        hosts = np.repeat(np.arange(H), left)
-        task_host[pending] = hosts[: len(pending)]
-    return task_host
-
-
 # --------------------------------------------------------------------------- literal
 
 
 def build_literal_model(
     instance: VCInstance, *, relax: bool = False, budget: float | None = None, budget_mode: str = "memory"
-) -> tuple[pulp.LpProblem, dict]:
+) -> LiteralModel:
     """The paper's MILP: eq. 3-11 (eq. 12-21 per task for parallel jobs, + eq. 31)."""
     H = instance.hosts
     K = instance.n_tasks
@@ -350,7 +441,7 @@ def build_literal_model(
             e[k, j] = new_var(f"e_{k}_{j}", 0, 1, cat)
             a[k, j] = new_var(f"a_{k}_{j}", 0, 1)
     prob += _expr([(Y, 1.0)])
-    alpha_t, mem_t, job = instance.task_cpu, instance.task_mem, instance.task_job
+    alpha_t, mem_t = instance.task_cpu, instance.task_mem
     for k in range(K):
         for j in range(H):
             prob += _expr([(a[k, j], 1.0), (e[k, j], -1.0)]) <= 0, f"a_le_e_{k}_{j}"  # eq. 6
@@ -365,10 +456,9 @@ def build_literal_model(
         first = offsets[i]
         for k in range(first + 1, offsets[i + 1]):
             prob += _expr([(a[k, j], 1.0) for j in range(H)] + [(a[first, j], -1.0) for j in range(H)]) == 0, f"equal_{k}"
-    b = _budget(instance, budget)
+    b = _effective_budget(instance, budget)
     if b is not None:
-        if budget_mode not in BUDGET_MODES:
-            raise ValueError(f"budget_mode must be one of {BUDGET_MODES}, got {budget_mode!r}")
+        _check_budget_mode(budget_mode)
         cur = instance.current_task_host()
         terms = []
         for k in range(K):
@@ -377,11 +467,16 @@ def build_literal_model(
             w = float(mem_t[k]) if budget_mode == "memory" else 1.0
             terms += [(e[k, j], w) for j in range(H) if j != cur[k]]  # eq. 31
         prob += _expr(terms) <= b, "budget"
-    del job
-    return prob, {"e": e, "a": a, "Y": Y, "variables": [Y] + list(e.ravel()) + list(a.ravel())}
+    return LiteralModel(prob, [Y] + list(e.ravel()) + list(a.ravel()), relax, e=e, a=a, Y=Y)
 
 
 # --------------------------------------------------------------------------- solve
+
+
+def _build(instance: VCInstance, formulation: str, budget, budget_mode: str, symmetry_breaking: bool) -> VCModel:
+    if formulation == "compact":
+        return build_compact_model(instance, budget=budget, budget_mode=budget_mode, symmetry_breaking=symmetry_breaking)
+    return build_literal_model(instance, budget=budget, budget_mode=budget_mode)
 
 
 def solve_vc_milp(
@@ -420,6 +515,20 @@ def solve_vc_milp(
         ``objective`` = min yield, ``bound`` = proven upper bound on it,
         ``solution`` = :class:`Allocation`, ``extra`` with ``avg_yield``,
         ``migrated_memory`` and ``migrations`` when a current placement exists.
+
+    Notes
+    -----
+    Compact model without a migration budget: the
+    :func:`load_balancing_incumbent` is computed first; when its largest load
+    meets :func:`load_lower_bound` it is returned as proven optimal without
+    calling HiGHS, otherwise it is handed to HiGHS as the starting solution.
+
+    Examples
+    --------
+    >>> from vcsched.problems.vc import VCInstance
+    >>> res = solve_vc_milp(VCInstance.from_arrays(2, [0.5, 0.5, 0.5], [0.2, 0.2, 0.2]))
+    >>> res.status.value, res.objective
+    ('optimal', 1.0)
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
@@ -427,32 +536,23 @@ def solve_vc_milp(
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     t0 = time.perf_counter()
     method = "milp" if formulation == "compact" else "milp-literal"
+    model = _build(instance, formulation, budget, budget_mode, symmetry_breaking)
     start: dict = {}
-    if formulation == "compact":
-        prob, var = build_compact_model(instance, budget=budget, budget_mode=budget_mode, symmetry_breaking=symmetry_breaking)
-        incumbent = greedy_placement(instance) if _budget(instance, budget) is None else None
+    if formulation == "compact" and _effective_budget(instance, budget) is None:
+        incumbent = load_balancing_incumbent(instance)
         if incumbent is not None:
-            peak = float(host_loads(instance, incumbent).max())
-            if peak <= closed_form_load_bound(instance) + 1e-12:
+            if float(host_loads(instance, incumbent).max()) <= load_lower_bound(instance) + 1e-12:
                 return _certified(instance, incumbent, t0, second_phase)
-            start = compact_start(instance, var, incumbent)
-    else:
-        prob, var = build_literal_model(instance, budget=budget, budget_mode=budget_mode)
+            start = model.start_values(instance, incumbent)
     build_seconds = time.perf_counter() - t0
-    out = solve_model(prob, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=var["variables"], start=start,
-                      options=_highs_options(instance.n_jobs * instance.hosts, bool(start)) if formulation == "compact" else None)
-    bound = None
-    if out.bound is not None:
-        bound = min(1.0, 1.0 / out.bound) if formulation == "compact" else min(1.0, out.bound)
+    out = solve_model(model.problem, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=model.variables,
+                      start=start, options=model.highs_options(bool(start)))
+    bound = None if out.bound is None else model.min_yield(out.bound)
     extra: dict[str, Any] = {"build_seconds": build_seconds, "solve_seconds": out.seconds, "formulation": formulation,
                              "nodes": out.nodes}
     if not out.status.has_solution:
         return Result(method, out.status, None, bound, None, None, time.perf_counter() - t0, out.message, extra)
-    if formulation == "compact":
-        task_host = _compact_placement(instance, var["x"])
-    else:
-        e = var["e"]
-        task_host = np.array([int(np.argmax([v.varValue or 0.0 for v in row])) for row in e], dtype=np.int64)
+    task_host = model.placement(instance)
     alloc = allocation_from_placement(instance, task_host, second_phase=second_phase)
     report = check_allocation(instance, alloc)
     if not report.valid:
@@ -468,54 +568,11 @@ def solve_vc_milp(
 
 
 def _certified(instance: VCInstance, task_host: np.ndarray, t0: float, second_phase: bool) -> Result:
-    """The greedy incumbent reaches the lower bound on the largest load: it is optimal."""
+    """The incumbent reaches the lower bound on the largest load: it is optimal."""
     alloc = allocation_from_placement(instance, task_host, second_phase=second_phase)
     report = check_allocation(instance, alloc)
     report.raise_if_invalid()
-    bound = min(1.0, 1.0 / closed_form_load_bound(instance))
+    bound = min(1.0, 1.0 / load_lower_bound(instance))
     return Result("milp", Status.OPTIMAL, report.min_yield, bound, relative_gap(report.min_yield, bound), alloc,
                   time.perf_counter() - t0, "greedy placement reaches the load lower bound (no branching needed)",
                   {"avg_yield": report.avg_yield, "formulation": "compact", "certified_by_bound": True})
-
-
-def migration_cost(instance: VCInstance, task_host: np.ndarray) -> dict[str, float]:
-    """Memory moved and number of moved tasks from the current placement (matching tasks of a job)."""
-    if instance.current_host is None:
-        return {}
-    new = np.zeros((instance.n_jobs, instance.hosts), dtype=np.int64)
-    np.add.at(new, (instance.task_job, task_host), 1)
-    cur = _current_counts(instance)
-    has_cur = np.array([ch is not None for ch in instance.current_host])
-    moved = np.maximum(new - cur, 0).sum(axis=1) * has_cur
-    return {"migrations": int(moved.sum()), "migrated_memory": float(np.dot(moved, instance.mem))}
-
-
-def average_yield_lp(instance: VCInstance, task_host: np.ndarray, min_yield: float) -> np.ndarray:
-    """Per-job CPU ``c_i`` maximising the average per-job yield for a fixed placement (§5.1).
-
-    LP: max sum_i c_i / alpha_i  s.t.  sum_i n_ij c_i <= 1 (each host j),
-    alpha_i Y <= c_i <= alpha_i.
-    """
-    J = instance.n_jobs
-    alpha = instance.cpu
-    n = np.zeros((J, instance.hosts), dtype=np.int64)
-    np.add.at(n, (instance.task_job, task_host), 1)
-    prob = pulp.LpProblem("average_yield", pulp.LpMaximize)
-    c = [new_var(f"c_{i}", float(alpha[i] * min_yield), float(alpha[i])) for i in range(J)]
-    prob += _expr([(c[i], 1.0 / float(alpha[i])) for i in range(J)])
-    for j in range(instance.hosts):
-        rows = np.flatnonzero(n[:, j])
-        if rows.size:
-            prob += _expr([(c[i], float(n[i, j])) for i in rows]) <= 1, f"cpu_{j}"
-    out = solve_model(prob, mip=False, variables=c)
-    if out.status.value != "optimal":
-        return alpha * min_yield
-    return np.array([min(max(v.varValue or 0.0, alpha[i] * min_yield), alpha[i]) for i, v in enumerate(c)])
-
-
-def placement_of(result: Result) -> np.ndarray | None:
-    sol = result.solution
-    return None if not isinstance(sol, Allocation) else sol.task_host
-
-
-__all__ += ["least_migration", "migration_expression", "migration_cost", "closed_form_load_bound", "placement_of", "host_loads"]

@@ -1,150 +1,219 @@
-"""The experiments of seed 004 §6 as scenarios: platform, agent tree, workload, SeD changes, measured window.
+"""DIET's problem types (seed 004 §3-5): platform timings, agent tree, requests, workloads, runs and their metrics.
 
-Platform values: what the paper gives, and documented assumptions for what it does not.
-
-==========================  ==========================================================================
-dgemm cost                  ``DGEMM_REF_SECONDS`` (88 s) for ``n`` = 1200 (10 iterations of
-                            ``C = aC + bAB``, §6.1.4) on one dedicated processor, scaled as ``n**3``:
-                            1000 -> 50.9 s, 1500 -> 171.9 s. *Assumption*: the paper gives no
-                            execution time; 88 s is calibrated on Table 1 (9 tasks on the most
-                            loaded SeD for Standard: 9 x T / 2 ~ 460 s - arrivals; 7 tasks in 4
-                            rounds of 2 for SeD Queue: 4 T ~ 369 s - arrivals).
-data                        A, B, C sent (3 n^2 doubles), C returned (n^2 doubles), over 1 Gbit/s
-                            (125 MB/s, §6.1.1).
-hop latency, agent time     1 ms per hop, 2 ms per agent, 1 ms per SeD estimate (assumption: CORBA
-                            on a LAN; the paper says the hierarchy "responds very quickly").
-submit overhead             1.25 s between the client receiving the list and its solve being registered
-                            by the SeD, on top of the data transfer (1.68 s in all for dgemm-1500).
-                            *Assumption*, calibrated on the finding of Fig 2 (§6.2): Standard and SeD
-                            Queue degrade for inter-arrival times below 1 s and not at 1 s, while the
-                            Task Scheduler is good at every rate; with 0.5 s they degrade only below
-                            0.5 s. Plausible for a CORBA call marshalling 54 MB plus client start-up.
-n_best (maxResponses)       8 (assumption), also the MA's ``maxWinSize`` (§5.2 says they should match).
-CPUs per SeD                2 (dual Opteron, §6.1.1).
-execution noise             actual work = cost x Gamma(mean 1, cv 3 %), seeded (*assumption*: a real
-                            machine's run-to-run variability). Without it, jobs that start together
-                            on a SeD end together forever and their users herd onto the same stale
-                            "least loaded" SeD: Standard then loses ~8 % of steady-state throughput
-                            to idle processors, an artefact the real platform's noise breaks up.
-==========================  ==========================================================================
+The simulator that plays them, and the policy interface, are in
+:mod:`vcsched.sim.diet`; the paper's experiments built from them are in
+:mod:`vcsched.scenarios.diet`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
+import numpy as np
+
 from vcsched.errors import InvalidInputError
-from vcsched.sim.diet import AgentTree, DietPlatform, SeDChange, SequentialUser, TaskSpec, Workload, run_metrics, \
-    simulate_diet
 
-__all__ = ["PLATFORM", "DGEMM_REF_N", "DGEMM_REF_SECONDS", "dgemm_task", "Scenario", "bursty", "add_seds", "steady",
-           "EXPERIMENTS", "make_scenario", "simulate_scenario", "PAPER"]
-
-DGEMM_REF_N = 1200
-PLATFORM = DietPlatform(exec_cv=0.03)
-"""The platform of the experiments (defaults of :class:`DietPlatform` plus 3 % execution noise)."""
-DGEMM_REF_SECONDS = 88.0
-
-PAPER = {
-    "add-seds": {  # Table 1: makespan (s), turnaround mean +- std (s), tasks per SeD (§6.3.2)
-        "standard": {"makespan": 460.1, "mean_turnaround": 254.7, "std_turnaround": 61.7,
-                     "tasks_per_sed": "9, 7, 7, 7, 6, 6, 6, 6 (none on the 4 new SeDs)"},
-        "sed-queue": {"makespan": 369.1, "mean_turnaround": 179.2, "std_turnaround": 76.7,
-                      "tasks_per_sed": "7 x 6, 6 x 2 (none on the 4 new SeDs)"},
-        "task-scheduler": {"makespan": 312.7, "mean_turnaround": 147.6, "std_turnaround": 52.7,
-                           "tasks_per_sed": "5-6 on each original SeD, 3 on each new SeD"},
-    },
-    "steady": {  # Fig 5: throughput relative to Standard
-        "standard": {"throughput_vs_standard_pct": 0.0},
-        "sed-queue": {"throughput_vs_standard_pct": -2.8},
-        "task-scheduler": {"throughput_vs_standard_pct": -4.5},
-    },
-}
-
-
-def dgemm_task(n: int, *, ref_seconds: float = DGEMM_REF_SECONDS, ref_n: int = DGEMM_REF_N) -> TaskSpec:
-    """A dgemm request on ``n x n`` matrices: cost ``ref_seconds * (n / ref_n)**3``, A, B, C in and C out."""
-    if n < 1:
-        raise InvalidInputError(f"dgemm matrix size must be >= 1, got {n}")
-    return TaskSpec(cost=ref_seconds * (n / ref_n) ** 3, in_bytes=3 * 8.0 * n * n, out_bytes=8.0 * n * n)
+__all__ = [
+    "DietPlatform",
+    "AgentTree",
+    "TaskSpec",
+    "SequentialUser",
+    "Workload",
+    "SeDChange",
+    "TaskRecord",
+    "DietRun",
+    "run_metrics",
+]
 
 
 @dataclasses.dataclass(frozen=True)
-class Scenario:
-    """One experiment setting: everything :func:`vcsched.sim.diet.simulate_diet` needs except the policy."""
+class DietPlatform:
+    """Timing parameters of the middleware (seconds, bytes per second).
 
-    name: str
-    tree: AgentTree
-    workload: Workload
-    changes: tuple = ()
-    platform: DietPlatform = PLATFORM
-    window: tuple[float, float] | None = None
-
-
-def bursty(interarrival: float = 0.5, *, n_tasks: int = 8, matrix: int = 1500,
-           platform: DietPlatform | None = None) -> Scenario:
-    """§6.2: 1 MA, 2 LAs, 8 SeDs; one user sends ``n_tasks`` dgemm-``matrix`` requests ``interarrival`` s apart."""
-    _check_interarrival(interarrival)
-    task = dgemm_task(matrix)
-    arrivals = tuple((k * interarrival, task) for k in range(n_tasks))
-    return Scenario("bursty", AgentTree.balanced(2, 4), Workload(arrivals=arrivals), (), platform or PLATFORM)
-
-
-def add_seds(interarrival: float = 1.0, *, n_tasks: int = 54, matrix: int = 1200, pause: float = 10.0,
-             new_per_la: int = 2, platform: DietPlatform | None = None) -> Scenario:
-    """§6.3: 8 SeDs under 2 LAs; ``n_tasks`` dgemm-1200 one per second, then after ``pause`` s 4 more SeDs.
-
-    The new SeDs (``sed8`` ..) join at ``n_tasks * interarrival + pause`` (64 s), ``new_per_la`` on each LA.
+    Defaults are documented assumptions for a 1 Gbit/s LAN with CORBA calls of
+    about a millisecond (the paper gives no per-hop figures), see
+    :mod:`vcsched.scenarios.diet`.
     """
-    _check_interarrival(interarrival)
-    task = dgemm_task(matrix)
-    arrivals = tuple((k * interarrival, task) for k in range(n_tasks))
-    t_add = n_tasks * interarrival + pause
-    changes = tuple(SeDChange(t_add, f"sed{8 + k}", parent=f"LA{k % 2}") for k in range(2 * new_per_la))
-    return Scenario("add-seds", AgentTree.balanced(2, 4), Workload(arrivals=arrivals), changes,
-                    platform or PLATFORM)
+
+    hop_latency: float = 0.001
+    agent_time: float = 0.002
+    sed_time: float = 0.001
+    n_best: int = 8
+    submit_overhead: float = 1.25
+    bandwidth: float = 125e6
+    cpus: int = 2
+    exec_cv: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead"):
+            v = getattr(self, name)
+            if not (v >= 0 and math.isfinite(v)):
+                raise InvalidInputError(f"DietPlatform.{name} must be a finite number >= 0, got {v}")
+        if not (self.exec_cv >= 0 and math.isfinite(self.exec_cv)):
+            raise InvalidInputError(f"DietPlatform.exec_cv must be a finite number >= 0, got {self.exec_cv}")
+        if not self.bandwidth > 0:
+            raise InvalidInputError(f"DietPlatform.bandwidth must be > 0, got {self.bandwidth}")
+        if int(self.n_best) < 1 or int(self.cpus) < 1:
+            raise InvalidInputError("DietPlatform.n_best and DietPlatform.cpus must be integers >= 1")
 
 
-def steady(*, duration: float = 3 * 3600.0, users: int = 96, matrix: int = 1000, launch_every: float = 5.0,
-           skip_start: float = 3600.0, skip_end: float = 900.0, platform: DietPlatform | None = None) -> Scenario:
-    """§6.4: 1 MA, 4 LAs, 24 SeDs, ``users`` sequential users launched every 5 s, stopped at ``duration``.
+@dataclasses.dataclass
+class AgentTree:
+    """The agent hierarchy: ``parent`` maps each agent and SeD to its parent (the MA has none).
 
-    Statistics over requests submitted in ``[skip_start, duration - skip_end)`` (60 min after the
-    first user, 15 min before the stop). A shorter ``duration`` scales both margins by ``duration / 3 h``.
+    Build one with :meth:`balanced`; SeDs are the names listed in ``seds``.
     """
-    if not duration > 0:
-        raise InvalidInputError(f"steady: duration must be > 0 seconds, got {duration}")
-    scale = duration / (3 * 3600.0)
-    t0, t1 = skip_start * scale, duration - skip_end * scale
-    task = dgemm_task(matrix)
-    us = tuple(SequentialUser(start=u * launch_every, stop=duration, task=task) for u in range(users))
-    return Scenario("steady", AgentTree.balanced(4, 6), Workload(users=us), (), platform or PLATFORM,
-                    window=(t0, t1))
+
+    root: str
+    parent: dict[str, str]
+    seds: list[str]
+    speed: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def balanced(cls, n_las: int, seds_per_la: int, *, prefix: str = "sed") -> AgentTree:
+        """One MA, ``n_las`` LAs under it, ``seds_per_la`` SeDs under each LA (``LA0`` .. , ``sed0`` ..)."""
+        if n_las < 0 or seds_per_la < 0:
+            raise InvalidInputError("AgentTree.balanced: n_las and seds_per_la must be >= 0")
+        parent: dict[str, str] = {}
+        seds: list[str] = []
+        for a in range(n_las):
+            parent[f"LA{a}"] = "MA"
+        k = 0
+        for a in range(n_las):
+            for _ in range(seds_per_la):
+                name = f"{prefix}{k}"
+                parent[name] = f"LA{a}"
+                seds.append(name)
+                k += 1
+        return cls(root="MA", parent=parent, seds=seds)
+
+    def depth(self, node: str) -> int:
+        d = 0
+        while node != self.root:
+            node = self.parent[node]
+            d += 1
+        return d
 
 
-def _check_interarrival(value: float) -> None:
-    if not value >= 0:
-        raise InvalidInputError(f"--interarrival must be a number of seconds >= 0, got {value}")
+@dataclasses.dataclass(frozen=True)
+class TaskSpec:
+    """A request: ``cost`` seconds on one dedicated processor of speed 1, data sizes in bytes."""
+
+    cost: float
+    in_bytes: float = 0.0
+    out_bytes: float = 0.0
 
 
-EXPERIMENTS = {"bursty": bursty, "add-seds": add_seds, "steady": steady}
+@dataclasses.dataclass(frozen=True)
+class SequentialUser:
+    """A user who submits one request at a time, the next as soon as the previous result is back (§6.1.2).
+
+    Submits first at ``start``; stops submitting at ``stop`` (a request in flight completes).
+    """
+
+    start: float
+    stop: float
+    task: TaskSpec
+    think_time: float = 0.0
 
 
-def make_scenario(name: str, **options: Any) -> Scenario:
-    """The scenario of experiment ``name`` (``bursty``, ``add-seds``, ``steady``)."""
-    try:
-        fn = EXPERIMENTS[name]
-    except KeyError:
-        raise InvalidInputError(f"unknown DIET experiment {name!r}; choose one of: {', '.join(EXPERIMENTS)}") from None
-    return fn(**options)
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """Independent submissions ``arrivals`` = ((time, TaskSpec), ...) and sequential ``users``."""
+
+    arrivals: tuple = ()
+    users: tuple = ()
 
 
-def simulate_scenario(scenario: Scenario, policy: Any, *, seed: int = 0) -> dict[str, Any]:
-    """Run ``scenario`` under ``policy`` and return :func:`vcsched.sim.diet.run_metrics` plus ``approach``."""
-    run = simulate_diet(scenario.tree, scenario.workload, policy, platform=scenario.platform,
-                        changes=scenario.changes, rng=seed)
-    out = {"approach": run.policy}
-    out.update(run_metrics(run, window=scenario.window))
-    out["events"] = run.events
+@dataclasses.dataclass(frozen=True)
+class SeDChange:
+    """Add (``parent`` given) or remove (``parent`` None) SeD ``sed`` at ``time``."""
+
+    time: float
+    sed: str
+    parent: str | None = None
+    speed: float = 1.0
+
+
+@dataclasses.dataclass
+class TaskRecord:
+    """Life of one request (times in seconds; NaN until reached)."""
+
+    task: int
+    user: int
+    cost: float
+    submit: float
+    sed: str = ""
+    at_ma: float = math.nan
+    list_at_client: float = math.nan
+    arrive_sed: float = math.nan
+    start: float = math.nan
+    end: float = math.nan
+    done: float = math.nan
+    resubmissions: int = 0
+
+
+@dataclasses.dataclass
+class DietRun:
+    """Outcome of :func:`simulate_diet`: one record per request, the event trace, counters."""
+
+    policy: str
+    tasks: list[TaskRecord]
+    trace: list[tuple]
+    windows: list[tuple[float, int, float]]
+    events: int
+    end_time: float
+
+
+def run_metrics(run: DietRun, *, window: tuple[float, float] | None = None) -> dict[str, Any]:
+    """Makespan, mean/std turnaround, throughput, tasks per SeD and the turnaround decomposition (Fig 4).
+
+    Parameters
+    ----------
+    window : (t0, t1), optional
+        Measured window (§6.4.1): only requests *submitted* in ``[t0, t1)`` count,
+        and ``throughput`` = their number / ``(t1 - t0)``. Without it, every
+        request counts and ``throughput`` = completed requests / makespan.
+
+    Returns
+    -------
+    dict
+        ``makespan`` (last result back - first submission), ``mean_turnaround``,
+        ``std_turnaround``, ``throughput`` (requests per second), ``tasks_per_sed``
+        (SeD -> count, in tree order of first use), ``completed``, ``submitted``,
+        ``mean_choose``, ``mean_queue``, ``mean_compute`` (s), ``resubmissions``.
+    """
+    recs = run.tasks
+    if window is not None:
+        recs = [r for r in recs if window[0] <= r.submit < window[1]]
+    done = [r for r in recs if not math.isnan(r.done)]
+    out: dict[str, Any] = {"submitted": len(recs), "completed": len(done)}
+    if not done:
+        out.update(makespan=None, mean_turnaround=None, std_turnaround=None, throughput=0.0, tasks_per_sed={},
+                   mean_choose=None, mean_queue=None, mean_compute=None, resubmissions=0)
+        return out
+    submit = np.array([r.submit for r in done])
+    fin = np.array([r.done for r in done])
+    turn = fin - submit
+    makespan = float(fin.max() - min(r.submit for r in recs))
+    per_sed: dict[str, int] = {}
+    for r in sorted(done, key=lambda r: r.arrive_sed):
+        per_sed[r.sed] = per_sed.get(r.sed, 0) + 1
+    if window is not None:
+        throughput = len(done) / (window[1] - window[0])
+    else:
+        throughput = len(done) / makespan if makespan > 0 else None
+    out.update(
+        makespan=makespan,
+        mean_turnaround=float(turn.mean()),
+        std_turnaround=float(turn.std(ddof=1)) if len(turn) > 1 else 0.0,
+        throughput=throughput,
+        tasks_per_sed=per_sed,
+        mean_choose=float(np.mean([r.arrive_sed - r.submit for r in done])),
+        mean_queue=float(np.mean([r.start - r.arrive_sed for r in done])),
+        mean_compute=float(np.mean([r.end - r.start for r in done])),
+        resubmissions=int(sum(r.resubmissions for r in recs)),
+    )
     return out

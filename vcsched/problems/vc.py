@@ -291,7 +291,7 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
     ``max sum_i c_i / alpha_i`` s.t. ``sum_i n_ij c_i <= 1``,
     ``alpha_i Y <= c_i <= alpha_i`` is solved exactly with HiGHS, through
     ``scipy.optimize.linprog`` on a sparse matrix (the same LP as
-    :func:`vcsched.formulations.vc_milp.average_yield_lp`, built without PuLP;
+    the tests' PuLP oracle, built without PuLP;
     about twice as fast). Should HiGHS fail, every job keeps ``alpha_i Y``.
     """
     task_host = np.asarray(task_host, dtype=np.int64)

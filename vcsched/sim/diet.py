@@ -23,7 +23,7 @@ Timing of one request (all parameters of :class:`DietPlatform`):
   ``hop_latency + submit_overhead + in_bytes / bandwidth``. This delay is why
   SeD information can be stale when requests follow each other closely (§5.2,
   *taskLatency*); ``submit_overhead`` is an assumption (see
-  :mod:`vcsched.problems.diet`).
+  :mod:`vcsched.scenarios.diet`).
 * The result returns to the client ``hop_latency + out_bytes / bandwidth``
   after the computation ends; turnaround = result at client - submission.
 
@@ -74,17 +74,31 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.diet import (
+    AgentTree,
+    DietPlatform,
+    DietRun,
+    SeDChange,
+    SequentialUser,
+    TaskRecord,
+    TaskSpec,
+    Workload,
+    run_metrics,
+)
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_END, PRIORITY_PASS, Kernel
 
 __all__ = [
     "Response",
     "DietPolicy",
     "MasterPolicy",
+    "simulate_diet",
+    # the problem's types (vcsched.problems.diet), importable from here too
     "DietPlatform",
     "AgentTree",
     "TaskSpec",
@@ -93,7 +107,6 @@ __all__ = [
     "SeDChange",
     "TaskRecord",
     "DietRun",
-    "simulate_diet",
     "run_metrics",
 ]
 
@@ -162,154 +175,12 @@ class DietPolicy(Protocol):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Platform, tree, workload
-# ----------------------------------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class DietPlatform:
-    """Timing parameters of the middleware (seconds, bytes per second).
-
-    Defaults are documented assumptions for a 1 Gbit/s LAN with CORBA calls of
-    about a millisecond (the paper gives no per-hop figures), see
-    :mod:`vcsched.problems.diet`.
-    """
-
-    hop_latency: float = 0.001
-    agent_time: float = 0.002
-    sed_time: float = 0.001
-    n_best: int = 8
-    submit_overhead: float = 1.25
-    bandwidth: float = 125e6
-    cpus: int = 2
-    exec_cv: float = 0.0
-
-    def __post_init__(self) -> None:
-        for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead"):
-            v = getattr(self, name)
-            if not (v >= 0 and math.isfinite(v)):
-                raise InvalidInputError(f"DietPlatform.{name} must be a finite number >= 0, got {v}")
-        if not (self.exec_cv >= 0 and math.isfinite(self.exec_cv)):
-            raise InvalidInputError(f"DietPlatform.exec_cv must be a finite number >= 0, got {self.exec_cv}")
-        if not self.bandwidth > 0:
-            raise InvalidInputError(f"DietPlatform.bandwidth must be > 0, got {self.bandwidth}")
-        if int(self.n_best) < 1 or int(self.cpus) < 1:
-            raise InvalidInputError("DietPlatform.n_best and DietPlatform.cpus must be integers >= 1")
-
-
-@dataclasses.dataclass
-class AgentTree:
-    """The agent hierarchy: ``parent`` maps each agent and SeD to its parent (the MA has none).
-
-    Build one with :meth:`balanced`; SeDs are the names listed in ``seds``.
-    """
-
-    root: str
-    parent: dict[str, str]
-    seds: list[str]
-    speed: dict[str, float] = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def balanced(cls, n_las: int, seds_per_la: int, *, prefix: str = "sed") -> "AgentTree":
-        """One MA, ``n_las`` LAs under it, ``seds_per_la`` SeDs under each LA (``LA0`` .. , ``sed0`` ..)."""
-        if n_las < 0 or seds_per_la < 0:
-            raise InvalidInputError("AgentTree.balanced: n_las and seds_per_la must be >= 0")
-        parent: dict[str, str] = {}
-        seds: list[str] = []
-        for a in range(n_las):
-            parent[f"LA{a}"] = "MA"
-        k = 0
-        for a in range(n_las):
-            for s in range(seds_per_la):
-                name = f"{prefix}{k}"
-                parent[name] = f"LA{a}"
-                seds.append(name)
-                k += 1
-        return cls(root="MA", parent=parent, seds=seds)
-
-    def depth(self, node: str) -> int:
-        d = 0
-        while node != self.root:
-            node = self.parent[node]
-            d += 1
-        return d
-
-
-@dataclasses.dataclass(frozen=True)
-class TaskSpec:
-    """A request: ``cost`` seconds on one dedicated processor of speed 1, data sizes in bytes."""
-
-    cost: float
-    in_bytes: float = 0.0
-    out_bytes: float = 0.0
-
-
-@dataclasses.dataclass(frozen=True)
-class SequentialUser:
-    """A user who submits one request at a time, the next as soon as the previous result is back (§6.1.2).
-
-    Submits first at ``start``; stops submitting at ``stop`` (a request in flight completes).
-    """
-
-    start: float
-    stop: float
-    task: TaskSpec
-    think_time: float = 0.0
-
-
-@dataclasses.dataclass(frozen=True)
-class Workload:
-    """Independent submissions ``arrivals`` = ((time, TaskSpec), ...) and sequential ``users``."""
-
-    arrivals: tuple = ()
-    users: tuple = ()
-
-
-@dataclasses.dataclass(frozen=True)
-class SeDChange:
-    """Add (``parent`` given) or remove (``parent`` None) SeD ``sed`` at ``time``."""
-
-    time: float
-    sed: str
-    parent: str | None = None
-    speed: float = 1.0
-
-
-@dataclasses.dataclass
-class TaskRecord:
-    """Life of one request (times in seconds; NaN until reached)."""
-
-    task: int
-    user: int
-    cost: float
-    submit: float
-    sed: str = ""
-    at_ma: float = math.nan
-    list_at_client: float = math.nan
-    arrive_sed: float = math.nan
-    start: float = math.nan
-    end: float = math.nan
-    done: float = math.nan
-    resubmissions: int = 0
-
-
-@dataclasses.dataclass
-class DietRun:
-    """Outcome of :func:`simulate_diet`: one record per request, the event trace, counters."""
-
-    policy: str
-    tasks: list[TaskRecord]
-    trace: list[tuple]
-    windows: list[tuple[float, int, float]]
-    events: int
-    end_time: float
-
-
-# ----------------------------------------------------------------------------------------------------------------
 # SeD with processor sharing and an optional FIFO queue
 # ----------------------------------------------------------------------------------------------------------------
 class _Job:
     __slots__ = ("req", "remaining", "start", "pred_end")
 
-    def __init__(self, req: "_Request", work: float) -> None:
+    def __init__(self, req: _Request, work: float) -> None:
         self.req = req
         self.remaining = work
         self.start = math.nan
@@ -319,7 +190,7 @@ class _Job:
 class _SeD:
     """A server daemon: processor sharing on ``cpus`` CPUs, optional limit with a FIFO queue."""
 
-    def __init__(self, sim: "_Simulation", name: str, speed: float) -> None:
+    def __init__(self, sim: _Simulation, name: str, speed: float) -> None:
         self.sim = sim
         self.name = name
         self.speed = speed
@@ -373,7 +244,7 @@ class _SeD:
         self.running.append(job)
         self.sim.log(now, "start", job.req.record.task, self.name)
 
-    def accept(self, req: "_Request", now: float) -> None:
+    def accept(self, req: _Request, now: float) -> None:
         self._advance(now)
         self.last_solve = now
         job = _Job(req, self.sim.actual_work(req.spec.cost))
@@ -401,7 +272,7 @@ class _SeD:
             self._start(self.waiting.pop(0), now)
         self._reschedule(now)
 
-    def remove(self, now: float) -> list["_Request"]:
+    def remove(self, now: float) -> list[_Request]:
         self.alive = False
         self.version += 1
         lost = [j.req for j in self.running + self.waiting]
@@ -712,55 +583,3 @@ def simulate_diet(tree: AgentTree, workload: Workload, policy: DietPolicy, *, pl
     sim.kernel.run(until)
     return DietRun(policy=getattr(policy, "name", type(policy).__name__), tasks=sim.records, trace=sim.trace,
                    windows=sim.windows, events=sim.kernel.processed, end_time=sim.kernel.now)
-
-
-def run_metrics(run: DietRun, *, window: tuple[float, float] | None = None) -> dict[str, Any]:
-    """Makespan, mean/std turnaround, throughput, tasks per SeD and the turnaround decomposition (Fig 4).
-
-    Parameters
-    ----------
-    window : (t0, t1), optional
-        Measured window (§6.4.1): only requests *submitted* in ``[t0, t1)`` count,
-        and ``throughput`` = their number / ``(t1 - t0)``. Without it, every
-        request counts and ``throughput`` = completed requests / makespan.
-
-    Returns
-    -------
-    dict
-        ``makespan`` (last result back - first submission), ``mean_turnaround``,
-        ``std_turnaround``, ``throughput`` (requests per second), ``tasks_per_sed``
-        (SeD -> count, in tree order of first use), ``completed``, ``submitted``,
-        ``mean_choose``, ``mean_queue``, ``mean_compute`` (s), ``resubmissions``.
-    """
-    recs = run.tasks
-    if window is not None:
-        recs = [r for r in recs if window[0] <= r.submit < window[1]]
-    done = [r for r in recs if not math.isnan(r.done)]
-    out: dict[str, Any] = {"submitted": len(recs), "completed": len(done)}
-    if not done:
-        out.update(makespan=None, mean_turnaround=None, std_turnaround=None, throughput=0.0, tasks_per_sed={},
-                   mean_choose=None, mean_queue=None, mean_compute=None, resubmissions=0)
-        return out
-    submit = np.array([r.submit for r in done])
-    fin = np.array([r.done for r in done])
-    turn = fin - submit
-    makespan = float(fin.max() - min(r.submit for r in recs))
-    per_sed: dict[str, int] = {}
-    for r in sorted(done, key=lambda r: r.arrive_sed):
-        per_sed[r.sed] = per_sed.get(r.sed, 0) + 1
-    if window is not None:
-        throughput = len(done) / (window[1] - window[0])
-    else:
-        throughput = len(done) / makespan if makespan > 0 else None
-    out.update(
-        makespan=makespan,
-        mean_turnaround=float(turn.mean()),
-        std_turnaround=float(turn.std(ddof=1)) if len(turn) > 1 else 0.0,
-        throughput=throughput,
-        tasks_per_sed=per_sed,
-        mean_choose=float(np.mean([r.arrive_sed - r.submit for r in done])),
-        mean_queue=float(np.mean([r.start - r.arrive_sed for r in done])),
-        mean_compute=float(np.mean([r.end - r.start for r in done])),
-        resubmissions=int(sum(r.resubmissions for r in recs)),
-    )
-    return out
