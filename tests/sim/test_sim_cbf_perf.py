@@ -220,6 +220,21 @@ def test_profile_from_steps_rejects_mismatched_steps():
 
     with pytest.raises(InvalidInputError, match="as many free counts as breakpoints"):
         Profile.from_steps(4, [0.0, 1.0], [4])
+    prof = Profile(4, 0.0)
+    with pytest.raises(InvalidInputError, match="one free count per breakpoint"):
+        prof.f = [4, 2]
+
+
+def test_profile_steps_can_be_assigned_as_attributes():
+    """Assigning ``t`` then ``f`` (the attributes' behaviour before they became views) gives from_steps' profile."""
+    prof = Profile(8, 0.0)
+    prof.t = [0.0, 5.0, 9.0]
+    prof.f = [2, 6, 8]
+    want = Profile.from_steps(8, [0.0, 5.0, 9.0], [2, 6, 8])
+    assert prof.earliest(4, 3.0, 0.0) == want.earliest(4, 3.0, 0.0) == 5.0
+    prof.reserve(5.0, 2.0, 3)
+    want.reserve(5.0, 2.0, 3)
+    assert prof.t.tolist() == want.t.tolist() and prof.f.tolist() == want.f.tolist()
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -64,9 +64,9 @@ class Profile:
 
     Notes
     -----
-    :attr:`t` and :attr:`f` are read-only views of the current steps, valid until the
-    next change (copy them to keep them); build a profile from given steps with
-    :meth:`from_steps`. Every method runs a compiled rule of :mod:`vcsched.sim.compiled`.
+    :attr:`t` and :attr:`f` are views of the current steps, valid until the next
+    change (copy them to keep them). Build a profile from given steps with
+    :meth:`from_steps` (or assign :attr:`t`, then :attr:`f`). Every method runs a compiled rule of :mod:`vcsched.sim.compiled`.
 
     Examples
     --------
@@ -108,13 +108,32 @@ class Profile:
 
     @property
     def t(self) -> np.ndarray:
-        """Breakpoints (a view)."""
+        """Breakpoints (a view). Assigning replaces them (then assign :attr:`f` of the same length)."""
         return self._T[: self._n]
+
+    @t.setter
+    def t(self, value) -> None:
+        value = np.asarray(value, dtype=np.float64).ravel()
+        room = max(_ROOM, 2 * value.size)
+        T = np.empty(room)
+        T[: value.size] = value
+        F = np.empty(room, dtype=np.int64)
+        keep = min(self._n, value.size)
+        F[:keep] = self._F[:keep]
+        self._T, self._F, self._n = T, F, value.size
 
     @property
     def f(self) -> np.ndarray:
-        """Free processors on ``[t[k], t[k+1])`` (a view)."""
+        """Free processors on ``[t[k], t[k+1])`` (a view). Assigning replaces them (as many as breakpoints)."""
         return self._F[: self._n]
+
+    @f.setter
+    def f(self, value) -> None:
+        value = np.asarray(value, dtype=np.int64).ravel()
+        if value.size != self._n:
+            raise InvalidInputError(f"Profile.f: give one free count per breakpoint ({self._n}), got {value.size}; "
+                                    "assign t first, or build the profile with Profile.from_steps")
+        self._F[: self._n] = value
 
     def copy(self) -> "Profile":
         return Profile.from_steps(self.total, self.t, self.f)
