@@ -139,7 +139,9 @@ def _scenario_rows(params: dict) -> list[dict]:
                       overflow=params.get("overflow") or "refuse"):
         base = {"heuristic": r["heuristic"]}
         summary = {k: v for k, v in r.items() if k not in ("servers", "clients")}
-        rows.append({"kind": "summary", **summary, "tasks": inst.workload.n_tasks})
+        released = inst.workload.release[np.isfinite(inst.workload.release)]
+        rows.append({"kind": "summary", **summary, "tasks": inst.workload.n_tasks,
+                     "last_arrival": float(released.max()) if released.size else -1.0})
         for s in r["servers"]:
             rows.append({"kind": "server", **base, **{("server_" + k if k != "server" else k): v
                                                       for k, v in s.items()}})
@@ -338,8 +340,16 @@ def _hmct_vs_mct(df, **config) -> float:
 
 
 def _overhang(df, **config) -> float:
-    """MCT's makespan minus 500 mu: the backlog left when the arrivals stop (paper: about 150 s at mu = 15)."""
-    return _avg(df, "makespan", heuristic="mct", **config) - 500.0 * config.get("mu", 15.0)
+    """MCT's makespan minus the last arrival date: the backlog left when the arrivals stop.
+
+    The paper's value is its makespan minus 500 mu (its arrival dates are not given: about +-50 s
+    on a mean of 3 seeds); ours uses the real last arrival when the rows carry it.
+    """
+    rows = _select(df, heuristic="mct", **config)
+    if not len(rows):
+        return float("nan")
+    last = rows["last_arrival"] if "last_arrival" in rows else 500.0 * config.get("mu", 15.0)  # -1: DAG only
+    return float((rows["makespan"] - last).mean())
 
 
 B_VARIANTS = {"exponential gaps": {"law": "exponential"}, "loadavg sensor": {"sensor": "loadavg"},
@@ -361,13 +371,15 @@ TS_DEVIATIONS = (
      B_VARIANTS, "as above"),
     ("(b) mu=15 MCT sumflow (s)", 68874.0, lambda d, c: _avg(d, "sumflow", heuristic="mct", **{"mu": 15.0, **c}),
      B_VARIANTS, "MCT is within the paper's seed-to-seed range (46,647-83,120)"),
-    ("(b) mu=15 MCT makespan - 500 mu (s)", 150.0, lambda d, c: _overhang(d, **c), B_VARIANTS,
-     "backlog at the end of the arrivals: ours is larger at mu = 15, i.e. our platform is more loaded than "
-     "the paper's; mu about 16 matches it"),
+    ("(b) mu=15 MCT makespan - last arrival (s)", 150.0, lambda d, c: _overhang(d, **c), B_VARIANTS,
+     "backlog when the arrivals stop (paper: makespan - 500 mu, +-50 s): ours is larger at mu = 15 (and "
+     "within the paper's error at mu = 17 and 20), a sign that our platform is more loaded than the paper's; "
+     "weak evidence on 3 seeds"),
     ("(b) mu=20 HMCT % sooner than MCT", 55.0,
      lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **{"mu": 20.0, **c}), _MODEL_ONLY,
-     "our MCT is nearly as good as HMCT at low load (sumflow -8 % vs the paper's -21 %): exact task counts "
-     "and instant corrections; many tasks finish within 2 s under both (ties count for neither)"),
+     "open: our MCT takes HMCT's decisions more often (sumflow gap -9 % against the paper's -21 %), so more "
+     "tasks finish within 2 s under both (about 54 % against the paper's 27 %; ties count for neither); the "
+     "load-average sensor helps a little"),
     ("(b) mu=17 HMCT % sooner than MCT", 69.0,
      lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **{"mu": 17.0, **c}), _MODEL_ONLY, "as above"),
     ("(b) mu=15 HMCT % sooner than MCT", 80.0,
