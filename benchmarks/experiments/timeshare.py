@@ -334,6 +334,12 @@ def _avg(df, column: str, **config) -> float:
     return float(rows[column].mean()) if len(rows) else float("nan")
 
 
+def _best(df, column: str, **config) -> float:
+    """Largest value over the workload seeds (Table 7 gives MCT's and HMCT's best run)."""
+    rows = _select(df, **config)
+    return float(rows[column].max()) if len(rows) else float("nan")
+
+
 def _hmct_vs_mct(df, **config) -> float:
     h, m = _avg(df, "sumflow", heuristic="hmct", **config), _avg(df, "sumflow", heuristic="mct", **config)
     return 100.0 * (h / m - 1.0) if m else float("nan")
@@ -392,11 +398,11 @@ TS_DEVIATIONS = (
      lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="mp", **c), A_VARIANTS,
      "MP spreads the tasks and never fills a server"),
     ("(a) mu=15 HMCT completed (best run)", 358.0,
-     lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="hmct", **c), A_VARIANTS,
-     "the paper's large loss needs a collapse: a server that ran out of memory stays closed (HMCT, without "
-     "feedback, keeps sending tasks to it)"),
+     lambda d, c: _best(d, "completed", scenario="a", platform="dgemm", heuristic="hmct", **c), A_VARIANTS,
+     "a loss of this size needs a collapse: a server that ran out of memory stays closed and HMCT, without "
+     "feedback, keeps sending tasks to it; refusals alone lose at most 12 tasks"),
     ("(a) mu=15 MCT completed (best run)", 495.0,
-     lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="mct", **c), A_VARIANTS,
+     lambda d, c: _best(d, "completed", scenario="a", platform="dgemm", heuristic="mct", **c), A_VARIANTS,
      "MCT's retries save it unless its servers close"),
 )
 """The deviations of our reproduction from seed 003 that the deviation table follows."""
