@@ -34,7 +34,11 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class DietApproach:
-    """A policy for :func:`vcsched.sim.diet.simulate_diet` (implements ``DietPolicy``)."""
+    """A policy for :func:`vcsched.sim.diet.simulate_diet` (implements ``DietPolicy``).
+
+    ``sorter(responses, n, rng, reading=sorting)`` ranks the SeD answers at every agent
+    (Algorithm 1; ``sorting`` is ``"metrics"`` or ``"literal"``, see :mod:`heuristics.diet.sorting`).
+    """
 
     name: str
     concurrency_limit: int | None = None
