@@ -18,6 +18,13 @@ The grid: scenario (b) on platform 2 at μ = 20, 17, 15 with seeds 1-3 (Tables 1
 plus, in the full run, (b) on platform 1 at μ = 20, 15, (a) at μ = 20, 15, (c)-(e) with
 4 seeds, (f), (g), (h) with 2 seeds, (i), (j) with 4, and (b) on platform 2 with
 exponential gaps (sensitivity to our reading of "Poisson").
+
+Deviation cells (full run; one change from the defaults each, same workload seeds): (b) on
+platform 2 at μ = 16 and 16.5 (less load: the paper's platform ended its μ = 15 runs with
+less backlog than ours), (b) at μ = 15 with a 30 % noise on the computation times, and (a)
+at μ = 15 with the memory variants (``memory``: RAM + half the swap; ``overflow``: a server
+that runs out of memory stays closed, §5.2.1). The report's **deviation table**
+(:func:`deviation_table`) sets each beside the paper's number.
 """
 
 from __future__ import annotations
@@ -64,12 +71,17 @@ def cells(quick: bool) -> list[dict]:
     """Scenario cells (see the module docstring), then the timing and HTM-cost cells."""
     out: list[dict] = []
 
-    def add(scenario, platform, mu, seeds, law="poisson", sensor="count", noise=0.0):
+    def add(scenario, platform, mu, seeds, law="poisson", sensor="count", noise=0.0, memory="ram",
+            overflow="refuse"):
         for s in seeds:
             cell = {"part": "scenario", "scenario": scenario, "platform": platform, "mu": mu,
                     "workload_seed": s, "interarrival": law, "load_sensor": sensor, "concurrent": 0}
             if noise:
                 cell["noise"] = noise
+            if memory != "ram":
+                cell["memory"] = memory
+            if overflow != "refuse":
+                cell["overflow"] = overflow
             out.append(cell)
 
     if quick:
@@ -97,6 +109,11 @@ def cells(quick: bool) -> list[dict]:
         add("b", "2", mu, (1, 2, 3), law="exponential")
         add("b", "2", mu, (1, 2, 3), sensor="loadavg")
         add("b", "2", mu, (1, 2, 3), noise=0.1)
+    for mu in (16.0, 16.5):
+        add("b", "2", mu, (1, 2, 3))
+    add("b", "2", 15.0, (1, 2, 3), noise=0.3)
+    for memory, overflow in (("ram+swap/2", "refuse"), ("ram", "close"), ("ram+swap/2", "close")):
+        add("a", "dgemm", 15.0, (1, 2, 3, 4), memory=memory, overflow=overflow)
     for rep in range(3):
         out.append({"part": "timing", "scenario": "b", "platform": "2", "mu": 17.0, "workload_seed": rep,
                     "interarrival": "poisson", "load_sensor": "count", "concurrent": 0})
@@ -111,14 +128,20 @@ def _scenario_rows(params: dict) -> list[dict]:
     from vcsched.generators.timeshare import generate_scenario
 
     platform = None if params["scenario"] == "a" else params["platform"]
+    memory = params.get("memory") or "ram"
+    if memory != "ram":
+        platform = _platform_with_memory("dgemm" if params["scenario"] == "a" else str(params["platform"]), memory)
     mu = params["mu"] if params["mu"] > 0 else None
     inst = generate_scenario(params["scenario"], platform=platform, mu=mu, rng=int(params["workload_seed"]),
                              interarrival=params["interarrival"], noise=float(params.get("noise", 0.0)))
     rows = []
-    for r in evaluate(inst, HEURISTICS, details=True, load_sensor=params.get("load_sensor", "count")):
+    for r in evaluate(inst, HEURISTICS, details=True, load_sensor=params.get("load_sensor", "count"),
+                      overflow=params.get("overflow") or "refuse"):
         base = {"heuristic": r["heuristic"]}
         summary = {k: v for k, v in r.items() if k not in ("servers", "clients")}
-        rows.append({"kind": "summary", **summary, "tasks": inst.workload.n_tasks})
+        released = inst.workload.release[np.isfinite(inst.workload.release)]
+        rows.append({"kind": "summary", **summary, "tasks": inst.workload.n_tasks,
+                     "last_arrival": float(released.max()) if released.size else -1.0})
         for s in r["servers"]:
             rows.append({"kind": "server", **base, **{("server_" + k if k != "server" else k): v
                                                       for k, v in s.items()}})
@@ -126,6 +149,20 @@ def _scenario_rows(params: dict) -> list[dict]:
             rows.append({"kind": "client", **base, "client": int(c), "client_makespan": v["makespan"],
                          "client_sumflow": v["sumflow"], "client_tasks": v["tasks"]})
     return rows
+
+
+MEMORY_VARIANTS = {"ram+swap/2": ("ram+swap", 0.5), "ram+swap": ("ram+swap", 1.0), "none": ("none", 1.0)}
+"""Server capacities of the deviation cells beyond the default (physical memory): RAM + a share of the swap."""
+
+
+def _platform_with_memory(name: str, memory: str):
+    from vcsched.problems.timeshare import PLATFORMS, make_platform
+
+    if memory not in MEMORY_VARIANTS:
+        raise ValueError(f"unknown memory variant {memory!r}; choose one of {', '.join(MEMORY_VARIANTS)}")
+    kind, servers = PLATFORMS[name]
+    model, share = MEMORY_VARIANTS[memory]
+    return make_platform(kind, servers, name=name, memory=model, swap_share=share)
 
 
 def _timing_rows(params: dict) -> list[dict]:
@@ -268,6 +305,130 @@ def _slow_share(df, h, mu):
     return float(per_seed.mean())
 
 
+def _is_memory_variant(df: "pandas.DataFrame") -> "pandas.Series":
+    import pandas as pd
+
+    mask = pd.Series(False, index=df.index)
+    if "memory" in df:
+        mask |= df["memory"].fillna("ram") != "ram"
+    if "overflow" in df:
+        mask |= df["overflow"].fillna("refuse") != "refuse"
+    return mask
+
+
+def _select(df: "pandas.DataFrame", *, scenario: str = "b", platform: str = "2", mu: float = 15.0,
+            heuristic: str, law: str = "poisson", sensor: str = "count", noise: float = 0.0, memory: str = "ram",
+            overflow: str = "refuse") -> "pandas.DataFrame":
+    """Summary rows of one configuration (absent variant columns count as the defaults)."""
+    s = df[df["kind"] == "summary"]
+    col = lambda name, default: s[name].fillna(default) if name in s else default  # noqa: E731
+    keep = ((s["scenario"] == scenario) & (s["platform"].astype(str) == platform) & (s["mu"] == mu)
+            & (s["heuristic"] == heuristic) & (col("interarrival", "poisson") == law)
+            & (col("load_sensor", "count") == sensor) & (col("noise", 0.0) == noise)
+            & (col("memory", "ram") == memory) & (col("overflow", "refuse") == overflow))
+    return s[keep]
+
+
+def _avg(df, column: str, **config) -> float:
+    rows = _select(df, **config)
+    return float(rows[column].mean()) if len(rows) else float("nan")
+
+
+def _best(df, column: str, **config) -> float:
+    """Largest value over the workload seeds (Table 7 gives MCT's and HMCT's best run)."""
+    rows = _select(df, **config)
+    return float(rows[column].max()) if len(rows) else float("nan")
+
+
+def _hmct_vs_mct(df, **config) -> float:
+    h, m = _avg(df, "sumflow", heuristic="hmct", **config), _avg(df, "sumflow", heuristic="mct", **config)
+    return 100.0 * (h / m - 1.0) if m else float("nan")
+
+
+def _overhang(df, **config) -> float:
+    """MCT's makespan minus the last arrival date: the backlog left when the arrivals stop.
+
+    The paper's value is its makespan minus 500 mu (its arrival dates are not given: about +-50 s
+    on a mean of 3 seeds); ours uses the real last arrival when the rows carry it.
+    """
+    rows = _select(df, heuristic="mct", **config)
+    if not len(rows):
+        return float("nan")
+    last = rows["last_arrival"] if "last_arrival" in rows else 500.0 * config.get("mu", 15.0)  # -1: DAG only
+    return float((rows["makespan"] - last).mean())
+
+
+B_VARIANTS = {"exponential gaps": {"law": "exponential"}, "loadavg sensor": {"sensor": "loadavg"},
+              "noise 10 %": {"noise": 0.1}, "noise 30 %": {"noise": 0.3}, "mu 16": {"mu": 16.0},
+              "mu 16.5": {"mu": 16.5}}
+"""Scenario (b) variants of the deviation table: the model options one at a time, and two lighter loads."""
+A_VARIANTS = {"RAM + half swap": {"memory": "ram+swap/2"}, "close on overflow": {"overflow": "close"},
+              "RAM + half swap, close": {"memory": "ram+swap/2", "overflow": "close"}}
+"""Scenario (a) memory variants of the deviation table."""
+_MODEL_ONLY = {k: v for k, v in B_VARIANTS.items() if "mu" not in v}
+
+TS_DEVIATIONS = (
+    ("(b) mu=15 HMCT vs MCT sumflow (%)", -30.9, lambda d, c: _hmct_vs_mct(d, **c), B_VARIANTS,
+     "open: no model option restores it at mu = 15; it is a congestion effect. From Table 5 the two fast "
+     "servers alone are overloaded at mu = 15 (offered load 1.06), and our runs end with more backlog than the "
+     "paper's (next rows); with 6-9 % less load (mu 16-16.5) HMCT ties or beats MCT. The paper's own HMCT failed "
+     "1 of its 3 experiments at mu = 15 and its average leaves it out (on the two others: -26.7 %)"),
+    ("(b) mu=15 HMCT sumflow (s)", 47605.0, lambda d, c: _avg(d, "sumflow", heuristic="hmct", **{"mu": 15.0, **c}),
+     B_VARIANTS, "as above"),
+    ("(b) mu=15 MCT sumflow (s)", 68874.0, lambda d, c: _avg(d, "sumflow", heuristic="mct", **{"mu": 15.0, **c}),
+     B_VARIANTS, "MCT is within the paper's seed-to-seed range (46,647-83,120)"),
+    ("(b) mu=15 MCT makespan - last arrival (s)", 150.0, lambda d, c: _overhang(d, **c), B_VARIANTS,
+     "backlog when the arrivals stop (paper: makespan - 500 mu, +-50 s): ours is larger at mu = 15 (and "
+     "within the paper's error at mu = 17 and 20), a sign that our platform is more loaded than the paper's; "
+     "weak evidence on 3 seeds"),
+    ("(b) mu=20 HMCT % sooner than MCT", 55.0,
+     lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **{"mu": 20.0, **c}), _MODEL_ONLY,
+     "open: our MCT takes HMCT's decisions more often (sumflow gap -9 % against the paper's -21 %), so more "
+     "tasks finish within 2 s under both (about 55 % against the paper's 27 %; ties count for neither); the "
+     "load-average sensor helps a little"),
+    ("(b) mu=17 HMCT % sooner than MCT", 69.0,
+     lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **{"mu": 17.0, **c}), _MODEL_ONLY, "as above"),
+    ("(b) mu=15 HMCT % sooner than MCT", 80.0,
+     lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **c), B_VARIANTS, "as the first row"),
+    ("(a) mu=15 MSF completed", 500.0,
+     lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="msf", **c), A_VARIANTS,
+     "capacity = physical memory (our default) makes MSF lose 1-2 % at a few peaks; with RAM + half the "
+     "swap it completes all 500 while HMCT still loses tasks"),
+    ("(a) mu=15 MP completed", 500.0,
+     lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="mp", **c), A_VARIANTS,
+     "MP spreads the tasks and never fills a server"),
+    ("(a) mu=15 HMCT completed (best run)", 358.0,
+     lambda d, c: _best(d, "completed", scenario="a", platform="dgemm", heuristic="hmct", **c), A_VARIANTS,
+     "a loss of this size needs a collapse: a server that ran out of memory stays closed and HMCT, without "
+     "feedback, keeps sending tasks to it; refusals alone lose at most 12 tasks"),
+    ("(a) mu=15 MCT completed (best run)", 495.0,
+     lambda d, c: _best(d, "completed", scenario="a", platform="dgemm", heuristic="mct", **c), A_VARIANTS,
+     "MCT's retries save it unless its servers close"),
+)
+"""The deviations of our reproduction from seed 003 that the deviation table follows."""
+
+
+def deviation_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+    """Per deviation: the paper's number, ours with the defaults, the closest variant (or ``default``), the cause.
+
+    Values are means over the workload seeds of each configuration.
+    """
+    import pandas as pd
+
+    out = []
+    for quantity, paper, fn, variants, cause in TS_DEVIATIONS:
+        base = fn(df, {})
+        values = {v: fn(df, c) for v, c in variants.items()}
+        values = {v: x for v, x in values.items() if np.isfinite(x)}
+        pool = dict(values, **({"default": base} if np.isfinite(base) else {}))
+        best = min(pool, key=lambda v: (abs(pool[v] - paper), v != "default")) if pool else None
+        out.append({"quantity": quantity, "paper": paper, "ours (defaults)": base, "closest variant": best or "-",
+                    "ours (closest variant)": pool[best] if best else np.nan,
+                    "variants tried": "; ".join(f"{v} {x:,.1f}" for v, x in values.items()) or "-",
+                    "measured cause": cause})
+    return pd.DataFrame(out)
+
+
 def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     """Tables 16-18 analogues, server shares, scenario summaries, per-client figures, HTM cost plot."""
     from benchmarks.figures import line_plot
@@ -278,6 +439,7 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     ok = df[df["cell_status"] == "ok"] if "cell_status" in df else df
     if "load_sensor" not in ok:
         ok = ok.assign(load_sensor="count")
+    everything, ok = ok, ok[~_is_memory_variant(ok)]
     lines = ["timeshare: MCT / HMCT / MP / MSF on time-shared servers (seed 003); simulation, not the real platform."]
     t1618 = tables_16_18(ok)
     if not t1618.empty:
@@ -366,6 +528,13 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
                 f"({sc}) " + "/".join(wins.loc[sc, m][1].upper() for m in ("makespan", "sumflow", "maxflow"))
                 for sc in wins.index))
     text = "\n".join(lines)
+    if (everything["kind"] == "summary").any():
+        dev = deviation_table(everything)
+        if dev["ours (defaults)"].notna().any():
+            save_table(dev, out_dir, "deviations", title="Deviations from seed 003 and their measured causes",
+                       digits=1)
+            text += ("\ndeviation table (paper, ours with the defaults, the closest variant; one change at a time, "
+                     "same workload seeds):\n" + text_table(dev, digits=1))
     if not t1618.empty:
         key = t1618[(t1618["scenario"] == "b") & (t1618["platform"] == "2") & (t1618["law"] == "poisson")
                     & (t1618["sensor"] == "count")

@@ -18,6 +18,17 @@ Choices where the figure is ambiguous (documented and tested):
   ``Size(best) == N`` like the two others (otherwise the random stage would
   be skipped exactly when it is needed).
 * Missing metric: ``None`` or NaN.
+
+A second reading, ``reading="literal"``, follows the figure to the letter and is
+selectable with ``--sorting literal``: a response's first metric is its predicted
+execution time *plus* its queue-wait estimate (§5.1: the SeD "includes" that
+estimate "with the other performance estimates passed up the hierarchy"; 0
+without a SeD queue), and ties on it are broken at random only, since
+``ExtractBest(responses, N, execTime)`` already returns ``N`` responses whenever
+every SeD carries a prediction and ``N`` >= the number of SeDs, so the later
+stages (jobs, last solve) are never consulted. With it Standard's placement on
+homogeneous SeDs is random (Table 1's 9/7/7/7/6/6/6/6), SeD Queue's follows the
+queue estimate (7 x 6, 6 x 2).
 """
 
 from __future__ import annotations
@@ -27,11 +38,14 @@ from typing import Sequence
 
 import numpy as np
 
+from vcsched.errors import InvalidInputError
 from vcsched.sim.diet import Response
 
-__all__ = ["select_best_n", "sort_key", "STAGES"]
+__all__ = ["select_best_n", "sort_key", "sort_key_literal", "STAGES", "READINGS"]
 
 STAGES = ("exec_time", "num_jobs", "since_last_solve", "random")
+READINGS = ("metrics", "literal")
+"""Readings of Algorithm 1's ties: ``metrics`` (default, :func:`sort_key`) or ``literal`` (:func:`sort_key_literal`)."""
 
 
 def _present(v) -> bool:
@@ -52,7 +66,20 @@ def sort_key(r: Response, u: float) -> tuple:
     return (stage, e if he else inf, j if hj else inf, -s if hs else inf, u)
 
 
-def select_best_n(responses: Sequence[Response], n: int, rng: np.random.Generator | None = None) -> list[Response]:
+def sort_key_literal(r: Response, u: float) -> tuple:
+    """Key of ``r`` under the literal reading: ``(stage, exec_time + queue_wait, u)``.
+
+    ``stage`` is 0 when ``r`` carries a predicted execution time, else 1 (ranked
+    by its draw ``u`` alone); a missing queue wait counts as 0.
+    """
+    e, q = r.exec_time, r.queue_wait
+    if not _present(e):
+        return (1, math.inf, u)
+    return (0, e + (q if _present(q) else 0.0), u)
+
+
+def select_best_n(responses: Sequence[Response], n: int, rng: np.random.Generator | None = None, *,
+                  reading: str = "metrics") -> list[Response]:
     """The ``n`` best responses, best first (Algorithm 1, ``SelectBestNServers``).
 
     Parameters
@@ -63,6 +90,8 @@ def select_best_n(responses: Sequence[Response], n: int, rng: np.random.Generato
         How many to keep (DIET's ``maxResponses``).
     rng : numpy Generator, optional
         Source of the final random tie-break (one draw per response, in input order).
+    reading : {"metrics", "literal"}
+        How ties are broken (see the module docstring).
 
     Returns
     -------
@@ -74,7 +103,10 @@ def select_best_n(responses: Sequence[Response], n: int, rng: np.random.Generato
     >>> [r.sed for r in select_best_n(rs, 3, np.random.default_rng(0))]
     ['b', 'a', 'c']
     """
+    if reading not in READINGS:
+        raise InvalidInputError(f"unknown Algorithm 1 reading {reading!r}; choose one of: {', '.join(READINGS)}")
+    key = sort_key if reading == "metrics" else sort_key_literal
     rng = np.random.default_rng(rng)
     draws = rng.random(len(responses)).tolist()
-    keyed = sorted(zip(map(sort_key, responses, draws), range(len(responses))))
+    keyed = sorted(zip(map(key, responses, draws), range(len(responses))))
     return [responses[i] for _, i in keyed[: max(0, int(n))]]

@@ -138,15 +138,17 @@ class MSF(HTMPolicy):
 
 
 def run_heuristic(name: str, instance: TimeshareInstance, *, trace: bool = False,
-                  report_period: float = 60.0, load_sensor: str = "count") -> TimeshareRun:
+                  report_period: float = 60.0, load_sensor: str = "count", overflow: str = "refuse") -> TimeshareRun:
     """Simulate ``instance`` with the heuristic registered as ``name`` (a fresh policy).
 
-    ``load_sensor`` is what servers report to the agent (only MCT reads it), see
+    ``load_sensor`` is what servers report to the agent (only MCT reads it) and
+    ``overflow`` what a server does when memory runs out, see
     :func:`vcsched.sim.timeshare.simulate_timeshare`.
     """
     policy = REGISTRY.get(name)()
     return simulate_timeshare(instance.platform, instance.workload, policy, report_period=report_period,
-                    work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor)
+                              work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor,
+                              overflow=overflow)
 
 
 def _row(name: str, run: TimeshareRun, reference: TimeshareRun | None, seconds: float) -> dict:
@@ -164,7 +166,7 @@ def _row(name: str, run: TimeshareRun, reference: TimeshareRun | None, seconds: 
 
 
 def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct", "mp", "msf"), *,
-             details: bool = False, load_sensor: str = "count") -> list[dict]:
+             details: bool = False, load_sensor: str = "count", overflow: str = "refuse") -> list[dict]:
     """Metrics of §3 for each heuristic on ``instance``, with the comparison against MCT.
 
     Parameters
@@ -179,6 +181,8 @@ def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct",
         ``clients`` (per-application makespan and sumflow) to each row.
     load_sensor : {"count", "loadavg"}
         What servers report to the agent (only MCT uses it).
+    overflow : {"refuse", "close"}
+        What a server does when a request would exceed its memory.
 
     Returns
     -------
@@ -198,7 +202,7 @@ def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct",
         if n in runs:
             continue
         tic = time.perf_counter()
-        run = run_heuristic(n, instance, load_sensor=load_sensor)
+        run = run_heuristic(n, instance, load_sensor=load_sensor, overflow=overflow)
         runs[n] = (run, time.perf_counter() - tic)
     ref = runs["mct"][0]
     rows = []

@@ -13,7 +13,10 @@ def test_cells_are_unique_json_scalars():
         assert len({json.dumps(c, sort_keys=True) for c in cells}) == len(cells)
         assert all(isinstance(v, (int, float, str)) for c in cells for v in c.values())
         assert {c["experiment"] for c in cells} == {"bursty", "add-seds", "mixed", "steady"}
-    assert sorted(c["interarrival"] for c in bench.cells(False) if c["experiment"] == "bursty") == [0, .25, .5, .75, 1]
+    full = bench.cells(False)
+    assert sorted(c["interarrival"] for c in full if c["experiment"] == "bursty" and "variant" not in c) == \
+        [0, .25, .5, .75, 1]
+    assert {c["variant"] for c in full if "variant" in c} == set(bench.MODEL_VARIANTS) - {"default"}
 
 
 def frame(cells, seed=11):
@@ -41,3 +44,33 @@ def test_run_cell_and_report(tmp_path):
     assert len(df[df["experiment"] == "mixed"]) == 6
     for name in ("mixed.csv", "bursty.csv", "add_seds.md", "steady.csv", "bursty_makespan.png", "steady_decomposition.png"):
         assert (tmp_path / name).exists(), name
+
+
+def test_variant_cells_and_deviation_table(tmp_path):
+    cells = [{"experiment": "add-seds", "rep": 0},
+             {"experiment": "add-seds", "rep": 0, "variant": "literal-sorting"},
+             {"experiment": "add-seds", "rep": 0, "variant": "dgemm-110s"},
+             {"experiment": "steady", "steady_approach": "standard", "duration": 900.0, "rep": 0},
+             {"experiment": "steady", "steady_approach": "sed-queue", "duration": 900.0, "rep": 0},
+             {"experiment": "steady", "steady_approach": "sed-queue", "duration": 900.0, "rep": 0,
+              "variant": "queue-sync-1.5"}]
+    df = frame(cells)
+    lit = df[(df["variant"] == "literal-sorting") & (df["approach"] == "standard")].iloc[0]
+    assert lit["max_tasks_per_sed"] >= 9                       # random ties: imbalance as the paper's 9
+    assert set(df[df["variant"] == "literal-sorting"]["approach"]) == set(bench.APPROACHES)  # no refine variants
+    slow = df[(df["variant"] == "dgemm-110s") & (df["approach"] == "sed-queue")].iloc[0]["makespan"]
+    base = df[(df["variant"] == "default") & (df["experiment"] == "add-seds") & (df["approach"] == "sed-queue")]
+    assert slow > base.iloc[0]["makespan"]                      # the dgemm time moves Table 1's makespans
+    dev = bench.deviation_table(df).set_index("quantity")
+    assert dev.loc["Table 1 Standard makespan (s)", "closest variant"] == "literal-sorting"
+    sq = dev.loc["Fig 5 SeD Queue vs Standard throughput (%)"]
+    assert sq["closest variant"] == "queue-sync-1.5" and sq["ours (closest variant)"] < sq["ours (defaults)"]
+    text = bench.report(df, tmp_path)
+    assert "deviation table" in text and "fitted constants" in text
+
+
+def test_unknown_variant_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="variant"):
+        bench.run_cell({"experiment": "add-seds", "rep": 0, "variant": "nope"}, 0)

@@ -62,3 +62,17 @@ def test_platform_and_window_flags_change_the_run(capsys):
                           "--win-adapt-factor", "1.0")[1])
     assert slow["mean_turnaround"] > base["mean_turnaround"]
     assert wide != base
+
+
+def test_sorting_and_queue_sync_flags(capsys):
+    base = ("--experiment", "add-seds", "--approach", "standard", "--seed", "1", "--json")
+    metrics = json.loads(run(capsys, *base)[1])
+    literal = json.loads(run(capsys, *base, "--sorting", "literal")[1])
+    assert max(literal["tasks_per_sed"].values()) > max(metrics["tasks_per_sed"].values())
+    sq = ("--experiment", "add-seds", "--approach", "sed-queue", "--json")
+    slow = json.loads(run(capsys, *sq, "--queue-sync", "5")[1])
+    fast = json.loads(run(capsys, *sq)[1])
+    assert slow["makespan"] > fast["makespan"]                     # queued starts wait for the hand-off
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, *sq, "--queue-sync", "-1")
+    assert exc.value.code == 2 and "--queue-sync" in capsys.readouterr().err

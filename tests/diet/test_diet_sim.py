@@ -224,3 +224,38 @@ def test_heterogeneous_speeds_predicted_and_used():
     run = simulate_diet(tree, Workload(arrivals=((30.0, TaskSpec(10.0)),)), make_approach("standard"),
                         platform=ZERO, changes=[SeDChange(20.0, "faster", parent="LA0", speed=4.0)])
     assert (run.tasks[0].sed, run.tasks[0].end) == ("faster", 32.5)
+
+
+def test_queue_sync_delays_each_queued_start_and_holds_the_slot():
+    # limit 2 on 2 CPUs, hand-off cost 1 s: jobs 0 and 1 start at 0 (free slots, no hand-off) and end at 10;
+    # job 2 (4 s, queued) starts at 10 + 1 = 11 and ends at 15
+    plat = dataclasses.replace(ZERO, queue_sync=1.0)
+    run = simulate_diet(tree1(), three_jobs(), make_approach("sed-queue", limit=2), platform=plat, trace=True)
+    assert ends(run) == [(10.0, 0), (10.0, 1), (15.0, 2)]
+    assert [(t, k) for t, w, k, _ in run.trace if w == "start"] == [(0.0, 0), (0.0, 1), (11.0, 2)]
+
+
+def test_queue_sync_slot_not_given_to_a_newcomer_during_hand_off():
+    # limit 1, 1 CPU, sync 2 s: job 0 (0..10), job 1 queued, hand-off 10..12, runs 12..22; job 2 arrives at 11
+    # during the hand-off: the slot is taken, so it queues and starts at 22 + 2 = 24, ends at 34
+    t = TaskSpec(10.0)
+    plat = dataclasses.replace(ZERO, queue_sync=2.0, cpus=1)
+    w = Workload(arrivals=((0.0, t), (1.0, t), (11.0, t)))
+    run = simulate_diet(tree1(), w, make_approach("sed-queue", limit=1), platform=plat, trace=True)
+    assert ends(run) == [(10.0, 0), (22.0, 1), (34.0, 2)]
+
+
+def test_queue_sync_is_validated():
+    with pytest.raises(InvalidInputError, match="queue_sync"):
+        DietPlatform(queue_sync=-1.0)
+
+
+def test_literal_sorting_spreads_standard_at_random_and_sed_queue_by_its_estimate():
+    # add-seds (Table 1) under the literal reading of Algorithm 1: Standard's placement is random, so some
+    # SeD gets 9+ of the 54 tasks; SeD Queue follows the queue-wait estimate (at most 8 per SeD)
+    sc = add_seds(1.0)
+    std = simulate_scenario(sc, make_approach("standard", sorting="literal"), seed=0)
+    sq = simulate_scenario(sc, make_approach("sed-queue", sorting="literal"), seed=0)
+    assert max(std["tasks_per_sed"].values()) >= 9
+    assert max(sq["tasks_per_sed"].values()) <= 8
+    assert std["makespan"] > sq["makespan"]

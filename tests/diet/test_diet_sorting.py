@@ -59,3 +59,31 @@ def test_sort_key_stage_and_direction():
     assert sort_key(Response("a", None, None, None), 0.5)[0] == 3
     # larger time since last solve is better (smaller key)
     assert sort_key(Response("a", None, None, 10.0), 0.0) < sort_key(Response("b", None, None, 1.0), 0.0)
+
+
+def test_literal_reading_ranks_by_prediction_plus_queue_wait():
+    # a: 10 + 30 = 40, b: 20 + 0 = 20, c: 10 + 5 = 15; jobs and last solve are not consulted
+    rs = [Response("a", 10.0, 0, 1e9, queue_wait=30.0), Response("b", 20.0, 9, 0.0, queue_wait=0.0),
+          Response("c", 10.0, 5, 0.0, queue_wait=5.0)]
+    assert names(select_best_n(rs, 3, 0, reading="literal")) == ["c", "b", "a"]
+    # the default reading ignores the queue wait: a and c tie on 10, a has fewer jobs
+    assert names(select_best_n(rs, 3, 0)) == ["a", "c", "b"]
+
+
+def test_literal_reading_breaks_ties_at_random_not_by_jobs():
+    # equal predictions, very different job counts: under the literal reading the order is the
+    # seeded random draw, i.e. the order of the draws u (one per response, in input order)
+    rs = [Response(f"s{k}", 10.0, k, 0.0) for k in range(6)]
+    draws = np.random.default_rng(5).random(6)
+    expected = [f"s{k}" for k in np.argsort(draws, kind="stable")]
+    assert names(select_best_n(rs, 6, np.random.default_rng(5), reading="literal")) == expected
+    assert names(select_best_n(rs, 6, np.random.default_rng(5))) == [f"s{k}" for k in range(6)]
+
+
+def test_unknown_reading_is_a_clear_error():
+    import pytest
+
+    from vcsched.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="literal"):
+        select_best_n([Response("a", 1.0, 0, 0.0)], 1, 0, reading="exact")

@@ -1,6 +1,7 @@
 """The ``timeshare`` experiment module: grid, rows and report on a tiny run."""
 
 import pandas as pd
+import pytest
 
 from benchmarks.experiments.timeshare import EXPERIMENT, cells, run_cell, tables_16_18
 
@@ -40,3 +41,41 @@ def test_tables_16_18_has_paper_column():
     t = tables_16_18(pd.DataFrame(rows))
     line = t[(t["heuristic"] == "msf") & (t["metric"] == "sumflow")].iloc[0]
     assert line["seed1"] == 80.0 and line["paper_avg"] == 25672
+
+
+def _summary_row(heuristic, sumflow, **config):
+    row = {"kind": "summary", "scenario": "b", "platform": "2", "interarrival": "poisson", "load_sensor": "count",
+           "mu": 15.0, "heuristic": heuristic, "workload_seed": 1, "completed": 500, "makespan": 7650.0,
+           "sumflow": sumflow, "maxflow": 1.0, "maxstretch": 1.0, "sooner_than_mct": 0.0, "later_than_mct": 0.0}
+    row.update(config)
+    return row
+
+
+def test_deviation_table_picks_the_variant_closest_to_the_paper():
+    from benchmarks.experiments.timeshare import deviation_table
+
+    rows = [_summary_row("mct", 100.0), _summary_row("hmct", 120.0),                    # default: +20 %
+            _summary_row("mct", 100.0, load_sensor="loadavg"), _summary_row("hmct", 110.0, load_sensor="loadavg"),
+            _summary_row("mct", 100.0, mu=16.5), _summary_row("hmct", 75.0, mu=16.5)]   # -25 %: closest to -30.9
+    dev = deviation_table(pd.DataFrame(rows)).set_index("quantity")
+    first = dev.loc["(b) mu=15 HMCT vs MCT sumflow (%)"]
+    assert first["ours (defaults)"] == pytest.approx(20.0) and first["closest variant"] == "mu 16.5"
+    assert first["ours (closest variant)"] == pytest.approx(-25.0) and "loadavg sensor 10.0" in first["variants tried"]
+    assert dev.loc["(b) mu=15 MCT makespan - last arrival (s)", "ours (defaults)"] == 150.0   # no column: 500 mu
+
+
+def test_memory_variant_cells_are_kept_out_of_the_paper_tables(tmp_path):
+    base = {"part": "scenario", "scenario": "a", "platform": "dgemm", "mu": 15.0, "workload_seed": 1,
+            "interarrival": "poisson", "load_sensor": "count", "concurrent": 0}
+    ram = run_cell(base, seed=0)
+    half = run_cell({**base, "memory": "ram+swap/2"}, seed=0)
+    lost = lambda rows: {r["heuristic"]: r["lost"] for r in rows if r["kind"] == "summary"}  # noqa: E731
+    assert lost(ram)["msf"] > 0 and lost(half)["msf"] == 0      # more room: MSF loses nothing
+    assert all(lost(half)[h] <= lost(ram)[h] for h in ("mct", "hmct", "mp", "msf"))
+    df = pd.DataFrame([{**base, **r} for r in ram] + [{**base, "memory": "ram+swap/2", **r} for r in half])
+    df["cell_status"] = "ok"
+    t = tables_16_18(df[df["memory"].isna()])
+    text = EXPERIMENT.report(df, tmp_path)
+    assert "deviation table" in text and "RAM + half swap" in text
+    completed = t[(t["heuristic"] == "msf") & (t["metric"] == "completed")].iloc[0]["avg"]
+    assert completed == 500 - lost(ram)["msf"]

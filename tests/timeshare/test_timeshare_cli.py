@@ -53,3 +53,17 @@ def test_bad_inputs(capsys):
         main(["timeshare", "simulate", "--scenario", "k", "--heuristic", "mct"])
     with pytest.raises(SystemExit):
         main(["timeshare", "simulate", "--scenario", "b", "--heuristic", "mct", "--mu", "-3"])
+
+
+def test_memory_flags_reach_the_simulation(capsys):
+    args = ("--scenario", "a", "--mu", "15", "--seed", "1", "--heuristic", "msf", "--json")
+    ram = json.loads(run(capsys, *args)[1])
+    half = json.loads(run(capsys, *args, "--memory", "ram+swap", "--swap-share", "0.5")[1])
+    closed = json.loads(run(capsys, *args, "--overflow", "close")[1])
+    assert ram["completed"] < 500 and half["completed"] == 500     # physical memory only: MSF loses tasks
+    assert closed["completed"] < ram["completed"]                    # a closed server loses every later task
+
+
+def test_swap_share_needs_ram_plus_swap(capsys):
+    code, _, err = run(capsys, "--scenario", "b", "--heuristic", "mct", "--swap-share", "0.5")
+    assert code != 0 and "--memory ram+swap" in err

@@ -69,6 +69,40 @@ def test_mct_retries_but_htm_heuristics_lose_tasks():
     assert metrics(hmct.arrival, hmct.completion, hmct.duration)["completed"] == 1
 
 
+def test_overflow_close_keeps_a_full_server_closed():
+    # 100 MB servers, 60 MB tasks. t=0: MCT maps task 0 to fast; task 1 ranks fast first (1.5 + 10 x 2 = 21.5
+    # < 201.5), fast is full, so it goes to slow (done at 201.5). t=50: fast is empty again (task 0 done at 11.5).
+    # "refuse": task 2 runs on fast, done at 61.5. "close": fast closed at its refusal of task 1, slow still
+    # holds task 1: task 2 is refused twice and lost.
+    plat = Platform(name="m", servers=("fast", "slow"), input=[[1.0], [1.0]], compute=[[10.0], [200.0]],
+                    output=[[0.5], [0.5]], memory=[100.0, 100.0], task_memory=[60.0])
+    wl = Workload.independent([0.0, 0.0, 50.0], [0, 0, 0])
+    refuse = simulate_timeshare(plat, wl, MCT())
+    close = simulate_timeshare(plat, wl, MCT(), overflow="close")
+    assert refuse.server.tolist() == [0, 1, 0] and refuse.completion[2] == pytest.approx(61.5)
+    assert close.server.tolist() == [0, 1, -1] and close.refusals.tolist() == [0, 1, 2]
+    assert math.isnan(close.completion[2])
+
+
+def test_unknown_overflow_rule_is_refused():
+    from vcsched.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="overflow"):
+        simulate_timeshare(tiny_platform(), Workload.independent([0.0], [0]), MCT(), overflow="crash")
+
+
+def test_swap_share_counts_part_of_the_swap():
+    from vcsched.errors import InvalidInputError
+    from vcsched.problems.timeshare import make_platform
+
+    servers = ("pulney", "artimon")
+    half = make_platform("dgemm", servers, memory="ram+swap", swap_share=0.5)
+    assert half.memory.tolist() == [256.0 + 0.5 * 533.0, 512.0 + 0.5 * 1024.0]   # Table 3
+    assert make_platform("dgemm", servers, memory="ram+swap").memory.tolist() == [789.0, 1536.0]
+    with pytest.raises(InvalidInputError, match="swap_share"):
+        make_platform("dgemm", servers, memory="ram+swap", swap_share=1.5)
+
+
 def test_metrics_closed_form():
     m = metrics([0.0, 10.0, 20.0], [30.0, 15.0, np.nan], [10.0, 5.0, 1.0])
     assert m == {"completed": 2, "makespan": 30.0, "sumflow": 35.0, "maxflow": 30.0, "maxstretch": 3.0,

@@ -55,6 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "(default 0.5, an assumption)")
     s.add_argument("--task-latency", type=number_option(float, low=0, high=MAX_SECONDS), default=1.0,
                    help="task-scheduler: taskLatency of Algorithm 2 in seconds (default 1, the paper's value)")
+    s.add_argument("--sorting", choices=["metrics", "literal"], default="metrics",
+                   help="reading of Algorithm 1's ties: metrics (default: ties on the predicted time broken by jobs, "
+                        "then time since last solve) or literal (prediction + queue-wait estimate, ties at random)")
+    s.add_argument("--queue-sync", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
+                   help="seconds a SeD-queue hand-off holds a freed slot before the next queued job computes "
+                        "(default 0)")
     s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
     s.set_defaults(handler=cmd_simulate)
 
@@ -65,7 +71,8 @@ def _scenario(args: argparse.Namespace):
     options: dict[str, Any] = {}
     from vcsched.scenarios.diet import PLATFORM
 
-    changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv)) if v is not None}
+    changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv),
+                                 ("queue_sync", args.queue_sync)) if v is not None}
     if changes:
         import dataclasses
 
@@ -105,7 +112,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for name in names:
         window = WindowParams(win_adapt_factor=args.win_adapt_factor, task_latency=args.task_latency,
                               max_win_size=scenario.platform.n_best)
-        policy = make_approach(name, limit=args.limit, refine=args.refine, window=window)
+        policy = make_approach(name, limit=args.limit, refine=args.refine, window=window, sorting=args.sorting)
         rows.append(result_row(simulate_scenario(scenario, policy, seed=args.seed), args.experiment, args.seed))
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)

@@ -1,7 +1,8 @@
 """``vcsched timeshare``: time-shared servers with the Historical Trace Manager (seed 003).
 
 ``vcsched timeshare simulate --scenario a|b|...|j [--platform 1|2] [--mu 17] [--seed S]
---heuristic mct|hmct|mp|msf|all [--json]``
+--heuristic mct|hmct|mp|msf|all [--json]``, plus the model options ``--interarrival``, ``--noise``,
+``--load-sensor``, ``--memory``, ``--swap-share`` and ``--overflow``.
 """
 
 from __future__ import annotations
@@ -43,19 +44,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--load-sensor", choices=["count", "loadavg"], default="count",
                    help="what servers report to MCT's agent: number of computing tasks (default) or a "
                         "Unix-style 1-minute load average")
+    s.add_argument("--memory", choices=["ram", "ram+swap", "none"], default="ram",
+                   help="server capacity for dgemm tasks (scenario a): physical memory (default), memory + swap "
+                        "(times --swap-share), or unlimited")
+    s.add_argument("--swap-share", type=number_option(float, low=0, high=1), default=1.0,
+                   help="with --memory ram+swap: share of the swap that counts, 0 to 1 (default 1)")
+    s.add_argument("--overflow", choices=["refuse", "close"], default="refuse",
+                   help="a request that would exceed a server's memory is refused (default); with close the "
+                        "server also refuses every later request (the paper's collapse, §5.2.1)")
     s.add_argument("--json", action="store_true",
                    help="print JSON: one object, or a list with --heuristic all")
     s.set_defaults(handler=cmd_simulate)
+
+
+def _platform(args: argparse.Namespace):
+    """``--platform`` as given, or the platform rebuilt with the ``--memory`` / ``--swap-share`` capacity."""
+    if args.memory == "ram" and args.swap_share == 1.0:
+        return args.platform
+    from vcsched.errors import InvalidInputError
+    from vcsched.problems.timeshare import PLATFORMS, make_platform
+
+    if args.swap_share != 1.0 and args.memory != "ram+swap":
+        raise InvalidInputError("--swap-share applies to --memory ram+swap; add --memory ram+swap or drop it")
+    if args.scenario == "a" and args.platform is not None:
+        return args.platform  # generate_scenario explains that scenario a has its own servers
+    name = "dgemm" if args.scenario == "a" else (args.platform or "2")
+    kind, servers = PLATFORMS[name]
+    return make_platform(kind, servers, name=name, memory=args.memory, swap_share=args.swap_share)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from heuristics.timeshare import evaluate
     from vcsched.generators.timeshare import generate_scenario
 
-    instance = generate_scenario(args.scenario, platform=args.platform, mu=args.mu, rng=args.seed,
+    platform = _platform(args)
+    instance = generate_scenario(args.scenario, platform=platform, mu=args.mu, rng=args.seed,
                                  interarrival=args.interarrival, noise=args.noise)
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
-    rows = [{k: row[k] for k in JSON_FIELDS} for row in evaluate(instance, names, load_sensor=args.load_sensor)]
+    rows = [{k: row[k] for k in JSON_FIELDS}
+            for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow)]
     if args.json:
         print_json(rows if args.heuristic == "all" else rows[0])
     else:

@@ -45,9 +45,11 @@ class DietPlatform:
     bandwidth: float = 125e6
     cpus: int = 2
     exec_cv: float = 0.0
+    queue_sync: float = 0.0
+    """Seconds a SeD-queue hand-off holds a freed slot before the next queued job computes (§5.1; 0: none)."""
 
     def __post_init__(self) -> None:
-        for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead"):
+        for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead", "queue_sync"):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise InvalidInputError(f"DietPlatform.{name} must be a finite number >= 0, got {v}")

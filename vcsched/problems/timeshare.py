@@ -155,7 +155,7 @@ class Platform:
 
 
 def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
-                  memory: str = "ram") -> Platform:
+                  memory: str = "ram", swap_share: float = 1.0) -> Platform:
     """A platform from the paper's tables.
 
     Parameters
@@ -170,7 +170,12 @@ def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
         "ram" our simulation loses tasks under HMCT at μ = 15 and none at μ = 20, as the
         paper's platform did (§5.2.1, Tables 6-7); with "ram+swap" no server ever
         collapses in scenario (a).
+    swap_share : float
+        With ``memory="ram+swap"``, the share of the swap (0 to 1) that counts: the
+        capacity is RAM + ``swap_share`` x swap (1: all of it).
     """
+    if not 0.0 <= swap_share <= 1.0:
+        raise InvalidInputError(f"swap_share must be between 0 and 1, got {swap_share}")
     table = {"dgemm": DGEMM, "wastecpu": WASTECPU}.get(kind)
     if table is None:
         raise InvalidInputError(f"unknown task kind {kind!r}; choose dgemm or wastecpu")
@@ -182,7 +187,8 @@ def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
     if memory not in ("ram", "ram+swap", "none"):
         raise InvalidInputError(f"unknown memory model {memory!r}; choose ram, ram+swap or none")
     cap = np.array([np.inf if memory == "none" else
-                    SERVERS[s]["memory"] + (SERVERS[s]["swap"] if memory == "ram+swap" else 0.0) for s in servers])
+                    SERVERS[s]["memory"] + (swap_share * SERVERS[s]["swap"] if memory == "ram+swap" else 0.0)
+                    for s in servers])
     return Platform(name=name or kind, servers=tuple(servers), input=rows("input"), compute=rows("compute"),
                     output=rows("output"), memory=cap, task_memory=np.array(table["memory"]), kind=kind)
 

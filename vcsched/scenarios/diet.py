@@ -32,6 +32,7 @@ execution noise             actual work = cost x Gamma(mean 1, cv 3 %), seeded (
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from vcsched.errors import InvalidInputError
@@ -67,6 +68,8 @@ def dgemm_task(n: int, *, ref_seconds: float = DGEMM_REF_SECONDS, ref_n: int = D
     """A dgemm request on ``n x n`` matrices: cost ``ref_seconds * (n / ref_n)**3``, A, B, C in and C out."""
     if n < 1:
         raise InvalidInputError(f"dgemm matrix size must be >= 1, got {n}")
+    if not (ref_seconds > 0 and math.isfinite(ref_seconds)):
+        raise InvalidInputError(f"dgemm reference time must be a positive number of seconds, got {ref_seconds}")
     return TaskSpec(cost=ref_seconds * (n / ref_n) ** 3, in_bytes=3 * 8.0 * n * n, out_bytes=8.0 * n * n)
 
 
@@ -83,22 +86,26 @@ class Scenario:
 
 
 def bursty(interarrival: float = 0.5, *, n_tasks: int = 8, matrix: int = 1500,
-           platform: DietPlatform | None = None) -> Scenario:
-    """§6.2: 1 MA, 2 LAs, 8 SeDs; one user sends ``n_tasks`` dgemm-``matrix`` requests ``interarrival`` s apart."""
+           platform: DietPlatform | None = None, ref_seconds: float = DGEMM_REF_SECONDS) -> Scenario:
+    """§6.2: 1 MA, 2 LAs, 8 SeDs; one user sends ``n_tasks`` dgemm-``matrix`` requests ``interarrival`` s apart.
+
+    ``ref_seconds`` (every builder): the dgemm-1200 time on one CPU (:data:`DGEMM_REF_SECONDS`).
+    """
     _check_interarrival(interarrival)
-    task = dgemm_task(matrix)
+    task = dgemm_task(matrix, ref_seconds=ref_seconds)
     arrivals = tuple((k * interarrival, task) for k in range(n_tasks))
     return Scenario("bursty", AgentTree.balanced(2, 4), Workload(arrivals=arrivals), (), platform or PLATFORM)
 
 
 def add_seds(interarrival: float = 1.0, *, n_tasks: int = 54, matrix: int = 1200, pause: float = 10.0,
-             new_per_la: int = 2, platform: DietPlatform | None = None) -> Scenario:
+             new_per_la: int = 2, platform: DietPlatform | None = None,
+             ref_seconds: float = DGEMM_REF_SECONDS) -> Scenario:
     """§6.3: 8 SeDs under 2 LAs; ``n_tasks`` dgemm-1200 one per second, then after ``pause`` s 4 more SeDs.
 
     The new SeDs (``sed8`` ..) join at ``n_tasks * interarrival + pause`` (64 s), ``new_per_la`` on each LA.
     """
     _check_interarrival(interarrival)
-    task = dgemm_task(matrix)
+    task = dgemm_task(matrix, ref_seconds=ref_seconds)
     arrivals = tuple((k * interarrival, task) for k in range(n_tasks))
     t_add = n_tasks * interarrival + pause
     changes = tuple(SeDChange(t_add, f"sed{8 + k}", parent=f"LA{k % 2}") for k in range(2 * new_per_la))
@@ -107,7 +114,8 @@ def add_seds(interarrival: float = 1.0, *, n_tasks: int = 54, matrix: int = 1200
 
 
 def steady(*, duration: float = 3 * 3600.0, users: int = 96, matrix: int = 1000, launch_every: float = 5.0,
-           skip_start: float = 3600.0, skip_end: float = 900.0, platform: DietPlatform | None = None) -> Scenario:
+           skip_start: float = 3600.0, skip_end: float = 900.0, platform: DietPlatform | None = None,
+           ref_seconds: float = DGEMM_REF_SECONDS) -> Scenario:
     """§6.4: 1 MA, 4 LAs, 24 SeDs, ``users`` sequential users launched every 5 s, stopped at ``duration``.
 
     Statistics over requests submitted in ``[skip_start, duration - skip_end)`` (60 min after the
@@ -117,7 +125,7 @@ def steady(*, duration: float = 3 * 3600.0, users: int = 96, matrix: int = 1000,
         raise InvalidInputError(f"steady: duration must be > 0 seconds, got {duration}")
     scale = duration / (3 * 3600.0)
     t0, t1 = skip_start * scale, duration - skip_end * scale
-    task = dgemm_task(matrix)
+    task = dgemm_task(matrix, ref_seconds=ref_seconds)
     us = tuple(SequentialUser(start=u * launch_every, stop=duration, task=task) for u in range(users))
     return Scenario("steady", AgentTree.balanced(4, 6), Workload(users=us), (), platform or PLATFORM,
                     window=(t0, t1))

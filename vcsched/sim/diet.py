@@ -39,6 +39,12 @@ SeDs (§5.1):
   started together from finishing in lock-step forever.
 * Optional limit on concurrent solves (``concurrency_limit`` of the policy):
   jobs beyond it wait in a FIFO queue and are released in arrival order.
+  With ``queue_sync`` > 0 (a platform option, 0 by default) a job released
+  from the queue starts computing ``queue_sync`` seconds after the slot freed
+  and holds the slot meanwhile without computing: the cost of the semaphore
+  hand-off between request threads (§5.1, §6.4.3: "some overhead is associated
+  with managing the synchronization of requests"). A job that finds a free
+  slot on arrival starts at once.
 * Estimates a SeD returns: ``exec_time`` = the job's cost / speed (a
   FAST-like, load-unaware prediction), ``num_jobs`` = jobs present (running +
   waiting), ``since_last_solve`` = time since the last solve request arrived
@@ -198,6 +204,7 @@ class _SeD:
         self.limit = sim.policy.concurrency_limit
         self.running: list[_Job] = []
         self.waiting: list[_Job] = []
+        self.handoff: list[_Job] = []
         self.last_solve = -math.inf
         self.updated = 0.0
         self.version = 0
@@ -209,11 +216,13 @@ class _SeD:
 
     def response(self, cost: float, now: float) -> Response:
         wait = 0.0
-        if self.limit is not None and (len(self.running) >= self.limit or self.waiting):
-            full = len(self.running) >= self.limit and self.running
+        busy = len(self.running) + len(self.handoff)
+        if self.limit is not None and (busy >= self.limit or self.waiting):
+            full = busy >= self.limit and self.running
             first = max(0.0, min(j.pred_end for j in self.running) - now) if full else 0.0
             wait = first + sum(j.req.spec.cost / self.speed for j in self.waiting) / self.limit
-        return Response(sed=self.name, exec_time=cost / self.speed, num_jobs=len(self.running) + len(self.waiting),
+        return Response(sed=self.name, exec_time=cost / self.speed,
+                        num_jobs=len(self.running) + len(self.handoff) + len(self.waiting),
                         since_last_solve=now - self.last_solve, queue_wait=wait, slots=self.slots())
 
     # -- processor sharing --
@@ -251,10 +260,33 @@ class _SeD:
         req.record.arrive_sed = now
         req.record.sed = self.name
         self.sim.log(now, "arrive", req.record.task, self.name)
-        if self.limit is None or len(self.running) < self.limit:
+        if self._free_slot():
             self._start(job, now)
         else:
             self.waiting.append(job)
+        self._reschedule(now)
+
+    def _free_slot(self) -> bool:
+        return self.limit is None or len(self.running) + len(self.handoff) < self.limit
+
+    def _release_waiting(self, now: float) -> None:
+        """Start queued jobs on free slots in FIFO order, after ``queue_sync`` seconds if set."""
+        sync = self.sim.platform.queue_sync
+        while self.waiting and self._free_slot():
+            job = self.waiting.pop(0)
+            if sync > 0:
+                self.handoff.append(job)
+                self.sim.kernel.schedule(now + sync, PRIORITY_END, self._handoff_done, job)
+            else:
+                self._start(job, now)
+
+    def _handoff_done(self, job: _Job) -> None:
+        if not self.alive or job not in self.handoff:
+            return
+        now = self.sim.kernel.now
+        self._advance(now)
+        self.handoff.remove(job)
+        self._start(job, now)
         self._reschedule(now)
 
     def _on_completion(self, version: int) -> None:
@@ -268,15 +300,14 @@ class _SeD:
             j.req.record.end = now
             self.sim.log(now, "end", j.req.record.task, self.name)
             self.sim.result_returns(j.req, now)
-        while self.waiting and (self.limit is None or len(self.running) < self.limit):
-            self._start(self.waiting.pop(0), now)
+        self._release_waiting(now)
         self._reschedule(now)
 
     def remove(self, now: float) -> list[_Request]:
         self.alive = False
         self.version += 1
-        lost = [j.req for j in self.running + self.waiting]
-        self.running, self.waiting = [], []
+        lost = [j.req for j in self.running + self.handoff + self.waiting]
+        self.running, self.handoff, self.waiting = [], [], []
         return lost
 
 

@@ -20,6 +20,10 @@ Model (seed 003, Caniou & Jeannot RR-5168, §2)
   application, counts as done at its refusal so that its children are released (the
   paper's NetSolve client does so, §5.6.3). Completed-task counts show collapses.
   We did not model swapping slow-downs: a server is either able to take a task or not.
+  With ``overflow="close"`` a server that refuses a request for lack of memory is
+  closed: it refuses every later request (the servers that "cannot accept any more
+  jobs because they run out of memory" and "collapsed", §5.2.1); the tasks it holds
+  still finish. The default ``"refuse"`` refuses only the requests that do not fit.
 * Load reports (the monitors NetSolve's MCT relies on, §5): a server reports its
   load (the number of tasks in their computation phase) to the agent when it
   changes, at most once per ``report_period`` (60 s); a change inside the period is
@@ -68,11 +72,15 @@ __all__ = [
     "simulate_timeshare",
     "simulate",
     "LOAD_SENSORS",
+    "OVERFLOWS",
     "PRIORITY_TS_END",
     "PRIORITY_TS_JOIN",
     "PRIORITY_TS_REPORT",
     "PRIORITY_TS_SUBMIT",
 ]
+
+OVERFLOWS = ("refuse", "close")
+"""What a server does when a request would exceed its memory (see the module docstring)."""
 
 # Order of the events of one instant (lower first): a task that ends at t is gone
 # before a task that joins at t, and both before the load report and the agent's
@@ -180,7 +188,7 @@ class TimeshareSimulation:
 
     def __init__(self, platform: Platform, workload: TimeshareWorkload, policy: Any, *, report_period: float = 60.0,
                  work_factor: np.ndarray | None = None, trace: bool = False, load_sensor: str = "count",
-                 loadavg_tau: float = 60.0, report_threshold: float = 0.5) -> None:
+                 loadavg_tau: float = 60.0, report_threshold: float = 0.5, overflow: str = "refuse") -> None:
         n = workload.n_tasks
         factor = np.ones(n) if work_factor is None else np.asarray(work_factor, dtype=float)
         if factor.shape != (n,) or np.any(factor <= 0):
@@ -188,6 +196,10 @@ class TimeshareSimulation:
                                     f"got shape {factor.shape}")
         if load_sensor not in LOAD_SENSORS:
             raise InvalidInputError(f"unknown load sensor {load_sensor!r}; choose one of {', '.join(LOAD_SENSORS)}")
+        if overflow not in OVERFLOWS:
+            raise InvalidInputError(f"unknown memory overflow rule {overflow!r}; choose one of {', '.join(OVERFLOWS)}")
+        self.close_on_overflow = overflow == "close"
+        self.closed = np.zeros(platform.n_servers, dtype=bool)
         self.platform = platform
         self.workload = workload
         self.policy = policy
@@ -257,7 +269,8 @@ class TimeshareSimulation:
         for s in ranked:
             s = int(s)
             srv = self.servers[s]
-            if srv.mem + need > self.mem_cap[s] + 1e-9:
+            if self.closed[s] or srv.mem + need > self.mem_cap[s] + 1e-9:
+                self.closed[s] = self.close_on_overflow
                 self.refusals[i] += 1
                 if tracing:
                     log.append((now, "refuse", i, s))
@@ -388,7 +401,8 @@ class TimeshareSimulation:
 
 def simulate_timeshare(platform: Platform, workload: TimeshareWorkload, policy: Any, *, report_period: float = 60.0,
                        work_factor: np.ndarray | None = None, trace: bool = False, load_sensor: str = "count",
-                       loadavg_tau: float = 60.0, report_threshold: float = 0.5) -> TimeshareRun:
+                       loadavg_tau: float = 60.0, report_threshold: float = 0.5,
+                       overflow: str = "refuse") -> TimeshareRun:
     """Simulate the client-agent-server system under ``policy`` (a :class:`TimeshareSimulation`).
 
     Also importable as ``vcsched.sim.timeshare.simulate`` (its former name).
@@ -414,6 +428,9 @@ def simulate_timeshare(platform: Platform, workload: TimeshareWorkload, policy: 
         computed exactly between events), checked every ``report_period`` and sent when
         it moved by at least ``report_threshold`` since the last report (NetSolve's
         real sensor, §2.2 and §5).
+    overflow : {"refuse", "close"}
+        A request that would exceed a server's memory is refused (default); with
+        ``"close"`` the server also refuses every later request (§5.2.1's collapse).
 
     Returns
     -------
@@ -422,11 +439,11 @@ def simulate_timeshare(platform: Platform, workload: TimeshareWorkload, policy: 
     Raises
     ------
     InvalidInputError
-        ``work_factor`` of the wrong shape or not positive; unknown ``load_sensor``.
+        ``work_factor`` of the wrong shape or not positive; unknown ``load_sensor`` or ``overflow``.
     """
     return TimeshareSimulation(platform, workload, policy, report_period=report_period, work_factor=work_factor,
                                trace=trace, load_sensor=load_sensor, loadavg_tau=loadavg_tau,
-                               report_threshold=report_threshold).run()
+                               report_threshold=report_threshold, overflow=overflow).run()
 
 
 simulate = simulate_timeshare
