@@ -4,13 +4,15 @@
 
     vcsched moldable generate --m 200 --n 100 --kind high --seed 1 -o inst.json
     vcsched moldable solve inst.json --method bicriteria|gang|sequential|list-shelf|list-lptf|list-saf|all [--json]
-    vcsched moldable bound inst.json [--integer] [--time-limit S] [--json]
+    vcsched moldable solve inst.json --method exact [--time-limit S] [--formulation auto|time-indexed|flow] [--json]
+    vcsched moldable bound inst.json [--method interval|refined] [--integer] [--time-limit S] [--json]
 
 ``solve --json`` prints one object (a list with ``all`` or several
 comma-separated methods) with ``method``, ``status``, ``makespan``,
 ``minsum``, ``seconds`` and ``schedule`` (one object per task: ``task``,
-``start``, ``procs``, ``processors``). ``bound --json`` prints ``minsum_lb``,
-``makespan_lb``, ``status``, ``seconds``.
+``start``, ``procs``, ``processors``); ``exact`` adds ``bound``, ``gap`` and
+``formulation``. ``bound --json`` prints ``minsum_lb``, ``makespan_lb``,
+``status``, ``seconds``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from vcsched.errors import InvalidInputError, UnknownNameError
 
 METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
 KINDS = ("weak", "high", "mixed", "cirne")
+EXACT = "exact"
+"""The exact MILP (``vcsched.formulations.moldable_milp``); a method of ``solve``, not part of ``all``."""
+BOUND_METHODS = ("interval", "refined")
+"""Same names as ``lowerbounds.moldable.BOUND_METHODS`` (kept here so ``--help`` needs no import)."""
+FORMULATIONS = ("auto", "time-indexed", "flow")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +54,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = msub.add_parser("solve", help="schedule an instance with the bi-criteria algorithm or a baseline")
     s.add_argument("instance", help="instance JSON file")
     s.add_argument("--method", default="bicriteria",
-                   help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria)")
+                   help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria); "
+                        f"{EXACT}: proven optimum of sum w_i C_i by a MILP (small instances)")
+    s.add_argument("--time-limit", type=positive_float, default=60.0,
+                   help="exact: seconds for HiGHS (default 60); at the limit the status is feasible, with the "
+                        "proven bound and gap")
+    s.add_argument("--formulation", choices=FORMULATIONS, default="auto",
+                   help="exact: time-indexed (times multiples of a grain), flow (any real times) or auto (default)")
     s.add_argument("--shuffles", type=nonneg_int, default=10, help="bicriteria: shuffles of the batch order (default 10)")
     s.add_argument("--eps", type=positive_float, default=0.01, help="precision of the dual approximation (default 0.01)")
     s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the shuffles (default 0)")
@@ -56,10 +69,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance JSON file")
-    b.add_argument("--integer", action="store_true", help="solve the integer programme (default: LP relaxation)")
+    b.add_argument("--method", choices=BOUND_METHODS, default="interval",
+                   help="interval: the paper's interval LP of §3.3 (default); refined: finer intervals, one column "
+                        "per allotment class and the area of tasks still running (tighter, slower)")
+    b.add_argument("--integer", action="store_true",
+                   help="interval: solve the integer programme (default: LP relaxation)")
     b.add_argument("--time-limit", type=positive_float, default=None,
-                   help="seconds for HiGHS (default: none for the LP, 60 with --integer)")
-    b.add_argument("--ratio", type=float, default=2.0, help="growth of the interval ends (default 2, as in the paper)")
+                   help="seconds for HiGHS (default: none for the LPs, 60 with --integer)")
+    b.add_argument("--ratio", type=float, default=None,
+                   help="growth of the interval ends (default 2 for interval, as in the paper; 1.1 for refined)")
     b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(handler=cmd_bound)
 
@@ -84,15 +102,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def resolve_methods(text: str) -> list[str]:
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
     if not names:
-        raise InvalidInputError("--method: give a method (" + ", ".join(METHODS) + " or all)")
+        raise InvalidInputError("--method: give a method (" + ", ".join(METHODS) + f", all or {EXACT})")
     out: list[str] = []
     for name in names:
         if name == "all":
             out.extend(METHODS)
-        elif name in METHODS:
+        elif name in METHODS or name == EXACT:
             out.append(name)
         else:
-            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(METHODS)}, all")
+            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(METHODS)}, all, "
+                                   f"{EXACT}")
     return list(dict.fromkeys(out))
 
 
@@ -101,7 +120,7 @@ def result_to_json(result, instance) -> dict[str, Any]:
     from vcsched.problems.moldable import schedule_to_json
 
     has = result.status.has_solution
-    return {
+    out = {
         "method": result.method,
         "status": result.status.value,
         "makespan": result.extra.get("makespan") if has else None,
@@ -109,6 +128,20 @@ def result_to_json(result, instance) -> dict[str, Any]:
         "seconds": result.seconds,
         "schedule": schedule_to_json(result.solution) if has else None,
     }
+    if result.method == EXACT:
+        out.update(bound=result.bound, gap=result.gap, formulation=result.extra.get("formulation"),
+                   message=result.message)
+    return out
+
+
+def solve_exact_warm(instance, time_limit: float, formulation: str, seed: int, eps: float):
+    """The exact MILP, warm-started from the bi-criteria schedule (the CLI composes the two packages)."""
+    from heuristics.moldable import REGISTRY
+    from vcsched.formulations.moldable_milp import solve_exact
+
+    warm = REGISTRY.get("bicriteria")(instance, rng=seed, eps=eps)
+    return solve_exact(instance, time_limit=time_limit, formulation=formulation,
+                       start=warm.solution if warm.status.has_solution else None)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -119,6 +152,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     rows = []
     for name in methods:
+        if name == EXACT:
+            result = solve_exact_warm(instance, args.time_limit, args.formulation, args.seed, args.eps)
+            rows.append(result_to_json(result, instance))
+            continue
         fn = REGISTRY.get(name)
         kwargs: dict[str, Any] = {"rng": args.seed}
         if name == "bicriteria":
@@ -139,18 +176,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
-    from lowerbounds.moldable import interval_bound
+    from lowerbounds.moldable import makespan_lower_bound, minsum_bound
     from vcsched.problems.moldable import load_instance
 
-    if not args.ratio > 1:
+    if args.ratio is not None and not args.ratio > 1:
         raise InvalidInputError(f"--ratio must be > 1, got {args.ratio}")
+    if args.integer and args.method != "interval":
+        raise InvalidInputError(f"--integer applies to --method interval only, not {args.method}")
     t0 = time.perf_counter()
     instance = load_instance(args.instance)
     limit = args.time_limit if args.time_limit is not None else (60.0 if args.integer else None)
-    res = interval_bound(instance, integer=args.integer, time_limit=limit, ratio=args.ratio)
+    options: dict[str, Any] = {"time_limit": limit}
+    if args.ratio is not None:
+        options["ratio"] = args.ratio
+    if args.method == "interval":
+        options["integer"] = args.integer
+    res = minsum_bound(instance, args.method, **options)
+    makespan_lb = res.extra["makespan_lb"] if "makespan_lb" in res.extra else makespan_lower_bound(instance)["bound"]
     out = {
         "minsum_lb": res.bound,
-        "makespan_lb": res.extra["makespan_lb"],
+        "makespan_lb": makespan_lb,
         "status": res.status.value,
         "seconds": time.perf_counter() - t0,
         "method": res.method,
