@@ -23,7 +23,8 @@ issue 16), ``makespan_lb``, ``seconds`` (the algorithm's wall time),
 use, so a change of the dual approximation flows through to the bounds.
 
 Cells are ordered chunk by chunk (the first 10 runs of every point, then the
-next 10...), so an interrupted run still covers the whole grid.
+next 10...), by increasing ``n`` inside a chunk, so an interrupted run still
+covers every kind.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def cells(quick: bool) -> list[dict]:
     if quick:
         return [{"kind": k, "n": n, "m": M, "chunk": 0, "runs": 2} for k in KINDS for n in (25, 100)]
     return [{"kind": k, "n": n, "m": M, "chunk": c, "runs": CHUNK}
-            for c in range(RUNS // CHUNK) for k in KINDS for n in NS]
+            for c in range(RUNS // CHUNK) for n in NS for k in KINDS]
 
 
 def run_cell(params: dict, seed: int) -> list[dict]:
