@@ -149,3 +149,21 @@ def test_moldable_cli_solve_exact_json_fields(tmp_path, capsys):
     # exact is not part of "all"; unknown names still list it
     assert main(["moldable", "solve", str(path), "--method", "exact,bicriteria", "--time-limit", "30", "--json"]) == 0
     assert [r["method"] for r in json.loads(capsys.readouterr().out)] == ["exact", "bicriteria"]
+
+
+def test_moldable_exact_external_lower_bound_only_raises_the_reported_bound():
+    from lowerbounds.moldable import refined_interval_bound
+
+    inst = generate_moldable_instance(6, 9, "high", rng=3)
+    warm = REGISTRY.get("bicriteria")(inst, rng=0)
+    lower = refined_interval_bound(inst).bound
+    res = solve_exact(inst, start=warm.solution, time_limit=1.0, lower_bound=lower)
+    assert res.bound >= lower * (1 - 1e-12) and res.bound <= res.objective * (1 + 1e-12)
+    milp = res.extra["milp_bound"]
+    assert milp is None or res.bound >= min(milp, res.objective) * (1 - 1e-12)
+    # a claimed bound equal to the objective of an optimal schedule turns feasible into optimal, never the reverse
+    tiny_inst = MoldableInstance.from_arrays(2, [[2.0, 1.5], [3.0, 2.0]], [1, 2])
+    opt = brute_force_optimum(tiny_inst).objective
+    assert solve_exact(tiny_inst, lower_bound=opt).status.value == "optimal"
+    with pytest.raises(InvalidInputError, match="lower_bound"):
+        solve_exact(tiny_inst, lower_bound=float("nan"))

@@ -135,13 +135,17 @@ def result_to_json(result, instance) -> dict[str, Any]:
 
 
 def solve_exact_warm(instance, time_limit: float, formulation: str, seed: int, eps: float):
-    """The exact MILP, warm-started from the bi-criteria schedule (the CLI composes the two packages)."""
+    """The exact MILP, warm-started from the bi-criteria schedule and given the refined bound
+    (the CLI composes the three packages)."""
     from heuristics.moldable import REGISTRY
+    from lowerbounds.moldable import refined_interval_bound
     from vcsched.formulations.moldable_milp import solve_exact
 
     warm = REGISTRY.get("bicriteria")(instance, rng=seed, eps=eps)
+    lower = refined_interval_bound(instance, time_limit=time_limit)
     return solve_exact(instance, time_limit=time_limit, formulation=formulation,
-                       start=warm.solution if warm.status.has_solution else None)
+                       start=warm.solution if warm.status.has_solution else None,
+                       lower_bound=lower.bound if lower.status.value == "optimal" else None)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:

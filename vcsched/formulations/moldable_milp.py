@@ -352,7 +352,8 @@ def _choose(instance: MoldableInstance, formulation: str, grain: float | None, u
 
 def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
                 start: Schedule | None = None, formulation: str = "auto", grain: float | None = None,
-                threads: int = 1, cut_subsets_max_n: int = CUT_SUBSETS_MAX_N) -> Result:
+                lower_bound: float | None = None, threads: int = 1,
+                cut_subsets_max_n: int = CUT_SUBSETS_MAX_N) -> Result:
     """Minimum ``sum w_i C_i`` of a moldable instance, proven by HiGHS.
 
     Parameters
@@ -372,6 +373,11 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
     grain : float, optional
         The grid step (default: :func:`time_grain`); every time must be a
         multiple of it.
+    lower_bound : float, optional
+        A valid lower bound on the optimum from elsewhere (e.g.
+        ``lowerbounds.moldable.refined_interval_bound``, which the core cannot
+        import): the reported ``bound`` is the larger of it and HiGHS's, and a
+        solution that meets it (relative 1e-6) is ``optimal``.
     threads : int
         HiGHS threads (1 by default, one solve per core in sweeps).
 
@@ -391,6 +397,8 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
         if not report.ok:
             raise InvalidInputError(f"start schedule is infeasible: {report.violations[0]}; pass a checked schedule")
         upper = report.minsum
+    if lower_bound is not None and not math.isfinite(lower_bound):
+        raise InvalidInputError(f"lower_bound must be a finite number, got {lower_bound}")
     if grain is not None and time_grain_ok(instance, grain) is False:
         raise InvalidInputError(f"grain {grain}: some processing times are not multiples of it")
     chosen, grain = _choose(instance, formulation, grain, upper)
@@ -417,10 +425,15 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
         raise RuntimeError(f"exact MILP produced an invalid schedule: {report.violations[0]}")
     if start is not None and upper < report.minsum:  # keep the better of the incumbent and HiGHS's solution
         schedule, report = start, check_schedule(instance, start)
-    bound = None if out.bound is None else min(out.bound, report.minsum)
-    extra.update(makespan=report.makespan, minsum=report.minsum)
-    return Result("exact", out.status, objective=report.minsum, bound=bound, gap=relative_gap(report.minsum, bound),
-                  solution=schedule, seconds=time.perf_counter() - t0, message=out.message, extra=extra)
+    bound = max([b for b in (out.bound, lower_bound) if b is not None], default=None)
+    status, message = out.status, out.message
+    if bound is not None:
+        bound = min(bound, report.minsum)
+        if status is Status.FEASIBLE and relative_gap(report.minsum, bound) <= 1e-6:
+            status, message = Status.OPTIMAL, f"{message}; the objective meets the given lower bound"
+    extra.update(makespan=report.makespan, minsum=report.minsum, milp_bound=out.bound)
+    return Result("exact", status, objective=report.minsum, bound=bound, gap=relative_gap(report.minsum, bound),
+                  solution=schedule, seconds=time.perf_counter() - t0, message=message, extra=extra)
 
 
 def time_grain_ok(instance: MoldableInstance, grain: float) -> bool:
