@@ -1,4 +1,4 @@
-"""Exact weighted minsum of moldable tasks: a resource-flow MILP solved by HiGHS.
+"""Exact weighted minsum of moldable tasks: time-indexed and resource-flow MILPs solved by HiGHS.
 
 Problem (seed 002 §2): ``m`` identical processors, ``n`` moldable tasks
 released at 0, task ``i`` runs on any ``k`` of the ``m`` processors for
@@ -7,14 +7,20 @@ not be contiguous, so a set of starts and allotments is feasible exactly when at
 every instant the running tasks use at most ``m`` processors (the model of
 :func:`vcsched.problems.moldable.check_schedule`).
 
-Why not time-indexed
---------------------
-A time-indexed model is exact only when an optimal schedule starts every task
-on the grid; that holds when all ``p_i(k)`` are integer multiples of a grain
-(every active schedule starts tasks at sums of processing times). The
-generators of §4.1 draw real-valued times (``uniform(1, 10)`` and products of
-real factors), so no grain exists and a time grid would only bound the
-optimum. The model below is *continuous-time*: exact for any real times.
+Two models
+----------
+* :func:`build_time_indexed_model`: a binary per (task, allotment, start
+  slot). Exact only when an optimal schedule starts every task on the grid;
+  that holds when all ``p_i(k)`` are integer multiples of a grain (every active
+  schedule starts tasks at sums of processing times). Its relaxation is strong.
+* :func:`build_model` (below): continuous time, exact for any real times, but
+  its big-M relaxation is weak, so it reaches only small instances.
+
+The generators of §4.1 draw real-valued times (``uniform(1, 10)`` and
+products of real factors), so no grain exists for their instances; the
+``moldable-exact`` experiment rounds times up to multiples of 0.5 to use the
+time-indexed model. ``formulation="auto"`` picks the time-indexed model
+whenever :func:`time_grain` finds a grain and the grid is small enough.
 
 Model (resource flow; Artigues, Michelon and Reusser, EJOR 149, 2003, with
 the allotment as a decision)
@@ -58,7 +64,7 @@ Strengthening (each valid for every feasible schedule)
 * **Warm start.** A feasible schedule (e.g. the bi-criteria one, given by the
   caller, since the core does not import the heuristics) gives HiGHS an
   incumbent and the horizon bound above.
-* **Symmetry.** Identical tasks (same weight and times) are started in index
+* **Symmetry** (flow model). Identical tasks (same weight and times) are started in index
   order (``S_i <= S_j``), which keeps an optimal schedule (swap them).
 
 The solution is rebuilt exactly: the allotments and the order ``x`` are read
@@ -399,7 +405,7 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
         upper = report.minsum
     if lower_bound is not None and not math.isfinite(lower_bound):
         raise InvalidInputError(f"lower_bound must be a finite number, got {lower_bound}")
-    if grain is not None and time_grain_ok(instance, grain) is False:
+    if grain is not None and not time_grain_ok(instance, grain):
         raise InvalidInputError(f"grain {grain}: some processing times are not multiples of it")
     chosen, grain = _choose(instance, formulation, grain, upper)
     if chosen == "flow":
