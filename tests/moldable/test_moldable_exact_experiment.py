@@ -28,7 +28,9 @@ def test_moldable_exact_experiment_rows_respect_bounds_and_optimum(tmp_path):
     df = pd.DataFrame([{**params, **r} for r in rows])
     table = exp.summary_table(df)
     a = table[table["kind"] == "all"].iloc[0]
-    assert a["proven"] == 3
+    assert a["proven"] == 3 and a["bound_above_opt"] == 0
+    broken = df.assign(lb_refined=df["opt"] * 1.01)
+    assert exp.summary_table(broken).iloc[-1]["bound_above_opt"] == 3
     assert a["refined_mean"] == pytest.approx((df["lb_refined"] / df["opt"]).mean())
     assert a["bicriteria_worst"] == pytest.approx((df["minsum_bicriteria"] / df["opt"]).max())
     text = exp.report(df, tmp_path)
