@@ -61,6 +61,12 @@ Strengthening (each valid for every feasible schedule)
   on one machine ``sum_T a_j M_j >= (sum_T a_j)^2 / 2`` (Goemans et al.,
   SIAM J. Discrete Math. 15, 2002). All ``2^n - 1`` subsets are added for
   ``n <= cut_subsets_max_n`` (12), otherwise the prefixes of three orders.
+* **Interval rows** (:func:`_add_interval_rows`, ``interval_ratio``): the
+  refined interval relaxation of ``lowerbounds.moldable`` written on continuous
+  variables linked to ``y`` and ``C``, so the root relaxation is at least that
+  bound (about 0.9 of the optimum on small instances) instead of the big-M one.
+  On real-valued instances of 4-6 processors and 6-7 tasks it roughly halved the
+  gap left at a 30 s limit.
 * **Warm start.** A feasible schedule (e.g. the bi-criteria one, given by the
   caller, since the core does not import the heuristics) gives HiGHS an
   incumbent and the horizon bound above.
@@ -153,8 +159,56 @@ def _cut_subsets(instance: MoldableInstance, max_n: int):
             yield tuple(int(i) for i in order[:r])
 
 
+def _add_interval_rows(prob, instance: MoldableInstance, allots, horizon, y, C, ratio: float, partial_rows: int):
+    """Interval-completion rows linked to the schedule (the refined bound of
+    ``lowerbounds.moldable.refined_interval_bound``, one column per allotment).
+
+    ``u[i,k,J] >= 0`` is the share of "task ``i`` on ``k`` processors completes in
+    ``(a_J, b_J]``": ``sum_J u[i,k,J] = y[i,k]``, ``C_i >= sum u max(a_J, p_i(k))``,
+    ``C_i <= sum u b_J``, and for every end ``b_J`` the area of the tasks done by
+    ``b_J`` plus the area that later ones already used (``k max(0, b_J - b_J' + p)``)
+    is at most ``m b_J``. Every schedule satisfies them with ``u`` the indicator of
+    its completion interval, so the optimum is unchanged (``u`` continuous) while the
+    relaxation becomes at least the refined bound.
+    """
+    n, m, times = instance.n, instance.m, instance.times
+    first, last = float(instance.min_time.min()), float(horizon.max())
+    count = max(1, int(math.ceil(math.log(max(last / first, 1.0)) / math.log(ratio))) + 1)
+    ends = first * ratio ** np.arange(count)
+    ends[-1] = max(ends[-1], last)
+    lows = np.concatenate([[0.0], ends[:-1]])
+    done: list[list] = [[] for _ in range(count)]
+    running: list[list] = [[] for _ in range(count)]
+    for i in range(n):
+        lo_terms, hi_terms = [], []
+        for k in allots[i]:
+            p, area = float(times[i, k - 1]), float(k * times[i, k - 1])
+            terms = []
+            for J in range(count):
+                if p > ends[J] * (1 + 1e-12) or lows[J] >= horizon[i]:
+                    continue
+                u = new_var(f"u_{i}_{k}_{J}", 0, 1)
+                terms.append((u, 1.0))
+                lo_terms.append((u, max(float(lows[J]), p)))
+                hi_terms.append((u, float(ends[J])))
+                done[J].append((u, area))
+                for r in range(J - 1, max(-1, J - 1 - partial_rows), -1):
+                    share = k * (ends[r] - ends[J] + p)
+                    if share <= 0:
+                        break
+                    running[r].append((u, float(min(share, area))))
+            prob += pulp.LpAffineExpression(terms + [(y[i, int(k)], -1.0)]) == 0, f"ucover_{i}_{k}"
+        prob += C[i] >= pulp.LpAffineExpression(lo_terms), f"ulow_{i}"
+        prob += C[i] <= pulp.LpAffineExpression(hi_terms), f"uhigh_{i}"
+    cum: list = []
+    for J in range(count):
+        cum = cum + done[J]
+        prob += pulp.LpAffineExpression(cum + running[J]) <= float(m * ends[J]), f"uarea_{J}"
+
+
 def build_model(instance: MoldableInstance, *, upper: float | None = None,
-                cut_subsets_max_n: int = CUT_SUBSETS_MAX_N):
+                cut_subsets_max_n: int = CUT_SUBSETS_MAX_N, interval_ratio: float | None = 1.1,
+                partial_rows: int = 16):
     """The PuLP model of the module docstring; returns ``(problem, parts)``.
 
     ``parts`` maps ``"y"``, ``"S"``, ``"x"``, ``"f"`` to the variables and
@@ -199,6 +253,8 @@ def build_model(instance: MoldableInstance, *, upper: float | None = None,
     for i, j in itertools.combinations(range(n), 2):
         if w[i] == w[j] and np.array_equal(times[i], times[j]):
             prob += S[i] <= S[j], f"sym_{i}_{j}"
+    if interval_ratio is not None:
+        _add_interval_rows(prob, instance, allots, horizon, y, C, interval_ratio, partial_rows)
     parts = {"y": y, "S": S, "x": x, "f": f, "src": src, "snk": snk, "idle": idle,
              "allots": allots, "horizon": horizon}
     return prob, parts
