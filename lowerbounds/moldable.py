@@ -23,6 +23,7 @@ import time
 import numpy as np
 import pulp
 
+from vcsched.errors import UnknownNameError
 from vcsched.formulations.solve import new_var, solve_model
 from vcsched.problems.moldable import MoldableInstance, Schedule
 from vcsched.result import Result, Status, relative_gap
@@ -37,6 +38,9 @@ __all__ = [
     "interval_bound",
     "brute_force_optimum",
     "serial_schedule",
+    "refined_interval_bound",
+    "BOUND_METHODS",
+    "minsum_bound",
 ]
 
 
@@ -381,3 +385,192 @@ def brute_force_optimum(instance: MoldableInstance, *, criterion: str = "minsum"
                 best, best_sched = val, s
     return Result(method=f"brute-force-{criterion}", status=Status.OPTIMAL, objective=best, bound=best, gap=0.0,
                   solution=best_sched, seconds=time.perf_counter() - t0)
+
+
+# --------------------------------------------------------------------------- refined interval bound
+
+def _refined_ends(instance: MoldableInstance, ratio: float, horizon: float | None) -> np.ndarray:
+    """Finite interval ends: from the shortest time any task can end, growing by ``ratio``, up to ``horizon``."""
+    first = float(instance.min_time.min())
+    if horizon is None:
+        horizon = 3.0 * max(float(instance.min_work.sum() / instance.m), float(instance.min_time.max()))
+    count = max(1, int(math.ceil(math.log(max(horizon / first, 1.0)) / math.log(ratio))) + 1)
+    return first * ratio ** np.arange(count)
+
+
+def _pareto_columns(times_i: np.ndarray, work_i: np.ndarray, a: float, b: float, merge_late: bool = False):
+    """Columns of one task ending in ``(a, b]``: ``(k_list, time, area)`` triples.
+
+    Every allotment with ``p <= b`` is represented by a column whose cost
+    ``max(a, time)``, area and partial areas are no larger than its own:
+
+    * the allotments with ``p <= a`` (all cost ``a``) share one column with the
+      least area; its partial areas are the row-wise minimum over the group
+      (``k_list`` holds the whole group);
+    * those with ``a < p <= b`` keep a column when no faster one has less area
+      (a dominated one has a faster, smaller one, whose partial area
+      ``k' max(0, p' - d)`` is then also smaller); with ``merge_late`` they share
+      one column instead (least time, least area, row-wise least partial area).
+    """
+    fits = np.flatnonzero(times_i <= b)
+    if fits.size == 0:
+        return []
+    early = fits[times_i[fits] <= a]
+    late = fits[times_i[fits] > a]
+    out = []
+    best_area = math.inf
+    if early.size:
+        best_area = float(work_i[early].min())
+        out.append((early + 1, None, best_area))
+    if merge_late and late.size:
+        area = float(work_i[late].min())
+        if area < best_area * (1 - 1e-12):
+            out.append((late + 1, float(times_i[late].min()), area))
+        return out
+    for k in late[np.lexsort((work_i[late], times_i[late]))]:
+        if work_i[k] < best_area * (1 - 1e-12):
+            out.append((np.array([k + 1]), float(times_i[k]), float(work_i[k])))
+            best_area = float(work_i[k])
+    return out
+
+
+def _running_shares(ks: np.ndarray, pk: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Least area ``min_k k max(0, p_k - d)`` that a task ending by ``b`` still has to run after
+    ``b - d`` (before ``b_r = b - d``), for every ``d`` in ``gaps``; ``ks``/``pk`` are the column's allotments."""
+    if ks.size == 1:
+        return ks[0] * np.maximum(0.0, pk[0] - gaps)
+    return (ks[:, None] * np.maximum(0.0, pk[:, None] - gaps[None, :])).min(axis=0)
+
+
+def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, horizon: float | None = None,
+                           partial_rows: int = 16, merge_late: bool = True, time_limit: float | None = None) -> Result:
+    """Lower bound on ``sum w_i C_i``: the interval LP of §3.3 with finer intervals,
+    one column per (task, allotment, interval), and the area that unfinished tasks
+    already occupy.
+
+    Parameters
+    ----------
+    ratio : float
+        Growth of the interval ends (1.1 by default; the paper's is 2).
+    horizon : float, optional
+        Last finite interval end (default ``3 max(area bound, longest task)``);
+        any value gives a valid bound (later completions fall in the unbounded
+        last interval).
+    merge_late : bool
+        One column per (task, interval) for the allotments whose time falls in
+        the interval (default) instead of one per Pareto-optimal allotment:
+        about three times fewer columns for a bound lower by well under 1 % on
+        small instances.
+    partial_rows : int
+        Per column, the area of a task still running at ``b`` is added to the
+        constraints of at most this many ends ``b`` before its interval (the
+        nearest, where it is largest; 0 drops the partial areas). Any number
+        gives a valid bound; more is tighter and slower.
+    time_limit : float, optional
+        Seconds for HiGHS.
+
+    Returns
+    -------
+    Result
+        ``method="refined"``; ``bound`` is the valid lower bound (the LP value,
+        or ``sum_i w_i min_k p_i(k)`` if HiGHS stops without it).
+
+    Notes
+    -----
+    Model. Interval ends ``b_0 < b_1 < ... < b_L`` with ``b_0 = min_{i,k} p_i(k)``
+    and ``b_{j+1} = ratio b_j``; intervals ``(0, b_0]``, ``(b_j, b_{j+1}]`` and an
+    unbounded last one. ``x[i,k,J]`` = task ``i`` runs on ``k`` processors and
+    completes in interval ``J = (a, b]`` (only if ``p_i(k) <= b``); cost
+    ``w_i max(a, p_i(k))``; ``sum_{k,J} x[i,k,J] >= 1``; for every finite end
+    ``b_J``::
+
+        sum_{J' <= J} k p_i(k) x[i,k,J'] + sum_{J' > J} k max(0, b_J - b_{J'} + p_i(k)) x[i,k,J'] <= m b_J
+
+    Validity (proof sketch). Take any schedule and set ``x[i,k_i,J_i] = 1`` for
+    the interval ``J_i = (a, b]`` holding ``C_i``. Then ``w_i max(a, p_i(k_i)) <= w_i C_i``
+    (``C_i > a`` and ``C_i >= p_i(k_i)``), so the objective is at most the
+    schedule's minsum. In ``[0, b_J]`` the processors offer ``m b_J`` of area; a
+    task completing by ``b_J`` uses all of its ``k p_i(k)`` there, and a task
+    completing in a later ``(a', b']`` starts at ``S_i = C_i - p_i(k) <= b' - p_i(k)``,
+    so it uses at least ``k max(0, b_J - b' + p_i(k))`` of it. Hence every
+    schedule is a feasible 0/1 point and the LP optimum is a lower bound.
+
+    Against the paper's model (§3.3) it differs in three ways, each making the
+    bound larger: (1) finer intervals (the cost ``w_i a`` loses at most a factor
+    ``ratio`` instead of 2); (2) one column per allotment instead of pairing the
+    least area with the shortest time of any fitting allotment, so a task that
+    ends early must pay the area of a wide allotment; only Pareto-optimal
+    (cost, area) allotments get a column, the others are dominated in the LP;
+    (3) the partial area of tasks still running at ``b_J``. On 40 tiny instances
+    (``m`` = 2-3, ``n`` = 3-4, the four kinds) the mean ratio bound/optimum is
+    0.93 against 0.75 for the paper's model; the partial areas bring most of it
+    (0.83 without them at the same intervals).
+    Size: ``O(n (L + m))`` columns, ``n + L`` rows plus the partial-area
+    non-zeros.
+    """
+    if not ratio > 1:
+        raise ValueError(f"ratio must be > 1, got {ratio}")
+    t0 = time.perf_counter()
+    n, m = instance.n, instance.m
+    times, work, w = instance.times, instance.work, instance.weights
+    ends = _refined_ends(instance, ratio, horizon)
+    lows = np.concatenate([[0.0], ends])
+    highs = np.concatenate([ends, [np.inf]])
+    L = len(ends)
+    prob = pulp.LpProblem("moldable_refined_interval_bound", pulp.LpMinimize)
+    variables, obj = [], []
+    once: list[list] = [[] for _ in range(n)]
+    done_rows: list[list] = [[] for _ in range(L)]
+    running_rows: list[list] = [[] for _ in range(L)]
+    for i in range(n):
+        for J in range(L + 1):
+            a, b = lows[J], highs[J]
+            for ks, p, area in _pareto_columns(times[i], work[i], a, b, merge_late):
+                x = new_var(f"x_{i}_{ks[0]}_{J}", 0, None)
+                variables.append(x)
+                obj.append((x, float(w[i] * (a if p is None else max(a, p)))))
+                once[i].append((x, 1.0))
+                if J < L:
+                    done_rows[J].append((x, -area))
+                if partial_rows and 0 < J < L:
+                    first = max(0, J - partial_rows)
+                    shares = _running_shares(ks, times[i, ks - 1], b - ends[first:J])
+                    for r in np.flatnonzero(shares > 0):  # b_r > b - p: the task still runs at b_r
+                        running_rows[first + r].append((x, min(float(shares[r]), area)))
+    prob += pulp.LpAffineExpression(obj)
+    for i in range(n):
+        prob += pulp.LpAffineExpression(once[i]) >= 1, f"once_{i}"
+    prev = None
+    for r in range(L):  # D_r = area of the tasks done by b_r, as a running sum
+        D = new_var(f"done_{r}", 0, None)
+        variables.append(D)
+        terms = [(D, 1.0)] + done_rows[r] + ([(prev, -1.0)] if prev is not None else [])
+        prob += pulp.LpAffineExpression(terms) == 0, f"done_{r}"
+        prob += pulp.LpAffineExpression([(D, 1.0)] + running_rows[r]) <= float(m * ends[r]), f"area_{r}"
+        prev = D
+    # primal simplex: about 25 % less CPU than HiGHS's default dual on these LPs (n = 400, m = 200)
+    out = solve_model(prob, time_limit=time_limit, mip=False, variables=variables,
+                      options={"simplex_strategy": 4})
+    trivial = float(np.dot(w, instance.min_time))
+    lb = trivial if out.bound is None else max(trivial, float(out.bound))
+    message = out.message + ("" if out.bound is not None else "; fell back to sum_i w_i min_k p_i(k)")
+    return Result(method="refined", status=out.status, objective=out.objective, bound=lb,
+                  gap=relative_gap(out.objective, lb), seconds=time.perf_counter() - t0, message=message,
+                  extra={"intervals": L + 1, "columns": len(variables), "solver_seconds": out.seconds})
+
+
+BOUND_METHODS = ("interval", "refined")
+"""Names of the minsum lower bounds (``vcsched moldable bound --method``); ``interval`` is the paper's."""
+
+
+def minsum_bound(instance: MoldableInstance, method: str = "interval", **options) -> Result:
+    """The minsum lower bound ``method`` (one of :data:`BOUND_METHODS`) with its options.
+
+    ``interval`` is :func:`interval_bound` (seed 002 §3.3), ``refined``
+    :func:`refined_interval_bound`.
+    """
+    if method == "interval":
+        return interval_bound(instance, **options)
+    if method == "refined":
+        return refined_interval_bound(instance, **options)
+    raise UnknownNameError(f"unknown bound method {method!r}; choose one of {', '.join(BOUND_METHODS)}")

@@ -86,3 +86,26 @@ def test_moldable_cli_unknown_method_and_missing_file(inst_file, tmp_path, capsy
     with pytest.raises(SystemExit) as exc:
         main(["moldable", "generate", "--n", "0"])
     assert exc.value.code == 2
+
+
+
+def test_moldable_cli_dual_choice_reaches_the_heuristics(tmp_path, capsys):
+    # an instance where the two dual approximations give different allotments (T2 and T3 fire in
+    # the two-shelf version): the CLI's allotment equals the library's for each --dual choice
+    from heuristics.moldable import REGISTRY
+    from vcsched.problems.moldable import MoldableInstance, save_instance
+
+    inst = MoldableInstance.from_arrays(4, [[2.2] * 4] * 4 + [[2.1, 1.05, 1.05, 1.05]] * 3)
+    path = tmp_path / "dual.json"
+    save_instance(inst, path)
+    allotments = {}
+    for dual in ("two-shelf", "simple"):
+        assert main(["moldable", "solve", str(path), "--method", "list-shelf", "--dual", dual, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        expected = REGISTRY.get("list-shelf")(inst, rng=0, eps=0.01, dual=dual)
+        allotments[dual] = [r["procs"] for r in out["schedule"]]
+        assert allotments[dual] == [int(k) for k in expected.solution.procs]
+        assert out["minsum"] == pytest.approx(expected.objective)
+    assert allotments["two-shelf"] != allotments["simple"]
+    with pytest.raises(SystemExit):
+        main(["moldable", "solve", str(path), "--dual", "three-shelf"])

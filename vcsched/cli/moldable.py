@@ -4,13 +4,15 @@
 
     vcsched moldable generate --m 200 --n 100 --kind high --seed 1 -o inst.json
     vcsched moldable solve inst.json --method bicriteria|gang|sequential|list-shelf|list-lptf|list-saf|all [--json]
-    vcsched moldable bound inst.json [--integer] [--time-limit S] [--json]
+    vcsched moldable solve inst.json --method exact [--time-limit S] [--formulation auto|time-indexed|flow] [--json]
+    vcsched moldable bound inst.json [--method interval|refined] [--integer] [--time-limit S] [--json]
 
 ``solve --json`` prints one object (a list with ``all`` or several
 comma-separated methods) with ``method``, ``status``, ``makespan``,
 ``minsum``, ``seconds`` and ``schedule`` (one object per task: ``task``,
-``start``, ``procs``, ``processors``). ``bound --json`` prints ``minsum_lb``,
-``makespan_lb``, ``status``, ``seconds``.
+``start``, ``procs``, ``processors``); ``exact`` adds ``bound``, ``gap`` and
+``formulation``. ``bound --json`` prints ``minsum_lb``, ``makespan_lb``,
+``status``, ``seconds``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ from vcsched.errors import InvalidInputError, UnknownNameError
 
 METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
 KINDS = ("weak", "high", "mixed", "cirne")
+EXACT = "exact"
+"""The exact MILP (``vcsched.formulations.moldable_milp``); a method of ``solve``, not part of ``all``."""
+BOUND_METHODS = ("interval", "refined")
+DEFAULT_RATIO = {"interval": 2.0, "refined": 1.1}
+"""Default growth of the interval ends per bound method (as in ``lowerbounds.moldable``)."""
+"""Same names as ``lowerbounds.moldable.BOUND_METHODS`` (kept here so ``--help`` needs no import)."""
+FORMULATIONS = ("auto", "time-indexed", "flow")
+DUALS = ("two-shelf", "simple")
+"""``solve --dual``: same names as ``heuristics.moldable.dual_approximation``'s ``dual=``."""
 
 MAX_GENERATE = 100_000
 """``moldable generate``: most processors and most tasks (and ``n x m`` at most
@@ -62,7 +73,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = msub.add_parser("solve", help="schedule an instance with the bi-criteria algorithm or a baseline")
     s.add_argument("instance", help="instance JSON file")
     s.add_argument("--method", default="bicriteria",
-                   help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria)")
+                   help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria); "
+                        f"{EXACT}: proven optimum of sum w_i C_i by a MILP (small instances)")
+    s.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=1e6), default=60.0,
+                   help="exact: seconds for HiGHS, up to 1e6 (default 60); at the limit the status is feasible, "
+                        "with the proven bound and gap")
+    s.add_argument("--formulation", choices=FORMULATIONS, default="auto",
+                   help="exact: time-indexed (times multiples of a grain), flow (any real times) or auto (default)")
+    s.add_argument("--dual", choices=DUALS, default="two-shelf",
+                   help="bicriteria and list-*: dual approximation giving C*max and the allotments: two-shelf "
+                        "(3/2 + eps, [7]/[17], default) or simple (knapsack then Graham's list, no guarantee)")
     s.add_argument("--shuffles", type=number_option(int, low=0, high=MAX_SHUFFLES), default=10,
                    help=f"bicriteria: shuffles of the batch order, 0 to {MAX_SHUFFLES:,} (default 10)")
     s.add_argument("--eps", type=number_option(float, low=EPS_RANGE[0], high=EPS_RANGE[1]), default=0.01,
@@ -73,12 +93,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance JSON file")
-    b.add_argument("--integer", action="store_true", help="solve the integer programme (default: LP relaxation)")
+    b.add_argument("--method", choices=BOUND_METHODS, default="interval",
+                   help="interval: the paper's interval LP of §3.3 (default); refined: finer intervals, one column "
+                        "per allotment class and the area of tasks still running (tighter, slower)")
+    b.add_argument("--integer", action="store_true",
+                   help="interval: solve the integer programme (default: LP relaxation)")
     b.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=1e6), default=None,
-                   help="seconds for HiGHS, up to 1e6 (default: none for the LP, 60 with --integer)")
-    b.add_argument("--ratio", type=number_option(float, low=1, low_open=True, high=1e6), default=2.0,
-                   help="growth of the interval ends, > 1 (default 2, as in the paper); the model may have at most "
-                        f"{MAX_INTERVAL_VARIABLES:,} task x interval variables")
+                   help="seconds for HiGHS, up to 1e6 (default: none for the LPs, 60 with --integer)")
+    b.add_argument("--ratio", type=number_option(float, low=1, low_open=True, high=1e6), default=None,
+                   help="growth of the interval ends, > 1 (default 2 for interval, as in the paper; 1.1 for refined); "
+                        f"the model may have at most {MAX_INTERVAL_VARIABLES:,} task x interval variables")
     b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(handler=cmd_bound)
 
@@ -102,15 +126,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def resolve_methods(text: str) -> list[str]:
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
     if not names:
-        raise InvalidInputError("--method: give a method (" + ", ".join(METHODS) + " or all)")
+        raise InvalidInputError("--method: give a method (" + ", ".join(METHODS) + f", all or {EXACT})")
     out: list[str] = []
     for name in names:
         if name == "all":
             out.extend(METHODS)
-        elif name in METHODS:
+        elif name in METHODS or name == EXACT:
             out.append(name)
         else:
-            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(METHODS)}, all")
+            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(METHODS)}, all, "
+                                   f"{EXACT}")
     return list(dict.fromkeys(out))
 
 
@@ -119,7 +144,7 @@ def result_to_json(result, instance) -> dict[str, Any]:
     from vcsched.problems.moldable import schedule_to_json
 
     has = result.status.has_solution
-    return {
+    out = {
         "method": result.method,
         "status": result.status.value,
         "makespan": result.extra.get("makespan") if has else None,
@@ -127,6 +152,24 @@ def result_to_json(result, instance) -> dict[str, Any]:
         "seconds": result.seconds,
         "schedule": schedule_to_json(result.solution) if has else None,
     }
+    if result.method == EXACT:
+        out.update(bound=result.bound, gap=result.gap, formulation=result.extra.get("formulation"),
+                   message=result.message)
+    return out
+
+
+def solve_exact_warm(instance, time_limit: float, formulation: str, seed: int, eps: float):
+    """The exact MILP, warm-started from the bi-criteria schedule and given the refined bound
+    (the CLI composes the three packages)."""
+    from heuristics.moldable import REGISTRY
+    from lowerbounds.moldable import refined_interval_bound
+    from vcsched.formulations.moldable_milp import solve_exact
+
+    warm = REGISTRY.get("bicriteria")(instance, rng=seed, eps=eps)
+    lower = refined_interval_bound(instance, time_limit=time_limit)
+    return solve_exact(instance, time_limit=time_limit, formulation=formulation,
+                       start=warm.solution if warm.status.has_solution else None,
+                       lower_bound=lower.bound if lower.status.value == "optimal" else None)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -137,12 +180,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     rows = []
     for name in methods:
+        if name == EXACT:
+            result = solve_exact_warm(instance, args.time_limit, args.formulation, args.seed, args.eps)
+            rows.append(result_to_json(result, instance))
+            continue
         fn = REGISTRY.get(name)
         kwargs: dict[str, Any] = {"rng": args.seed}
         if name == "bicriteria":
             kwargs["shuffles"] = args.shuffles
         if name in ("bicriteria", "list-shelf", "list-lptf", "list-saf"):
             kwargs["eps"] = args.eps
+            kwargs["dual"] = args.dual
         result = fn(instance, **kwargs)
         if result.status.has_solution:
             report = check_schedule(instance, result.solution)
@@ -175,19 +223,27 @@ def check_interval_model_size(instance, ratio: float) -> None:
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
-    from lowerbounds.moldable import interval_bound
+    from lowerbounds.moldable import makespan_lower_bound, minsum_bound
     from vcsched.problems.moldable import load_instance
 
-    if not args.ratio > 1:
+    if args.ratio is not None and not args.ratio > 1:
         raise InvalidInputError(f"--ratio must be > 1, got {args.ratio}")
+    if args.integer and args.method != "interval":
+        raise InvalidInputError(f"--integer applies to --method interval only, not {args.method}")
     t0 = time.perf_counter()
     instance = load_instance(args.instance)
-    check_interval_model_size(instance, args.ratio)
+    check_interval_model_size(instance, args.ratio if args.ratio is not None else DEFAULT_RATIO[args.method])
     limit = args.time_limit if args.time_limit is not None else (60.0 if args.integer else None)
-    res = interval_bound(instance, integer=args.integer, time_limit=limit, ratio=args.ratio)
+    options: dict[str, Any] = {"time_limit": limit}
+    if args.ratio is not None:
+        options["ratio"] = args.ratio
+    if args.method == "interval":
+        options["integer"] = args.integer
+    res = minsum_bound(instance, args.method, **options)
+    makespan_lb = res.extra["makespan_lb"] if "makespan_lb" in res.extra else makespan_lower_bound(instance)["bound"]
     out = {
         "minsum_lb": res.bound,
-        "makespan_lb": res.extra["makespan_lb"],
+        "makespan_lb": makespan_lb,
         "status": res.status.value,
         "seconds": time.perf_counter() - t0,
         "method": res.method,
