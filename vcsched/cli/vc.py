@@ -12,7 +12,10 @@ from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.vc import Allocation, VCInstance, instance_to_dict, load_instance
 from vcsched.result import Result
 
-EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed")
+EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed", "certify")
+CERTIFY_HEURISTICS = ("mcb8", "sg", "gr")
+"""Heuristics whose placements ``certify`` starts from (with the core greedy)."""
+CERTIFY_DEFAULT_TIME_LIMIT = 60.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = vsub.add_parser("solve", help="solve an instance file with an exact method, a bound or a heuristic")
     s.add_argument("instance", help="instance JSON file")
-    s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, a heuristic "
+    s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, certify, a heuristic "
                    "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz) or all; several separated by commas")
     s.add_argument("--time-limit", type=positive_float, default=None, help="seconds for the MILP (default: none)")
     s.add_argument("--gap", type=float, default=None, help="relative MIP gap at which to stop")
@@ -157,11 +160,31 @@ def method_function(name: str) -> Callable[..., Result]:
         from lowerbounds.vc import closed_form_bound
 
         return lambda inst, **_: closed_form_bound(inst)
+    if name == "certify":
+        return certify_method
     reg = _heuristics()
     if reg is None or name not in reg:
         raise UnknownNameError(f"unknown method {name!r}; choose one of: {', '.join(available_methods() + ['all'])}")
     fn = reg.get(name)
     return lambda inst, seed=0, **_: fn(inst, rng=seed)
+
+
+def certify_method(instance: VCInstance, time_limit: float | None = CERTIFY_DEFAULT_TIME_LIMIT, gap: float | None = None,
+                   seed: int = 0, **_: Any) -> Result:
+    """``certify`` wired: :func:`lowerbounds.vc_certify.certify` with the placements of
+    :data:`CERTIFY_HEURISTICS` and :func:`heuristics.vc.improve.improve_placement`.
+
+    ``time_limit`` None means :data:`CERTIFY_DEFAULT_TIME_LIMIT` seconds (certify always
+    stops); ``gap`` (``--gap``) is the certified relative gap at which to stop (default: the
+    optimality tolerance 1e-4; a larger gap is reported ``feasible``).
+    """
+    from heuristics.vc import REGISTRY
+    from heuristics.vc.improve import improve_placement
+    from lowerbounds.vc_certify import DEFAULT_GAP_TOL, certify
+
+    return certify(instance, heuristics=[REGISTRY.get(n) for n in CERTIFY_HEURISTICS], improve=improve_placement,
+                   time_limit=CERTIFY_DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
+                   gap_tol=DEFAULT_GAP_TOL, stop_gap=gap, rng=seed)
 
 
 def resolve_methods(text: str) -> list[str]:
@@ -198,6 +221,8 @@ def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
     for key in ("migrations", "migrated_memory", "seconds_first_phase"):
         if key in result.extra:
             out[key] = result.extra[key]
+    if result.method == "certify":
+        out["extra"] = {k: v for k, v in result.extra.items() if k != "avg_yield"}
     return out
 
 
