@@ -35,10 +35,11 @@ HiGHS's own MIP tolerance), ``feasible`` with the gap otherwise,
 placement and no proof, ``failed`` when no placement was found and the
 memory could not be proven unpackable.
 
-Choice where the issue leaves room: the incumbent is improved *before* the
+Choices where the issue leaves room: the incumbent is improved *before* the
 expensive bound (the issue: "the primal side decides" on instances with
-several jobs per host), and the improvement gets at most
-``improve_share`` of the time limit.
+several jobs per host); the improvement gets at most ``improve_share`` of
+the time left before the first configuration-LP test and again after it,
+and whatever time the bisection leaves.
 """
 
 from __future__ import annotations
@@ -228,6 +229,7 @@ def certify(
         raise InvalidInputError(f"certify: `stop_gap` must be in [0, 1), got {stop_gap}")
     stop_gap = max(stop_gap, gap_tol)
     clock = _Clock(time_limit)
+    rng = np.random.default_rng(rng)  # one stream for every heuristic and improvement call
     items = packing_items(instance)
     H = instance.hosts
     log: dict[str, Any] = {"lp_tests": 0, "lp_iterations": 0, "lp_incomplete": 0}
@@ -320,6 +322,7 @@ def certify(
                     load_lo, closed_by = mid, how
                 else:
                     hi = mid
+            run_improve(1.0)  # whatever time is left goes to the primal side
             if not met():
                 closed_by = "none"
         log["improved_yield"] = min(1.0, 1.0 / best_peak)

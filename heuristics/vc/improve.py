@@ -13,7 +13,9 @@ share a host and all get ``alpha_i Y``), so the same search serves both.
 2. *swap*: a task ``a`` of ``h`` with a smaller task ``b`` of another host
    ``g``, memory fitting both ways;
 3. *2-1 swap*: two tasks of ``h`` against one task of ``g``;
-4. *pair re-pack*: the best split of the tasks of ``h`` and one other host
+4. *ejection chain*: a task of ``h`` to ``g1`` while a task of ``g1`` moves
+   on to ``g2`` (what a memory-full ``g1`` needs);
+5. *pair re-pack*: the best split of the tasks of ``h`` and one other host
    ``g`` between the two (all ``2^n`` splits when ``n <= 16`` tasks), the
    least loaded partners first; the first that lowers the pair maximum
    below the peak is applied.
@@ -50,7 +52,7 @@ _EPS = 1e-12
 
 
 class ImproveStats(dict):
-    """Counters of one run: ``moves``, ``swaps``, ``swaps21``, ``pairs``, ``lns`` (MILP neighbourhoods that helped), ``seconds``."""
+    """Counters of one run: ``moves``, ``swaps``, ``swaps21``, ``chains``, ``pairs``, ``lns`` (MILP neighbourhoods that helped), ``seconds``."""
 
 
 def _check_start(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
@@ -116,6 +118,27 @@ def _best_swap21(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
     a, b = divmod(k, off_h.size)
     if new[a, b] < peak - _EPS:
         return float(new[a, b]), (int(pa[a]), int(pb[a])), int(off_h[b])
+    return None
+
+
+def _best_chain(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
+    """(value, task a of h, task b, host g2) of the best ejection chain ``a: h -> g1``,
+    ``b: g1 -> g2`` (``g1`` the host of ``b``, ``g2`` not ``h`` nor ``g1``), or None.
+    Finds the moves a memory-full host blocks: ``a`` fits ``g1`` once ``b`` has left."""
+    if off_h.size == 0 or load.size < 3:
+        return None
+    ca, ma = cpu[on_h][:, None, None], mem[on_h][:, None, None]
+    cb, mb = cpu[off_h][None, :, None], mem[off_h][None, :, None]
+    g1 = task_host[off_h][None, :, None]
+    g2 = np.arange(load.size)[None, None, :]
+    new = np.maximum(np.maximum(load[h] - ca, load[g1] + ca - cb), load[None, None, :] + cb)
+    ok = ((used[g1] + ma - mb <= 1 + MEM_EPS) & (used[None, None, :] + mb <= 1 + MEM_EPS)
+          & (g2 != g1) & (g2 != h))
+    new = np.where(ok, new, np.inf)
+    k = int(np.argmin(new))
+    a, b, g = np.unravel_index(k, new.shape)
+    if new[a, b, g] < peak - _EPS:
+        return float(new[a, b, g]), int(on_h[a]), int(off_h[b]), int(g)
     return None
 
 
@@ -289,7 +312,7 @@ def improve_placement(
     deadline = None if time_limit is None else t0 + float(time_limit)
     cpu, mem = instance.task_cpu, instance.task_mem
     load, used = host_loads(instance, th), host_memory(instance, th)
-    stats = ImproveStats(moves=0, swaps=0, swaps21=0, pairs=0, kicks=0, lns=0, lns_tried=0, steps=0)
+    stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, steps=0)
     failures = 0
     while stats["steps"] < max_steps:
         h = int(np.argmax(load))
@@ -321,6 +344,15 @@ def improve_placement(
             _relocate(th, load, used, cpu, mem, a2, g)
             _relocate(th, load, used, cpu, mem, b, h)
             stats["swaps21"] += 1
+            stats["steps"] += 1
+            continue
+        chain = _best_chain(h, on_h, off_h, th, cpu, mem, load, used, peak) if on_h.size * off_h.size * instance.hosts <= 2_000_000 else None
+        if chain is not None:
+            _, a, b, g2 = chain
+            g1 = int(th[b])
+            _relocate(th, load, used, cpu, mem, b, g2)
+            _relocate(th, load, used, cpu, mem, a, g1)
+            stats["chains"] += 1
             stats["steps"] += 1
             continue
         pair = _best_pair(h, th, cpu, mem, load, used, peak)
