@@ -375,11 +375,10 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
                 complete = True
                 break
         if col is None or float(pi @ col) <= 1 + 1e-9:
-            complete = np.isfinite(v)  # LP solved (up to tolerance): best_bins is the LP bound
+            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
             break
         master.add(col)
-    cols = range(master.n_cols)
     infeasible = _ceil(best_bins) > H
     return PackingProof(load if load is not None else math.inf, infeasible, best_bins,
-                        "configuration-lp" if infeasible else "none", complete, it, len(cols), lp_value,
+                        "configuration-lp" if infeasible else "none", complete, it, master.n_cols, lp_value,
                         time.perf_counter() - t0)

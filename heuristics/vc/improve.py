@@ -143,6 +143,7 @@ def _best_chain(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
 
 
 _PAIR_MAX_TASKS = 16
+_CHAIN_MAX_CANDIDATES = 2_000_000  # (task of h, other task, host) triples evaluated at once
 
 
 def _subset_sums(values: np.ndarray) -> np.ndarray:
@@ -346,7 +347,8 @@ def improve_placement(
             stats["swaps21"] += 1
             stats["steps"] += 1
             continue
-        chain = _best_chain(h, on_h, off_h, th, cpu, mem, load, used, peak) if on_h.size * off_h.size * instance.hosts <= 2_000_000 else None
+        small = on_h.size * off_h.size * instance.hosts <= _CHAIN_MAX_CANDIDATES
+        chain = _best_chain(h, on_h, off_h, th, cpu, mem, load, used, peak) if small else None
         if chain is not None:
             _, a, b, g2 = chain
             g1 = int(th[b])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-import pytest
 
 from benchmarks.experiments import vc_certify, vc_certify_parallel
 from benchmarks.harness import get_experiment
