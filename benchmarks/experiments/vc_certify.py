@@ -59,12 +59,12 @@ PARTS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "secon
 QUICK = [(100, 0.2, 0.25, 0.75), (250, 0.5, 0.25, 0.25), (500, 0.3, 0.75, 0.75), (100, 0.1, 0.75, 0.25)]
 
 
-def make_cells(set_name: str, quick: bool, *, reps: int = 10) -> list[dict]:
+def make_cells(set_name: str, quick: bool, *, reps: int = 10, stop_gap: float = STOP_GAP) -> list[dict]:
     """One cell per instance; replicate first, then jobs, slack, CVs (the large set's order)."""
     from vcsched.generators.vc import CVS, INSTANCE_SETS, SLACKS
 
     _, job_counts, _, _ = INSTANCE_SETS[set_name]
-    base = {"set": set_name, "root_seed": 0, "stop_gap": STOP_GAP}
+    base = {"set": set_name, "root_seed": 0, "stop_gap": stop_gap}
     if quick:
         return [{**base, "jobs": j, "slack": s, "cv_mem": cm, "cv_cpu": cc, "rep": 0, "time_limit": 10.0}
                 for j, s, cm, cc in QUICK]

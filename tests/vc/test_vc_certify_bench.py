@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from benchmarks.experiments import vc_certify, vc_certify_parallel
+from benchmarks.experiments import vc_certify, vc_certify_parallel, vc_certify_strict
 from benchmarks.harness import get_experiment
 
 
@@ -19,6 +19,9 @@ def test_cells_are_the_stratified_tenth_replicate_first():
     assert all(c["time_limit"] == 60.0 for c in cells)
     assert {c["set"] for c in vc_certify_parallel.cells(False)} == {"parallel"}
     assert get_experiment("vc-certify").name == "vc-certify"
+    strict = vc_certify_strict.cells(False)
+    assert len(strict) == 108 and {c["stop_gap"] for c in strict} == {1e-4}
+    assert [c for c in cells[:108]] == [{**c, "stop_gap": 1e-3} for c in strict]  # the same instances
 
 
 def test_rows_and_report(tmp_path):
