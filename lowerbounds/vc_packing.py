@@ -281,9 +281,12 @@ def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.
         return 0.0, None
     c, m, d, p = cpu[pos], mem[pos], demand[pos], pi[pos]
     ub = np.minimum(d, np.floor(load * (1 + CAP_TOL) / c))
-    res = milp(-p, integrality=np.ones(pos.size), bounds=Bounds(np.zeros(pos.size), ub),
-               constraints=LinearConstraint(np.vstack([c, m]), -np.inf, [load * (1 + CAP_TOL), 1 + CAP_TOL]),
-               options={"time_limit": max(time_limit, 0.05), "mip_rel_gap": 1e-6, "disp": False})
+    from vcsched.formulations.solve import _quiet_stdout  # HiGHS may printf debug lines: keep --json clean
+
+    with _quiet_stdout():
+        res = milp(-p, integrality=np.ones(pos.size), bounds=Bounds(np.zeros(pos.size), ub),
+                   constraints=LinearConstraint(np.vstack([c, m]), -np.inf, [load * (1 + CAP_TOL), 1 + CAP_TOL]),
+                   options={"time_limit": max(time_limit, 0.05), "mip_rel_gap": 1e-6, "disp": False})
     dual = getattr(res, "mip_dual_bound", None)
     if dual is None or not np.isfinite(dual):
         return math.inf, None  # no bound: the caller cannot use this round

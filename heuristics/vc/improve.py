@@ -223,6 +223,7 @@ def _relocate(task_host, load, used, cpu, mem, task, dest):
 
 def _lns_step(instance, task_host, load, h, rng, n_hosts, time_limit):
     """Re-pack the tasks of ``h`` and ``n_hosts - 1`` other hosts with the compact MILP; True if the peak of the group fell."""
+    from vcsched.formulations.solve import _quiet_stdout
     from vcsched.formulations.vc_milp import solve_vc_milp
 
     others = np.flatnonzero(np.arange(instance.hosts) != h)
@@ -239,7 +240,8 @@ def _lns_step(instance, task_host, load, h, rng, n_hosts, time_limit):
     tasks = np.flatnonzero(np.isin(task_host, group))
     sub = VCInstance(hosts=int(group.size), cpu=instance.task_cpu[tasks], mem=instance.task_mem[tasks],
                      tasks=np.ones(tasks.size, dtype=np.int64))
-    res = solve_vc_milp(sub, time_limit=time_limit, second_phase=False)
+    with _quiet_stdout():  # HiGHS may printf debug lines: keep `vcsched ... --json` output clean
+        res = solve_vc_milp(sub, time_limit=time_limit, second_phase=False)
     if not res.status.has_solution:
         return False
     sub_host = np.asarray(res.solution.task_host)
