@@ -39,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("instance", help="instance JSON file")
     s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, certify, a heuristic "
                    "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz) or all; several separated by commas")
-    s.add_argument("--time-limit", type=positive_float, default=None, help="seconds for the MILP (default: none)")
-    s.add_argument("--gap", type=float, default=None, help="relative MIP gap at which to stop")
+    s.add_argument("--time-limit", type=positive_float, default=None, help="seconds for the MILP (default: none; certify: 60)")
+    s.add_argument("--gap", type=float, default=None, help="relative MIP gap at which to stop (certify: certified gap)")
     s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
                    help="migration budget in memory units (eq. 31) or in moved tasks")
     s.add_argument("--seed", type=nonneg_int, default=0, help="seed of randomised heuristics")
