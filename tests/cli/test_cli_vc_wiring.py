@@ -143,3 +143,13 @@ def test_reaching_the_default_time_limit_is_reported(tmp_path, capsys, monkeypat
     assert "stopped at the default time limit of 0.05 s (give --time-limit to change it)" in row["message"]
     if row["status"] == "feasible":
         assert row["gap"] > 0 and row["bound"] >= row["min_yield"]
+
+
+def test_certify_is_refused_on_a_migration_budget_and_kept_out_of_all(tmp_path, capsys):
+    # certify places from scratch: on the issue's instance (budget 0) it would claim 1.0 > the proven 0.556
+    path = tmp_path / "budget.json"
+    path.write_text(json.dumps(ISSUE_INSTANCE))
+    assert main(["vc", "solve", str(path), "--method", "certify", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "migration budget" in err and len(err.strip().splitlines()) == 1
+    assert "certify" not in resolve_methods("all", VCInstance.from_arrays(2, [0.5], [0.5]))

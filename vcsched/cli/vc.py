@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
     from vcsched.result import Result
 
-EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed")
+EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed", "certify")
+CERTIFY_HEURISTICS = ("mcb8", "sg", "gr")
+"""Heuristics whose placements ``certify`` starts from (with the core greedy)."""
+CERTIFY_DEFAULT_TIME_LIMIT = 60.0
 
 MAX_GENERATE = 100_000
 """``vc generate``: most hosts and most jobs."""
@@ -105,13 +108,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = vsub.add_parser("solve", help="solve an instance file with an exact method, a bound or a heuristic")
     s.add_argument("instance", help="instance JSON file")
-    s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, a heuristic "
+    s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, certify, a heuristic "
                    "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz), an adaptation policy (adapt-none, adapt-mcb8, "
                    "adapt-mcb8-sticky, adapt-local-search) or all; several separated by commas")
     s.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
-                   help=f"seconds for each exact method, up to {MAX_TIME_LIMIT:g} (default {DEFAULT_TIME_LIMIT:g})")
+                   help=f"seconds for each exact method, up to {MAX_TIME_LIMIT:g} (default {DEFAULT_TIME_LIMIT:g}; "
+                        f"certify: {CERTIFY_DEFAULT_TIME_LIMIT:g})")
     s.add_argument("--gap", type=number_option(float, low=0, high=1), default=None,
-                   help="relative MIP gap at which to stop, in [0, 1]")
+                   help="relative MIP gap at which to stop, in [0, 1] (certify: the certified gap)")
     s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
                    help="migration budget in memory units (eq. 31) or in moved tasks")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of randomised heuristics")
@@ -285,6 +289,8 @@ def method_function(name: str) -> Callable[..., "Result"]:
         return lambda inst, **_: closed_form_bound(inst)
     if name in ADAPT_METHODS:
         return lambda inst, budget_mode="memory", **_: run_adapt_policy(inst, name[len("adapt-"):], budget_mode)
+    if name == "certify":
+        return certify_method
     reg = _heuristics()
     if reg is None or name not in reg:
         raise UnknownNameError(f"unknown method {name!r}; choose one of: {', '.join(available_methods() + ['all'])}")
@@ -371,6 +377,28 @@ def run_adapt_policy(instance: "VCInstance", policy: str, budget_mode: str) -> "
                   extra={"avg_yield": report.avg_yield, **cost})
 
 
+def certify_method(instance: VCInstance, time_limit: float | None = CERTIFY_DEFAULT_TIME_LIMIT, gap: float | None = None,
+                   seed: int = 0, **_: Any) -> Result:
+    """``certify`` wired: :func:`lowerbounds.vc_certify.certify` with the placements of
+    :data:`CERTIFY_HEURISTICS` and :func:`heuristics.vc.improve.improve_placement`.
+
+    ``time_limit`` None means :data:`CERTIFY_DEFAULT_TIME_LIMIT` seconds (certify always
+    stops); ``gap`` (``--gap``) is the certified relative gap at which to stop (default: the
+    optimality tolerance 1e-4; a larger gap is reported ``feasible``).
+    """
+    from heuristics.vc import REGISTRY
+    from heuristics.vc.improve import improve_placement
+    from lowerbounds.vc_certify import DEFAULT_GAP_TOL, certify
+
+    if instance.current_host is not None and instance.migration_budget is not None:
+        raise InvalidInputError("certify places from scratch and does not model a migration budget; use milp "
+                                "(seed 001 eq. 22-31) or an adapt-* method on instances with current hosts and a budget")
+
+    return certify(instance, heuristics=[REGISTRY.get(n) for n in CERTIFY_HEURISTICS], improve=improve_placement,
+                   time_limit=CERTIFY_DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
+                   gap_tol=DEFAULT_GAP_TOL, stop_gap=gap, rng=seed)
+
+
 def resolve_methods(text: str, instance: "VCInstance | None" = None) -> list[str]:
     """Method names of ``--method`` in order, ``all`` expanded: MILP, LP, every heuristic and,
     when ``instance`` has current hosts, the ``adapt-*`` methods."""
@@ -412,6 +440,8 @@ def result_to_json(result: "Result", instance: "VCInstance") -> dict[str, Any]:
     for key in ("migrations", "migrated_memory", "seconds_first_phase", "time_limit"):
         if key in result.extra:
             out[key] = result.extra[key]
+    if result.method == "certify":
+        out["extra"] = {k: v for k, v in result.extra.items() if k != "avg_yield"}
     return out
 
 

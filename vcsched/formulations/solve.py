@@ -29,7 +29,7 @@ import pulp
 from vcsched.errors import SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
-__all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var"]
+__all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var", "new_highs", "quiet_stdout"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,7 +57,7 @@ _BANNER_SILENCED = False
 
 
 @contextlib.contextmanager
-def _quiet_stdout():
+def quiet_stdout():
     """HiGHS prints a banner on stdout when the first Highs object is made; hide it
     so that ``--json`` output stays clean."""
     try:
@@ -76,14 +76,16 @@ def _quiet_stdout():
         os.close(saved)
 
 
-def _new_highs():
+def new_highs():
+    """``(highspy, Highs())`` with HiGHS's output off and its banner hidden; a clear error
+    (:class:`~vcsched.errors.SolverUnavailableError`) when highspy is missing."""
     global _BANNER_SILENCED
     try:
         import highspy
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise SolverUnavailableError("highspy is not installed: pip install highspy") from exc
     if not _BANNER_SILENCED:
-        with _quiet_stdout():
+        with quiet_stdout():
             h = highspy.Highs()
         _BANNER_SILENCED = True
     else:
@@ -203,7 +205,7 @@ def solve_model(
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     if gap_rel is not None and not gap_rel >= 0:
         raise ValueError(f"gap_rel must be >= 0, got {gap_rel}")
-    highspy, h = _new_highs()
+    highspy, h = new_highs()
     t0 = time.perf_counter()
     variables = list(prob.variables()) if variables is None else list(variables)
     lp, is_mip = _to_highs_lp(prob, variables, mip)

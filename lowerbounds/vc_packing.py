@@ -1,0 +1,387 @@
+"""Packing bounds for VCSched: proofs that a target yield is out of reach.
+
+Seed 001 §2.5 and §3.1: for a fixed placement the best minimum yield is
+``min(1, 1 / max_h L_h)`` with ``L_h`` the CPU need on host ``h``, so "is
+yield ``Y`` achievable" is "do the tasks, as 2-D items ``(alpha_i, m_i)``,
+pack into ``H`` bins of capacity ``(L, 1)`` with ``L = 1 / Y``": a vector
+bin-packing feasibility question. Tasks of a parallel job (§5.1) are
+identical items and may share a host, so a job is an item *type* with
+demand ``T_i``. Every function here proves a "no" (more than ``H`` bins
+are needed) or says it cannot; none ever claims a "yes".
+
+Bounds, cheapest first:
+
+* :func:`l2_bins`: the Martello-Toth bound L2 (>= the volume bound L1) for
+  one dimension. On the memory alone it proves that an instance is
+  infeasible (:func:`memory_bins`); on the CPU sizes scaled by ``1 / L`` it
+  is the L2-style makespan bound of Dell'Amico and Martello
+  (:func:`cpu_load_bound`).
+* :func:`configuration_lp`: the Gilmore-Gomory configuration LP of the
+  2-D problem at capacity ``(L, 1)`` by column generation. Its proof is the
+  Farley/Lagrangian bound ``sum_i d_i pi_i / V`` that holds for *any* duals
+  ``pi >= 0`` when ``V`` is an upper bound on the best configuration's
+  dual value; ``V`` comes from the *dual bound* of an exact 2-D knapsack
+  solved by HiGHS, so a pricing stopped early still gives a valid proof.
+
+Safe direction. All proofs use capacities ``1 + CAP_TOL`` (and
+``L (1 + CAP_TOL)``), i.e. slightly *larger* bins than the heuristics and
+the checker use (``1 + 1e-12``), the knapsack bound is inflated by a relative
+``1e-7``, and bin counts are rounded up only after subtracting ``1e-9``.
+Rounding can therefore only weaken a proof, never make a feasible target
+look infeasible.
+
+The master LP and the pricing knapsacks are solved by HiGHS through
+``scipy.optimize.linprog`` / ``milp`` on arrays, not through PuLP: a column
+generation solves hundreds of small models, and building each as a PuLP
+model would cost more than solving it (the same choice as
+:func:`vcsched.problems.vc.maximize_average_yield`).
+
+References
+----------
+S. Martello, P. Toth. Lower bounds and reduction procedures for the bin
+packing problem. Discrete Applied Mathematics 28 (1990).
+M. Dell'Amico, S. Martello. Optimal scheduling of tasks on identical
+parallel processors. ORSA Journal on Computing 7 (1995).
+P. C. Gilmore, R. E. Gomory. A linear programming approach to the
+cutting-stock problem. Operations Research 9 (1961).
+A. A. Farley. A note on bounding a class of linear programming problems,
+including cutting stock problems. Operations Research 38 (1990).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from vcsched.problems.vc import VCInstance
+
+__all__ = [
+    "CAP_TOL",
+    "PackingItems",
+    "PackingProof",
+    "packing_items",
+    "l2_bins",
+    "memory_bins",
+    "cpu_load_bound",
+    "cheap_bins",
+    "configuration_lp",
+]
+
+CAP_TOL = 1e-9
+"""Relative enlargement of every bin in a proof (the safe direction)."""
+
+_COUNT_TOL = 1e-9
+_PRICE_TOL = 1e-7
+
+
+@dataclasses.dataclass(frozen=True)
+class PackingItems:
+    """Item types of the packing view: sizes ``cpu``, ``mem`` and ``demand`` (tasks) per job."""
+
+    cpu: np.ndarray
+    mem: np.ndarray
+    demand: np.ndarray
+    hosts: int
+
+    def expanded(self) -> tuple[np.ndarray, np.ndarray]:
+        """CPU and memory of every item (one per task)."""
+        return np.repeat(self.cpu, self.demand), np.repeat(self.mem, self.demand)
+
+
+def packing_items(instance: VCInstance) -> PackingItems:
+    """One item type per job, demand ``T_i`` (tasks of a job may share a host, §5.1)."""
+    return PackingItems(instance.cpu.astype(float), instance.mem.astype(float),
+                        instance.tasks.astype(np.int64), instance.hosts)
+
+
+@dataclasses.dataclass(frozen=True)
+class PackingProof:
+    """Outcome of a packing test at one capacity ``load``.
+
+    ``infeasible`` is True only with a proof that more than ``hosts`` bins
+    are needed; ``bins_lower`` is the proven lower bound on the number of
+    bins (a float, before rounding up); ``complete`` says the relaxation was
+    solved to the end (False: stopped at the deadline); ``by`` names the
+    bound that decided.
+    """
+
+    load: float
+    infeasible: bool
+    bins_lower: float
+    by: str
+    complete: bool = True
+    iterations: int = 0
+    columns: int = 0
+    lp_value: float | None = None
+    seconds: float = 0.0
+
+
+def _ceil(x: float) -> int:
+    return int(math.ceil(x - _COUNT_TOL))
+
+
+def l2_bins(sizes: np.ndarray, capacity: float = 1.0) -> int:
+    """Martello-Toth lower bound L2 on the number of bins of size ``capacity``.
+
+    For ``K`` in ``[0, C/2]``: ``J1`` = items ``> C - K``, ``J2`` = items in
+    ``(C/2, C - K]``, ``J3`` = items in ``[K, C/2]``; no two items of
+    ``J1 + J2`` share a bin, no ``J3`` item joins a ``J1`` item, so
+    ``L(K) = |J1| + |J2| + max(0, ceil((sum J3 - (|J2| C - sum J2)) / C))``.
+    ``L2 = max_K L(K)``, with ``K`` over 0 and the distinct sizes ``<= C/2``;
+    ``L(0) = ceil(sum / C)`` is the volume bound L1 whenever no item exceeds
+    ``C/2`` and never less otherwise. Runs in ``O(n log n)``.
+    Capacities are enlarged by :data:`CAP_TOL` (safe direction).
+    """
+    s = np.sort(np.asarray(sizes, dtype=float) / (capacity * (1.0 + CAP_TOL)))
+    n = s.size
+    if n == 0:
+        return 0
+    if s[-1] > 1.0:
+        return n + 1  # an item larger than a bin: no packing at all (reported as > any count)
+    prefix = np.concatenate(([0.0], np.cumsum(s)))
+    n_half = int(np.searchsorted(s, 0.5, side="right"))  # items <= 1/2 are s[:n_half]
+    big = s[n_half:]
+    ks = np.unique(np.concatenate(([0.0], s[:n_half])))
+    # J1 = s > 1 - K, J2 = 1/2 < s <= 1 - K, J3 = K <= s <= 1/2
+    first_j1 = np.searchsorted(s, 1.0 - ks, side="right")
+    n_j1 = n - first_j1
+    n_j2 = first_j1 - n_half
+    sum_j2 = prefix[first_j1] - prefix[n_half]
+    first_j3 = np.searchsorted(s, ks, side="left")
+    sum_j3 = prefix[n_half] - prefix[first_j3]
+    room = n_j2 - sum_j2
+    extra = np.maximum(0.0, np.ceil(sum_j3 - room - _COUNT_TOL))
+    best = int(np.max(n_j1 + n_j2 + extra))
+    best = max(best, _ceil(float(prefix[-1])), int(big.size))
+    return best
+
+
+def memory_bins(items: PackingItems) -> int:
+    """L2 on the memory sizes alone: > ``hosts`` proves the instance infeasible."""
+    return l2_bins(np.repeat(items.mem, items.demand))
+
+
+def cheap_bins(items: PackingItems, load: float) -> int:
+    """``max(L2(cpu / load), L2(mem))``: a lower bound on the bins of capacity ``(load, 1)``."""
+    cpu, mem = items.expanded()
+    return max(l2_bins(cpu, load), l2_bins(mem))
+
+
+def cpu_load_bound(items: PackingItems, lower: float, upper: float, *, steps: int = 40) -> float:
+    """Largest load ``L`` in ``[lower, upper]`` proven infeasible by ``L2(cpu / L) > H``.
+
+    The L2-style makespan bound of Dell'Amico and Martello, found by
+    bisection. The value returned always carries its own proof (it is a
+    load at which L2 was evaluated and exceeded ``H``), or is ``lower``
+    when no load in the range could be excluded. Since a load ``L`` is
+    excluded, the optimal largest load is ``> L``.
+    """
+    cpu, _ = items.expanded()
+    H = items.hosts
+    if l2_bins(cpu, lower) <= H:
+        return lower
+    lo, hi = lower, upper  # lo proven infeasible; hi not proven
+    if l2_bins(cpu, hi) > H:
+        return hi
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        if l2_bins(cpu, mid) > H:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-9 * hi:
+            break
+    return lo
+
+
+# --------------------------------------------------------------------------- configuration LP
+
+
+class _Master:
+    """The restricted master ``min sum x`` s.t. ``columns @ x >= demand``, ``x >= 0``, kept in one
+    HiGHS object so that every re-solve after adding columns warm-starts from the last basis."""
+
+    def __init__(self, demand: np.ndarray) -> None:
+        from vcsched.formulations.solve import new_highs  # the project's HiGHS factory (banner silenced)
+
+        self.highspy, self.h = new_highs()
+        self.h.setOptionValue("threads", 1)
+        self.h.setOptionValue("presolve", "off")  # keep the basis: warm starts after added columns
+        n = demand.size
+        self.inf = self.highspy.kHighsInf
+        empty_i = np.array([], dtype=np.int32)
+        self.h.addRows(n, demand.astype(float), np.full(n, self.inf), 0, empty_i, empty_i, np.array([]))
+        self.n_cols = 0
+
+    def add(self, col: np.ndarray) -> None:
+        idx = np.flatnonzero(col).astype(np.int32)
+        self.h.addCol(1.0, 0.0, self.inf, idx.size, idx, np.asarray(col, dtype=float)[idx])
+        self.n_cols += 1
+
+    def solve(self) -> tuple[float, np.ndarray] | None:
+        """(value, duals pi >= 0), or None if HiGHS did not reach an optimal basis."""
+        self.h.run()
+        if self.h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+            return None
+        pi = np.maximum(np.asarray(self.h.getSolution().row_dual, dtype=float), 0.0)
+        return float(self.h.getInfo().objective_function_value), pi
+
+
+def _fill(order: np.ndarray, pi, cpu, mem, demand, load, col: np.ndarray, used_c: float, used_m: float) -> np.ndarray:
+    for i in order:
+        if pi[i] <= 0:
+            break
+        room = demand[i] - col[i]
+        if room <= 0:
+            continue
+        k = min(room, math.floor((load - used_c) / cpu[i] + 1e-12))
+        if mem[i] > 0:
+            k = min(k, math.floor((1.0 - used_m) / mem[i] + 1e-12))
+        if k > 0:
+            col[i] += k
+            used_c += k * cpu[i]
+            used_m += k * mem[i]
+    return col
+
+
+def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray,
+                    load: float, seeds: int = 6) -> list[np.ndarray]:
+    """Configurations filled greedily by dual value per size (three weightings, and the
+    third one again after forcing each of the ``seeds`` highest-value types in): cheap pricing."""
+    out = []
+    keys = (pi / np.maximum(cpu / load, 1e-12), pi / np.maximum(mem, 1e-12),
+            pi / np.maximum(cpu / load + mem, 1e-12))
+    for key in keys:
+        out.append(_fill(np.argsort(-key, kind="stable"), pi, cpu, mem, demand, load, np.zeros(cpu.size), 0.0, 0.0))
+    order = np.argsort(-keys[2], kind="stable")
+    for i in np.argsort(-pi, kind="stable")[:seeds]:
+        if pi[i] <= 0:
+            break
+        col = np.zeros(cpu.size)
+        col[i] = 1
+        out.append(_fill(order, pi, cpu, mem, demand, load, col, float(cpu[i]), float(mem[i])))
+    return out
+
+
+def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float,
+                   time_limit: float) -> tuple[float, np.ndarray | None]:
+    """Best configuration's dual value: (proven upper bound V, a column or None).
+
+    ``max pi a`` s.t. ``cpu a <= load (1 + CAP_TOL)``, ``mem a <= 1 + CAP_TOL``,
+    ``0 <= a_i <= d_i`` integer, by HiGHS; ``V`` is HiGHS's dual bound
+    (valid even when stopped at the time limit) inflated by a relative 1e-7.
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    pos = np.flatnonzero(pi > 0)
+    if pos.size == 0:
+        return 0.0, None
+    c, m, d, p = cpu[pos], mem[pos], demand[pos], pi[pos]
+    ub = np.minimum(d, np.floor(load * (1 + CAP_TOL) / c))
+    from vcsched.formulations.solve import quiet_stdout  # HiGHS may printf debug lines: keep --json clean
+
+    with quiet_stdout():
+        res = milp(-p, integrality=np.ones(pos.size), bounds=Bounds(np.zeros(pos.size), ub),
+                   constraints=LinearConstraint(np.vstack([c, m]), -np.inf, [load * (1 + CAP_TOL), 1 + CAP_TOL]),
+                   options={"time_limit": max(time_limit, 0.05), "mip_rel_gap": 1e-6, "disp": False})
+    dual = getattr(res, "mip_dual_bound", None)
+    if dual is None or not np.isfinite(dual):
+        return math.inf, None  # no bound: the caller cannot use this round
+    v = -float(dual) * (1 + _PRICE_TOL) + 1e-12
+    col = None
+    if res.x is not None:
+        col = np.zeros(cpu.size)
+        col[pos] = np.round(res.x)
+    return v, col
+
+
+def _singleton_columns(cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float) -> np.ndarray:
+    """One column per item type: as many copies as fit in one bin (at least one)."""
+    fit_c = np.floor(load / cpu + 1e-12)
+    fit_m = np.where(mem > 0, np.floor(1.0 / np.maximum(mem, 1e-300) + 1e-12), demand)
+    k = np.maximum(np.minimum(np.minimum(fit_c, fit_m), demand), 1)
+    return np.diag(k.astype(float))
+
+
+def configuration_lp(items: PackingItems, load: float | None, *, deadline: float | None = None,
+                     start_columns: list[np.ndarray] | None = None, max_iterations: int = 2000) -> PackingProof:
+    """Gilmore-Gomory configuration LP at capacity ``(load, 1)`` (``load=None``: memory only).
+
+    Column generation: the master ``min sum_p x_p`` s.t. every type ``i`` is
+    covered ``d_i`` times; columns priced first greedily, then by an exact
+    2-D knapsack (HiGHS). Whenever an exact pricing gives ``V``, the
+    Farley bound ``z(pi) / V`` with ``z(pi) = sum_i d_i pi_i`` is a proven
+    lower bound on the bins (any ``pi >= 0``); the test stops as soon as
+
+    * that bound, rounded up, exceeds ``H`` (``infeasible=True``, a proof), or
+    * the master value drops to ``<= H`` (the LP cannot prove a "no"), or
+    * the LP is solved (``V <= 1``), or the deadline passes
+      (``complete=False``; the best proven bin bound is still reported).
+
+    Parameters
+    ----------
+    items : PackingItems
+    load : float or None
+        CPU capacity of a bin (``1 / Y``); None drops the CPU dimension.
+    deadline : float, optional
+        ``time.perf_counter()`` value at which to stop.
+    start_columns : list of arrays, optional
+        Feasible configurations to start from (e.g. the hosts of a
+        heuristic's placement, when they fit ``load``).
+    """
+    t0 = time.perf_counter()
+    H = items.hosts
+    cpu = items.cpu if load is not None else np.zeros_like(items.cpu)
+    cap = load if load is not None else 1.0
+    sizes_c = cpu if load is not None else np.full_like(items.cpu, 1e-12)
+    demand = items.demand
+    if load is not None and np.any(cpu > load * (1 + CAP_TOL)):
+        return PackingProof(load, True, math.inf, "item-too-large", seconds=time.perf_counter() - t0)
+    if np.any(items.mem > 1 + CAP_TOL):
+        return PackingProof(load or math.inf, True, math.inf, "item-too-large", seconds=time.perf_counter() - t0)
+    master = _Master(demand)
+    for col in _singleton_columns(sizes_c, items.mem, demand, cap).T:
+        master.add(col)
+    for col in start_columns or []:
+        col = np.asarray(col, dtype=float)
+        if float(col @ sizes_c) <= cap * (1 + CAP_TOL) and float(col @ items.mem) <= 1 + CAP_TOL:
+            master.add(col)
+    best_bins = 0.0
+    lp_value = None
+    it = 0
+    complete = False
+    while it < max_iterations:
+        it += 1
+        solved = master.solve()
+        if solved is None:
+            break
+        value, pi = solved
+        lp_value = value
+        if _ceil(value) <= H:
+            complete = True  # the LP optimum is <= value <= H: no proof possible
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if float(pi @ c) > 1 + 1e-9]
+        if new:
+            for col in new:
+                master.add(col)
+            continue
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        v, col = _exact_pricing(pi, sizes_c, items.mem, demand, cap, 1.0 if remaining is None else min(1.0, remaining))
+        if np.isfinite(v) and v > 0:
+            best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
+            if _ceil(best_bins) > H:
+                complete = True
+                break
+        if col is None or float(pi @ col) <= 1 + 1e-9:
+            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
+            break
+        master.add(col)
+    infeasible = _ceil(best_bins) > H
+    return PackingProof(load if load is not None else math.inf, infeasible, best_bins,
+                        "configuration-lp" if infeasible else "none", complete, it, master.n_cols, lp_value,
+                        time.perf_counter() - t0)
