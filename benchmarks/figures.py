@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import pathlib
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -61,7 +62,7 @@ def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -
 
 
 def line_plot(
-    df: "pandas.DataFrame",
+    df: pandas.DataFrame,
     *,
     x: str,
     y: str,

@@ -85,9 +85,10 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -146,7 +147,7 @@ class Experiment:
     description: str
     cells: Callable[[bool], list[dict]]
     run_cell: Callable[[dict, int], list[dict]]
-    report: Callable[["pandas.DataFrame", pathlib.Path], str]
+    report: Callable[[pandas.DataFrame, pathlib.Path], str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,7 +161,7 @@ class RunSummary:
     n_skipped: int
     n_failed: int
     seconds: float
-    table: "pandas.DataFrame"
+    table: pandas.DataFrame
     report: str = ""
     files: tuple[pathlib.Path, ...] = ()
     workers: int | None = 0
@@ -338,7 +339,7 @@ def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> 
             tmp.unlink()
 
 
-def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> "pandas.DataFrame":
+def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> pandas.DataFrame:
     import pandas as pd
 
     base = dict(params)
@@ -354,7 +355,7 @@ def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, ve
     return frame[first + [c for c in frame.columns if c not in first]]
 
 
-def _save_part(parts: pathlib.Path, frame: "pandas.DataFrame", cid: str, failed: bool) -> None:
+def _save_part(parts: pathlib.Path, frame: pandas.DataFrame, cid: str, failed: bool) -> None:
     path = _part_path(parts, cid, error=failed)
     _atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
     if not failed:
@@ -363,7 +364,7 @@ def _save_part(parts: pathlib.Path, frame: "pandas.DataFrame", cid: str, failed:
             stale.unlink()
 
 
-def load_results(out_dir: str | os.PathLike, cells: list[dict] | None = None) -> "pandas.DataFrame":
+def load_results(out_dir: str | os.PathLike, cells: list[dict] | None = None) -> pandas.DataFrame:
     """Concatenate the parts of a run directory, in cell order then row order.
 
     With ``cells``, only the parts of those cells (finished or failed) are
@@ -391,7 +392,7 @@ def load_results(out_dir: str | os.PathLike, cells: list[dict] | None = None) ->
     return table.sort_values(["cell", "row"], kind="stable").reset_index(drop=True)
 
 
-def stable_table(table: "pandas.DataFrame") -> "pandas.DataFrame":
+def stable_table(table: pandas.DataFrame) -> pandas.DataFrame:
     """The table without its volatile columns (timings, machine, code version).
 
     Two runs of the same experiment with the same seed give equal stable
@@ -672,7 +673,7 @@ def run_lock(out_dir: str | os.PathLike):
         os.close(fd)  # releases the lock
 
 
-def _read_part_seed(path: pathlib.Path) -> "np.ndarray":
+def _read_part_seed(path: pathlib.Path) -> np.ndarray:
     import pyarrow.parquet as pq
 
     return pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
@@ -772,7 +773,7 @@ def _report_files(run_dir: pathlib.Path) -> dict[pathlib.Path, float]:
             and p.name != "results.csv"}
 
 
-def iter_rows(table: "pandas.DataFrame") -> Iterable[dict]:
+def iter_rows(table: pandas.DataFrame) -> Iterable[dict]:
     """Rows of a result table as dicts (NaN as None), for reports."""
     for rec in table.to_dict("records"):
         yield {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}

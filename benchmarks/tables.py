@@ -38,13 +38,13 @@ def format_value(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def _cells(df: "pandas.DataFrame", digits: int) -> tuple[list[str], list[list[str]]]:
+def _cells(df: pandas.DataFrame, digits: int) -> tuple[list[str], list[list[str]]]:
     header = [str(c) for c in df.columns]
     body = [[format_value(v, digits) for v in row] for row in df.itertuples(index=False, name=None)]
     return header, body
 
 
-def markdown_table(df: "pandas.DataFrame", *, digits: int = 4) -> str:
+def markdown_table(df: pandas.DataFrame, *, digits: int = 4) -> str:
     """GitHub-flavoured Markdown; numeric columns right-aligned."""
     header, body = _cells(df, digits)
     numeric = [df[c].dtype.kind in "iuf" for c in df.columns]
@@ -57,7 +57,7 @@ def markdown_table(df: "pandas.DataFrame", *, digits: int = 4) -> str:
     return "\n".join([line(header), rule] + [line(r) for r in body]) + "\n"
 
 
-def text_table(df: "pandas.DataFrame", *, digits: int = 4) -> str:
+def text_table(df: pandas.DataFrame, *, digits: int = 4) -> str:
     """Plain aligned text for the terminal."""
     header, body = _cells(df, digits)
     numeric = [df[c].dtype.kind in "iuf" for c in df.columns]
@@ -69,7 +69,7 @@ def text_table(df: "pandas.DataFrame", *, digits: int = 4) -> str:
     return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in body]) + "\n"
 
 
-def save_table(df: "pandas.DataFrame", out_dir: str | os.PathLike, stem: str, *, title: str | None = None,
+def save_table(df: pandas.DataFrame, out_dir: str | os.PathLike, stem: str, *, title: str | None = None,
                digits: int = 4) -> tuple[pathlib.Path, pathlib.Path]:
     """Write ``stem.csv`` (full precision) and ``stem.md`` (rounded, with an optional title).
 

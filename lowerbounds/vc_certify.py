@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,6 @@ from lowerbounds.vc_packing import (
 )
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.vc_milp import load_balancing_incumbent
-from vcsched.problems.vc_metrics import load_lower_bound
 from vcsched.problems.vc import (
     VCInstance,
     allocation_from_placement,
@@ -68,6 +68,7 @@ from vcsched.problems.vc import (
     host_loads,
     host_memory,
 )
+from vcsched.problems.vc_metrics import load_lower_bound
 from vcsched.result import Result, Status, relative_gap
 
 __all__ = ["certify", "DEFAULT_GAP_TOL"]

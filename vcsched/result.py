@@ -16,7 +16,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["Status", "Result", "relative_gap"]
 
@@ -103,5 +104,5 @@ class Result:
             row[key] = value
         return row
 
-    def replace(self, **changes: Any) -> "Result":
+    def replace(self, **changes: Any) -> Result:
         return dataclasses.replace(self, **changes)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import pathlib
 import zlib
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return rows
 
 
-def summary_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def summary_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per method: instances, mean min yield, mean and max % gap to the MILP, failures, mean time."""
     import pandas as pd
 
@@ -121,7 +122,7 @@ def summary_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(out)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Print the summary table; save it (CSV + Markdown) and the min-yield-vs-slack figure."""
     if df.empty or "method" not in df:
         return "demo: no rows (every cell failed?)"

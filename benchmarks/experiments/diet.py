@@ -94,8 +94,9 @@ def _variant(params: dict) -> tuple[dict, dict, dict]:
     if name not in MODEL_VARIANTS:
         raise ValueError(f"unknown diet model variant {name!r}")
     v = MODEL_VARIANTS[name]
-    from vcsched.scenarios.diet import PLATFORM
     import dataclasses
+
+    from vcsched.scenarios.diet import PLATFORM
 
     scen: dict[str, Any] = {}
     plat = {k: v[k] for k in ("queue_sync", "submit_overhead") if k in v}
@@ -184,8 +185,8 @@ def _mixed(seed: int):
     at 3 per 2 s, where the window refinements (MinMin, Sufferage, MSF) can differ from Algorithm 3."""
     import dataclasses
 
-    from vcsched.scenarios.diet import add_seds, dgemm_task
     from vcsched.problems.diet import Workload
+    from vcsched.scenarios.diet import add_seds, dgemm_task
 
     base = add_seds(2.0 / 3.0)
     sizes = np.random.default_rng([seed, 8]).choice([800, 1000, 1200, 1400, 1600], size=len(base.workload.arrivals))
@@ -193,7 +194,7 @@ def _mixed(seed: int):
     return dataclasses.replace(base, name="mixed", workload=Workload(arrivals=arrivals))
 
 
-def _ok(df: "pandas.DataFrame", exp: str, variant: str = "default") -> "pandas.DataFrame":
+def _ok(df: pandas.DataFrame, exp: str, variant: str = "default") -> pandas.DataFrame:
     sub = df[df["experiment"] == exp]
     sub = sub[sub["cell_status"] == "ok"] if "cell_status" in sub else sub
     if "variant" in sub:
@@ -206,7 +207,7 @@ def _order(names) -> list[str]:
     return base + sorted(set(names) - set(base))
 
 
-def _bursty(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def _bursty(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     import pandas as pd
 
     ok = _ok(df, "bursty")
@@ -233,7 +234,7 @@ def _bursty(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
             "and SeD Queue the better turnaround):\n" + text_table(main, digits=2))
 
 
-def _add_seds(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def _add_seds(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     import pandas as pd
 
     from vcsched.scenarios.diet import PAPER
@@ -260,7 +261,7 @@ def _add_seds(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     return "add-seds (§6.3, Table 1; ours = mean over repetitions):\n" + text_table(table, digits=1)
 
 
-def _mixed_report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def _mixed_report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     import pandas as pd
 
     ok = _ok(df, "mixed")
@@ -275,7 +276,7 @@ def _mixed_report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     return "mixed sizes (beyond the paper, §7.2: RefinePlacement variants; no paper numbers):\n" + text_table(table, digits=1)
 
 
-def _steady(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def _steady(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     import matplotlib.pyplot as plt
     import pandas as pd
 
@@ -372,7 +373,7 @@ DEVIATIONS = (
 """The deviations of our reproduction from seed 004 that the deviation table follows."""
 
 
-def deviation_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per deviation: the paper's number, ours with the defaults, the closest of the variants tried, the cause.
 
     The closest variant is the one whose value is nearest the paper's, ``default`` when no variant
@@ -394,7 +395,7 @@ def deviation_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(out)
 
 
-def sensitivity_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def sensitivity_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """The two fitted constants: Table 1 makespans against the dgemm time, Fig 2's finding against the submit
     overhead (makespan at 0.5 s minus at 1 s inter-arrival: > 0 means the approach degrades below 1 s)."""
     import pandas as pd
@@ -416,7 +417,7 @@ def sensitivity_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(rows)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables (CSV + Markdown) and figures for the three experiments, ours beside the paper's."""
     if df.empty or "experiment" not in df:
         return "diet: no rows (every cell failed?)"

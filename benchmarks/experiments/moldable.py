@@ -96,7 +96,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return rows
 
 
-def ratio_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def ratio_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per (kind, n, method): ``sum obj / sum lb`` (avg) and min/max per-run ratios, both criteria."""
     import pandas as pd
 
@@ -126,7 +126,7 @@ def ratio_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return out
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables (CSV + Markdown), Figs 3-6 (ratios vs n per kind) and Fig 7 (run time vs n)."""
     if "cell_status" in df.columns:
         df = df[df["cell_status"] == "ok"]
@@ -178,7 +178,7 @@ def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
     return "\n".join(lines)
 
 
-def side_by_side(table: "pandas.DataFrame") -> "pandas.DataFrame":
+def side_by_side(table: pandas.DataFrame) -> pandas.DataFrame:
     """Per method over all points: mean of the point averages and the worst run, against both bounds; makespan."""
     g = table.groupby("method", sort=False)
     out = g.agg(points=("n", "size"),
@@ -190,7 +190,7 @@ def side_by_side(table: "pandas.DataFrame") -> "pandas.DataFrame":
     return out.sort_values("method", key=lambda c: c.map(lambda m: order.get(m, len(order)))).reset_index(drop=True)
 
 
-def headlines(table: "pandas.DataFrame") -> "pandas.DataFrame":
+def headlines(table: pandas.DataFrame) -> pandas.DataFrame:
     """The paper's §4.2 numbers beside ours (bi-criteria algorithm), with the reason wherever they differ."""
     import pandas as pd
 

@@ -94,7 +94,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return rows
 
 
-def summary_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def summary_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per kind (and ``all``) over the proven instances: bound/optimum (mean, worst) for both bounds,
     every algorithm's minsum / optimum (mean, worst), the MILP's reach, and ``bound_above_opt``
     (instances where a bound exceeds the proven optimum: a bug if not 0)."""
@@ -118,7 +118,7 @@ def summary_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(out)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """``moldable_exact_summary`` (per kind), ``moldable_exact_sizes`` (per size) and a text summary."""
     if "cell_status" in df.columns:
         df = df[df["cell_status"] == "ok"]

@@ -217,7 +217,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     raise ValueError(f"unknown part {part!r}")
 
 
-def _summary(df: "pandas.DataFrame", *, noise: float | None = 0.0) -> "pandas.DataFrame":
+def _summary(df: pandas.DataFrame, *, noise: float | None = 0.0) -> pandas.DataFrame:
     """Summary rows; by default those of the exact-cost runs (``noise`` None: all)."""
     s = df[(df["kind"] == "summary")]
     if noise is None:
@@ -227,7 +227,7 @@ def _summary(df: "pandas.DataFrame", *, noise: float | None = 0.0) -> "pandas.Da
     return s[s["noise"].fillna(0.0) == noise]
 
 
-def tables_16_18(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
     """Analogue of Tables 16-18 (and 6-9): one line per (scenario, platform, law, mu, heuristic, metric),
     one column per seed, the mean, and the paper's average beside."""
     import pandas as pd
@@ -260,7 +260,7 @@ def tables_16_18(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(lines)
 
 
-def _client_figure(df: "pandas.DataFrame", out_dir: pathlib.Path, scenario: str) -> pathlib.Path | None:
+def _client_figure(df: pandas.DataFrame, out_dir: pathlib.Path, scenario: str) -> pathlib.Path | None:
     import matplotlib.pyplot as plt
 
     from benchmarks.figures import save_figure
@@ -305,7 +305,7 @@ def _slow_share(df, h, mu):
     return float(per_seed.mean())
 
 
-def _is_memory_variant(df: "pandas.DataFrame") -> "pandas.Series":
+def _is_memory_variant(df: pandas.DataFrame) -> pandas.Series:
     import pandas as pd
 
     mask = pd.Series(False, index=df.index)
@@ -316,9 +316,9 @@ def _is_memory_variant(df: "pandas.DataFrame") -> "pandas.Series":
     return mask
 
 
-def _select(df: "pandas.DataFrame", *, scenario: str = "b", platform: str = "2", mu: float = 15.0,
+def _select(df: pandas.DataFrame, *, scenario: str = "b", platform: str = "2", mu: float = 15.0,
             heuristic: str, law: str = "poisson", sensor: str = "count", noise: float = 0.0, memory: str = "ram",
-            overflow: str = "refuse") -> "pandas.DataFrame":
+            overflow: str = "refuse") -> pandas.DataFrame:
     """Summary rows of one configuration (absent variant columns count as the defaults)."""
     s = df[df["kind"] == "summary"]
     col = lambda name, default: s[name].fillna(default) if name in s else default  # noqa: E731
@@ -408,7 +408,7 @@ TS_DEVIATIONS = (
 """The deviations of our reproduction from seed 003 that the deviation table follows."""
 
 
-def deviation_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per deviation: the paper's number, ours with the defaults, the closest variant (or ``default``), the cause.
 
     Values are means over the workload seeds of each configuration.
@@ -429,7 +429,7 @@ def deviation_table(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(out)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables 16-18 analogues, server shares, scenario summaries, per-client figures, HTM cost plot."""
     from benchmarks.figures import line_plot
     from benchmarks.tables import save_table, text_table

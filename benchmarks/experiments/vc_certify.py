@@ -133,7 +133,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 # --------------------------------------------------------------------------- analysis
 
 
-def _wide(df: "pandas.DataFrame") -> "pandas.DataFrame":
+def _wide(df: pandas.DataFrame) -> pandas.DataFrame:
     """One row per instance: yields of lp, mcb8, sg, certify, the certified bound, status, gap, seconds."""
     key = ["jobs", "slack", "cv_mem", "cv_cpu", "rep"]
     wide = df.set_index(key + ["method"])["min_yield"].unstack("method")
@@ -148,14 +148,14 @@ def _wide(df: "pandas.DataFrame") -> "pandas.DataFrame":
     return wide.reset_index()
 
 
-def _below(wide: "pandas.DataFrame", method: str, ref: str) -> float:
+def _below(wide: pandas.DataFrame, method: str, ref: str) -> float:
     both = wide[[method, ref]].dropna()
     if both.empty or both[ref].mean() <= 0:
         return math.nan
     return 100.0 * (1.0 - both[method].mean() / both[ref].mean())
 
 
-def closure_table(wide: "pandas.DataFrame", by: list[str], stop_gap: float = STOP_GAP) -> "pandas.DataFrame":
+def closure_table(wide: pandas.DataFrame, by: list[str], stop_gap: float = STOP_GAP) -> pandas.DataFrame:
     """Per group: instances, fractions optimal / infeasible / gap <= stop_gap, the rest, median and max gap, median s."""
     import pandas as pd
 
@@ -174,7 +174,7 @@ def closure_table(wide: "pandas.DataFrame", by: list[str], stop_gap: float = STO
     return pd.DataFrame(rows)
 
 
-def yields_table(wide: "pandas.DataFrame") -> "pandas.DataFrame":
+def yields_table(wide: pandas.DataFrame) -> pandas.DataFrame:
     """Per slack and job count: mean LP bound, certified bound, best allocation, MCB8, SG and MCB8's % below each."""
     import pandas as pd
 
@@ -194,7 +194,7 @@ def yields_table(wide: "pandas.DataFrame") -> "pandas.DataFrame":
     return pd.DataFrame(rows)
 
 
-def parts_table(wide: "pandas.DataFrame") -> "pandas.DataFrame":
+def parts_table(wide: pandas.DataFrame) -> pandas.DataFrame:
     """Per job count: median and max seconds of the whole method and of each part."""
     agg = {"total_median_s": ("seconds", "median"), "total_max_s": ("seconds", "max")}
     for part in PARTS:
@@ -204,7 +204,7 @@ def parts_table(wide: "pandas.DataFrame") -> "pandas.DataFrame":
     return wide.groupby("jobs", as_index=False).agg(**agg)
 
 
-def gap_figure(wide: "pandas.DataFrame", out_dir: pathlib.Path, stem: str, label: str) -> pathlib.Path | None:
+def gap_figure(wide: pandas.DataFrame, out_dir: pathlib.Path, stem: str, label: str) -> pathlib.Path | None:
     """MCB8's % below the certified bound and the best allocation vs slack, next to its % below the LP."""
     import pandas as pd
 
@@ -225,7 +225,7 @@ def gap_figure(wide: "pandas.DataFrame", out_dir: pathlib.Path, stem: str, label
                      highlight=["below the certified bound"])
 
 
-def summarize(df: "pandas.DataFrame", out_dir: pathlib.Path, label: str) -> str:
+def summarize(df: pandas.DataFrame, out_dir: pathlib.Path, label: str) -> str:
     """Tables and the figure shared by ``vc-certify`` and ``vc-certify-parallel``."""
     out_dir = pathlib.Path(out_dir)
     df = df[df["cell_status"] == "ok"] if "cell_status" in df.columns else df
@@ -245,7 +245,7 @@ def summarize(df: "pandas.DataFrame", out_dir: pathlib.Path, label: str) -> str:
             + "\nyields\n" + text_table(yields) + "\nparts\n" + text_table(parts))
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return summarize(df, out_dir, "large set, stratified tenth")
 
 

@@ -28,7 +28,7 @@ def cells(quick: bool) -> list[dict]:
     return make_cells("parallel", quick)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return summarize(df, out_dir, "parallel jobs, stratified tenth")
 
 

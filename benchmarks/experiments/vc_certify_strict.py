@@ -30,7 +30,7 @@ def cells(quick: bool) -> list[dict]:
     return make_cells("large", quick, reps=1, stop_gap=STRICT_GAP)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return summarize(df, out_dir, "large set, replicate 0, stop at gap 1e-4")
 
 

@@ -13,11 +13,19 @@ The three approaches of §6.1.3, registered in :data:`APPROACHES` and built by
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from heuristics.diet.refine import REFINE, min_queue_wait, refine_first_free, refine_minmin, refine_msf, refine_sufferage
+from heuristics.diet.refine import (
+    REFINE,
+    min_queue_wait,
+    refine_first_free,
+    refine_minmin,
+    refine_msf,
+    refine_sufferage,
+)
 from heuristics.diet.sorting import READINGS, select_best_n, sort_key, sort_key_literal
 from heuristics.diet.window import GlobalTaskManager, WindowParams, window_time_after_idle, window_time_after_schedule
 from vcsched.errors import InvalidInputError

@@ -39,7 +39,7 @@ window, then to the better-ranked server of the request's list.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from vcsched.registry import Registry
 from vcsched.sim.diet import Response

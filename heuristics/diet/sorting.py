@@ -34,7 +34,7 @@ queue estimate (7 x 6, 6 x 2).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

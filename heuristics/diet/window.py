@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from vcsched.errors import InvalidInputError
 from vcsched.sim.diet import Response

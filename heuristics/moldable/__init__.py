@@ -26,12 +26,17 @@ from vcsched.registry import Registry
 
 REGISTRY: Registry = Registry("moldable heuristic")
 
-from heuristics.moldable.listsched import list_schedule  # noqa: E402
+from heuristics.moldable.baselines import dual_approximation, gang, list_lptf, list_saf, list_shelf, sequential  # noqa: E402
+from heuristics.moldable.bicriteria import batch_selection, bicriteria, knapsack_max_weight  # noqa: E402
 from heuristics.moldable.dual_approx import (  # noqa: E402
-    DualApproximation, ShelfTest, two_shelf, two_shelf_search, two_shelf_test, simple_search,
+    DualApproximation,
+    ShelfTest,
+    simple_search,
+    two_shelf,
+    two_shelf_search,
+    two_shelf_test,
 )
-from heuristics.moldable.baselines import gang, sequential, list_shelf, list_lptf, list_saf, dual_approximation  # noqa: E402
-from heuristics.moldable.bicriteria import bicriteria, knapsack_max_weight, batch_selection  # noqa: E402
+from heuristics.moldable.listsched import list_schedule  # noqa: E402
 
 __all__ = [
     "REGISTRY",

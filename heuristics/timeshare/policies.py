@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import abc
 import time
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from vcsched.problems.timeshare import (
 )
 from vcsched.registry import Registry
 from vcsched.sim.htm import HistoricalTraceManager
-from vcsched.sim.timeshare import TimeshareRun, TimesharePolicy, simulate_timeshare
+from vcsched.sim.timeshare import TimesharePolicy, TimeshareRun, simulate_timeshare
 
 __all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE"]
 

@@ -1,7 +1,6 @@
 """The one JSON loader and the numeric option parser: every bad input is one clear error."""
 
 import argparse
-import json
 import math
 
 import pytest

@@ -10,9 +10,17 @@ import pytest
 from tests.conftest import require_trace
 from vcsched.errors import InvalidInputError
 from vcsched.generators.lublin_workload import daily_cycle, lublin_arrivals, lublin_workload, offered_load
-from vcsched.scenarios.grid import (MAX_LOAD, MONTH_DAYS, SCENARIOS, TABLE1_JOBS, build_scenario,
-                                             compare_to_reference, platform_clusters, scenario_workloads)
 from vcsched.problems.workload import from_arrays
+from vcsched.scenarios.grid import (
+    MAX_LOAD,
+    MONTH_DAYS,
+    SCENARIOS,
+    TABLE1_JOBS,
+    build_scenario,
+    compare_to_reference,
+    platform_clusters,
+    scenario_workloads,
+)
 from vcsched.sim import JobTable
 
 

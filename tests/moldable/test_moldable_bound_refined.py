@@ -5,8 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from lowerbounds.moldable import BOUND_METHODS, brute_force_optimum, interval_bound, minsum_bound, \
-    refined_interval_bound
+from lowerbounds.moldable import (
+    BOUND_METHODS,
+    brute_force_optimum,
+    interval_bound,
+    minsum_bound,
+    refined_interval_bound,
+)
 from vcsched.cli import main
 from vcsched.cli import moldable as cli_moldable
 from vcsched.errors import UnknownNameError

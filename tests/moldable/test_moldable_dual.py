@@ -15,8 +15,18 @@ from hypothesis import strategies as st
 
 from heuristics.moldable import REGISTRY, bicriteria
 from heuristics.moldable.dual_approx import (
-    S0, S1, S2, SMALL, dual_approximation, left_shift, repair_shelves, shelf_order, simple_search, two_shelf,
-    two_shelf_search, two_shelf_test,
+    S0,
+    S1,
+    S2,
+    SMALL,
+    dual_approximation,
+    left_shift,
+    repair_shelves,
+    shelf_order,
+    simple_search,
+    two_shelf,
+    two_shelf_search,
+    two_shelf_test,
 )
 from lowerbounds.moldable import brute_force_optimum
 from vcsched.generators.moldable import KINDS, generate_moldable_instance

@@ -14,9 +14,9 @@ import heapq
 
 import numpy as np
 
+from tests.sim.plain_profile import PlainProfile
 from vcsched.sim.batch import Cluster, planned_duration
 from vcsched.sim.kernel import PRIORITY_PASS
-from tests.sim.plain_profile import PlainProfile
 
 
 class LiteralCBF(Cluster):

@@ -40,7 +40,7 @@ class PlainProfile:
         self.t = np.array([float(start)])
         self.f = np.array([self.total], dtype=np.int64)
 
-    def copy(self) -> "PlainProfile":
+    def copy(self) -> PlainProfile:
         other = PlainProfile.__new__(PlainProfile)
         other.total, other.t, other.f = self.total, self.t.copy(), self.f.copy()
         return other

@@ -19,14 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.sim.literal_cbf import LiteralCBF
+from tests.sim.plain_profile import PlainProfile
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, simulate
-from vcsched.sim import compiled
+from vcsched.sim import JobTable, compiled, simulate
 from vcsched.sim.batch import CBFCluster
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
-from tests.sim.plain_profile import PlainProfile
-from tests.sim.literal_cbf import LiteralCBF
 
 
 class CheckedCBF(CBFCluster):

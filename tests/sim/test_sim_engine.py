@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from heuristics.grid import MCT
+from tests.sim.plain_profile import PlainProfile
 from vcsched.errors import InvalidInputError
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import Grid, JobTable, Kernel, make_cluster, simulate
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
-from tests.sim.plain_profile import PlainProfile
 
 
 def jobs_of(*workloads_rows):

@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.sim.plain_profile import PlainProfile
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, Profile, make_cluster, simulate
 from vcsched.sim.batch import _EstimatePlan, planned_duration
 from vcsched.sim.invariants import check_schedule
-from tests.sim.plain_profile import PlainProfile
 
 _INF = float("inf")
 

@@ -12,8 +12,8 @@ import pytest
 
 from heuristics.grid import MCT
 from vcsched.cli import main
-from vcsched.problems.workload import from_arrays, read_swf, shift_to_origin, time_window
 from vcsched.errors import InvalidInputError
+from vcsched.problems.workload import from_arrays, read_swf, shift_to_origin, time_window
 from vcsched.sim import JOBS_COLUMNS, JobTable, make_cluster, simulate, write_jobs
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.output import LEGACY_JOBS_COLUMNS, allocate_processors, jobs_frame

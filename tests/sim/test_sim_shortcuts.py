@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.sim.literal_cbf import LiteralCBF
 from vcsched.problems.workload import from_arrays, read_swf, time_window
 from vcsched.sim import JobTable, simulate
 from vcsched.sim.batch import CBFCluster, EasyCluster
 from vcsched.sim.invariants import check_schedule
-from tests.sim.literal_cbf import LiteralCBF
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest2", Path(__file__).resolve().parent.parent / "conftest.py")
 _conftest = importlib.util.module_from_spec(_spec)

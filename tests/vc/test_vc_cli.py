@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from vcsched.cli import main
-from vcsched.problems.vc import VCInstance, check_allocation, load_instance, save_instance
-from vcsched.problems.vc import Allocation
-import numpy as np
+from vcsched.problems.vc import Allocation, VCInstance, check_allocation, load_instance, save_instance
 
 
 def run(capsys, *argv):

@@ -31,7 +31,7 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 from vcsched.errors import InvalidInputError, VcschedError
 

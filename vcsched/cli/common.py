@@ -11,7 +11,8 @@ import argparse
 import json
 import math
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from vcsched.errors import InvalidInputError
 
@@ -32,7 +33,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, float) or (np is not None and isinstance(value, np.floating)):
         v = float(value)
         return v if math.isfinite(v) else None
-    if hasattr(value, "value") and isinstance(getattr(value, "value"), str):
+    if hasattr(value, "value") and isinstance(value.value, str):
         return value.value  # enums
     return value
 

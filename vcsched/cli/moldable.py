@@ -19,12 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from typing import Any
 
-from vcsched.cli.common import check_output_path, number_option, print_json, print_table, seed_option, write_output, \
-    write_stdout
+from vcsched.cli.common import (
+    check_output_path,
+    number_option,
+    print_json,
+    print_table,
+    seed_option,
+    write_output,
+    write_stdout,
+)
 from vcsched.errors import InvalidInputError, UnknownNameError
 
 METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")

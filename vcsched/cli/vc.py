@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from vcsched.cli.common import (
     check_output_path,
@@ -245,7 +246,7 @@ def available_methods() -> list[str]:
     return list(EXACT_METHODS) + (reg.names() if reg is not None else []) + list(ADAPT_METHODS)
 
 
-def model_variables(name: str, instance: "VCInstance") -> int | None:
+def model_variables(name: str, instance: VCInstance) -> int | None:
     """Assignment variables of the exact model behind ``name`` (None for methods without a model)."""
     if name in ("milp", "lp", "rrnd", "rrnz"):
         return instance.hosts * instance.n_jobs
@@ -254,7 +255,7 @@ def model_variables(name: str, instance: "VCInstance") -> int | None:
     return None
 
 
-def size_refusal(name: str, instance: "VCInstance") -> str | None:
+def size_refusal(name: str, instance: VCInstance) -> str | None:
     """Why ``name`` cannot run on ``instance`` within the documented limits, or None."""
     n = model_variables(name, instance)
     if n is not None and n > MAX_MODEL_VARIABLES:
@@ -267,7 +268,7 @@ def size_refusal(name: str, instance: "VCInstance") -> str | None:
     return None
 
 
-def method_function(name: str) -> Callable[..., "Result"]:
+def method_function(name: str) -> Callable[..., Result]:
     """The callable behind a method name: ``f(instance, *, time_limit, gap, budget_mode, seed)``.
 
     Heuristics also take ``lp=`` (a precomputed LP relaxation, used by ``rrnd``/``rrnz``)."""
@@ -304,7 +305,7 @@ def method_function(name: str) -> Callable[..., "Result"]:
     return run
 
 
-def _migration_extra(instance: "VCInstance", task_host) -> dict[str, Any]:
+def _migration_extra(instance: VCInstance, task_host) -> dict[str, Any]:
     from vcsched.formulations.vc_milp import migration_cost
 
     return migration_cost(instance, task_host)
@@ -314,7 +315,7 @@ def _spent(cost: dict[str, Any], budget_mode: str) -> float:
     return float(cost["migrated_memory"] if budget_mode == "memory" else cost["migrations"])
 
 
-def respect_current_placement(instance: "VCInstance", result: "Result", budget_mode: str) -> "Result":
+def respect_current_placement(instance: VCInstance, result: Result, budget_mode: str) -> Result:
     """A heuristic's result on an instance with current hosts: relabel its hosts (identical
     hosts, :func:`heuristics.vc.adapt.relabel_to_keep`, when ``hosts <= MAX_ADAPT_HOSTS``) to
     keep the most memory (or tasks) in place, report ``migrations`` and ``migrated_memory``,
@@ -349,7 +350,7 @@ def respect_current_placement(instance: "VCInstance", result: "Result", budget_m
     return result.replace(solution=solution, extra=extra)
 
 
-def run_adapt_policy(instance: "VCInstance", policy: str, budget_mode: str) -> "Result":
+def run_adapt_policy(instance: VCInstance, policy: str, budget_mode: str) -> Result:
     """One adaptation of ``heuristics.vc.adapt`` as a solve method: from the current
     placement, within ``instance.migration_budget`` (unbounded when absent), then the
     average-yield phase; ``failed`` when the policy finds no placement."""
@@ -399,7 +400,7 @@ def certify_method(instance: VCInstance, time_limit: float | None = CERTIFY_DEFA
                    gap_tol=DEFAULT_GAP_TOL, stop_gap=gap, rng=seed)
 
 
-def resolve_methods(text: str, instance: "VCInstance | None" = None) -> list[str]:
+def resolve_methods(text: str, instance: VCInstance | None = None) -> list[str]:
     """Method names of ``--method`` in order, ``all`` expanded: MILP, LP, every heuristic and,
     when ``instance`` has current hosts, the ``adapt-*`` methods."""
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
@@ -419,7 +420,7 @@ def resolve_methods(text: str, instance: "VCInstance | None" = None) -> list[str
     return list(dict.fromkeys(out))
 
 
-def result_to_json(result: "Result", instance: "VCInstance") -> dict[str, Any]:
+def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
     """The JSON fields of ``vcsched vc solve --json`` (README: CLI)."""
     from vcsched.problems.vc import Allocation
 
@@ -445,7 +446,7 @@ def result_to_json(result: "Result", instance: "VCInstance") -> dict[str, Any]:
     return out
 
 
-def _with_time_limit(result: "Result", limit: float, *, default: bool) -> "Result":
+def _with_time_limit(result: Result, limit: float, *, default: bool) -> Result:
     """Record the time limit used in ``extra["time_limit"]`` (the JSON field ``time_limit``) and,
     when it was the default and was reached, say so in the message."""
     from vcsched.result import Status

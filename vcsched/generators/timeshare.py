@@ -27,7 +27,7 @@ Decisions where the paper is ambiguous
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import networkx as nx
 import numpy as np

@@ -31,7 +31,8 @@ import difflib
 import json
 import math
 import os
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from vcsched.errors import InvalidInputError
 

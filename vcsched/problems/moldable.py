@@ -28,9 +28,9 @@ import dataclasses
 import functools
 import json
 import math
-import numbers
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +81,7 @@ class MoldableInstance:
 
     @classmethod
     def from_arrays(cls, m: int, times: Sequence[Sequence[float]], weights: Sequence[float] | None = None,
-                    source: str = "<instance>") -> "MoldableInstance":
+                    source: str = "<instance>") -> MoldableInstance:
         """Build and validate an instance (weights default to 1)."""
         times = [[float(v) for v in row] for row in times]
         if weights is None:

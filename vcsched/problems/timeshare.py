@@ -23,7 +23,7 @@ threshold.
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -360,7 +360,7 @@ class TimeshareWorkload:
         return int(self.ttype.size)
 
     @classmethod
-    def independent(cls, arrival, ttype) -> "TimeshareWorkload":
+    def independent(cls, arrival, ttype) -> TimeshareWorkload:
         """Independent tasks submitted at the given dates (sorted by date)."""
         arrival = np.asarray(arrival, dtype=float)
         order = np.argsort(arrival, kind="stable")

@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +98,7 @@ class VCInstance:
         *,
         current_host: Sequence[Any] | None = None,
         migration_budget: float | None = None,
-    ) -> "VCInstance":
+    ) -> VCInstance:
         """Build and validate an instance from plain sequences."""
         jobs = []
         for i in range(len(cpu)):
@@ -155,7 +156,7 @@ class VCInstance:
             out[offsets[i] : offsets[i + 1]] = hosts
         return out
 
-    def replace(self, **changes: Any) -> "VCInstance":
+    def replace(self, **changes: Any) -> VCInstance:
         return dataclasses.replace(self, **changes)
 
     def __repr__(self) -> str:

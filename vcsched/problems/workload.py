@@ -55,8 +55,8 @@ import io
 import logging
 import re
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -157,7 +157,7 @@ class Workload:
         """``MaxProcs`` when the header gives it, else ``MaxNodes``, else None."""
         return self.max_procs if self.max_procs is not None else self.max_nodes
 
-    def select(self, mask: np.ndarray) -> "Workload":
+    def select(self, mask: np.ndarray) -> Workload:
         """A workload with the jobs where ``mask`` is true (same header)."""
         return dataclasses.replace(self, fields=self.fields[np.asarray(mask)])
 

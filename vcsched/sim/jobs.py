@@ -47,7 +47,7 @@ class JobTable:
 
     @classmethod
     def from_workloads(cls, workloads: list[Workload], origins: list[int] | None = None,
-                       labels: list[str] | None = None) -> "JobTable":
+                       labels: list[str] | None = None) -> JobTable:
         """Concatenate workloads (one per origin cluster) in submission order.
 
         Parameters

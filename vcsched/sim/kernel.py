@@ -23,7 +23,8 @@ Priorities used by the batch simulator (lower runs first at a given instant), se
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "Kernel",

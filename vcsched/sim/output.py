@@ -266,7 +266,7 @@ def draw_gantt(result, path: str | Path) -> None:
         raise InvalidInputError("no job ran for a positive time: there is no Gantt chart to draw")
     fig, axes = plt.subplots(nrows=2 * len(drawn), ncols=1, figsize=(12, 5 * len(drawn)), squeeze=False)
     try:
-        for row, (k, cluster) in enumerate(drawn):
+        for row, (_k, cluster) in enumerate(drawn):
             part = frame[frame["cluster"] == cluster.name].copy()
             part["allocated_resources"] = part["allocated_resources"].map(ProcSet.from_str)
             jobset = JobSet(part, resource_bounds=(0, cluster.procs - 1))

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Callable, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class MetaScheduler(Protocol):
     before the run, e.g. to register periodic reallocation with :meth:`Grid.every`.
     """
 
-    def map(self, grid: "Grid", job: int) -> int: ...
+    def map(self, grid: Grid, job: int) -> int: ...
 
 
 @dataclasses.dataclass
@@ -239,7 +240,7 @@ class Grid:
             self.log.append((self.kernel.now, "cancel", self.jobs.job_id[job], self.clusters[k].name))
         return ok
 
-    def every(self, period: float, callback: Callable[["Grid"], None], *, first: float | None = None) -> None:
+    def every(self, period: float, callback: Callable[[Grid], None], *, first: float | None = None) -> None:
         """Call ``callback(grid)`` every ``period`` seconds (at ``PRIORITY_PERIODIC``) while :meth:`active`.
 
         The first call is at ``first`` (default: one period from now). Periodic events run

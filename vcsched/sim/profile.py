@@ -89,7 +89,7 @@ class Profile:
         self._n = 1
 
     @classmethod
-    def from_steps(cls, total: int, t, f) -> "Profile":
+    def from_steps(cls, total: int, t, f) -> Profile:
         """A profile with breakpoints ``t`` (increasing) and free counts ``f`` (copied)."""
         t = np.asarray(t, dtype=np.float64).ravel()
         f = np.asarray(f, dtype=np.int64).ravel()
@@ -135,7 +135,7 @@ class Profile:
                                     "assign t first, or build the profile with Profile.from_steps")
         self._F[: self._n] = value
 
-    def copy(self) -> "Profile":
+    def copy(self) -> Profile:
         return Profile.from_steps(self.total, self.t, self.f)
 
     def _room(self, rows: int) -> None:

@@ -52,7 +52,8 @@ import dataclasses
 import heapq
 import math
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
