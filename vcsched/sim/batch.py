@@ -245,6 +245,30 @@ class Cluster(abc.ABC):
         the earliest slot of the current plan without Python loops over them.
         """
 
+    def planned_durations(self, jobs: np.ndarray) -> np.ndarray:
+        """Planned duration here (:func:`planned_duration` of the speed-scaled requested time) of each job row."""
+        return self._planned[jobs]
+
+    def resubmission_plan(self) -> tuple[Profile, float, bool] | None:
+        """What a job submitted now is planned on, for a meta-scheduler that replays submissions in bulk.
+
+        Returns ``(profile, lower, advances)``: a copy of the profile a submission now
+        reserves its slot on, the lower bound of that slot's start (never before now),
+        and whether each submission raises that bound to its own start (FCFS). While no
+        job starts, ends or is cancelled here, submitting job ``j`` reserves
+        ``profile.reserve_earliest(width, d, lower, now)`` (``d`` from
+        :meth:`planned_durations`), and the ECT of a job that is not queued here is
+        ``profile.earliest(width, d, lower) + d`` (``inf`` if wider than the cluster).
+        ``None`` when the cluster plans otherwise (the base class).
+        """
+        return None
+
+    def _estimate_resubmission_plan(self) -> tuple[Profile, float, bool]:
+        """:meth:`resubmission_plan` of the FCFS and EASY clusters: their estimate plan (:meth:`_estimate_plan`)."""
+        plan = self._estimate_plan()
+        now = self.kernel.now
+        return plan.prof.copy(), (plan.lower if plan.lower > now else now), plan.fcfs
+
     # ------------------------------------------------------------------ events
     def _request_pass(self) -> None:
         if not self._pass_pending:
@@ -415,6 +439,9 @@ class FCFSCluster(Cluster):
     def ect_many(self, jobs) -> np.ndarray:
         return self._plan_ect_many(jobs)
 
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        return self._estimate_resubmission_plan()
+
 
 class EasyCluster(Cluster):
     """EASY backfilling (Lifka; the textbook rule checked by the pyss reference schedules).
@@ -545,6 +572,9 @@ class EasyCluster(Cluster):
 
     def ect_many(self, jobs) -> np.ndarray:
         return self._plan_ect_many(jobs)
+
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        return self._estimate_resubmission_plan()
 
 
 class CBFQueue:
@@ -790,6 +820,11 @@ class CBFCluster(Cluster):
     def ect_many(self, jobs) -> np.ndarray:
         self._replan_if_stale()
         return self._ect_many_on(self._prof, self.reservation, self.kernel.now, jobs)
+
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        """The profile after the pending re-plan; a submission reserves its earliest slot from now."""
+        self._replan_if_stale()
+        return self._prof.copy(), self.kernel.now, False
 
 
 BATCH_POLICIES = {"fcfs": FCFSCluster, "cbf": CBFCluster, "easy": EasyCluster}
