@@ -19,9 +19,11 @@ resubmission is :func:`vcsched.sim.compiled.reserve` from ``lower``: the same co
 profile rules, called with the same arguments in the same order as the engine, so the
 results are the same floating-point numbers (tested: same ``jobs.csv`` byte for byte).
 
-The choice is :func:`heuristics.grid.fastselect.select_builtin` on the same ECT matrix
-and current ECTs as the reference, and the destination rule is the reference's (first
-cluster of minimum ECT; the previous cluster when it is within the threshold).
+The choice is :func:`heuristics.grid.fastselect.select_builtin`'s on the same ECT matrix
+and current ECTs as the reference (one pass per choice over the alive rows, which also
+updates the column of the previous choice's cluster: :func:`_refresh_and_select`), and the
+destination rule is the reference's (first cluster of minimum ECT; the previous cluster
+when it is within the threshold).
 
 An exact shortcut (``prune``): a reservation ``[s, s + d)`` only removes processors, and
 only raises the lower bound (to ``s``), so no alive job can start earlier than before on
@@ -35,8 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from heuristics.grid.fastselect import select_builtin
-from vcsched.sim.compiled import earliest, reserve
+from heuristics.grid.fastselect import _key
+from vcsched.sim.compiled import earliest, earliest_many, reserve
 
 __all__ = ["MCT", "plan_event"]
 
@@ -55,16 +57,57 @@ def _slot(T, F, rows, total, lower, p, d, k):
 
 
 @njit(cache=True)
-def _column(T, F, rows, total, lower, widths, D, S, E, alive, k, s, e, prune):
-    """Bring column ``k`` of ``S`` (starts) and ``E`` (ECTs) up to date for the alive rows after a reservation [s, e)."""
-    for i in range(widths.size):
-        if alive[i]:
-            x = S[i, k]
-            if prune and x >= lower[k] and (x >= e or x + D[i, k] <= s):
-                continue  # its slot is untouched and still after the lower bound: same earliest start
-            x = _slot(T, F, rows, total, lower, widths[i], D[i, k], k)
-            S[i, k] = x
-            E[i, k] = x + D[i, k]
+def _refresh_and_select(code, maximise, T, F, rows, total, lower, widths, D, S, E, prev, planned, use_planned, procs,
+                        live, m, b, s, e, prune, todo, wp, wd, ws):
+    """One pass over the alive rows ``live[:m]`` (in submission order): bring column ``b`` up to date after the
+    reservation ``[s, e)`` on it (``b < 0``: nothing to update), then choose a row with the heuristic.
+
+    The rows to update are gathered into the work arrays ``todo`` (rows), ``wp``, ``wd``
+    (width, duration) and ``ws`` (their new starts), for one
+    :func:`~vcsched.sim.compiled.earliest_many` call. Returns the position in ``live`` of
+    the chosen row. The choice is that of
+    :func:`heuristics.grid.fastselect.select_builtin` on the alive rows (same key formulas,
+    :func:`fastselect._key`; the first row with the extreme key; the first NaN key wins);
+    ``select_builtin`` also looks at dead rows, which can only win when every alive key is
+    ``-inf`` (maximising) or ``inf`` (minimising), which no built-in key gives for a job
+    that fits some cluster.
+    """
+    K = total.size
+    if b >= 0:
+        c = 0
+        for r in range(m):
+            i = live[r]
+            x = S[i, b]
+            if not (prune and x >= lower[b] and (x >= e or x + D[i, b] <= s)):
+                todo[c] = i
+                wp[c] = widths[i]
+                wd[c] = D[i, b]
+                c += 1
+        earliest_many(T[b], F[b], rows[b], wp[:c], wd[:c], lower[b], ws[:c])
+        for q in range(c):
+            i = todo[q]
+            S[i, b] = ws[q]
+            E[i, b] = ws[q] + D[i, b]
+    chosen = -1
+    top = 0.0
+    for r in range(m):
+        i = live[r]
+        best = _INF
+        second = _INF
+        for k in range(K):
+            v = E[i, k]
+            if v < best:
+                second = best
+                best = v
+            elif v < second:
+                second = v
+        key = _key(code, best, second, planned[i] if use_planned else E[i, prev[i]], procs[i])
+        if key != key:
+            return r
+        if chosen < 0 or (key > top if maximise else key < top):
+            chosen = r
+            top = key
+    return chosen
 
 
 @njit(cache=True)
@@ -105,8 +148,12 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
     K = total.size
     S = np.empty((n, K))
     E = np.empty((n, K))
-    alive = np.ones(n, dtype=np.bool_)
-    current = np.empty(n)
+    live = np.arange(n)
+    m = n
+    todo = np.empty(n, dtype=np.int64)
+    wp = np.empty(n, dtype=np.int64)
+    wd = np.empty(n)
+    ws = np.empty(n)
     procs = widths.astype(np.float64)
     if code != MCT:
         for k in range(K):
@@ -114,6 +161,9 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
                 x = _slot(T, F, rows, total, lower, widths[i], D[i, k], k)
                 S[i, k] = x
                 E[i, k] = x + D[i, k]
+    b = -1
+    s = 0.0
+    e = 0.0
     for step in range(n):
         if code == MCT:
             i = step
@@ -122,11 +172,12 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
                 S[i, k] = x
                 E[i, k] = x + D[i, k]
         else:
-            for r in range(n):
-                if alive[r]:
-                    current[r] = planned[r] if use_planned else E[r, prev[r]]
-            i = select_builtin(code, maximise, E, current, procs, alive)
-        alive[i] = False
+            r = _refresh_and_select(code, maximise, T, F, rows, total, lower, widths, D, S, E, prev, planned,
+                                    use_planned, procs, live, m, b, s, e, prune, todo, wp, wd, ws)
+            i = live[r]
+            for q in range(r + 1, m):
+                live[q - 1] = live[q]
+            m -= 1
         b = 0
         for k in range(1, K):
             if E[i, k] < E[i, b]:
@@ -136,8 +187,7 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
             b = p
         order[step] = i
         dest[step] = b
-        rows[b], s = reserve(T[b], F[b], rows[b], widths[i], D[i, b], now, max(lower[b], now), total[b])
+        rows[b], s = reserve(T[b], F[b], rows[b], widths[i], D[i, b], now, lower[b], total[b])
+        e = s + D[i, b]
         if advances[b]:
             lower[b] = s
-        if code != MCT:
-            _column(T, F, rows, total, lower, widths, D, S, E, alive, b, s, s + D[i, b], prune)
