@@ -191,3 +191,108 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
         e = s + D[i, b]
         if advances[b]:
             lower[b] = s
+
+
+# ---------------------------------------------------------------------------------------------- MinMin / MaxMin on FCFS
+@njit(cache=True)
+def monotone_after_lower(T, F, rows, lower):
+    """True when every cluster's free count never decreases after its lower bound.
+
+    This holds for FCFS plans (every reservation starts at or before the last one's start,
+    which is the lower bound, so after it processors are only released), and a
+    resubmission keeps it. Then the earliest start of a job from the lower bound is the
+    first row with enough free processors, whatever the job's duration.
+    """
+    for k in range(rows.size):
+        for r in range(rows[k] - 1):
+            if T[k, r + 1] > lower[k] and F[k, r + 1] < F[k, r]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _group_key(A, D, w, i, K):
+    """MinMin's and MaxMin's key of row ``i`` (width index ``w``): its minimum ECT, ``min_k A[k, w] + D[i, k]``."""
+    best = _INF
+    for k in range(K):
+        v = A[k, w] + D[i, k]
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, threshold, now, gorder, gstart, gend,
+                       blockend, order, dest):
+    """:func:`plan_event` for MinMin (``maximise`` False) and MaxMin (True) when every cluster is FCFS and
+    :func:`monotone_after_lower` holds: the same choices, without scanning every alive row at each choice.
+
+    With a non-decreasing profile after the lower bound, a job's earliest start on cluster
+    ``k`` depends on its width only: ``A[k, w]`` for the distinct widths ``uw`` (``rw[i]``:
+    row ``i``'s width index), recomputed for the resubmission's cluster only. The rows are
+    split into groups whose planned durations are ordered componentwise (same width, and
+    ``D`` rows comparable: the caller checks it), listed in ``gorder[gstart[g]:gend[g]]``
+    from the best key to the worst (largest durations first when maximising), ties of
+    equal ``D`` rows by row. In a group the key is monotone along that order, so the
+    group's best alive row is its first one, or a later one whose key is equal (a
+    rounding tie, looked for block by block: ``blockend[pos]`` ends the run of equal ``D``
+    rows holding ``pos``). The choice over the groups is the extreme key, ties to the
+    first row, as :func:`heuristics.grid.fastselect.select_builtin`.
+    """
+    n = rw.size
+    K = total.size
+    W = uw.size
+    G = gstart.size
+    A = np.empty((K, W))
+    for k in range(K):
+        for w in range(W):
+            A[k, w] = _INF if uw[w] > total[k] else earliest(T[k], F[k], rows[k], uw[w], 1.0, lower[k])
+    alive = np.ones(n, dtype=np.bool_)
+    ptr = gstart.copy()
+    E = np.empty(K)
+    for step in range(n):
+        chosen = -1
+        top = 0.0
+        for g in range(G):
+            pos = ptr[g]
+            while pos < gend[g] and not alive[gorder[pos]]:
+                pos += 1
+            ptr[g] = pos
+            if pos == gend[g]:
+                continue
+            i = gorder[pos]
+            key = _group_key(A, D, rw[i], i, K)
+            row = i
+            q = blockend[pos]
+            while q < gend[g]:  # rounding ties further down the group
+                r = q
+                while r < blockend[q] and not alive[gorder[r]]:
+                    r += 1
+                if r < blockend[q]:
+                    x = gorder[r]
+                    kx = _group_key(A, D, rw[x], x, K)
+                    if kx != key:
+                        break
+                    if x < row:
+                        row = x
+                q = blockend[q]
+            if chosen < 0 or (key > top if maximise else key < top) or (key == top and row < chosen):
+                chosen = row
+                top = key
+        i = chosen
+        alive[i] = False
+        for k in range(K):
+            E[k] = A[k, rw[i]] + D[i, k]
+        b = 0
+        for k in range(1, K):
+            if E[k] < E[b]:
+                b = k
+        p = prev[i]
+        if E[p] <= E[b] + threshold:
+            b = p
+        order[step] = i
+        dest[step] = b
+        rows[b], s = reserve(T[b], F[b], rows[b], uw[rw[i]], D[i, b], now, lower[b], total[b])
+        lower[b] = s
+        for w in range(W):
+            A[b, w] = _INF if uw[w] > total[b] else earliest(T[b], F[b], rows[b], uw[w], 1.0, lower[b])

@@ -266,6 +266,8 @@ class Reallocation:
 
     prune = True
     """The compiled event skips the ECTs a resubmission cannot change (an exact shortcut, tested; :mod:`fastevent`)."""
+    grouped = True
+    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (exact, tested; :mod:`fastevent`)."""
 
     def __init__(self, algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
                  threshold: float = 60.0, first: float | None = None, verify: bool = False,
@@ -541,9 +543,21 @@ class Reallocation:
         widths = np.asarray(grid.jobs.procs[jobs], dtype=np.int64)
         order = np.empty(n, dtype=np.int64)
         dest = np.empty(n, dtype=np.int64)
-        fastevent.plan_event(code, bool(HEURISTICS.get(self.heuristic).maximise), T, F, rows, total, lower, advances,
-                             widths, D, prev, planned if planned is not None else np.zeros(n), planned is not None,
-                             self.threshold if self.cancel_threshold else 0.0, float(grid.now), self.prune, order, dest)
+        maximise = bool(HEURISTICS.get(self.heuristic).maximise)
+        threshold = self.threshold if self.cancel_threshold else 0.0
+        groups = None
+        if self.grouped and code in (fastselect.MINMIN, fastselect.MAXMIN) and advances.all() \
+                and fastevent.monotone_after_lower(T, F, rows, lower):
+            groups = _comparable_groups(widths, np.asarray(grid.jobs.origin[jobs]),
+                                        np.asarray(grid.jobs.requested_time[jobs]) == 0, D, maximise)
+        if groups is not None:
+            uw, rw, gorder, gstart, gend, blockend = groups
+            fastevent.plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, threshold,
+                                         float(grid.now), gorder, gstart, gend, blockend, order, dest)
+        else:
+            fastevent.plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, prev,
+                                 planned if planned is not None else np.zeros(n), planned is not None, threshold,
+                                 float(grid.now), self.prune, order, dest)
         job_list, prev_list = jobs.tolist(), prev.tolist()
         for i, b in zip(order.tolist(), dest.tolist()):
             j = job_list[i]
@@ -569,6 +583,39 @@ class Reallocation:
             grid.cancel(int(j))
         for j, k in sorted(zip(jobs.tolist(), where)):
             grid.submit(j, k)
+
+
+def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.ndarray, D: np.ndarray,
+                       maximise: bool):
+    """The groups of :func:`heuristics.grid.fastevent.plan_event_grouped`, or None when they do not apply.
+
+    Rows are grouped by width, origin site and requested time zero (planned as 1 s); in a
+    group the planned durations on every cluster are the requested time times one ratio
+    per cluster, so ordering the rows by their ``D`` row (largest first when maximising)
+    orders every column. This is checked here, not assumed: None if some group's rows are
+    not ordered on every column. Returns ``(uw, rw, gorder, gstart, gend, blockend)``.
+    """
+    n, K = D.shape
+    uw, rw = np.unique(widths, return_inverse=True)
+    _, gid = np.unique(np.stack([rw, origin, zero_request]), axis=1, return_inverse=True)
+    gid = gid.ravel()
+    sign = -1.0 if maximise else 1.0
+    keys = [np.arange(n)] + [sign * D[:, k] for k in reversed(range(K))] + [gid]
+    gorder = np.lexsort(keys)
+    g, Ds = gid[gorder], D[gorder]
+    same_group = g[1:] == g[:-1]
+    steps = sign * (Ds[1:] - Ds[:-1])  # >= 0 on every column between rows of one group
+    if not (steps[same_group] >= 0).all():
+        return None
+    new_block = np.ones(n, dtype=bool)
+    new_block[1:] = ~same_group | (Ds[1:] != Ds[:-1]).any(axis=1)
+    starts = np.flatnonzero(new_block)
+    ends = np.append(starts[1:], n)
+    blockend = np.repeat(ends, ends - starts)
+    gstart = np.flatnonzero(np.r_[True, ~same_group])
+    gend = np.append(gstart[1:], n)
+    return (uw.astype(np.int64), rw.astype(np.int64), gorder.astype(np.int64), gstart.astype(np.int64),
+            gend.astype(np.int64), blockend.astype(np.int64))
 
 
 def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,

@@ -97,6 +97,74 @@ def test_grid_compiled_event_shortcut_equals_plain_recompute(heuristic, monkeypa
         monkeypatch.setattr(Reallocation, "prune", True)
 
 
+@pytest.mark.parametrize("heterogeneous", [False, True])
+def test_grid_grouped_minmin_maxmin_on_fcfs_equal_the_row_by_row_event(heterogeneous, monkeypatch):
+    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (``plan_event_grouped``);
+    the same runs as the row-by-row compiled event and as the reference, and the grouped path is taken."""
+    from heuristics.grid import fastevent
+
+    calls = []
+    grouped = fastevent.plan_event_grouped
+    monkeypatch.setattr(fastevent, "plan_event_grouped", lambda *a: calls.append(1) or grouped(*a))
+    for seed, h in enumerate(("minmin", "maxmin", "maxmin")):
+        jobs = _workload(20 + seed)
+        fast = _run("fcfs", heterogeneous, jobs, True, heuristic=h)
+        monkeypatch.setattr(Reallocation, "grouped", False)
+        _same(fast, _run("fcfs", heterogeneous, jobs, True, heuristic=h))
+        monkeypatch.setattr(Reallocation, "grouped", True)
+        _same(fast, _run("fcfs", heterogeneous, jobs, False, heuristic=h))
+    assert len(calls) > 20
+
+
+def test_grid_grouped_event_breaks_rounding_ties_by_row():
+    """Two groups whose best keys are equal: the first row wins, as in ``select_builtin``; a group whose
+    rows are not ordered on every column is refused (the row-by-row event is used)."""
+    from heuristics.grid import fastevent
+    from heuristics.grid.realloc import _comparable_groups
+
+    T = np.zeros((2, 10))  # room for two breakpoints per reservation
+    F = np.zeros((2, 10), dtype=np.int64)
+    T[:, :2] = [[0.0, 100.0], [0.0, 50.0]]
+    F[:, :2] = [[0, 4], [0, 4]]
+    rows = np.array([2, 2])
+    total = np.array([4, 4])
+    lower = np.array([0.0, 0.0])
+    widths = np.array([2, 1, 1])
+    D = np.array([[50.0, 100.0], [50.0, 100.0], [10.0, 20.0]])  # row 0 (width 2) and row 1 (width 1) tie at 150
+    groups = _comparable_groups(widths, np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), D, True)
+    uw, rw, gorder, gstart, gend, blockend = groups
+    order, dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
+    fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D,
+                                 np.zeros(3, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend, order, dest)
+    ref_order, ref_dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
+    fastevent.plan_event(fastevent_code("maxmin"), True, T.copy(), F.copy(), rows.copy(), total, lower.copy(),
+                         np.ones(2, dtype=bool), widths, D, np.zeros(3, dtype=np.int64), np.zeros(3), False, 0.0, 0.0,
+                         True, ref_order, ref_dest)
+    assert order.tolist() == ref_order.tolist() and dest.tolist() == ref_dest.tolist()
+    assert order[0] == 0  # 150 on either cluster for rows 0 and 1: the first row
+    # one group (width 1): row 1 has the larger durations, so it heads the group, but row 0's key is equal
+    # (both clusters free from 100: min(150, 190) = min(150, 200) = 150), so row 0 wins
+    T[1, :2] = [0.0, 100.0]
+    D1 = np.array([[50.0, 90.0], [50.0, 100.0]])
+    w1 = np.array([1, 1])
+    uw, rw, gorder, gstart, gend, blockend = _comparable_groups(w1, np.zeros(2, dtype=np.int64),
+                                                                np.zeros(2, dtype=bool), D1, True)
+    assert gorder.tolist() == [1, 0] and gstart.tolist() == [0]
+    fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D1,
+                                 np.zeros(2, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend,
+                                 order[:2], dest[:2])
+    assert order[:2].tolist() == [0, 1]
+    crossed = np.array([[50.0, 100.0], [60.0, 90.0], [10.0, 20.0]])  # rows 0 and 1 not ordered on both columns
+    assert _comparable_groups(np.array([1, 1, 2]), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), crossed,
+                              True) is None
+
+
+def fastevent_code(name):
+    from heuristics.grid.realloc import _BUILTIN_CODES, HEURISTICS
+
+    return _BUILTIN_CODES[HEURISTICS.get(name)]
+
+
 def test_grid_compiled_event_falls_back_for_other_clusters_and_user_heuristics():
     """A cluster without a resubmission plan (the literal CBF reference) runs the reference path, same result."""
     from tests.sim.literal_cbf import LiteralCBF
