@@ -69,6 +69,14 @@ planning, not a re-plan of the queue. The column's earliest slots
 (:mod:`heuristics.grid.fastselect`) are compiled loops, tested equal to the numpy
 versions: with thousands of waiting jobs an event makes thousands of such calls, and
 numpy's per-call overhead dominated them.
+
+An event of Algorithm 2 on FCFS, EASY or CBF clusters with a built-in heuristic runs as one
+compiled loop on copies of the clusters' planning profiles
+(:mod:`heuristics.grid.fastevent`), which makes the same choices as the path above without
+a grid query per choice; MinMin and MaxMin on FCFS clusters choose among groups of
+comparable jobs instead of among all of them. The path above stays as the reference
+(``compiled_event=False``) and for clusters or heuristics without a compiled form; both
+are tested equal, ``jobs.csv`` byte for byte.
 """
 
 from __future__ import annotations
