@@ -628,7 +628,9 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
 
 def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
                  threshold: float = 60.0, first: float | None = None, cancel_threshold: bool = False,
-                 queue_order: str = "heuristic", current_ect: str = "resubmit") -> Reallocation:
+                 queue_order: str = "heuristic", current_ect: str = "resubmit",
+                 compiled_event: bool = True) -> Reallocation:
     """A :class:`Reallocation` policy (see its docstring); ``algorithm`` in :data:`ALGORITHMS`."""
     return Reallocation(algorithm, heuristic, period=period, threshold=threshold, first=first,
-                        cancel_threshold=cancel_threshold, queue_order=queue_order, current_ect=current_ect)
+                        cancel_threshold=cancel_threshold, queue_order=queue_order, current_ect=current_ect,
+                        compiled_event=compiled_event)
