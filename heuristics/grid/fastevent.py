@@ -30,6 +30,14 @@ only raises the lower bound (to ``s``), so no alive job can start earlier than b
 that cluster. A job whose earliest slot there is still after the new lower bound and does
 not overlap ``[s, s + d)`` therefore keeps it, and is not scanned again. The plain
 recompute (``prune=False``) is tested equal.
+
+MinMin and MaxMin on FCFS clusters (:func:`plan_event_grouped`): after the FCFS lower
+bound the free processors never decrease (:func:`monotone_after_lower`), so a job's
+earliest start there depends on its width only, and within a group of jobs whose planned
+durations are ordered on every cluster the key is monotone in those durations. Each choice
+then looks at the head of each group instead of at every alive job; ties are resolved as
+:func:`heuristics.grid.fastselect.select_builtin` does (tested against :func:`plan_event`
+and the reference, with rounding ties).
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from numba import njit
 from heuristics.grid.fastselect import _key
 from vcsched.sim.compiled import earliest, earliest_many, reserve
 
-__all__ = ["MCT", "plan_event"]
+__all__ = ["MCT", "plan_event", "plan_event_grouped", "monotone_after_lower"]
 
 MCT = 0
 """Code of MCT (resubmission in submission order); the other codes are :mod:`heuristics.grid.fastselect`'s."""
