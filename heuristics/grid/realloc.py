@@ -69,6 +69,14 @@ planning, not a re-plan of the queue. The column's earliest slots
 (:mod:`heuristics.grid.fastselect`) are compiled loops, tested equal to the numpy
 versions: with thousands of waiting jobs an event makes thousands of such calls, and
 numpy's per-call overhead dominated them.
+
+An event of Algorithm 2 on FCFS, EASY or CBF clusters with a built-in heuristic runs as one
+compiled loop on copies of the clusters' planning profiles
+(:mod:`heuristics.grid.fastevent`), which makes the same choices as the path above without
+a grid query per choice; MinMin and MaxMin on FCFS clusters choose among groups of
+comparable jobs instead of among all of them. The path above stays as the reference
+(``compiled_event=False``) and for clusters or heuristics without a compiled form; both
+are tested equal, ``jobs.csv`` byte for byte.
 """
 
 from __future__ import annotations
@@ -78,7 +86,7 @@ from typing import Callable
 
 import numpy as np
 
-from heuristics.grid import fastselect
+from heuristics.grid import fastevent, fastselect
 from vcsched.errors import InvalidInputError
 from vcsched.registry import Registry
 
@@ -231,6 +239,11 @@ class Reallocation:
         in their original submission order.
     current_ect : {"resubmit", "planned"}, default "resubmit"
         Algorithm 2's ``current`` ECT for MaxGain and MaxRelGain (see the module notes).
+    compiled_event : bool, default True
+        Run an event of Algorithm 2 as one compiled loop (:mod:`heuristics.grid.fastevent`)
+        when every cluster offers :meth:`vcsched.sim.Cluster.resubmission_plan` (FCFS, EASY,
+        CBF) and the heuristic is built in; ``False`` (or ``verify``) runs the reference
+        path, one grid query at a time. Both give the same schedule (tested).
 
     Attributes
     ----------
@@ -259,10 +272,15 @@ class Reallocation:
     0
     """
 
+    prune = True
+    """The compiled event skips the ECTs a resubmission cannot change (an exact shortcut, tested; :mod:`fastevent`)."""
+    grouped = True
+    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (exact, tested; :mod:`fastevent`)."""
+
     def __init__(self, algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
                  threshold: float = 60.0, first: float | None = None, verify: bool = False,
                  cancel_threshold: bool = False, queue_order: str = "heuristic",
-                 current_ect: str = "resubmit") -> None:
+                 current_ect: str = "resubmit", compiled_event: bool = True) -> None:
         algorithm = str(algorithm).lower()
         if algorithm not in ALGORITHMS:
             raise InvalidInputError(f"unknown reallocation algorithm {algorithm!r}; choose one of: "
@@ -286,6 +304,7 @@ class Reallocation:
             raise InvalidInputError(f"unknown current-ECT reading {current_ect!r}; choose one of: "
                                     f"{', '.join(CURRENT_ECTS)}")
         self.current_ect = current_ect
+        self.compiled_event = bool(compiled_event)
         self.name = self.label
         self._reset(0, 0)
 
@@ -458,6 +477,14 @@ class Reallocation:
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
         for j in waiting:
             grid.cancel(j)
+        if not (self.compiled_event and not self.verify and self._compiled_resubmission(grid, jobs, prev, planned)):
+            self._resubmit_reference(grid, jobs, procs, prev, planned)
+        if self.queue_order == "submission":
+            self._requeue_in_submission_order(grid, jobs)
+
+    def _resubmit_reference(self, grid, jobs: np.ndarray, procs: np.ndarray, prev: np.ndarray,
+                            planned: np.ndarray | None) -> None:
+        """Algorithm 2's choices and resubmissions, one grid query and submission at a time (the reference path)."""
         n = jobs.size
         K = len(grid.clusters)
         rows = np.arange(n)
@@ -490,8 +517,62 @@ class Reallocation:
             if b != p:
                 self._move(j, p, b)
             dirty.add(b)
-        if self.queue_order == "submission":
-            self._requeue_in_submission_order(grid, jobs)
+
+    def _compiled_resubmission(self, grid, jobs: np.ndarray, prev: np.ndarray, planned: np.ndarray | None) -> bool:
+        """Algorithm 2's choices in one compiled loop (:func:`heuristics.grid.fastevent.plan_event`), then the
+        resubmissions in the chosen order; False (nothing done) when a cluster or the heuristic has no compiled form.
+
+        The clusters' :meth:`~vcsched.sim.Cluster.resubmission_plan` are copied into 2-D arrays, the loop
+        replays on them the reservations that the grid's submissions then make on the clusters themselves.
+        """
+        code = fastevent.MCT if self.heuristic == "mct" else _BUILTIN_CODES.get(HEURISTICS.get(self.heuristic))
+        if code is None:
+            return False
+        plans = []
+        for c in grid.clusters:
+            plan = c.resubmission_plan()
+            if plan is None:
+                return False
+            plans.append(plan)
+        n, K = jobs.size, len(plans)
+        room = max(prof.t.size for prof, _, _ in plans) + 2 * n + 2
+        T = np.empty((K, room))
+        F = np.zeros((K, room), dtype=np.int64)
+        rows = np.empty(K, dtype=np.int64)
+        D = np.empty((n, K))
+        for k, (prof, _, _) in enumerate(plans):
+            rows[k] = prof.t.size
+            T[k, :rows[k]] = prof.t
+            F[k, :rows[k]] = prof.f
+            D[:, k] = grid.clusters[k].planned_durations(jobs)
+        total = np.array([c.procs for c in grid.clusters], dtype=np.int64)
+        lower = np.array([lo for _, lo, _ in plans], dtype=np.float64)
+        advances = np.array([adv for _, _, adv in plans], dtype=np.bool_)
+        widths = np.asarray(grid.jobs.procs[jobs], dtype=np.int64)
+        order = np.empty(n, dtype=np.int64)
+        dest = np.empty(n, dtype=np.int64)
+        maximise = bool(HEURISTICS.get(self.heuristic).maximise)
+        threshold = self.threshold if self.cancel_threshold else 0.0
+        groups = None
+        if self.grouped and code in (fastselect.MINMIN, fastselect.MAXMIN) and advances.all() \
+                and fastevent.monotone_after_lower(T, F, rows, lower):
+            groups = _comparable_groups(widths, np.asarray(grid.jobs.origin[jobs]),
+                                        np.asarray(grid.jobs.requested_time[jobs]) == 0, D, maximise)
+        if groups is not None:
+            uw, rw, gorder, gstart, gend, blockend = groups
+            fastevent.plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, threshold,
+                                         float(grid.now), gorder, gstart, gend, blockend, order, dest)
+        else:
+            fastevent.plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, prev,
+                                 planned if planned is not None else np.zeros(n), planned is not None, threshold,
+                                 float(grid.now), self.prune, order, dest)
+        job_list, prev_list = jobs.tolist(), prev.tolist()
+        for i, b in zip(order.tolist(), dest.tolist()):
+            j = job_list[i]
+            grid.submit(j, b)
+            if b != prev_list[i]:
+                self._move(j, prev_list[i], b)
+        return True
 
     @staticmethod
     def _planned(grid, jobs: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -512,9 +593,44 @@ class Reallocation:
             grid.submit(j, k)
 
 
+def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.ndarray, D: np.ndarray,
+                       maximise: bool):
+    """The groups of :func:`heuristics.grid.fastevent.plan_event_grouped`, or None when they do not apply.
+
+    Rows are grouped by width, origin site and requested time zero (planned as 1 s); in a
+    group the planned durations on every cluster are the requested time times one ratio
+    per cluster, so ordering the rows by their ``D`` row (largest first when maximising)
+    orders every column. This is checked here, not assumed: None if some group's rows are
+    not ordered on every column. Returns ``(uw, rw, gorder, gstart, gend, blockend)``.
+    """
+    n, K = D.shape
+    uw, rw = np.unique(widths, return_inverse=True)
+    _, gid = np.unique(np.stack([rw, origin, zero_request]), axis=1, return_inverse=True)
+    gid = gid.ravel()
+    sign = -1.0 if maximise else 1.0
+    keys = [np.arange(n)] + [sign * D[:, k] for k in reversed(range(K))] + [gid]
+    gorder = np.lexsort(keys)
+    g, Ds = gid[gorder], D[gorder]
+    same_group = g[1:] == g[:-1]
+    steps = sign * (Ds[1:] - Ds[:-1])  # >= 0 on every column between rows of one group
+    if not (steps[same_group] >= 0).all():
+        return None
+    new_block = np.ones(n, dtype=bool)
+    new_block[1:] = ~same_group | (Ds[1:] != Ds[:-1]).any(axis=1)
+    starts = np.flatnonzero(new_block)
+    ends = np.append(starts[1:], n)
+    blockend = np.repeat(ends, ends - starts)
+    gstart = np.flatnonzero(np.r_[True, ~same_group])
+    gend = np.append(gstart[1:], n)
+    return (uw.astype(np.int64), rw.astype(np.int64), gorder.astype(np.int64), gstart.astype(np.int64),
+            gend.astype(np.int64), blockend.astype(np.int64))
+
+
 def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
                  threshold: float = 60.0, first: float | None = None, cancel_threshold: bool = False,
-                 queue_order: str = "heuristic", current_ect: str = "resubmit") -> Reallocation:
+                 queue_order: str = "heuristic", current_ect: str = "resubmit",
+                 compiled_event: bool = True) -> Reallocation:
     """A :class:`Reallocation` policy (see its docstring); ``algorithm`` in :data:`ALGORITHMS`."""
     return Reallocation(algorithm, heuristic, period=period, threshold=threshold, first=first,
-                        cancel_threshold=cancel_threshold, queue_order=queue_order, current_ect=current_ect)
+                        cancel_threshold=cancel_threshold, queue_order=queue_order, current_ect=current_ect,
+                        compiled_event=compiled_event)

@@ -21,7 +21,8 @@ def test_grid_experiment_grid_is_the_papers_364_runs():
 def test_grid_experiment_cause_cells():
     """One cell per variant and batch policy (quick: the defaults and load 0.3), on the cause windows."""
     full = [c for c in gr.cells(False) if "cause" in c]
-    assert len(full) == 2 * len(gr.CAUSE_VARIANTS)
+    assert len(full) == 2 * len(gr.CAUSE_VARIANTS) - len(gr.CBF_ONLY_CAUSES)
+    assert all(c["batch"] == "cbf" for c in full if c["cause"] in gr.CBF_ONLY_CAUSES)
     assert {(c["batch"], c["scenario"], c["days"]) for c in full} == {(b, *w) for b, w in gr.CAUSE_WINDOWS.items()}
     assert not any(c["heterogeneous"] for c in full)
     assert {c["cause"] for c in gr.cells(True) if "cause" in c} == set(gr.QUICK_CAUSES)

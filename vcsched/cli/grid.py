@@ -26,7 +26,9 @@ scenario of the paper (:mod:`vcsched.scenarios.grid`: ``jan`` .. ``jun``,
 (``--days`` keeps the first days only, ``--seed`` seeds the synthetic Grid'5000 sites).
 With ``--json`` the metrics include ``reallocations`` overall and per cluster (moves into
 the cluster, and ``reallocations_out``); ``--compare`` also runs the reference without
-reallocation and adds the §3.4 metrics under ``"vs_reference"``.
+reallocation and adds the §3.4 metrics under ``"vs_reference"``. ``--cbf-replan full``
+makes CBF clusters re-plan their queue from scratch as Simbatch does
+(:meth:`vcsched.sim.batch.CBFCluster.set_replan_rule`).
 
 Outputs: ``-o jobs.csv|jobs.parquet`` (Batsim layout; ``--jobs-layout legacy`` for the old
 column names, :mod:`vcsched.sim.output`), ``--gantt out.png`` (Gantt chart and utilisation
@@ -108,6 +110,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
     s.add_argument("--overestimate", type=number_option(float, low=1, high=1e6), default=10.0,
                    help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
+    s.add_argument("--cbf-replan", choices=["earliest", "full"], default="earliest",
+                   help="CBF clusters, at an early end or a cancellation: move each waiting job to an earlier slot "
+                   "if there is one (earliest, default) or re-plan the queue from scratch as Simbatch does (full)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
     s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of range (counted) "
                    "instead of failing")
@@ -286,6 +291,16 @@ def _check_period(args: argparse.Namespace, jobs) -> None:
                                 f"{span / MAX_REALLOC_EVENTS:.6g} or more")
 
 
+def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
+    """``--cbf-replan``: the re-plan rule of every CBF cluster (an error when there is none and the rule is not the default)."""
+    cbf = [c for c in clusters if c.policy == "cbf"]
+    if args.cbf_replan != "earliest" and not cbf:
+        raise InvalidInputError("--cbf-replan applies to CBF clusters; use --policy cbf, --batch cbf or a platform "
+                                "cluster with \"policy\": \"cbf\"")
+    for c in cbf:
+        c.set_replan_rule(args.cbf_replan)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from vcsched.sim import Grid
     from vcsched.sim.output import metrics, write_jobs
@@ -304,6 +319,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
     _check_outputs(args)
     clusters, jobs, meta_name = _build(args)
+    _set_cbf_replan(args, clusters)
     _check_period(args, jobs)
     if args.realloc != "none" and meta_name is None and len(clusters) > 1:
         meta_name = "mct"  # reallocation maps arrivals with MCT (seed §2.1)
@@ -321,6 +337,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         from vcsched.scenarios.grid import compare_to_reference
 
         ref_clusters, ref_jobs, ref_meta = _build(args, notes=False)
+        _set_cbf_replan(args, ref_clusters)
         if args.realloc != "none" and ref_meta is None and len(ref_clusters) > 1:
             ref_meta = "mct"
         ref_policy = None

@@ -245,6 +245,30 @@ class Cluster(abc.ABC):
         the earliest slot of the current plan without Python loops over them.
         """
 
+    def planned_durations(self, jobs: np.ndarray) -> np.ndarray:
+        """Planned duration here (:func:`planned_duration` of the speed-scaled requested time) of each job row."""
+        return self._planned[jobs]
+
+    def resubmission_plan(self) -> tuple[Profile, float, bool] | None:
+        """What a job submitted now is planned on, for a meta-scheduler that replays submissions in bulk.
+
+        Returns ``(profile, lower, advances)``: a copy of the profile a submission now
+        reserves its slot on, the lower bound of that slot's start (never before now),
+        and whether each submission raises that bound to its own start (FCFS). While no
+        job starts, ends or is cancelled here, submitting job ``j`` reserves
+        ``profile.reserve_earliest(width, d, lower, now)`` (``d`` from
+        :meth:`planned_durations`), and the ECT of a job that is not queued here is
+        ``profile.earliest(width, d, lower) + d`` (``inf`` if wider than the cluster).
+        ``None`` when the cluster plans otherwise (the base class).
+        """
+        return None
+
+    def _estimate_resubmission_plan(self) -> tuple[Profile, float, bool]:
+        """:meth:`resubmission_plan` of the FCFS and EASY clusters: their estimate plan (:meth:`_estimate_plan`)."""
+        plan = self._estimate_plan()
+        now = self.kernel.now
+        return plan.prof.copy(), (plan.lower if plan.lower > now else now), plan.fcfs
+
     # ------------------------------------------------------------------ events
     def _request_pass(self) -> None:
         if not self._pass_pending:
@@ -415,6 +439,9 @@ class FCFSCluster(Cluster):
     def ect_many(self, jobs) -> np.ndarray:
         return self._plan_ect_many(jobs)
 
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        return self._estimate_resubmission_plan()
+
 
 class EasyCluster(Cluster):
     """EASY backfilling (Lifka; the textbook rule checked by the pyss reference schedules).
@@ -546,6 +573,9 @@ class EasyCluster(Cluster):
     def ect_many(self, jobs) -> np.ndarray:
         return self._plan_ect_many(jobs)
 
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        return self._estimate_resubmission_plan()
+
 
 class CBFQueue:
     """The waiting jobs of a conservative-backfilling cluster, in submission order.
@@ -613,6 +643,14 @@ class CBFQueue:
             prof.total, self.last_stamp)
         return moved
 
+    def replan_full(self, prof: Profile, now: float) -> int:
+        """Re-plan from scratch (:func:`compiled.replan_full`, a changed reservation gets a new stamp); returns the moves."""
+        prof._room(4 * self.size)  # each release and each reservation inserts at most two breakpoints
+        prof._n, self.last_stamp, moved, self.next_start = self._core.replan_full(
+            prof._T, prof._F, prof._n, self.width, self.duration, self.start, self.stamp, self.size, now,
+            prof.total, self.last_stamp)
+        return moved
+
     def pop_due(self, now: float) -> list[tuple[float, int, int, float]]:
         """Take out the entries reserved at or before ``now`` (:func:`compiled.pop_due`).
 
@@ -662,6 +700,9 @@ class CBFCluster(Cluster):
 
     policy = "cbf"
     _ROOM = 64  # initial room of the queue arrays (doubled when needed)
+    REPLAN_RULES = ("earliest", "full")
+    replan_rule = "earliest"
+    """Re-plan rule (:meth:`set_replan_rule`): ``earliest`` (default) or ``full`` (Simbatch's)."""
 
     def _reset(self) -> None:
         self._prof = Profile(self.procs, self.kernel.now)
@@ -736,11 +777,39 @@ class CBFCluster(Cluster):
             self._stale = False
             self._replan()
 
+    def set_replan_rule(self, rule: str) -> None:
+        """Choose the re-plan rule at an early end or a cancellation: ``"earliest"`` or ``"full"``.
+
+        ``earliest`` (the default) is the rule above: each waiting job, in submission
+        order, moves to its earliest slot from now if that is earlier, so no job is ever
+        delayed. ``full`` is Simbatch's (``frs69wq/Simbatch``, the simulator of seed 000,
+        §3.1): every waiting reservation is dropped and the queue is re-reserved from
+        scratch in submission order, so a job may get a later slot than before when an
+        earlier-queued job takes the room it had (:func:`vcsched.sim.compiled.replan_full`).
+        Simbatch re-plans at every end, but a re-plan from scratch changes nothing when
+        every job ended at its planned end (the reservations are then already the
+        from-scratch plan in queue order), so both rules re-plan on the same triggers.
+
+        Why ``earliest`` stays the default: seed 000 defines CBF (§3.1) as finding an
+        earlier slot "without delaying other jobs (Conservative)", which a re-plan from
+        scratch does not guarantee; the paper ran Simbatch, whose rule is ``full``, so it
+        is the option that reproduces the paper's simulator rather than its text.
+        """
+        if rule not in self.REPLAN_RULES:
+            raise InvalidInputError(f"cluster {self.name!r}: unknown CBF re-plan rule {rule!r}; choose one of: "
+                                    f"{', '.join(self.REPLAN_RULES)}")
+        self.replan_rule = rule
+
     def _replan(self) -> None:
         """Re-plan every waiting job once, in submission order, at its earliest slot from now
-        (:func:`vcsched.sim.compiled.replan`)."""
+        (:func:`vcsched.sim.compiled.replan`; with :meth:`set_replan_rule` ``"full"``: from
+        scratch, :func:`vcsched.sim.compiled.replan_full`)."""
         self.replans += 1
-        moved = self._queue.replan(self._prof, self.kernel.now)
+        queue = self._queue
+        if self.replan_rule == "full":
+            moved = queue.replan_full(self._prof, self.kernel.now)
+        else:
+            moved = queue.replan(self._prof, self.kernel.now)
         self.moves += moved
         if moved:
             self._wake_at(self._queue.next_start)
@@ -790,6 +859,11 @@ class CBFCluster(Cluster):
     def ect_many(self, jobs) -> np.ndarray:
         self._replan_if_stale()
         return self._ect_many_on(self._prof, self.reservation, self.kernel.now, jobs)
+
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        """The profile after the pending re-plan; a submission reserves its earliest slot from now."""
+        self._replan_if_stale()
+        return self._prof.copy(), self.kernel.now, False
 
 
 BATCH_POLICIES = {"fcfs": FCFSCluster, "cbf": CBFCluster, "easy": EasyCluster}

@@ -6,7 +6,8 @@ processors on an interval), :func:`trim` (forget the past, merge equal steps),
 earliest slot, take it). :class:`vcsched.sim.profile.Profile` wraps them (the FCFS/EASY
 estimate plan, ECT queries), and :class:`vcsched.sim.batch.CBFCluster` runs on them with
 the loops over its waiting jobs, :class:`vcsched.sim.batch.CBFQueue`: :func:`replan`,
-:func:`fit_before`, :func:`pop_due`, :func:`remove`. The CBF re-plan is the literal rule
+:func:`fit_before`, :func:`pop_due`, :func:`remove`, and Simbatch's re-plan from scratch
+:func:`replan_full` (an option of the cluster). The CBF re-plan is the literal rule
 of issue 10: every waiting job, in submission order, is released and re-inserted at its
 earliest slot from now; compiled, examining every waiting job costs less than deciding
 in Python which ones need examining.
@@ -217,6 +218,37 @@ def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
             if x < s:
                 n = add(T, F, n, x, x + d, -p, total)
                 n = add(T, F, n, s, s + d, p, total)
+                order += 1
+                QS[i] = x
+                QO[i] = order
+                moved += 1
+                s = x
+        if s < nxt:
+            nxt = s
+    return n, order, moved, nxt
+
+
+@njit(cache=True)
+def replan_full(T, F, n, QP, QD, QS, QO, m, now, total, order):
+    """Simbatch's re-plan from scratch: every waiting reservation is dropped, then each waiting job
+    is reserved again, in submission order, at its earliest slot from now, which may be later
+    than its previous one (:attr:`vcsched.sim.batch.CBFCluster.replan_rule` ``"full"``).
+
+    Same arguments and result as :func:`replan`: a job reserved at or before ``now`` starts
+    at this instant and is left alone; a job whose reservation changes (earlier or later)
+    gets a new order stamp and counts as a move.
+    """
+    n = trim(T, F, n, now, True)
+    for i in range(m):
+        if QS[i] > now:
+            n = add(T, F, n, QS[i], QS[i] + QD[i], QP[i], total)
+    moved = 0
+    nxt = _INF
+    for i in range(m):
+        s = QS[i]
+        if s > now:
+            n, x = reserve(T, F, n, QP[i], QD[i], now, now, total)
+            if x != s:
                 order += 1
                 QS[i] = x
                 QO[i] = order

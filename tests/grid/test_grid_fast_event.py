@@ -1,0 +1,209 @@
+"""The compiled event of Algorithm 2 (:mod:`heuristics.grid.fastevent`) against the reference path.
+
+The reference is :meth:`Reallocation._resubmit_reference` (one grid query and submission
+at a time, ``compiled_event=False``). Both must give the same run: the same starts,
+finishes, clusters, resubmissions, submission order and move counters, and the same
+``jobs.csv`` byte for byte, on random small workloads (FCFS, EASY, CBF; homogeneous and
+heterogeneous; every heuristic; every reading of Algorithm 2) and on short windows of
+the paper's scenarios.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from heuristics.grid.realloc import Reallocation
+from tests.grid.test_grid_realloc import ALL_HEURISTICS, check_run
+from vcsched.problems.workload import from_arrays
+from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim.output import write_jobs
+
+
+def _workload(seed: int, n: int = 160, sites: int = 3, procs=(16, 24, 40)) -> JobTable:
+    """Random load over two days on ``sites`` sites, busy enough that queues build up; ties in submit times."""
+    rng = np.random.default_rng(seed)
+    ws = []
+    for s in range(sites):
+        sub = np.sort(np.floor(rng.uniform(0, 2 * 86400, n) / 600) * 600)  # many jobs share an instant
+        run = np.ceil(rng.lognormal(7.0, 1.3, n))
+        req = np.ceil(run * rng.uniform(1, 4, n))
+        req[rng.random(n) < 0.05] = 0  # requested time 0: planned as 1 s
+        run[req == 0] = 0
+        p = rng.integers(1, procs[s] + 1, n)
+        ws.append(from_arrays(sub, run, req, p))
+    return JobTable.from_workloads(ws, labels=[f"s{k}" for k in range(sites)])
+
+
+def _clusters(batch: str, heterogeneous: bool, procs=(16, 24, 40)):
+    speeds = (1.0, 1.3, 0.8) if heterogeneous else (1.0, 1.0, 1.0)
+    return [make_cluster(f"c{k}", p, s, batch) for k, (p, s) in enumerate(zip(procs, speeds))]
+
+
+def _run(batch, heterogeneous, jobs, compiled, **kw):
+    """One Algorithm-2 run with the compiled event or the reference path, checked by ``check_run``."""
+    pol = Reallocation("cancel", compiled_event=compiled, **kw)
+    res = simulate(_clusters(batch, heterogeneous), jobs, meta=pol, record=True)
+    check_run(res, pol)
+    return res, pol
+
+
+def _same(a, b):
+    """Two runs (result, policy) are the same run."""
+    (ra, pa), (rb, pb) = a, b
+    np.testing.assert_array_equal(ra.start, rb.start)
+    np.testing.assert_array_equal(ra.finish, rb.finish)
+    np.testing.assert_array_equal(ra.cluster, rb.cluster)
+    np.testing.assert_array_equal(ra.resubmissions, rb.resubmissions)
+    np.testing.assert_array_equal(ra.submission_seq, rb.submission_seq)
+    assert ra.log == rb.log
+    assert pa.reallocations == pb.reallocations
+    np.testing.assert_array_equal(pa.job_moves, pb.job_moves)
+    np.testing.assert_array_equal(pa.moves_in, pb.moves_in)
+
+
+@pytest.mark.parametrize("batch", ["fcfs", "cbf", "easy"])
+@pytest.mark.parametrize("heterogeneous", [False, True])
+def test_grid_compiled_event_equals_reference_every_heuristic(batch, heterogeneous):
+    moves = 0
+    for seed, h in enumerate(ALL_HEURISTICS):
+        jobs = _workload(seed, n=120)
+        fast = _run(batch, heterogeneous, jobs, True, heuristic=h)
+        _same(fast, _run(batch, heterogeneous, jobs, False, heuristic=h))
+        moves += fast[1].reallocations
+    assert moves > 50  # the workloads do move jobs
+
+
+@pytest.mark.parametrize("batch", ["fcfs", "cbf"])
+@pytest.mark.parametrize("reading", [{"cancel_threshold": True}, {"current_ect": "planned"},
+                                     {"queue_order": "submission"}, {"threshold": 0.0, "cancel_threshold": True}])
+@pytest.mark.parametrize("heuristic", ["maxrelgain", "maxmin"])
+def test_grid_compiled_event_equals_reference_every_reading(batch, reading, heuristic):
+    jobs = _workload(7, n=90)
+    fast = _run(batch, True, jobs, True, heuristic=heuristic, **reading)
+    _same(fast, _run(batch, True, jobs, False, heuristic=heuristic, **reading))
+
+
+@pytest.mark.parametrize("heuristic", ["minmin", "maxmin", "sufferage"])
+def test_grid_compiled_event_shortcut_equals_plain_recompute(heuristic, monkeypatch):
+    """The exact shortcut of :func:`fastevent._column` (``prune``) against recomputing every alive row."""
+    for batch in ("fcfs", "cbf"):
+        jobs = _workload(11)
+        pruned = _run(batch, True, jobs, True, heuristic=heuristic)
+        monkeypatch.setattr(Reallocation, "prune", False)
+        _same(pruned, _run(batch, True, jobs, True, heuristic=heuristic))
+        monkeypatch.setattr(Reallocation, "prune", True)
+
+
+@pytest.mark.parametrize("heterogeneous", [False, True])
+def test_grid_grouped_minmin_maxmin_on_fcfs_equal_the_row_by_row_event(heterogeneous, monkeypatch):
+    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (``plan_event_grouped``);
+    the same runs as the row-by-row compiled event and as the reference, and the grouped path is taken."""
+    from heuristics.grid import fastevent
+
+    calls = []
+    grouped = fastevent.plan_event_grouped
+    monkeypatch.setattr(fastevent, "plan_event_grouped", lambda *a: calls.append(1) or grouped(*a))
+    for seed, h in enumerate(("minmin", "maxmin", "maxmin")):
+        jobs = _workload(20 + seed)
+        fast = _run("fcfs", heterogeneous, jobs, True, heuristic=h)
+        monkeypatch.setattr(Reallocation, "grouped", False)
+        _same(fast, _run("fcfs", heterogeneous, jobs, True, heuristic=h))
+        monkeypatch.setattr(Reallocation, "grouped", True)
+        _same(fast, _run("fcfs", heterogeneous, jobs, False, heuristic=h))
+    assert len(calls) > 20
+
+
+def test_grid_grouped_event_breaks_rounding_ties_by_row():
+    """Two groups whose best keys are equal: the first row wins, as in ``select_builtin``; a group whose
+    rows are not ordered on every column is refused (the row-by-row event is used)."""
+    from heuristics.grid import fastevent
+    from heuristics.grid.realloc import _comparable_groups
+
+    T = np.zeros((2, 10))  # room for two breakpoints per reservation
+    F = np.zeros((2, 10), dtype=np.int64)
+    T[:, :2] = [[0.0, 100.0], [0.0, 50.0]]
+    F[:, :2] = [[0, 4], [0, 4]]
+    rows = np.array([2, 2])
+    total = np.array([4, 4])
+    lower = np.array([0.0, 0.0])
+    widths = np.array([2, 1, 1])
+    D = np.array([[50.0, 100.0], [50.0, 100.0], [10.0, 20.0]])  # row 0 (width 2) and row 1 (width 1) tie at 150
+    groups = _comparable_groups(widths, np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), D, True)
+    uw, rw, gorder, gstart, gend, blockend = groups
+    order, dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
+    fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D,
+                                 np.zeros(3, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend, order, dest)
+    ref_order, ref_dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
+    fastevent.plan_event(fastevent_code("maxmin"), True, T.copy(), F.copy(), rows.copy(), total, lower.copy(),
+                         np.ones(2, dtype=bool), widths, D, np.zeros(3, dtype=np.int64), np.zeros(3), False, 0.0, 0.0,
+                         True, ref_order, ref_dest)
+    assert order.tolist() == ref_order.tolist() and dest.tolist() == ref_dest.tolist()
+    assert order[0] == 0  # 150 on either cluster for rows 0 and 1: the first row
+    # one group (width 1): row 1 has the larger durations, so it heads the group, but row 0's key is equal
+    # (both clusters free from 100: min(150, 190) = min(150, 200) = 150), so row 0 wins
+    T[1, :2] = [0.0, 100.0]
+    D1 = np.array([[50.0, 90.0], [50.0, 100.0]])
+    w1 = np.array([1, 1])
+    uw, rw, gorder, gstart, gend, blockend = _comparable_groups(w1, np.zeros(2, dtype=np.int64),
+                                                                np.zeros(2, dtype=bool), D1, True)
+    assert gorder.tolist() == [1, 0] and gstart.tolist() == [0]
+    fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D1,
+                                 np.zeros(2, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend,
+                                 order[:2], dest[:2])
+    assert order[:2].tolist() == [0, 1]
+    crossed = np.array([[50.0, 100.0], [60.0, 90.0], [10.0, 20.0]])  # rows 0 and 1 not ordered on both columns
+    assert _comparable_groups(np.array([1, 1, 2]), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), crossed,
+                              True) is None
+
+
+def fastevent_code(name):
+    from heuristics.grid.realloc import _BUILTIN_CODES, HEURISTICS
+
+    return _BUILTIN_CODES[HEURISTICS.get(name)]
+
+
+def test_grid_compiled_event_falls_back_for_other_clusters_and_user_heuristics():
+    """A cluster without a resubmission plan (the literal CBF reference) runs the reference path, same result."""
+    from tests.sim.literal_cbf import LiteralCBF
+
+    jobs = _workload(3, n=60)
+    runs = []
+    for compiled in (True, False):
+        pol = Reallocation("cancel", "minmin", compiled_event=compiled)
+        clusters = [LiteralCBF("a", 16), LiteralCBF("b", 24), LiteralCBF("c", 40)]
+        res = simulate(clusters, jobs, meta=pol, record=True)
+        runs.append((res, pol))
+    _same(*runs)
+    assert runs[0][1].reallocations > 0
+
+
+def _csv(res) -> bytes:
+    """The run's ``jobs.csv`` as written by ``vcsched grid simulate -o``."""
+    import pathlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = pathlib.Path(d) / "jobs.csv"
+        write_jobs(res, path)
+        return path.read_bytes()
+
+
+@pytest.mark.parametrize("scenario,batch,heterogeneous,heuristic", [
+    ("mar", "fcfs", False, "maxmin"), ("apr", "fcfs", True, "minmin"), ("apr", "cbf", True, "maxgain"),
+    ("pwa-g5k", "fcfs", False, "sufferage"), ("jun", "cbf", False, "mct"),
+])
+def test_grid_compiled_event_same_jobs_csv_on_scenario_windows(scenario, batch, heterogeneous, heuristic):
+    from vcsched.scenarios.grid import SCENARIOS, build_scenario, platform_clusters
+
+    _, jobs = build_scenario(scenario, heterogeneous=heterogeneous, batch=batch, days=0.75, seed=0)
+    out = []
+    for compiled in (True, False):
+        pol = Reallocation("cancel", heuristic, compiled_event=compiled)
+        clusters = platform_clusters(SCENARIOS[scenario].platform, heterogeneous=heterogeneous, batch=batch)
+        res = simulate(clusters, jobs, meta=pol)
+        out.append((_csv(res), pol.reallocations))
+    assert out[0] == out[1]
+    assert out[0][1] > 0
