@@ -180,7 +180,7 @@ def _fields(m: dict) -> dict:
     return {k: m.get(k) for k in keys}
 
 
-def paper_table(df: "pandas.DataFrame", metric: str, algorithm: str, heterogeneous: bool) -> "pandas.DataFrame":
+def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous: bool) -> pandas.DataFrame:
     """Rows batch x heuristic, columns the scenarios (+ AVG, + the paper's AVG for the response time)."""
     import pandas as pd
 
@@ -208,7 +208,7 @@ def paper_table(df: "pandas.DataFrame", metric: str, algorithm: str, heterogeneo
     return pd.DataFrame(out)
 
 
-def _mean(df: "pandas.DataFrame", column: str) -> float:
+def _mean(df: pandas.DataFrame, column: str) -> float:
     v = df[column].astype(float) if len(df) and column in df else None
     return float(v.mean()) if v is not None and v.notna().any() else np.nan
 
@@ -273,7 +273,7 @@ DEVIATIONS = (  # (quantity, paper's value, its source, value of a set of rows, 
 _COUNTS = {"jobs_moved_pct": "count each job once", "displaced_pct": "count jobs ending elsewhere"}
 
 
-def cause_matrix(causes: "pandas.DataFrame") -> "pandas.DataFrame":
+def cause_matrix(causes: pandas.DataFrame) -> pandas.DataFrame:
     """Each deviation's quantity on the cause windows (both batch policies), one column per variant."""
     import pandas as pd
 
@@ -300,7 +300,7 @@ def _variant_values(causes, quantity_index: int) -> dict:
     return values
 
 
-def deviation_table(main: "pandas.DataFrame", causes: "pandas.DataFrame") -> "pandas.DataFrame":
+def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.DataFrame:
     """Per deviation: paper, ours (paper's grid, defaults), ours on the windows (defaults, closest variant), cause.
 
     ``main`` holds the rows of the paper's grid (scenarios ``jan``..``pwa-g5k``), ``causes``
@@ -323,7 +323,7 @@ def deviation_table(main: "pandas.DataFrame", causes: "pandas.DataFrame") -> "pa
     return pd.DataFrame(out)
 
 
-def report(df: "pandas.DataFrame", out_dir: pathlib.Path) -> str:
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables 2-17 analogues (CSV + Markdown), one figure per metric, headline numbers beside the paper's."""
     import pandas as pd
 

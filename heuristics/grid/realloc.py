@@ -82,7 +82,7 @@ are tested equal, ``jobs.csv`` byte for byte.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

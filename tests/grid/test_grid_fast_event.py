@@ -10,8 +10,6 @@ the paper's scenarios.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 

@@ -32,7 +32,7 @@ import bisect
 import collections
 import heapq
 import itertools
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -352,7 +352,7 @@ class Cluster(abc.ABC):
         t[0] = now
         return Profile.from_steps(self.procs, t, f)
 
-    def _estimate_plan(self) -> "_EstimatePlan":
+    def _estimate_plan(self) -> _EstimatePlan:
         """The plan of the running and waiting jobs with requested times, used for the ECT.
 
         FCFS plans each waiting job at its earliest slot no earlier than the previous
