@@ -43,6 +43,7 @@ only count more.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import time
 from typing import Any, ClassVar
@@ -145,8 +146,9 @@ def load_balancing_incumbent(instance: VCInstance) -> np.ndarray | None:
 
 
 @dataclasses.dataclass
-class VCModel:
-    """A built VCSched model and the questions every formulation answers.
+class VCModel(abc.ABC):
+    """A built VCSched model and the questions every formulation answers (an abstract base:
+    :class:`CompactModel` and :class:`LiteralModel` implement them).
 
     Attributes
     ----------
@@ -163,21 +165,21 @@ class VCModel:
     variables: list | None
     relaxed: bool
 
+    @abc.abstractmethod
     def min_yield(self, value: float) -> float:
         """The minimum yield that the solver's objective or bound ``value`` stands for."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def job_host_values(self, instance: VCInstance) -> np.ndarray:
         """``(J, H)`` array: tasks of job ``i`` on host ``j`` in the solution (fractional when relaxed)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def placement(self, instance: VCInstance) -> np.ndarray:
         """Host of every task in the (integral) solution."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def start_values(self, instance: VCInstance, task_host: np.ndarray) -> dict:
         """Starting values of the variables for a placement (``{}`` when the model cannot express it)."""
-        raise NotImplementedError
 
     def highs_options(self, has_start: bool) -> dict | None:
         """Extra HiGHS options for this model."""
