@@ -84,11 +84,11 @@ def _best_move(h, on_h, cpu, mem, load, used, peak):
     return None
 
 
-def _best_swap(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
-    """(value, task of h, task elsewhere) of the best 1-1 swap, or None."""
-    if off_h.size == 0:
-        return None
-    ca, ma = cpu[on_h][:, None], mem[on_h][:, None]
+def _best_exchange(h, give_cpu, give_mem, off_h, task_host, cpu, mem, load, used, peak):
+    """Best exchange of one group of h's tasks (rows: CPU ``give_cpu``, memory ``give_mem``)
+    with one task elsewhere (columns: ``off_h``): ``(value, row, column)``, or None when
+    no exchange lowers the peak. Both hosts must keep their memory within capacity."""
+    ca, ma = give_cpu[:, None], give_mem[:, None]
     cb, mb = cpu[off_h][None, :], mem[off_h][None, :]
     g = task_host[off_h][None, :]
     new = np.maximum(load[h] - ca + cb, load[g] - cb + ca)
@@ -97,8 +97,19 @@ def _best_swap(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
     k = int(np.argmin(new))
     a, b = divmod(k, off_h.size)
     if new[a, b] < peak - _EPS:
-        return float(new[a, b]), int(on_h[a]), int(off_h[b])
+        return float(new[a, b]), a, b
     return None
+
+
+def _best_swap(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
+    """(value, task of h, task elsewhere) of the best 1-1 swap, or None."""
+    if off_h.size == 0:
+        return None
+    best = _best_exchange(h, cpu[on_h], mem[on_h], off_h, task_host, cpu, mem, load, used, peak)
+    if best is None:
+        return None
+    value, a, b = best
+    return value, int(on_h[a]), int(off_h[b])
 
 
 def _best_swap21(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
@@ -107,18 +118,11 @@ def _best_swap21(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
         return None
     i, j = np.triu_indices(on_h.size, 1)
     pa, pb = on_h[i], on_h[j]
-    ca = (cpu[pa] + cpu[pb])[:, None]
-    ma = (mem[pa] + mem[pb])[:, None]
-    cb, mb = cpu[off_h][None, :], mem[off_h][None, :]
-    g = task_host[off_h][None, :]
-    new = np.maximum(load[h] - ca + cb, load[g] - cb + ca)
-    ok = (ca > cb) & (used[h] - ma + mb <= 1 + MEM_EPS) & (used[g] - mb + ma <= 1 + MEM_EPS)
-    new = np.where(ok, new, np.inf)
-    k = int(np.argmin(new))
-    a, b = divmod(k, off_h.size)
-    if new[a, b] < peak - _EPS:
-        return float(new[a, b]), (int(pa[a]), int(pb[a])), int(off_h[b])
-    return None
+    best = _best_exchange(h, cpu[pa] + cpu[pb], mem[pa] + mem[pb], off_h, task_host, cpu, mem, load, used, peak)
+    if best is None:
+        return None
+    value, a, b = best
+    return value, (int(pa[a]), int(pb[a])), int(off_h[b])
 
 
 def _best_chain(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
