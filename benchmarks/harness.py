@@ -68,13 +68,11 @@ depend on which worker runs it.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import hashlib
 import importlib
 import json
-import multiprocessing
 import os
 import pathlib
 import pkgutil
@@ -82,17 +80,16 @@ import platform
 import socket
 import subprocess
 import sys
-import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vcsched.errors import InvalidInputError, UnknownNameError, VcschedError
+from benchmarks.executors import WATCHDOG_SECONDS, dask_outcomes, pool_outcomes
+from benchmarks.runfolder import finished_parts, part_path, run_lock
+from vcsched.errors import InvalidInputError, UnknownNameError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -323,10 +320,6 @@ def _validate_rows(rows: Any, params: dict) -> list[dict]:
 # --------------------------------------------------------------------------- storage
 
 
-def _part_path(parts: pathlib.Path, cid: str, error: bool = False) -> pathlib.Path:
-    return parts / (f"{cid}.error.parquet" if error else f"{cid}.parquet")
-
-
 def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -356,10 +349,10 @@ def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, ve
 
 
 def _save_part(parts: pathlib.Path, frame: pandas.DataFrame, cid: str, failed: bool) -> None:
-    path = _part_path(parts, cid, error=failed)
+    path = part_path(parts, cid, error=failed)
     _atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
     if not failed:
-        stale = _part_path(parts, cid, error=True)
+        stale = part_path(parts, cid, error=True)
         if stale.exists():
             stale.unlink()
 
@@ -377,7 +370,7 @@ def load_results(out_dir: str | os.PathLike, cells: list[dict] | None = None) ->
     if cells is not None:
         for c in cells:
             cid = cell_id(c)
-            for p in (_part_path(parts, cid), _part_path(parts, cid, error=True)):
+            for p in (part_path(parts, cid), part_path(parts, cid, error=True)):
                 if p.exists():
                     paths.append(p)
                     break
@@ -400,117 +393,6 @@ def stable_table(table: pandas.DataFrame) -> pandas.DataFrame:
     """
     drop = [c for c in table.columns if c in VOLATILE_COLUMNS or str(c).endswith("seconds")]
     return table.drop(columns=drop).reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- executors
-
-
-def _forkserver_context():
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-WATCHDOG_SECONDS = 0.5
-"""How often a worker checks that the coordinating process is alive."""
-
-
-def _coordinator_gone(coordinator: int, parent: int) -> bool:
-    """True when the coordinating process has died: the worker was re-parented (its parent, the
-    forkserver or the coordinator itself, exited) or the coordinator's pid no longer exists."""
-    if os.getppid() != parent:
-        return True
-    try:
-        os.kill(coordinator, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # pragma: no cover - the pid exists, owned by someone else: reused
-        return True
-    return False
-
-
-def _watch_coordinator(coordinator: int) -> None:
-    """Worker initializer: a daemon thread that ends the worker when the coordinator dies.
-
-    Without it, workers of a run killed with SIGKILL finish their cell (minutes) before
-    noticing that nobody reads their result.
-    """
-    parent = os.getppid()
-
-    def watch() -> None:
-        while not _coordinator_gone(coordinator, parent):
-            time.sleep(WATCHDOG_SECONDS)
-        os._exit(70)
-
-    threading.Thread(target=watch, name="vcsched-watchdog", daemon=True).start()
-
-
-def _pool_outcomes(run_cell, todo: list[tuple[int, dict, int]], workers: int) -> Iterator[tuple[int, dict]]:
-    """Yield (index, outcome) as cells finish in a local process pool (workers watch the coordinator)."""
-    ctx = _forkserver_context()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_coordinator,
-                               initargs=(os.getpid(),))
-    finished = False
-    try:
-        pending = {pool.submit(execute_cell, run_cell, params, seed): index for index, params, seed in todo}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                index = pending.pop(fut)
-                try:
-                    outcome = fut.result()
-                except BrokenProcessPool as exc:
-                    raise VcschedError(
-                        f"a worker process died while running cell {index} ({exc}); it crashed, ran out of memory or "
-                        f"was killed (a script using the API must call it under `if __name__ == '__main__':`); "
-                        f"finished cells are saved: rerun with --resume") from None
-                yield index, outcome
-        finished = True
-    finally:
-        if not finished:  # interrupted: do not wait for the cells in flight, their results would be lost anyway
-            _terminate_workers(pool)
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _terminate_workers(pool: ProcessPoolExecutor) -> None:
-    # ProcessPoolExecutor.terminate_workers() exists only from Python 3.14
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in processes:
-        proc.join(timeout=5)
-
-
-def _dask_outcomes(run_cell, todo: list[tuple[int, dict, int]], scheduler: Any) -> Iterator[tuple[int, dict]]:
-    """Yield (index, outcome) as cells finish on a ``dask.distributed`` cluster."""
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - dask is a dependency
-        raise InvalidInputError(f"--scheduler needs dask.distributed ({exc}); pip install 'dask[distributed]'") from None
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler, timeout="20s") if own else scheduler
-    except (OSError, TimeoutError) as exc:
-        raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({exc}); start it with `dask scheduler` "
-                                f"and check the address") from None
-    futures: list = []
-    try:
-        futures = [client.submit(execute_cell, run_cell, params, seed, pure=False,
-                                 key=f"cell-{index}-{cell_id(params)}-{seed}") for index, params, seed in todo]
-        index_of = {fut.key: index for fut, (index, _, _) in zip(futures, todo)}
-        for fut in as_completed(futures):
-            try:
-                outcome = fut.result()
-            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: the cell killed its workers
-                outcome = {"rows": [], "error": f"{type(exc).__name__}: {exc}".replace("\n", " "),
-                           "seconds": float("nan"), "machine": "(dask worker lost)"}
-            yield index_of[fut.key], outcome
-    finally:
-        if futures:
-            client.cancel(futures)  # no-op for finished cells; stops the others when interrupted
-        if own:
-            client.close()
 
 
 # --------------------------------------------------------------------------- the run
@@ -588,7 +470,7 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
     seeds = cell_seeds(len(cells), seed)
     manifest = {"experiment": experiment.name, "seed": int(seed), "quick": bool(quick), "cells": len(cells)}
     _prepare_dir(out, parts, manifest, resume)
-    done = _finished_parts(parts, ids, seeds, seed) if resume else set()
+    done = finished_parts(parts, ids, seeds, seed) if resume else set()
     _atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
     todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if k not in done]
     skipped = len(cells) - len(todo)
@@ -597,10 +479,12 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
     started: int | None = None if scheduler is not None else 0
     if todo:
         if scheduler is not None:
-            outcomes = _dask_outcomes(experiment.run_cell, todo, scheduler)
+            outcomes = dask_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
+                                     scheduler, [f"cell-{i}-{cell_id(params)}-{seed}" for i, params, seed in todo])
         else:
             started = min(workers, len(todo))
-            outcomes = _pool_outcomes(experiment.run_cell, todo, started)
+            outcomes = pool_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
+                                     started)
         bar = _progress_bar(len(todo), experiment.name, progress)
         try:
             for index, outcome in outcomes:
@@ -624,89 +508,6 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
                       workers=started)
 
 
-def _check_run_dir(out: pathlib.Path) -> None:
-    """Refuse a run folder (or a parent of it) that is a file."""
-    for folder in (out, *out.parents):
-        if folder.exists():
-            if not folder.is_dir():
-                raise InvalidInputError(f"--out: {folder} is a file, not a folder; give a folder for the results")
-            return
-
-
-@contextlib.contextmanager
-def run_lock(out_dir: str | os.PathLike):
-    """Hold the exclusive lock of a run folder (``OUT/NAME/.lock``) for the duration of the block.
-
-    A second holder is refused at once with a message naming the folder and the process
-    that holds it. The kernel releases the lock when the holder exits or dies. Where
-    ``fcntl`` does not exist (not POSIX) the folder is not locked.
-    """
-    out = pathlib.Path(out_dir)
-    _check_run_dir(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InvalidInputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
-    path = out / ".lock"
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX (Windows): no lock
-        yield path
-        return
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise InvalidInputError(f"--out: cannot create the lock file {path} ({exc.strerror or exc}); "
-                                f"give a writable folder") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 512, 0).decode("utf-8", errors="replace").strip() or "another process"
-            raise InvalidInputError(f"{out} is in use by another run ({holder}); wait for it to finish or give "
-                                    f"another --out") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, started "
-                      f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
-        yield path
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def _read_part_seed(path: pathlib.Path) -> np.ndarray:
-    import pyarrow.parquet as pq
-
-    return pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
-
-
-def _finished_parts(parts: pathlib.Path, ids: list[str], seeds: list[int], root_seed: int) -> set[int]:
-    """Indices of cells whose finished part can be kept by ``--resume``.
-
-    A part that cannot be read is renamed ``<name>.corrupt`` (its cell runs again); a part
-    whose ``seed`` is not the cell's child seed under ``root_seed`` comes from a run with
-    another root seed: refused.
-    """
-    done = set()
-    for k, cid in enumerate(ids):
-        path = _part_path(parts, cid)
-        if not path.exists():
-            continue
-        try:
-            stored = _read_part_seed(path)
-        except Exception as exc:  # noqa: BLE001 - ArrowInvalid, OSError, KeyError: an unreadable part
-            aside = path.with_name(path.name + ".corrupt")
-            os.replace(path, aside)
-            print(f"vcsched: note: {path} cannot be read ({type(exc).__name__}); set aside as {aside.name}, "
-                  f"cell {k} runs again", file=sys.stderr)
-            continue
-        if len(stored) and int(stored[0]) != seeds[k]:
-            raise InvalidInputError(
-                f"--resume: {path} was computed with another root seed than --seed {root_seed} (cell {k} has "
-                f"seed {int(stored[0])}, expected {seeds[k]}); give that run's --seed or drop --resume to start over")
-        done.add(k)
-    return done
-
-
 def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume: bool) -> None:
     parts.mkdir(parents=True, exist_ok=True)
     for tmp in parts.glob(".*.tmp"):  # leftovers of a killed run: never complete, never read
@@ -716,7 +517,7 @@ def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume:
         try:
             old = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            old = None  # unreadable manifest: the parts themselves are checked (_finished_parts)
+            old = None  # unreadable manifest: the parts themselves are checked (finished_parts)
         for key in ("experiment", "seed", "quick"):
             if isinstance(old, dict) and old.get(key) != manifest[key]:
                 raise InvalidInputError(
@@ -779,4 +580,4 @@ def iter_rows(table: pandas.DataFrame) -> Iterable[dict]:
         yield {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
 
 
-__all__ += ["execute_cell", "iter_rows", "run_lock", "WATCHDOG_SECONDS"]
+__all__ += ["execute_cell", "iter_rows", "run_lock", "WATCHDOG_SECONDS"]  # the last two from runfolder/executors

@@ -1,0 +1,132 @@
+"""Where the cells of a sweep run: a local process pool (the default) or a ``dask.distributed``
+cluster. Both yield ``(index, result)`` as tasks finish, so :mod:`benchmarks.harness` saves each
+cell as soon as it is done.
+
+Local workers run a watchdog thread (:func:`_watch_coordinator`): when the coordinating process
+dies, even by SIGKILL, each worker exits within :data:`WATCHDOG_SECONDS` instead of finishing its
+cell for nobody.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from vcsched.errors import InvalidInputError, VcschedError
+
+__all__ = ["pool_outcomes", "dask_outcomes", "WATCHDOG_SECONDS"]
+
+
+def _forkserver_context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+WATCHDOG_SECONDS = 0.5
+"""How often a worker checks that the coordinating process is alive."""
+
+
+def _coordinator_gone(coordinator: int, parent: int) -> bool:
+    """True when the coordinating process has died: the worker was re-parented (its parent, the
+    forkserver or the coordinator itself, exited) or the coordinator's pid no longer exists."""
+    if os.getppid() != parent:
+        return True
+    try:
+        os.kill(coordinator, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # pragma: no cover - the pid exists, owned by someone else: reused
+        return True
+    return False
+
+
+def _watch_coordinator(coordinator: int) -> None:
+    """Worker initializer: a daemon thread that ends the worker when the coordinator dies.
+
+    Without it, workers of a run killed with SIGKILL finish their cell (minutes) before
+    noticing that nobody reads their result.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while not _coordinator_gone(coordinator, parent):
+            time.sleep(WATCHDOG_SECONDS)
+        os._exit(70)
+
+    threading.Thread(target=watch, name="vcsched-watchdog", daemon=True).start()
+
+
+def pool_outcomes(func: Callable, todo: list[tuple[int, tuple]], workers: int) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, func(*args))`` for every ``(index, args)`` of ``todo`` as they finish in a
+    local process pool whose workers watch the coordinator."""
+    ctx = _forkserver_context()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_coordinator,
+                               initargs=(os.getpid(),))
+    finished = False
+    try:
+        pending = {pool.submit(func, *args): index for index, args in todo}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                index = pending.pop(fut)
+                try:
+                    outcome = fut.result()
+                except BrokenProcessPool as exc:
+                    raise VcschedError(
+                        f"a worker process died while running cell {index} ({exc}); it crashed, ran out of memory or "
+                        f"was killed (a script using the API must call it under `if __name__ == '__main__':`); "
+                        f"finished cells are saved: rerun with --resume") from None
+                yield index, outcome
+        finished = True
+    finally:
+        if not finished:  # interrupted: do not wait for the cells in flight, their results would be lost anyway
+            _terminate_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate_workers(pool: ProcessPoolExecutor) -> None:
+    # ProcessPoolExecutor.terminate_workers() exists only from Python 3.14
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
+
+
+def dask_outcomes(func: Callable, todo: list[tuple[int, tuple]], scheduler: Any, keys: list[str]) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, func(*args))`` as they finish on a ``dask.distributed`` cluster (task names
+    ``keys``); a task whose workers were lost yields a failed cell outcome."""
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - dask is a dependency
+        raise InvalidInputError(f"--scheduler needs dask.distributed ({exc}); pip install 'dask[distributed]'") from None
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler, timeout="20s") if own else scheduler
+    except (OSError, TimeoutError) as exc:
+        raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({exc}); start it with `dask scheduler` "
+                                f"and check the address") from None
+    futures: list = []
+    try:
+        futures = [client.submit(func, *args, pure=False, key=key) for (_, args), key in zip(todo, keys)]
+        index_of = {fut.key: index for fut, (index, _) in zip(futures, todo)}
+        for fut in as_completed(futures):
+            try:
+                outcome = fut.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: the cell killed its workers
+                outcome = {"rows": [], "error": f"{type(exc).__name__}: {exc}".replace("\n", " "),
+                           "seconds": float("nan"), "machine": "(dask worker lost)"}
+            yield index_of[fut.key], outcome
+    finally:
+        if futures:
+            client.cancel(futures)  # no-op for finished cells; stops the others when interrupted
+        if own:
+            client.close()
