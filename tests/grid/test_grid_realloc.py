@@ -256,7 +256,7 @@ def test_grid_compiled_selection_equals_numpy(seed):
     # the compiled selection of the built-in heuristics against the numpy reference, with ties
     # (few distinct values), infinite ECTs, one or three clusters, dead rows, and all rows dead
     from heuristics.grid import fastselect
-    from heuristics.grid.realloc import _BUILTIN_CODES, _select_numpy
+    from heuristics.grid.selection import _BUILTIN_CODES, _select_numpy
 
     rng = np.random.default_rng(seed)
     n, K = int(rng.integers(1, 40)), int(rng.choice([1, 2, 3, 5]))
