@@ -78,10 +78,9 @@ for Network-Enabled Server Environments", INRIA RR-5527, 2005 (seed 004).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -97,6 +96,7 @@ from vcsched.problems.diet import (
     Workload,
     run_metrics,
 )
+from vcsched.sim.diet_policy import DietPolicy, MasterPolicy, Response
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_END, PRIORITY_PASS, Kernel
 
 __all__ = [
@@ -117,67 +117,6 @@ __all__ = [
 ]
 
 _EPS = 1e-9
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Data exchanged with policies
-# ----------------------------------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class Response:
-    """What a SeD answers to a request (§4); ``None`` marks a metric the SeD cannot provide.
-
-    Attributes
-    ----------
-    sed : str
-        Name of the SeD.
-    exec_time : float or None
-        Predicted execution time of the request on a dedicated processor (s).
-    num_jobs : int or None
-        Jobs present on the SeD (running + waiting).
-    since_last_solve : float or None
-        Seconds since the last solve request arrived (``inf`` if never).
-    queue_wait : float or None
-        Estimated wait before a new job would start (§5.1), in seconds.
-    slots : int
-        Jobs the SeD runs at once at full speed: ``min(cpus, limit)``.
-    """
-
-    sed: str
-    exec_time: float | None
-    num_jobs: int | None
-    since_last_solve: float | None
-    queue_wait: float | None = None
-    slots: int = 1
-
-
-class MasterPolicy(Protocol):
-    """The MA-level window scheduler (§5.2, Algorithm 2's decisions)."""
-
-    max_window_size: int
-    min_window_time: float
-
-    def initial_window_time(self) -> float: ...
-
-    def window_time_after_idle(self, window_time: float) -> float: ...
-
-    def window_time_after_schedule(self, min_queue_wait: float) -> float: ...
-
-    def refine(self, responses: Sequence[Sequence[Response]],
-               costs: Sequence[float]) -> tuple[list[str], float]:
-        """Servers chosen for the window's requests (in order) and ``minQueueWait``."""
-        ...
-
-
-class DietPolicy(Protocol):
-    """A scheduling approach: agent sorting, SeD concurrency limit, optional MA window scheduler."""
-
-    name: str
-    concurrency_limit: int | None
-    master: MasterPolicy | None
-
-    def select(self, responses: Sequence[Response], n: int, rng: np.random.Generator) -> list[Response]:
-        """Agent aggregation (Algorithm 1): the ``n`` best of ``responses``, best first."""
-        ...
 
 
 # ----------------------------------------------------------------------------------------------------------------
