@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from heuristics.grid.fastselect import _key
+from heuristics.grid.fastselect import _key, two_smallest
 from vcsched.sim.compiled import earliest, earliest_many, reserve
 
 __all__ = ["MCT", "plan_event", "plan_event_grouped", "monotone_after_lower"]
@@ -100,15 +100,7 @@ def _refresh_and_select(code, maximise, T, F, rows, total, lower, widths, D, S, 
     top = 0.0
     for r in range(m):
         i = live[r]
-        best = _INF
-        second = _INF
-        for k in range(K):
-            v = E[i, k]
-            if v < best:
-                second = best
-                best = v
-            elif v < second:
-                second = v
+        best, second = two_smallest(E, i, K)
         key = _key(code, best, second, planned[i] if use_planned else E[i, prev[i]], procs[i])
         if key != key:
             return r

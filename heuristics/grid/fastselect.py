@@ -37,6 +37,22 @@ def _key(code, best, second, current, procs):
 
 
 @njit(cache=True)
+def two_smallest(ect, i, K):
+    """The smallest and second smallest of ``ect[i, :K]`` with multiplicity (``inf`` when missing),
+    as ``numpy.partition(ect, 1, axis=1)`` gives them."""
+    best = _INF
+    second = _INF
+    for k in range(K):
+        v = ect[i, k]
+        if v < best:
+            second = best
+            best = v
+        elif v < second:
+            second = v
+    return best, second
+
+
+@njit(cache=True)
 def select_builtin(code, maximise, ect, current, procs, alive):
     """Row chosen by heuristic ``code`` (module constants) among the ``alive`` rows of ``ect``."""
     n, K = ect.shape
@@ -44,15 +60,7 @@ def select_builtin(code, maximise, ect, current, procs, alive):
     top = 0.0
     for i in range(n):
         if alive[i]:
-            best = _INF
-            second = _INF
-            for k in range(K):
-                v = ect[i, k]
-                if v < best:
-                    second = best
-                    best = v
-                elif v < second:
-                    second = v
+            best, second = two_smallest(ect, i, K)
             key = _key(code, best, second, current[i], procs[i])
             if key != key:  # NaN: numpy's argmax and argmin return the first one
                 return i
