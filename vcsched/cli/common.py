@@ -181,9 +181,25 @@ def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
 
 
+def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", bar_format: str | None = None):
+    """A tqdm bar on standard error, shown only when standard error is a terminal and ``disable``
+    is false (``--no-progress``), and its update function ``update(done)`` (``done`` is the
+    amount reached so far, not an increment). Returns ``(bar, update)``; close the bar when
+    done. ``bar_format`` is tqdm's (default: its own). tqdm is imported here, not at start-up."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=disable or not sys.stderr.isatty(),
+               bar_format=bar_format)
+
+    def update(done: float) -> None:
+        bar.update(done - bar.n)
+
+    return bar, update
+
+
 def fail(message: str) -> InvalidInputError:
     return InvalidInputError(message)
 
 
-__all__ += ["nonneg_int", "unit_float", "fail", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
+__all__ += ["progress_bar", "nonneg_int", "unit_float", "fail", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
             "SEED_MAX"]

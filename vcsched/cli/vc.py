@@ -31,6 +31,7 @@ from vcsched.cli.common import (
     number_option,
     print_json,
     print_table,
+    progress_bar,
     seed_option,
     write_output,
     write_stdout,
@@ -147,7 +148,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "arrivals: processors become tasks, --duration seconds from the trace's start")
     a.add_argument("--events-csv", help="write the per-event trace (time, kind, job, yields, migrations) as CSV")
     a.add_argument("--json", action="store_true")
+    a.add_argument("--no-progress", action="store_true",
+                   help="no progress bar over the simulated time (it is off anyway when stderr is not a TTY)")
     a.set_defaults(handler=cmd_adapt)
+
+
+ADAPT_BAR = "{desc}: {percentage:3.0f}%|{bar}| simulated time {n:.6g} of {total:.6g} [{elapsed}<{remaining}]"
+"""``vc adapt``'s progress bar (on standard error, when it is a terminal): the simulated time reached."""
 
 
 def _budget_value(text: str) -> float:
@@ -190,7 +197,12 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         workload = poisson_workload(args.hosts, args.arrival_rate, args.mean_lifetime, args.duration, slack=args.slack,
                                     tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
     policy = make_policy(args.policy, budget_mode=args.budget_mode, time_limit=args.time_limit)
-    result = simulate_dynamic(args.hosts, workload, policy, budget=args.budget, duration=args.duration)
+    bar, update = progress_bar(args.duration, disable=args.no_progress, desc="vc adapt", bar_format=ADAPT_BAR)
+    try:
+        result = simulate_dynamic(args.hosts, workload, policy, budget=args.budget, duration=args.duration,
+                                  progress=update)
+    finally:
+        bar.close()
     if args.events_csv:
         write_output(args.events_csv, _events_csv(result.trace), option="--events-csv")
     doc = result.to_dict()
