@@ -16,16 +16,10 @@ from typing import Any
 import numpy as np
 
 from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation
+from vcsched.problems.vc_plain import MEM_EPS  # defined without numpy, for MCB's numpy-free path
 from vcsched.result import Result, Status
 
 __all__ = ["MEM_EPS", "finish", "failed", "validate_instance"]
-
-MEM_EPS = 1e-12
-"""Slack allowed on a host's memory when testing whether a task fits.
-
-Tiny (the checker tolerates ``1e-7`` in total) so that packings filled
-exactly to capacity, like the planted instances of the tests, are accepted
-despite rounding."""
 
 
 def validate_instance(instance: Any) -> VCInstance:

@@ -46,20 +46,44 @@ Notes
 The reported minimum yield is that of the final placement after the
 average-yield phase, i.e. ``min(1, 1 / max_j L_j)``, which is at least the
 ``Y`` at which it was packed.
+
+Two entry points share the packing and the yield search, which work on
+Python lists: :func:`mcb` takes a :class:`~vcsched.problems.vc.VCInstance`
+(numpy arrays; the average-yield phase and the checker of
+:mod:`vcsched.problems.vc`, any instance), :func:`mcb_plain` a
+:class:`~vcsched.problems.vc_plain.PlainInstance` of one-task jobs (the
+plain phase and checker of :mod:`vcsched.problems.vc_plain`) and imports no
+numpy on instances of fewer than :data:`NUMPY_SORT_MIN` tasks, which is what
+``vcsched vc solve small.json --method mcb8`` uses to start fast. Both give the
+same result (tested over random instances). The sort of the two lists is done
+by Python's ``sorted`` below :data:`NUMPY_SORT_MIN` items and by numpy's
+stable ``argsort`` above (same order, tested); ``Y_max`` uses ``math.fsum``.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from bisect import bisect_left
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from vcsched.problems.vc_plain import (
+    MEM_EPS,
+    PlainInstance,
+    plain_allocation_from_placement,
+    plain_check_allocation,
+    plain_placement_min_yield,
+)
+from vcsched.result import Result, Status
 
-from heuristics.vc._common import MEM_EPS, failed, finish, validate_instance
-from vcsched.problems.vc import VCInstance, placement_min_yield
-from vcsched.result import Result
+if TYPE_CHECKING:
+    import numpy as np
 
-__all__ = ["mcb", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID", "GRID_MODES"] + [f"mcb{v}" for v in range(1, 9)]
+    from vcsched.problems.vc import VCInstance
+
+__all__ = ["mcb", "mcb_plain", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID", "GRID_MODES",
+           "NUMPY_SORT_MIN"] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
 """Default stopping tolerance of the binary search: stop when ``hi - lo <= tol``."""
@@ -85,8 +109,19 @@ MCB_VARIANTS = {
 }
 """Variant number -> (sort key, descending)."""
 
+NUMPY_SORT_MIN = 5_000
+"""Lists of at least this many items are sorted by numpy's ``argsort`` (:func:`_sorted_lists`),
+shorter ones by Python's ``sorted`` (:func:`_sorted_positions`, no numpy import). Measured
+(``benchmarks/bench_startup.py --sort``): Python's sort costs about twice numpy's
+(conversions included) from a few thousand items on."""
+
+NO_PACKING = "no yield Y > 0 packs (not even memory alone)"
+
 
 def _sort_key(c: np.ndarray, m: np.ndarray, key: str) -> np.ndarray:
+    """The variant's sort key of every item, on arrays (the reference is :func:`_plain_key`)."""
+    import numpy as np
+
     hi = np.maximum(c, m)
     lo = np.minimum(c, m)
     if key == "sum":
@@ -102,7 +137,10 @@ def _sort_key(c: np.ndarray, m: np.ndarray, key: str) -> np.ndarray:
 
 
 def _sorted_lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[np.ndarray, np.ndarray]:
-    """Task indices of the CPU-heavy and memory-heavy lists, each in the variant's order."""
+    """Task indices of the CPU-heavy and memory-heavy lists, each in the variant's order (numpy
+    form of :func:`_sorted_positions`, for long lists; same order, tested)."""
+    import numpy as np
+
     key, descending = MCB_VARIANTS[variant]
     k = _sort_key(c, m, key)
     order = np.argsort(-k if descending else k, kind="stable")
@@ -110,10 +148,42 @@ def _sorted_lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[np.ndarra
     return order[heavy], order[~heavy]
 
 
+def _plain_key(c: list[float], m: list[float], key: str) -> list[float]:
+    """The variant's sort key of every item (the operations of :func:`_sort_key`, on lists)."""
+    if key == "sum":
+        return [a + b for a, b in zip(c, m)]
+    if key == "diff":
+        return [a - b if a > b else b - a for a, b in zip(c, m)]
+    if key == "ratio":
+        return [(a / b if b > 0 else math.inf) if a > b else (b / a if a > 0 else math.inf) for a, b in zip(c, m)]
+    return [a if a > b else b for a, b in zip(c, m)]
+
+
+def _sorted_positions(c: list[float], m: list[float], variant: int) -> tuple[list[int], list[int]]:
+    """Task indices of the CPU-heavy (``c >= m``) and memory-heavy lists, each sorted by the
+    variant's key (stable: ties keep task order; descending sorts the negated key, as numpy)."""
+    key, descending = MCB_VARIANTS[variant]
+    k = _plain_key(c, m, key)
+    if descending:
+        k = [-x for x in k]
+    order = sorted(range(len(k)), key=k.__getitem__)
+    return [i for i in order if c[i] >= m[i]], [i for i in order if c[i] < m[i]]
+
+
+def _orders(c: list[float], m: list[float], variant: int) -> tuple[list[int], list[int]]:
+    """The two lists' orders: :func:`_sorted_positions`, or numpy's from :data:`NUMPY_SORT_MIN` items."""
+    if len(c) < NUMPY_SORT_MIN:
+        return _sorted_positions(c, m, variant)
+    import numpy as np
+
+    A, B = _sorted_lists(np.asarray(c, dtype=float), np.asarray(m, dtype=float), variant)
+    return A.tolist(), B.tolist()
+
+
 class _PlainList:
     """One list of a packing, searched by a forward scan (any variant).
 
-    ``cpu``/``mem`` are the items' sizes in list order. Within one host the
+    ``order`` holds the items' indices in list order, ``cpu``/``mem`` their sizes. Within one host the
     free capacities only shrink, so an item skipped once never fits later on
     that host: the search resumes from ``pos``, which only moves forward
     (it is set past the end when nothing fits).
@@ -121,10 +191,10 @@ class _PlainList:
 
     __slots__ = ("order", "cpu", "mem", "n", "host", "used", "head", "pos")
 
-    def __init__(self, order: np.ndarray, c: np.ndarray, m: np.ndarray):
+    def __init__(self, order: list[int], c: list[float], m: list[float]):
         self.order = order
-        self.cpu = c[order].tolist()
-        self.mem = m[order].tolist()
+        self.cpu = [c[i] for i in order]
+        self.mem = [m[i] for i in order]
         self.n = len(self.cpu)
         self.host = [0] * self.n
         self.used = [False] * self.n
@@ -171,11 +241,11 @@ class _MaxDescList(_PlainList):
 
     __slots__ = ("cpu_heavy", "neg_dominant", "other", "nxt")
 
-    def __init__(self, order: np.ndarray, c: np.ndarray, m: np.ndarray, cpu_heavy: bool):
+    def __init__(self, order: list[int], c: list[float], m: list[float], cpu_heavy: bool):
         super().__init__(order, c, m)
         self.cpu_heavy = cpu_heavy
-        dominant = c[order] if cpu_heavy else m[order]
-        self.neg_dominant = (-dominant).tolist()
+        dominant = self.cpu if cpu_heavy else self.mem
+        self.neg_dominant = [-x for x in dominant]
         self.other = self.mem if cpu_heavy else self.cpu
         self.nxt = list(range(self.n + 1))
 
@@ -213,20 +283,21 @@ def _find_unused(nxt: list, k: int) -> int:
     return root
 
 
-def _make_lists(c: np.ndarray, m: np.ndarray, variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
+def _make_lists(c: list[float], m: list[float], variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
     """The CPU-heavy and memory-heavy lists of ``variant`` (MCB8's searched by bisection when ``fast``)."""
-    A, B = _sorted_lists(c, m, variant)
+    A, B = _orders(c, m, variant)
     if fast and variant == 8:
         return _MaxDescList(A, c, m, cpu_heavy=True), _MaxDescList(B, c, m, cpu_heavy=False)
     return _PlainList(A, c, m), _PlainList(B, c, m)
 
 
-def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bool = True) -> np.ndarray | None:
+def mcb_pack(c: Sequence[float], m: Sequence[float], hosts: int, variant: int, *,
+             fast: bool = True) -> np.ndarray | None:
     """Pack items ``(c_k, m_k)`` into ``hosts`` unit bins with MCB ``variant``.
 
     Parameters
     ----------
-    c, m : arrays of float, shape (K,)
+    c, m : arrays (or sequences) of float, shape (K,)
         CPU (already multiplied by the target yield) and memory of each item.
     hosts : int
     variant : int in 1..8
@@ -252,10 +323,18 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     >>> mcb_pack(np.array([0.6, 0.4, 0.3]), np.array([0.1, 0.05, 0.8]), 2, 8).tolist()
     [0, 1, 0]
     """
+    import numpy as np
+
+    placement = _pack([float(x) for x in c], [float(x) for x in m], hosts, variant, fast)
+    return None if placement is None else np.asarray(placement, dtype=np.int64)
+
+
+def _pack(c: list[float], m: list[float], hosts: int, variant: int, fast: bool = True) -> list[int] | None:
+    """:func:`mcb_pack` on lists: the host of every item, or ``None``."""
     cpu_list, mem_list = _make_lists(c, m, variant, fast)
     capc, capm = 1.0 + CPU_EPS, 1.0 + MEM_EPS
-    left_cpu = float(c.sum())
-    left_mem = float(m.sum())
+    left_cpu = math.fsum(c)
+    left_mem = math.fsum(m)
     left = cpu_list.n + mem_list.n
     for h in range(hosts):
         if left_cpu > (hosts - h) * capc + 1e-9 or left_mem > (hosts - h) * capm + 1e-9:
@@ -277,31 +356,32 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
             left_mem -= mk
             left -= 1
         if left == 0:
-            out = np.empty(c.shape[0], dtype=np.int64)
-            out[cpu_list.order] = cpu_list.host
-            out[mem_list.order] = mem_list.host
+            out = [0] * len(c)
+            for lst in (cpu_list, mem_list):
+                for i, h_i in zip(lst.order, lst.host):
+                    out[i] = h_i
             return out
     return None
 
 
 class _YieldSearch:
-    """Packings of one instance at trial yields, remembering the best placement found."""
+    """Packings of one instance's tasks (CPU needs ``alpha``, memory ``mem``, as lists) at
+    trial yields, remembering the best placement found."""
 
-    def __init__(self, instance: VCInstance, variant: int):
-        self.instance = instance
+    def __init__(self, alpha: list[float], mem: list[float], hosts: int, variant: int):
+        self.alpha, self.mem, self.hosts = alpha, mem, hosts
         self.variant = variant
-        self.best: np.ndarray | None = None
+        self.best: list[int] | None = None
         self.best_y = -1.0
         self.probes = 0
 
     def probe(self, y: float) -> float | None:
         """Pack at yield ``y``; the placement's minimum yield, or ``None`` if the packing failed."""
-        inst = self.instance
-        placement = mcb_pack(inst.task_cpu * y, inst.task_mem, inst.hosts, self.variant)
+        placement = _pack([a * y for a in self.alpha], self.mem, self.hosts, self.variant)
         self.probes += 1
         if placement is None:
             return None
-        yy = placement_min_yield(inst, placement)
+        yy = plain_placement_min_yield(self.hosts, placement, self.alpha)
         if yy > self.best_y:
             self.best, self.best_y = placement, yy
         return yy
@@ -402,7 +482,62 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     ('feasible', 0.8333)
     """
     t0 = time.perf_counter()
+    from heuristics.vc._common import failed, finish, validate_instance
+
     validate_instance(instance)
+    _check_options(variant, tol, grid, grid_mode)
+    best, extra = _search(instance.task_cpu.tolist(), instance.task_mem.tolist(), instance.hosts, variant,
+                          tol, grid, grid_mode)
+    t1 = time.perf_counter()
+    if best is None:
+        return failed(f"mcb{variant}", t0, NO_PACKING, extra)
+    return finish(instance, f"mcb{variant}", best, t0, t1, extra)
+
+
+def mcb_plain(instance: PlainInstance, variant: int = 8, *, rng=None, tol: float = DEFAULT_TOL,
+              grid: int = DEFAULT_GRID, grid_mode: str = "failure") -> Result:
+    """:func:`mcb` on a :class:`~vcsched.problems.vc_plain.PlainInstance` of one-task jobs, on lists.
+
+    Same search and packing; the average-yield phase and the checker are the plain forms
+    (:func:`~vcsched.problems.vc_plain.plain_allocation_from_placement`,
+    :func:`~vcsched.problems.vc_plain.plain_check_allocation`). The result is that of
+    :func:`mcb` on the same instance (same status, allocation, yields, ``extra`` but the
+    timings; tested), with an :class:`~vcsched.problems.vc_plain.Allocation` of lists.
+    Imports no numpy when the instance has fewer than :data:`NUMPY_SORT_MIN` tasks.
+
+    Raises
+    ------
+    TypeError
+        ``instance`` is not a ``PlainInstance``.
+    ValueError
+        Bad options (as :func:`mcb`), or parallel jobs (their average-yield phase is an LP:
+        use :func:`mcb` on a ``VCInstance``).
+    """
+    t0 = time.perf_counter()
+    if not isinstance(instance, PlainInstance):
+        raise TypeError(f"`instance` must be a PlainInstance, got {type(instance).__name__}")
+    if instance.is_parallel:
+        raise ValueError("mcb_plain handles one-task jobs only (the average-yield phase of parallel jobs is an LP); "
+                         "use mcb() on a VCInstance")
+    _check_options(variant, tol, grid, grid_mode)
+    method = f"mcb{variant}"
+    best, extra = _search(instance.task_cpu, instance.task_mem, instance.hosts, variant, tol, grid, grid_mode)
+    t1 = time.perf_counter()
+    if best is None:
+        extra = dict(extra, seconds_first_phase=t1 - t0, avg_yield=None)
+        return Result(method, Status.FAILED, None, None, None, None, t1 - t0, NO_PACKING, extra)
+    alloc = plain_allocation_from_placement(instance, best)
+    report = plain_check_allocation(instance, alloc)
+    t_end = time.perf_counter()
+    extra = dict(extra, seconds_first_phase=t1 - t0, seconds_second_phase=t_end - t1)
+    if not report.valid:  # pragma: no cover - a bug; as heuristics.vc._common.finish
+        return Result(method, Status.ERROR, None, None, None, None, t_end - t0,
+                      "allocation rejected by the checker: " + "; ".join(report.violations[:3]), extra)
+    extra["avg_yield"] = report.avg_yield
+    return Result(method, Status.FEASIBLE, report.min_yield, None, None, alloc, t_end - t0, "", extra)
+
+
+def _check_options(variant: Any, tol: Any, grid: Any, grid_mode: Any) -> None:
     if variant not in MCB_VARIANTS:
         raise ValueError(f"`variant` must be an integer in 1..8, got {variant!r}")
     if not (isinstance(tol, (int, float)) and 0 < tol < 1):
@@ -411,9 +546,14 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
         raise ValueError(f"`grid` must be an integer in 0..10000, got {grid!r}")
     if grid_mode not in GRID_MODES:
         raise ValueError(f"`grid_mode` must be one of {GRID_MODES}, got {grid_mode!r}")
-    method = f"mcb{variant}"
-    y_max = min(1.0, instance.hosts / float(instance.task_cpu.sum()))
-    search = _YieldSearch(instance, variant)
+
+
+def _search(alpha: list[float], mem: list[float], hosts: int, variant: int, tol: float, grid: int,
+            grid_mode: str) -> tuple[list[int] | None, dict[str, Any]]:
+    """The search of :func:`mcb` (Notes) on task lists: the best placement found (or ``None``)
+    and ``extra`` (``probes``, ``grid_probes``, ``y_lo``, ``y_hi``, ``y_max``)."""
+    y_max = min(1.0, hosts / math.fsum(alpha))
+    search = _YieldSearch(alpha, mem, hosts, variant)
     lo, hi = search.bisect(0.0, y_max, y_max / 2.0, tol)
     found = search.best is not None
     grid_probes = 0
@@ -425,11 +565,7 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
         grid_probes = search.probes - before
     if not found:
         search.probe(0.0)
-    t1 = time.perf_counter()
-    extra = {"probes": search.probes, "grid_probes": grid_probes, "y_lo": lo, "y_hi": hi, "y_max": y_max}
-    if search.best is None:
-        return failed(method, t0, "no yield Y > 0 packs (not even memory alone)", extra)
-    return finish(instance, method, search.best, t0, t1, extra)
+    return search.best, {"probes": search.probes, "grid_probes": grid_probes, "y_lo": lo, "y_hi": hi, "y_max": y_max}
 
 
 def _make(variant: int):

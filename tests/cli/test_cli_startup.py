@@ -54,15 +54,29 @@ def test_every_group_help_imports_no_heavy_package():
     assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask"}, sorted(mods)
 
 
-def test_vc_solve_mcb8_imports_no_solver_or_dataframe_package(tmp_path):
-    path = tmp_path / "f.json"
-    path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}, {"cpu": 0.7, "mem": 0.2},
-                                                     {"cpu": 0.4, "mem": 0.4}]}))
-    mods = imported_after(
+def _solve_modules(path, *argv: str) -> set[str]:
+    return imported_after(
         "import contextlib, io\n"
         "import vcsched.cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    assert vcsched.cli.main(['vc', 'solve', {str(path)!r}, '--method', 'mcb8']) == 0\n"
+        f"    assert vcsched.cli.main(['vc', 'solve', {str(path)!r}, *{list(argv)!r}]) == 0\n"
     )
-    assert "numpy" in mods  # the heuristic itself works on arrays
+
+
+def test_vc_solve_mcb8_on_a_small_instance_imports_no_numpy(tmp_path):
+    """The numpy-free path of ``vc solve`` (vcsched.cli.vc.solve_plain), text and JSON output."""
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}, {"cpu": 0.7, "mem": 0.2},
+                                                     {"cpu": 0.4, "mem": 0.4}]}))
+    for argv in (["--method", "mcb8"], ["--method", "mcb1,MCB8", "--json"]):
+        mods = _solve_modules(path, *argv)
+        assert "heuristics" in mods and "vcsched" in mods
+        assert not mods & set(HEAVY + ("numpy",)), sorted(mods & set(HEAVY + ("numpy",)))
+
+
+def test_vc_solve_mcb8_on_parallel_jobs_takes_the_numpy_path_without_solver_packages(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3, "tasks": 2}, {"cpu": 0.7, "mem": 0.2}]}))
+    mods = _solve_modules(path, "--method", "mcb8")
+    assert "numpy" in mods  # the average-yield phase of parallel jobs is an LP (scipy's HiGHS)
     assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask", "pyarrow"}, sorted(mods)

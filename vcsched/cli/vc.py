@@ -17,6 +17,15 @@ current placement and respect the budget.
 This module imports only the standard library and the core's light modules
 at import time (start-up time); numpy, PuLP and the role packages are
 imported inside the commands.
+
+``vc solve`` with only MCB methods (``--method mcb8``, ``mcb1,mcb5``...) on an
+instance of one-task jobs without current hosts and with at most
+:data:`PLAIN_MAX_TASKS` tasks takes the numpy-free path
+(:func:`heuristics.vc.mcb.mcb_plain` on a
+:class:`~vcsched.problems.vc_plain.PlainInstance`): same output, without
+numpy's import, which alone costs more than the rest of the command. Every
+other case (other methods, parallel jobs, current hosts, larger instances)
+takes the numpy path, from the same validated file.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from vcsched.errors import InvalidInputError, UnknownNameError
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
+    from vcsched.problems.vc_plain import PlainInstance
     from vcsched.result import Result
 
 EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed", "certify")
@@ -79,6 +89,13 @@ a shared 2-core machine), outside the solver's time limit; a larger one is refus
 ADAPT_METHODS = ("adapt-none", "adapt-mcb8", "adapt-mcb8-sticky", "adapt-local-search")
 """Adaptation policies (``heuristics.vc.adapt``) run as one-shot methods: they start from the
 instance's current placement and never exceed its migration budget."""
+
+PLAIN_MAX_TASKS = 5_000
+"""``vc solve``: largest instance (in tasks) that MCB methods solve on the numpy-free path
+(module docstring). Below it, that path is faster than importing numpy; above, the numpy
+forms of the average-yield phase and the checker are faster, and MCB sorts with numpy
+anyway (:data:`heuristics.vc.mcb.NUMPY_SORT_MIN`). Measured in the README, section
+"Start-up"."""
 
 MAX_EXPECTED_ARRIVALS = 20_000
 """``vc adapt``: largest ``--arrival-rate x --duration`` (expected arrivals; each arrival and
@@ -432,9 +449,9 @@ def resolve_methods(text: str, instance: VCInstance | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
+def result_to_json(result: Result, instance: VCInstance | PlainInstance) -> dict[str, Any]:
     """The JSON fields of ``vcsched vc solve --json`` (README: CLI)."""
-    from vcsched.problems.vc import Allocation
+    from vcsched.problems.vc_plain import Allocation
 
     alloc = result.solution if isinstance(result.solution, Allocation) else None
     has = result.status.has_solution
@@ -471,10 +488,44 @@ def _with_time_limit(result: Result, limit: float, *, default: bool) -> Result:
     return result.replace(extra=extra, message=message)
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
-    from vcsched.problems.vc import load_instance
+def plain_variants(text: str) -> list[int] | None:
+    """The MCB variants of ``--method`` when it names MCB methods only (in order, without
+    repeats), else None."""
+    names = list(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    variants = [int(n[3:]) for n in names if n in {f"mcb{v}" for v in range(1, 9)}]
+    return variants if names and len(variants) == len(names) else None
 
-    instance = load_instance(args.instance)
+
+def solve_plain(text: str, instance: PlainInstance) -> list[dict[str, Any]] | None:
+    """The rows of ``vc solve`` by the numpy-free path (module docstring), or None when the
+    path does not apply to these methods and this instance."""
+    variants = plain_variants(text)
+    if (variants is None or instance.current_host is not None or instance.is_parallel
+            or instance.n_tasks > PLAIN_MAX_TASKS):
+        return None
+    from heuristics.vc.mcb import mcb_plain
+
+    return [result_to_json(mcb_plain(instance, v), instance) for v in variants]
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from vcsched.problems.vc_plain import load_plain_instance
+
+    plain = load_plain_instance(args.instance)
+    rows = solve_plain(args.method, plain)
+    if rows is None:
+        from vcsched.problems.vc import VCInstance
+
+        rows = solve_rows(args, VCInstance.from_plain(plain))
+    if args.json:
+        print_json(rows[0] if len(rows) == 1 else rows)
+    else:
+        print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds"])
+    return 0
+
+
+def solve_rows(args: argparse.Namespace, instance: VCInstance) -> list[dict[str, Any]]:
+    """The rows of ``vc solve`` by the numpy path: every method, refusals and notes, time limits."""
     methods = resolve_methods(args.method, instance)
     named = [t.strip().lower() for t in args.method.split(",")]
     runnable = []
@@ -499,8 +550,4 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if name in TIMED_METHODS:
             result = _with_time_limit(result, limit, default=args.time_limit is None)
         rows.append(result_to_json(result, instance))
-    if args.json:
-        print_json(rows[0] if len(rows) == 1 else rows)
-    else:
-        print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds"])
-    return 0
+    return rows

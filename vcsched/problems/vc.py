@@ -14,20 +14,37 @@ entries ``offsets[i]:offsets[i + 1]``.
 The key fact used by the exact formulations and the heuristics: for a fixed
 placement, the best minimum yield is ``min(1, 1 / max_j L_j)`` where ``L_j`` is
 the total CPU need of the tasks on host ``j`` (give every task ``alpha_i * Y``).
+
+The validation of instance files, :class:`Allocation`, :class:`CheckReport`
+and the size limits live in :mod:`vcsched.problems.vc_plain` (no numpy) and
+are re-exported here; the functions below are the vectorised forms, for large
+instances, of rules whose plain forms are there (same numbers, tested).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from vcsched.errors import InvalidInputError
-from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
+from vcsched.problems.vc_plain import (
+    MAX_HOST_TASKS,
+    MAX_HOSTS,
+    MAX_TASKS,
+    MIN_CPU,
+    TOL,
+    Allocation,
+    CheckReport,
+    PlainInstance,
+    check_size,
+    load_plain_instance,
+    parse_plain_instance,
+)
 
 __all__ = [
     "VCInstance",
@@ -50,10 +67,6 @@ __all__ = [
     "MAX_HOST_TASKS",
     "check_size",
 ]
-
-TOL = 1e-7
-"""Absolute tolerance of the checker on capacities and equalities."""
-
 
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python number it holds (other values unchanged), for the field readers."""
@@ -114,6 +127,18 @@ class VCInstance:
             data["migration_budget"] = migration_budget
         return parse_instance(data)
 
+    @classmethod
+    def from_plain(cls, plain: PlainInstance) -> VCInstance:
+        """The instance of a validated :class:`~vcsched.problems.vc_plain.PlainInstance` (no new checks)."""
+        return cls(
+            hosts=plain.hosts,
+            cpu=np.asarray(plain.cpu, dtype=float),
+            mem=np.asarray(plain.mem, dtype=float),
+            tasks=np.asarray(plain.tasks, dtype=np.int64),
+            current_host=plain.current_host,
+            migration_budget=plain.migration_budget,
+        )
+
     @property
     def n_jobs(self) -> int:
         return int(self.cpu.shape[0])
@@ -163,46 +188,6 @@ class VCInstance:
         return f"VCInstance(hosts={self.hosts}, jobs={self.n_jobs}, tasks={self.n_tasks})"
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class Allocation:
-    """Placement and CPU fraction of every task (flat arrays of length ``n_tasks``)."""
-
-    task_host: np.ndarray
-    task_cpu: np.ndarray
-
-    def assignment(self, instance: VCInstance) -> list[Any]:
-        """Host per job: an int for a one-task job, a list for a parallel job."""
-        return _per_job(instance, self.task_host.astype(int).tolist())
-
-    def cpu(self, instance: VCInstance) -> list[Any]:
-        """CPU fraction per job (one-task job) or per task (list, parallel job)."""
-        return _per_job(instance, [float(c) for c in self.task_cpu])
-
-
-def _per_job(instance: VCInstance, flat: list) -> list[Any]:
-    offsets = instance.offsets
-    out: list[Any] = []
-    for i in range(instance.n_jobs):
-        chunk = flat[offsets[i] : offsets[i + 1]]
-        out.append(chunk[0] if instance.tasks[i] == 1 else chunk)
-    return out
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckReport:
-    """What :func:`check_allocation` found."""
-
-    valid: bool
-    violations: tuple[str, ...]
-    min_yield: float | None
-    avg_yield: float | None
-    job_yield: np.ndarray | None
-
-    def raise_if_invalid(self) -> None:
-        if not self.valid:
-            raise AssertionError("invalid allocation: " + "; ".join(self.violations[:5]))
-
-
 def host_loads(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     """Total CPU need ``L_j`` of the tasks placed on each host."""
     return np.bincount(task_host, weights=instance.task_cpu, minlength=instance.hosts)
@@ -224,7 +209,9 @@ def check_allocation(instance: VCInstance, allocation: Allocation, *, tol: float
 
     Checks: each task on exactly one existing host; host CPU <= 1; host memory
     <= 1; 0 <= task CPU <= alpha_i; equal CPU for the tasks of one job.
-    Returns the minimum yield and the average per-job yield (§5.1).
+    Returns the minimum yield and the average per-job yield (§5.1), the latter
+    as ``math.fsum`` of the job yields over their number. The vectorised form of
+    :func:`vcsched.problems.vc_plain.plain_check_allocation` (same report, tested).
     """
     violations: list[str] = []
     host = np.asarray(allocation.task_host)
@@ -261,7 +248,7 @@ def check_allocation(instance: VCInstance, allocation: Allocation, *, tol: float
         valid=not violations,
         violations=tuple(violations),
         min_yield=float(job_yield.min()),
-        avg_yield=float(job_yield.mean()),
+        avg_yield=math.fsum(job_yield.tolist()) / instance.n_jobs,
         job_yield=job_yield,
     )
 
@@ -285,7 +272,9 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
     For one-task jobs this is the paper's greedy, optimal by an exchange
     argument: every job starts at ``alpha_i * Y``; on each host the spare CPU
     goes to the jobs in increasing ``alpha_i`` order until each is satisfied.
-    Ties in ``alpha_i`` are broken by job index.
+    Ties in ``alpha_i`` are broken by job index. Vectorised form of
+    :func:`vcsched.problems.vc_plain.plain_allocation_from_placement` (same
+    numbers, tested).
 
     For parallel jobs the tasks of one job share one CPU value across hosts,
     which couples hosts; the greedy is no longer optimal, so the LP
@@ -329,112 +318,18 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
 # --------------------------------------------------------------------------- files
 
 
-MIN_CPU = 1e-9
-"""Smallest CPU need accepted (``cpu`` in ``[1e-9, 1]``): the heuristics divide by
-``alpha_i`` and sort by ratios of needs, which overflow for needs near the
-smallest float (``5e-324``); a VM needing less than a billionth of a host is
-not a meaningful model."""
-
-MAX_HOSTS = 100_000
-"""Most hosts in an instance: the heuristics keep per-host arrays and scan them per task."""
-
-MAX_TASKS = 1_000_000
-"""Most tasks (sum of ``tasks`` over the jobs) in an instance."""
-
-MAX_HOST_TASKS = 1_000_000_000
-"""Largest ``hosts * tasks``: every heuristic examines the hosts for each task it places,
-so this bounds their work (about a second per 10^8 on one core)."""
-
-JOB_FIELDS = ("cpu", "mem", "tasks", "current_host")
-INSTANCE_FIELDS = ("hosts", "jobs", "migration_budget")
-
-
-def check_size(hosts: int, tasks: int, *, where: str = "instance") -> None:
-    """Refuse an instance beyond the documented size limits (:data:`MAX_HOSTS`,
-    :data:`MAX_TASKS`, :data:`MAX_HOST_TASKS`) before anything is allocated for it."""
-    if hosts > MAX_HOSTS:
-        raise InvalidInputError(f"{where}: {hosts:,} hosts is more than the limit of {MAX_HOSTS:,}")
-    if tasks > MAX_TASKS:
-        raise InvalidInputError(f"{where}: {tasks:,} tasks in all is more than the limit of {MAX_TASKS:,}")
-    if hosts * tasks > MAX_HOST_TASKS:
-        raise InvalidInputError(f"{where}: {hosts:,} hosts x {tasks:,} tasks = {hosts * tasks:,} is more than the "
-                                f"limit of {MAX_HOST_TASKS:,} (hosts x tasks bounds the heuristics' work)")
-
-
-def _fail(source: str, where: str, what: str) -> InvalidInputError:
-    return InvalidInputError(f"{source}: {where}: {what}")
-
-
-def _host_index(value: Any, source: str, where: str, hosts: int) -> int:
-    h = int_field({"current_host": value}, "current_host", where=where, low=0, high=hosts - 1)
-    return int(h)
-
-
-def _current_host(job: dict, tasks: int, hosts: int, source: str, where: str) -> Any:
-    """``None``, an int (one-task job) or a tuple of ints (one per task), each in ``0..hosts-1``."""
-    ch = job.get("current_host")
-    if ch is None:
-        return None
-    if isinstance(ch, list):
-        if len(ch) != tasks:
-            raise _fail(source, f"{where}, field 'current_host'", f"lists {len(ch)} hosts for {tasks} tasks")
-        return tuple(_host_index(h, source, where, hosts) for h in ch)
-    if tasks != 1:
-        raise _fail(source, f"{where}, field 'current_host'", f"a job with {tasks} tasks needs a list of {tasks} hosts")
-    return _host_index(ch, source, where, hosts)
-
-
 def parse_instance(data: Any, source: str = "<instance>") -> VCInstance:
-    """Validate a decoded JSON document and build a :class:`VCInstance`.
-
-    Raises :class:`InvalidInputError` naming ``source``, the job index and the
-    field, e.g. ``inst.json: job 3: field 'cpu' must be >= 1e-09 and <= 1, got 1.5``.
-    Unknown fields are refused with the nearest known name; sizes beyond
-    :data:`MAX_HOSTS`, :data:`MAX_TASKS` and :data:`MAX_HOST_TASKS` are refused
-    before any array is allocated; ``cpu`` must be at least :data:`MIN_CPU`.
-    """
-    if not isinstance(data, dict):
-        raise _fail(source, "top level", "expected a JSON object with 'hosts' and 'jobs'")
-    check_keys(data, INSTANCE_FIELDS, where=source)
-    if "hosts" not in data:
-        raise _fail(source, "field 'hosts'", "missing (number of identical hosts, an integer >= 1)")
-    hosts = int_field(data, "hosts", where=source, low=1, high=MAX_HOSTS)
-    jobs = data.get("jobs")
-    if not isinstance(jobs, list) or not jobs:
-        raise _fail(source, "field 'jobs'", "missing or empty (a list of {\"cpu\": ..., \"mem\": ...} objects)")
-    cpu, mem, tasks, current = [], [], [], []
-    total = 0
-    for i, job in enumerate(jobs):
-        where = f"{source}: job {i}"
-        if not isinstance(job, dict):
-            raise _fail(source, f"job {i}", "expected an object with 'cpu' and 'mem'")
-        check_keys(job, JOB_FIELDS, where=where)
-        cpu.append(number_field(job, "cpu", where=where, required=True, low=MIN_CPU, high=1.0))
-        mem.append(number_field(job, "mem", where=where, required=True, low=0.0, high=1.0))
-        t = int_field(job, "tasks", where=where, default=1, low=1, high=MAX_TASKS)
-        total += t
-        check_size(hosts, total, where=source)
-        tasks.append(t)
-        current.append(_current_host(job, t, hosts, source, where))
-    budget = data.get("migration_budget")
-    if budget is not None:
-        budget = number_field(data, "migration_budget", where=source, low=0.0)
-    return VCInstance(
-        hosts=hosts,
-        cpu=np.asarray(cpu, dtype=float),
-        mem=np.asarray(mem, dtype=float),
-        tasks=np.asarray(tasks, dtype=np.int64),
-        current_host=tuple(current) if any(c is not None for c in current) else None,
-        migration_budget=budget,
-    )
+    """Validate a decoded JSON document and build a :class:`VCInstance`
+    (:func:`vcsched.problems.vc_plain.parse_plain_instance`: the rules and messages, e.g.
+    ``inst.json: job 3: field 'cpu' must be >= 1e-09 and <= 1, got 1.5``)."""
+    return VCInstance.from_plain(parse_plain_instance(data, source))
 
 
 def load_instance(path: str | os.PathLike) -> VCInstance:
     """Read a VCSched JSON file (format in the README) through the toolkit's one JSON loader
     (:func:`vcsched.problems.jsonfile.load_json`: a directory, a binary or UTF-16 file, NaN or
     Infinity are refused with one line)."""
-    source = os.fspath(path)
-    return parse_instance(load_json(source, what="VCSched instance"), source)
+    return VCInstance.from_plain(load_plain_instance(path))
 
 
 def instance_to_dict(instance: VCInstance) -> dict[str, Any]:
