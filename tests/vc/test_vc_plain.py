@@ -1,0 +1,240 @@
+"""The numpy-free forms of VCSched (issue 19) against the numpy ones, over random instances.
+
+``vcsched.problems.vc_plain`` holds the plain forms of the placement rules (host loads,
+best minimum yield of a placement, the average-yield phase, the checker) and
+``heuristics.vc.mcb.mcb_plain`` runs MCB on them; ``vcsched.problems.vc`` and
+``heuristics.vc.mcb.mcb`` are the numpy forms. Each pair must give the same numbers to
+the last bit (same status, allocation, yields, messages), including failures,
+invalid allocations and multi-task jobs wherever the plain form applies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heuristics.vc.mcb import (
+    MCB_VARIANTS,
+    NUMPY_SORT_MIN,
+    _orders,
+    _sorted_lists,
+    _sorted_positions,
+    mcb,
+    mcb_pack,
+    mcb_plain,
+)
+from vcsched.problems.vc import (
+    VCInstance,
+    allocation_from_placement,
+    check_allocation,
+    parse_instance,
+    placement_min_yield,
+)
+from vcsched.problems.vc_plain import (
+    MIN_CPU,
+    Allocation,
+    PlainInstance,
+    parse_plain_instance,
+    plain_allocation_from_placement,
+    plain_check_allocation,
+    plain_placement_min_yield,
+)
+from vcsched.result import Result, Status
+
+TIES = [MIN_CPU, 0.1, 0.25, 0.5, 1.0]
+
+
+def random_doc(seed: int, *, max_tasks: int = 1, hosts: int | None = None) -> dict:
+    """A random instance document: ties among the needs (30 %), memory scaled so that some
+    instances do not pack, up to ``max_tasks`` tasks per job."""
+    rng = np.random.default_rng(seed)
+    H = int(rng.integers(1, 7)) if hosts is None else hosts
+    J = int(rng.integers(1, 15))
+    mem_scale = float(rng.uniform(0.05, 1.5))
+    jobs = []
+    for _ in range(J):
+        cpu = float(rng.choice(TIES)) if rng.random() < 0.3 else float(rng.uniform(MIN_CPU, 1.0))
+        mem = float(rng.choice([0.0] + TIES[1:])) if rng.random() < 0.3 else float(min(1.0, rng.random() * mem_scale))
+        job = {"cpu": cpu, "mem": mem}
+        if max_tasks > 1:
+            job["tasks"] = int(rng.integers(1, max_tasks + 1))
+        jobs.append(job)
+    return {"hosts": H, "jobs": jobs}
+
+
+def both(doc: dict) -> tuple[VCInstance, PlainInstance]:
+    return parse_instance(doc), parse_plain_instance(doc)
+
+
+def assert_same_result(a: Result, b: Result) -> None:
+    """Same result but the timings; ``a`` from the numpy path, ``b`` from the plain one."""
+    assert (a.method, a.status, a.objective, a.bound, a.gap, a.message) == \
+           (b.method, b.status, b.objective, b.bound, b.gap, b.message)
+    assert set(a.extra) == set(b.extra)
+    untimed = [k for k in a.extra if not k.startswith("seconds")]
+    assert {k: a.extra[k] for k in untimed} == {k: b.extra[k] for k in untimed}
+    if a.solution is None:
+        assert b.solution is None
+    else:
+        assert a.solution.task_host.tolist() == list(b.solution.task_host)
+        assert a.solution.task_cpu.tolist() == list(b.solution.task_cpu)
+
+
+@settings(max_examples=250, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), grid_mode=st.sampled_from(["failure", "always"]))
+def test_mcb_plain_equals_mcb_for_every_variant(seed, grid_mode):
+    inst, plain = both(random_doc(seed))
+    for variant in MCB_VARIANTS:
+        assert_same_result(mcb(inst, variant, grid_mode=grid_mode), mcb_plain(plain, variant, grid_mode=grid_mode))
+
+
+def test_the_random_instances_include_failures_and_successes():
+    """The generator of the property test reaches both outcomes (so failures are compared too)."""
+    statuses = {mcb_plain(parse_plain_instance(random_doc(seed)), 8).status for seed in range(200)}
+    assert statuses == {Status.FEASIBLE, Status.FAILED}
+
+
+def test_mcb_plain_refuses_parallel_jobs_and_other_types():
+    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2, "tasks": 2}]})
+    with pytest.raises(ValueError, match="one-task jobs"):
+        mcb_plain(plain, 8)
+    with pytest.raises(TypeError, match="PlainInstance"):
+        mcb_plain(parse_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}]}), 8)
+    with pytest.raises(ValueError, match="`variant`"):
+        mcb_plain(parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}]}), 9)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), y=st.sampled_from([0.0, 1e-9, 0.3, 0.77, 1.0]))
+def test_plain_sort_equals_numpy_sort_with_ties_and_repeated_tasks(seed, y):
+    """Items of multi-task jobs (repeated sizes), tied and zero sizes: same two lists, same order."""
+    plain = parse_plain_instance(random_doc(seed, max_tasks=4))
+    c = [a * y for a in plain.task_cpu]
+    m = plain.task_mem
+    for variant in MCB_VARIANTS:
+        A, B = _sorted_lists(np.asarray(c), np.asarray(m), variant)
+        assert _sorted_positions(c, m, variant) == (A.tolist(), B.tolist())
+
+
+def test_orders_above_the_numpy_threshold_equal_the_plain_sort():
+    rng = np.random.default_rng(3)
+    n = NUMPY_SORT_MIN + 17
+    c = np.where(rng.random(n) < 0.4, rng.choice([0.1, 0.25, 0.5], n), rng.random(n)).tolist()
+    m = np.where(rng.random(n) < 0.4, rng.choice([0.0, 0.1, 0.25], n), rng.random(n)).tolist()
+    for variant in MCB_VARIANTS:
+        assert _orders(c, m, variant) == _sorted_positions(c, m, variant)
+        assert _orders(c[:50], m[:50], variant) == _sorted_positions(c[:50], m[:50], variant)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_packing_of_multi_task_items_is_the_same_through_arrays_and_lists(seed):
+    """mcb_pack (arrays in, array out) and the list packing behind mcb_plain place every task alike."""
+    plain = parse_plain_instance(random_doc(seed, max_tasks=3))
+    c = [a * 0.6 for a in plain.task_cpu]
+    for variant in MCB_VARIANTS:
+        placed = mcb_pack(np.asarray(c), np.asarray(plain.task_mem), plain.hosts, variant)
+        from heuristics.vc.mcb import _pack
+
+        lists = _pack(c, list(plain.task_mem), plain.hosts, variant)
+        assert (placed is None) == (lists is None)
+        if lists is not None:
+            assert placed.tolist() == lists
+
+
+def random_placement(rng: np.random.Generator, inst: VCInstance) -> np.ndarray:
+    return rng.integers(0, inst.hosts, size=inst.n_tasks).astype(np.int64)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_placement_min_yield_plain_equals_numpy(seed):
+    inst, plain = both(random_doc(seed, max_tasks=3))
+    th = random_placement(np.random.default_rng(seed), inst)
+    assert plain_placement_min_yield(plain.hosts, th.tolist(), plain.task_cpu) == placement_min_yield(inst, th)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), given_y=st.sampled_from([None, -0.5, 0.0, 0.4, 0.9, 2.0]))
+def test_average_yield_phase_plain_equals_numpy(seed, given_y):
+    """Random placements of one-task jobs (overloaded hosts included), the yield given or not."""
+    inst, plain = both(random_doc(seed))
+    th = random_placement(np.random.default_rng(seed), inst)
+    a = allocation_from_placement(inst, th, given_y)
+    b = plain_allocation_from_placement(plain, th.tolist(), given_y)
+    assert a.task_host.tolist() == b.task_host
+    assert a.task_cpu.tolist() == b.task_cpu
+    assert plain_check_allocation(plain, b).valid == check_allocation(inst, a).valid
+
+
+def test_average_yield_phase_plain_refuses_parallel_jobs():
+    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2, "tasks": 2}]})
+    with pytest.raises(ValueError, match="one-task jobs"):
+        plain_allocation_from_placement(plain, [0, 1])
+
+
+def perturbed(rng: np.random.Generator, inst: VCInstance) -> Allocation:
+    """A feasible-looking allocation broken in one random way (or not at all)."""
+    th = random_placement(rng, inst)
+    cpu = inst.task_cpu * rng.uniform(0.0, 1.0)
+    kind = rng.integers(0, 7)
+    if kind == 1:  # too much CPU for some task (over alpha, maybe over a host)
+        cpu[rng.integers(inst.n_tasks)] += rng.uniform(0.0, 1.5)
+    elif kind == 2:  # unequal CPU among tasks of one job (when it has several)
+        cpu = cpu * rng.uniform(0.5, 1.0, size=inst.n_tasks)
+    elif kind == 3:  # everything on one host: memory and CPU overflow
+        th[:] = 0
+    elif kind == 4:  # a host outside 0..H-1
+        th[rng.integers(inst.n_tasks)] = inst.hosts + int(rng.integers(0, 3))
+    elif kind == 5:  # a negative CPU
+        cpu[rng.integers(inst.n_tasks)] = -rng.uniform(1e-6, 0.1)
+    elif kind == 6:  # a task missing
+        th, cpu = th[:-1], cpu[:-1]
+    return Allocation(th, cpu)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_checker_plain_equals_numpy_on_valid_and_broken_allocations(seed):
+    rng = np.random.default_rng(seed)
+    inst, plain = both(random_doc(seed, max_tasks=3))
+    alloc = perturbed(rng, inst)
+    a = check_allocation(inst, alloc)
+    b = plain_check_allocation(plain, Allocation(alloc.task_host.tolist(), alloc.task_cpu.tolist()))
+    assert (a.valid, a.violations, a.min_yield, a.avg_yield) == (b.valid, b.violations, b.min_yield, b.avg_yield)
+    assert (a.job_yield is None) == (b.job_yield is None)
+    if a.job_yield is not None:
+        assert a.job_yield.tolist() == b.job_yield
+
+
+def test_checker_plain_refuses_non_integer_hosts_and_non_finite_cpu():
+    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}, {"cpu": 0.5, "mem": 0.2}]})
+    assert plain_check_allocation(plain, Allocation([0, 1.0], [0.5, 0.5])).violations == ("task_host must be integers",)
+    assert plain_check_allocation(plain, Allocation([0, 1], [0.5, float("nan")])).violations == \
+        ("non-finite CPU fraction",)
+    report = plain_check_allocation(plain, Allocation([0, 1], [0.5, 0.25]))
+    assert report.valid and report.min_yield == 0.5 and report.avg_yield == 0.75 and report.job_yield == [1.0, 0.5]
+
+
+def test_allocation_per_job_views_are_the_same_from_arrays_and_lists():
+    doc = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.1, "tasks": 3}, {"cpu": 0.2, "mem": 0.1}]}
+    inst, plain = both(doc)
+    arrays = Allocation(np.array([0, 2, 1, 1]), np.array([0.25, 0.25, 0.25, 0.2]))
+    lists = Allocation([0, 2, 1, 1], [0.25, 0.25, 0.25, 0.2])
+    assert arrays.assignment(inst) == lists.assignment(plain) == [[0, 2, 1], 1]
+    assert arrays.cpu(inst) == lists.cpu(plain) == [[0.25, 0.25, 0.25], 0.2]
+    assert all(type(h) is int for h in arrays.assignment(inst)[0])
+
+
+def test_parse_instance_is_the_plain_parse_converted():
+    doc = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.1, "tasks": 2, "current_host": [0, 2]},
+                                {"cpu": 1, "mem": 0, "current_host": 1}], "migration_budget": 0.5}
+    inst, plain = both(doc)
+    assert (inst.hosts, inst.cpu.tolist(), inst.mem.tolist(), inst.tasks.tolist()) == \
+           (plain.hosts, list(plain.cpu), list(plain.mem), list(plain.tasks))
+    assert inst.current_host == plain.current_host == ((0, 2), 1)
+    assert inst.migration_budget == plain.migration_budget == 0.5
+    assert inst.task_cpu.tolist() == plain.task_cpu and inst.n_tasks == plain.n_tasks == 3
+    assert inst.cpu.dtype == float and inst.tasks.dtype == np.int64
