@@ -47,17 +47,18 @@ The reported minimum yield is that of the final placement after the
 average-yield phase, i.e. ``min(1, 1 / max_j L_j)``, which is at least the
 ``Y`` at which it was packed.
 
-Two entry points share the packing and the yield search, which work on
-Python lists: :func:`mcb` takes a :class:`~vcsched.problems.vc.VCInstance`
-(numpy arrays; the average-yield phase and the checker of
-:mod:`vcsched.problems.vc`, any instance), :func:`mcb_plain` a
-:class:`~vcsched.problems.vc_plain.PlainInstance` of one-task jobs (the
-plain phase and checker of :mod:`vcsched.problems.vc_plain`) and imports no
-numpy on instances of fewer than :data:`NUMPY_SORT_MIN` tasks, which is what
-``vcsched vc solve small.json --method mcb8`` uses to start fast. Both give the
-same result (tested over random instances). The sort of the two lists is done
-by Python's ``sorted`` below :data:`NUMPY_SORT_MIN` items and by numpy's
-stable ``argsort`` above (same order, tested); ``Y_max`` uses ``math.fsum``.
+Two forms, one search. :func:`mcb` takes a
+:class:`~vcsched.problems.vc.VCInstance`: each probe scales, sorts and splits
+the items with numpy (:func:`mcb_pack`), then the average-yield phase and the
+checker of :mod:`vcsched.problems.vc` (any instance; the fast form).
+:func:`mcb_plain` takes a :class:`~vcsched.problems.vc_plain.PlainInstance`
+of one-task jobs and does the same on Python lists (:func:`_pack_plain`, the
+plain phase and checker of :mod:`vcsched.problems.vc_plain`), importing no
+numpy; ``vcsched vc solve small.json --method mcb8`` uses it to start fast.
+The yield search (:class:`_YieldSearch`) and the filling of the hosts
+(:func:`_fill`) are shared; the plain form is the reference, and both give the
+same result, to the last bit (tested over random instances, every variant,
+failures included). ``Y_max`` is computed with ``math.fsum`` in both.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vcsched.problems.vc_plain import (
@@ -83,7 +84,7 @@ if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
 
 __all__ = ["mcb", "mcb_plain", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID", "GRID_MODES",
-           "NUMPY_SORT_MIN"] + [f"mcb{v}" for v in range(1, 9)]
+           ] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
 """Default stopping tolerance of the binary search: stop when ``hi - lo <= tol``."""
@@ -109,12 +110,6 @@ MCB_VARIANTS = {
 }
 """Variant number -> (sort key, descending)."""
 
-NUMPY_SORT_MIN = 5_000
-"""Lists of at least this many items are sorted by numpy's ``argsort`` (:func:`_sorted_lists`),
-shorter ones by Python's ``sorted`` (:func:`_sorted_positions`, no numpy import). Measured
-(``benchmarks/bench_startup.py --sort``): Python's sort costs about twice numpy's
-(conversions included) from a few thousand items on."""
-
 NO_PACKING = "no yield Y > 0 packs (not even memory alone)"
 
 
@@ -138,7 +133,7 @@ def _sort_key(c: np.ndarray, m: np.ndarray, key: str) -> np.ndarray:
 
 def _sorted_lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[np.ndarray, np.ndarray]:
     """Task indices of the CPU-heavy and memory-heavy lists, each in the variant's order (numpy
-    form of :func:`_sorted_positions`, for long lists; same order, tested)."""
+    form of :func:`_sorted_positions`; same order, tested)."""
     import numpy as np
 
     key, descending = MCB_VARIANTS[variant]
@@ -170,20 +165,11 @@ def _sorted_positions(c: list[float], m: list[float], variant: int) -> tuple[lis
     return [i for i in order if c[i] >= m[i]], [i for i in order if c[i] < m[i]]
 
 
-def _orders(c: list[float], m: list[float], variant: int) -> tuple[list[int], list[int]]:
-    """The two lists' orders: :func:`_sorted_positions`, or numpy's from :data:`NUMPY_SORT_MIN` items."""
-    if len(c) < NUMPY_SORT_MIN:
-        return _sorted_positions(c, m, variant)
-    import numpy as np
-
-    A, B = _sorted_lists(np.asarray(c, dtype=float), np.asarray(m, dtype=float), variant)
-    return A.tolist(), B.tolist()
-
-
 class _PlainList:
     """One list of a packing, searched by a forward scan (any variant).
 
-    ``order`` holds the items' indices in list order, ``cpu``/``mem`` their sizes. Within one host the
+    ``order`` holds the items' indices in list order (a list or an array),
+    ``cpu``/``mem`` their sizes in that order (lists). Within one host the
     free capacities only shrink, so an item skipped once never fits later on
     that host: the search resumes from ``pos``, which only moves forward
     (it is set past the end when nothing fits).
@@ -191,10 +177,10 @@ class _PlainList:
 
     __slots__ = ("order", "cpu", "mem", "n", "host", "used", "head", "pos")
 
-    def __init__(self, order: list[int], c: list[float], m: list[float]):
+    def __init__(self, order: Sequence[int], cpu: list[float], mem: list[float]):
         self.order = order
-        self.cpu = [c[i] for i in order]
-        self.mem = [m[i] for i in order]
+        self.cpu = cpu
+        self.mem = mem
         self.n = len(self.cpu)
         self.host = [0] * self.n
         self.used = [False] * self.n
@@ -241,11 +227,11 @@ class _MaxDescList(_PlainList):
 
     __slots__ = ("cpu_heavy", "neg_dominant", "other", "nxt")
 
-    def __init__(self, order: list[int], c: list[float], m: list[float], cpu_heavy: bool):
-        super().__init__(order, c, m)
+    def __init__(self, order: Sequence[int], cpu: list[float], mem: list[float], cpu_heavy: bool,
+                 neg_dominant: list[float]):
+        super().__init__(order, cpu, mem)
         self.cpu_heavy = cpu_heavy
-        dominant = self.cpu if cpu_heavy else self.mem
-        self.neg_dominant = [-x for x in dominant]
+        self.neg_dominant = neg_dominant  # minus the dominant size (cpu if cpu_heavy else mem)
         self.other = self.mem if cpu_heavy else self.cpu
         self.nxt = list(range(self.n + 1))
 
@@ -283,62 +269,47 @@ def _find_unused(nxt: list, k: int) -> int:
     return root
 
 
-def _make_lists(c: list[float], m: list[float], variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
-    """The CPU-heavy and memory-heavy lists of ``variant`` (MCB8's searched by bisection when ``fast``)."""
-    A, B = _orders(c, m, variant)
-    if fast and variant == 8:
-        return _MaxDescList(A, c, m, cpu_heavy=True), _MaxDescList(B, c, m, cpu_heavy=False)
-    return _PlainList(A, c, m), _PlainList(B, c, m)
+def _array_lists(c: np.ndarray, m: np.ndarray, variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
+    """The CPU-heavy and memory-heavy lists of ``variant`` from arrays (MCB8's searched by
+    bisection when ``fast``)."""
+    A, B = _sorted_lists(c, m, variant)
+    lists = []
+    for order, cpu_heavy in ((A, True), (B, False)):
+        cpu, mem = c[order], m[order]
+        if fast and variant == 8:
+            lists.append(_MaxDescList(order, cpu.tolist(), mem.tolist(), cpu_heavy,
+                                      (-(cpu if cpu_heavy else mem)).tolist()))
+        else:
+            lists.append(_PlainList(order, cpu.tolist(), mem.tolist()))
+    return lists[0], lists[1]
 
 
-def mcb_pack(c: Sequence[float], m: Sequence[float], hosts: int, variant: int, *,
-             fast: bool = True) -> np.ndarray | None:
-    """Pack items ``(c_k, m_k)`` into ``hosts`` unit bins with MCB ``variant``.
+def _plain_lists(c: list[float], m: list[float], variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
+    """:func:`_array_lists` from lists, without numpy (the reference)."""
+    A, B = _sorted_positions(c, m, variant)
+    lists = []
+    for order, cpu_heavy in ((A, True), (B, False)):
+        cpu, mem = [c[i] for i in order], [m[i] for i in order]
+        if fast and variant == 8:
+            lists.append(_MaxDescList(order, cpu, mem, cpu_heavy, [-x for x in (cpu if cpu_heavy else mem)]))
+        else:
+            lists.append(_PlainList(order, cpu, mem))
+    return lists[0], lists[1]
 
-    Parameters
-    ----------
-    c, m : arrays (or sequences) of float, shape (K,)
-        CPU (already multiplied by the target yield) and memory of each item.
-    hosts : int
-    variant : int in 1..8
-    fast : bool, default True
-        Search MCB8's lists by bisection (:class:`_MaxDescList`); ``False``
-        scans every list forward. Same placement either way (tested).
 
-    Returns
-    -------
-    array of int, shape (K,), or None
-        Host of every item, or ``None`` when some item is left over.
+def _fill(cpu_list: _PlainList, mem_list: _PlainList, hosts: int, left_cpu: float, left_mem: float) -> bool:
+    """Step 3 of the module docstring: fill the hosts one at a time from the two lists (each
+    item's host in ``lst.host``); True when every item is placed.
 
-    Notes
-    -----
-    Step 3 of the module docstring. A forward scan is ``O(K)`` per host,
-    ``O(K H)`` per packing in the worst case. A packing is abandoned as soon
-    as the CPU or memory still to place exceeds the capacity of the hosts
-    left (it would fail anyway).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> mcb_pack(np.array([0.6, 0.4, 0.3]), np.array([0.1, 0.05, 0.8]), 2, 8).tolist()
-    [0, 1, 0]
+    A packing is abandoned as soon as the CPU or memory still to place (``left_cpu``,
+    ``left_mem``: the totals at the start) exceeds the capacity of the hosts left by more
+    than ``1e-9``: it would fail anyway.
     """
-    import numpy as np
-
-    placement = _pack([float(x) for x in c], [float(x) for x in m], hosts, variant, fast)
-    return None if placement is None else np.asarray(placement, dtype=np.int64)
-
-
-def _pack(c: list[float], m: list[float], hosts: int, variant: int, fast: bool = True) -> list[int] | None:
-    """:func:`mcb_pack` on lists: the host of every item, or ``None``."""
-    cpu_list, mem_list = _make_lists(c, m, variant, fast)
     capc, capm = 1.0 + CPU_EPS, 1.0 + MEM_EPS
-    left_cpu = math.fsum(c)
-    left_mem = math.fsum(m)
     left = cpu_list.n + mem_list.n
     for h in range(hosts):
         if left_cpu > (hosts - h) * capc + 1e-9 or left_mem > (hosts - h) * capm + 1e-9:
-            return None
+            return False
         cpu_list.new_host()
         mem_list.new_host()
         rc, rm = capc, capm
@@ -356,32 +327,85 @@ def _pack(c: list[float], m: list[float], hosts: int, variant: int, fast: bool =
             left_mem -= mk
             left -= 1
         if left == 0:
-            out = [0] * len(c)
-            for lst in (cpu_list, mem_list):
-                for i, h_i in zip(lst.order, lst.host):
-                    out[i] = h_i
-            return out
-    return None
+            return True
+    return False
+
+
+def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bool = True) -> np.ndarray | None:
+    """Pack items ``(c_k, m_k)`` into ``hosts`` unit bins with MCB ``variant``.
+
+    Parameters
+    ----------
+    c, m : arrays of float, shape (K,)
+        CPU (already multiplied by the target yield) and memory of each item.
+    hosts : int
+    variant : int in 1..8
+    fast : bool, default True
+        Search MCB8's lists by bisection (:class:`_MaxDescList`); ``False``
+        scans every list forward. Same placement either way (tested).
+
+    Returns
+    -------
+    array of int, shape (K,), or None
+        Host of every item, or ``None`` when some item is left over.
+
+    Notes
+    -----
+    Step 3 of the module docstring (:func:`_fill`). A forward scan is ``O(K)``
+    per host, ``O(K H)`` per packing in the worst case. :func:`_pack_plain` is
+    the same on lists, without numpy (same placement, tested).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mcb_pack(np.array([0.6, 0.4, 0.3]), np.array([0.1, 0.05, 0.8]), 2, 8).tolist()
+    [0, 1, 0]
+    """
+    import numpy as np
+
+    c, m = np.asarray(c, dtype=float), np.asarray(m, dtype=float)
+    cpu_list, mem_list = _array_lists(c, m, variant, fast)
+    if not _fill(cpu_list, mem_list, hosts, float(c.sum()), float(m.sum())):
+        return None
+    out = np.empty(c.shape[0], dtype=np.int64)
+    out[cpu_list.order] = cpu_list.host
+    out[mem_list.order] = mem_list.host
+    return out
+
+
+def _pack_plain(c: list[float], m: list[float], hosts: int, variant: int, fast: bool = True) -> list[int] | None:
+    """:func:`mcb_pack` on lists, without numpy: the host of every item, or ``None``."""
+    cpu_list, mem_list = _plain_lists(c, m, variant, fast)
+    if not _fill(cpu_list, mem_list, hosts, math.fsum(c), math.fsum(m)):
+        return None
+    out = [0] * len(c)
+    for lst in (cpu_list, mem_list):
+        for i, h in zip(lst.order, lst.host):
+            out[i] = h
+    return out
 
 
 class _YieldSearch:
-    """Packings of one instance's tasks (CPU needs ``alpha``, memory ``mem``, as lists) at
-    trial yields, remembering the best placement found."""
+    """Packings of one instance at trial yields, remembering the best placement found.
 
-    def __init__(self, alpha: list[float], mem: list[float], hosts: int, variant: int):
-        self.alpha, self.mem, self.hosts = alpha, mem, hosts
-        self.variant = variant
-        self.best: list[int] | None = None
+    ``pack(y)`` packs the tasks at yield ``y`` (a placement or ``None``) and
+    ``min_yield(placement)`` is the placement's best minimum yield: numpy or
+    plain forms, the search is the same.
+    """
+
+    def __init__(self, pack: Callable[[float], Any], min_yield: Callable[[Any], float]):
+        self.pack, self.min_yield = pack, min_yield
+        self.best: Any = None
         self.best_y = -1.0
         self.probes = 0
 
     def probe(self, y: float) -> float | None:
         """Pack at yield ``y``; the placement's minimum yield, or ``None`` if the packing failed."""
-        placement = _pack([a * y for a in self.alpha], self.mem, self.hosts, self.variant)
+        placement = self.pack(y)
         self.probes += 1
         if placement is None:
             return None
-        yy = plain_placement_min_yield(self.hosts, placement, self.alpha)
+        yy = self.min_yield(placement)
         if yy > self.best_y:
             self.best, self.best_y = placement, yy
         return yy
@@ -484,10 +508,14 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     t0 = time.perf_counter()
     from heuristics.vc._common import failed, finish, validate_instance
 
+    from vcsched.problems.vc import placement_min_yield
+
     validate_instance(instance)
     _check_options(variant, tol, grid, grid_mode)
-    best, extra = _search(instance.task_cpu.tolist(), instance.task_mem.tolist(), instance.hosts, variant,
-                          tol, grid, grid_mode)
+    alpha, mem, hosts = instance.task_cpu, instance.task_mem, instance.hosts
+    search = _YieldSearch(lambda y: mcb_pack(alpha * y, mem, hosts, variant),
+                          lambda placement: placement_min_yield(instance, placement))
+    best, extra = _search(search, min(1.0, hosts / math.fsum(alpha.tolist())), tol, grid, grid_mode)
     t1 = time.perf_counter()
     if best is None:
         return failed(f"mcb{variant}", t0, NO_PACKING, extra)
@@ -503,7 +531,7 @@ def mcb_plain(instance: PlainInstance, variant: int = 8, *, rng=None, tol: float
     :func:`~vcsched.problems.vc_plain.plain_check_allocation`). The result is that of
     :func:`mcb` on the same instance (same status, allocation, yields, ``extra`` but the
     timings; tested), with an :class:`~vcsched.problems.vc_plain.Allocation` of lists.
-    Imports no numpy when the instance has fewer than :data:`NUMPY_SORT_MIN` tasks.
+    Imports no numpy.
 
     Raises
     ------
@@ -521,7 +549,10 @@ def mcb_plain(instance: PlainInstance, variant: int = 8, *, rng=None, tol: float
                          "use mcb() on a VCInstance")
     _check_options(variant, tol, grid, grid_mode)
     method = f"mcb{variant}"
-    best, extra = _search(instance.task_cpu, instance.task_mem, instance.hosts, variant, tol, grid, grid_mode)
+    alpha, mem, hosts = instance.task_cpu, instance.task_mem, instance.hosts
+    search = _YieldSearch(lambda y: _pack_plain([a * y for a in alpha], mem, hosts, variant),
+                          lambda placement: plain_placement_min_yield(hosts, placement, alpha))
+    best, extra = _search(search, min(1.0, hosts / math.fsum(alpha)), tol, grid, grid_mode)
     t1 = time.perf_counter()
     if best is None:
         extra = dict(extra, seconds_first_phase=t1 - t0, avg_yield=None)
@@ -548,12 +579,9 @@ def _check_options(variant: Any, tol: Any, grid: Any, grid_mode: Any) -> None:
         raise ValueError(f"`grid_mode` must be one of {GRID_MODES}, got {grid_mode!r}")
 
 
-def _search(alpha: list[float], mem: list[float], hosts: int, variant: int, tol: float, grid: int,
-            grid_mode: str) -> tuple[list[int] | None, dict[str, Any]]:
-    """The search of :func:`mcb` (Notes) on task lists: the best placement found (or ``None``)
+def _search(search: _YieldSearch, y_max: float, tol: float, grid: int, grid_mode: str) -> tuple[Any, dict[str, Any]]:
+    """The search of :func:`mcb` (Notes) from ``Y_max``: the best placement found (or ``None``)
     and ``extra`` (``probes``, ``grid_probes``, ``y_lo``, ``y_hi``, ``y_max``)."""
-    y_max = min(1.0, hosts / math.fsum(alpha))
-    search = _YieldSearch(alpha, mem, hosts, variant)
     lo, hi = search.bisect(0.0, y_max, y_max / 2.0, tol)
     found = search.best is not None
     grid_probes = 0

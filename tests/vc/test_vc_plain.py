@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 
 from heuristics.vc.mcb import (
     MCB_VARIANTS,
-    NUMPY_SORT_MIN,
-    _orders,
+    _pack_plain,
     _sorted_lists,
     _sorted_positions,
     mcb,
@@ -118,27 +117,26 @@ def test_plain_sort_equals_numpy_sort_with_ties_and_repeated_tasks(seed, y):
         assert _sorted_positions(c, m, variant) == (A.tolist(), B.tolist())
 
 
-def test_orders_above_the_numpy_threshold_equal_the_plain_sort():
+def test_plain_sort_equals_numpy_sort_on_long_lists_with_many_ties():
     rng = np.random.default_rng(3)
-    n = NUMPY_SORT_MIN + 17
-    c = np.where(rng.random(n) < 0.4, rng.choice([0.1, 0.25, 0.5], n), rng.random(n)).tolist()
-    m = np.where(rng.random(n) < 0.4, rng.choice([0.0, 0.1, 0.25], n), rng.random(n)).tolist()
+    n = 5_017
+    c = np.where(rng.random(n) < 0.4, rng.choice([0.1, 0.25, 0.5], n), rng.random(n))
+    m = np.where(rng.random(n) < 0.4, rng.choice([0.0, 0.1, 0.25], n), rng.random(n))
     for variant in MCB_VARIANTS:
-        assert _orders(c, m, variant) == _sorted_positions(c, m, variant)
-        assert _orders(c[:50], m[:50], variant) == _sorted_positions(c[:50], m[:50], variant)
+        A, B = _sorted_lists(c, m, variant)
+        assert _sorted_positions(c.tolist(), m.tolist(), variant) == (A.tolist(), B.tolist())
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_packing_of_multi_task_items_is_the_same_through_arrays_and_lists(seed):
-    """mcb_pack (arrays in, array out) and the list packing behind mcb_plain place every task alike."""
+    """mcb_pack (arrays in, array out) and the list packing behind mcb_plain place every task alike,
+    MCB8 with and without its bisection search."""
     plain = parse_plain_instance(random_doc(seed, max_tasks=3))
     c = [a * 0.6 for a in plain.task_cpu]
-    for variant in MCB_VARIANTS:
-        placed = mcb_pack(np.asarray(c), np.asarray(plain.task_mem), plain.hosts, variant)
-        from heuristics.vc.mcb import _pack
-
-        lists = _pack(c, list(plain.task_mem), plain.hosts, variant)
+    for variant, fast in [(v, True) for v in MCB_VARIANTS] + [(8, False)]:
+        placed = mcb_pack(np.asarray(c), np.asarray(plain.task_mem), plain.hosts, variant, fast=fast)
+        lists = _pack_plain(c, plain.task_mem, plain.hosts, variant, fast=fast)
         assert (placed is None) == (lists is None)
         if lists is not None:
             assert placed.tolist() == lists

@@ -92,10 +92,12 @@ instance's current placement and never exceed its migration budget."""
 
 PLAIN_MAX_TASKS = 5_000
 """``vc solve``: largest instance (in tasks) that MCB methods solve on the numpy-free path
-(module docstring). Below it, that path is faster than importing numpy; above, the numpy
-forms of the average-yield phase and the checker are faster, and MCB sorts with numpy
-anyway (:data:`heuristics.vc.mcb.NUMPY_SORT_MIN`). Measured in the README, section
-"Start-up"."""
+(module docstring). That path saves numpy's import but its lists are slower than the
+arrays of the numpy path (about 1.3x); measured with ``benchmarks/bench_startup.py
+--paths`` (CPU seconds, shared machine, numpy's import 0.13 s): plain 0.139 s vs numpy
+0.108 + 0.130 s at 5,000 tasks, 0.343 vs 0.273 + 0.130 at 10,000, 0.959 vs 0.749 + 0.130
+at 20,000. The break-even lies between 10,000 and 20,000 tasks there, and lower where
+numpy imports faster (0.05 s on an idle machine puts it near 8,000), hence 5,000."""
 
 MAX_EXPECTED_ARRIVALS = 20_000
 """``vc adapt``: largest ``--arrival-rate x --duration`` (expected arrivals; each arrival and
@@ -496,12 +498,13 @@ def plain_variants(text: str) -> list[int] | None:
     return variants if names and len(variants) == len(names) else None
 
 
-def solve_plain(text: str, instance: PlainInstance) -> list[dict[str, Any]] | None:
+def solve_plain(text: str, instance: PlainInstance, *, max_tasks: int | None = None) -> list[dict[str, Any]] | None:
     """The rows of ``vc solve`` by the numpy-free path (module docstring), or None when the
-    path does not apply to these methods and this instance."""
+    path does not apply to these methods and this instance (``max_tasks``: default
+    :data:`PLAIN_MAX_TASKS`)."""
     variants = plain_variants(text)
-    if (variants is None or instance.current_host is not None or instance.is_parallel
-            or instance.n_tasks > PLAIN_MAX_TASKS):
+    limit = PLAIN_MAX_TASKS if max_tasks is None else max_tasks
+    if variants is None or instance.current_host is not None or instance.is_parallel or instance.n_tasks > limit:
         return None
     from heuristics.vc.mcb import mcb_plain
 
