@@ -80,3 +80,14 @@ def test_vc_solve_mcb8_on_parallel_jobs_takes_the_numpy_path_without_solver_pack
     mods = _solve_modules(path, "--method", "mcb8")
     assert "numpy" in mods  # the average-yield phase of parallel jobs is an LP (scipy's HiGHS)
     assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask", "pyarrow"}, sorted(mods)
+
+
+def test_vc_solve_mcb8_stays_numpy_free_up_to_the_plain_size_limit(tmp_path):
+    """At ``PLAIN_MAX_TASKS`` tasks no numpy; one task more and the numpy path is taken."""
+    from vcsched.cli.vc import PLAIN_MAX_TASKS
+
+    for n, numpy_expected in ((PLAIN_MAX_TASKS, False), (PLAIN_MAX_TASKS + 1, True)):
+        path = tmp_path / f"{n}.json"
+        jobs = [{"cpu": 0.2 + 0.6 * ((7 * i) % 11) / 10, "mem": 0.05 * ((3 * i) % 5)} for i in range(n)]
+        path.write_text(json.dumps({"hosts": n // 8, "jobs": jobs}))
+        assert ("numpy" in _solve_modules(path, "--method", "mcb8")) is numpy_expected
