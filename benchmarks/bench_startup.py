@@ -160,14 +160,6 @@ def numpy_import_cpu(python: str, tree: Path, repeat: int) -> float:
 def measure_paths(sizes=PATH_SIZES, repeat: int = 5, seed: int = 0) -> list[dict[str, float]]:
     """Per size: CPU seconds of ``vc solve --method mcb8``'s plain and numpy paths and of the two sorts."""
     import random
-    from argparse import Namespace
-
-    import numpy as np
-
-    from heuristics.vc.mcb import _sorted_lists, _sorted_positions
-    from vcsched.cli.vc import solve_plain, solve_rows
-    from vcsched.problems.vc import VCInstance
-    from vcsched.problems.vc_plain import load_plain_instance
 
     rows = []
     rnd = random.Random(seed)
@@ -178,20 +170,35 @@ def measure_paths(sizes=PATH_SIZES, repeat: int = 5, seed: int = 0) -> list[dict
             path = os.path.join(tmp, f"{n}.json")
             with open(path, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh)
-            args = Namespace(instance=path, method="mcb8", time_limit=None, gap=None, budget_mode="memory", seed=0)
-            plain = _median_cpu(lambda: solve_plain("mcb8", load_plain_instance(path), max_tasks=n), repeat)
-            full = _median_cpu(lambda: solve_rows(args, VCInstance.from_plain(load_plain_instance(path))), repeat)
-            c = [j["cpu"] * 0.5 for j in doc["jobs"]]
-            m = [j["mem"] for j in doc["jobs"]]
-
-            def numpy_sort():
-                A, B = _sorted_lists(np.asarray(c), np.asarray(m), 8)
-                return A.tolist(), B.tolist()
-
-            rows.append({"tasks": n, "plain_path": plain, "numpy_path": full,
-                         "python_sort": _median_cpu(lambda: _sorted_positions(c, m, 8), repeat),
-                         "numpy_sort": _median_cpu(numpy_sort, repeat)})
+            rows.append(measure_size(path, doc, repeat))
     return rows
+
+
+def measure_size(path: str, doc: dict, repeat: int) -> dict[str, float]:
+    """:func:`measure_paths` on one instance (``doc``, written at ``path``)."""
+    from argparse import Namespace
+
+    import numpy as np
+
+    from heuristics.vc.mcb import _sorted_lists, _sorted_positions
+    from vcsched.cli.vc import solve_plain, solve_rows
+    from vcsched.problems.vc import VCInstance
+    from vcsched.problems.vc_plain import load_plain_instance
+
+    n = len(doc["jobs"])
+    args = Namespace(instance=path, method="mcb8", time_limit=None, gap=None, budget_mode="memory", seed=0)
+    c = [j["cpu"] * 0.5 for j in doc["jobs"]]
+    m = [j["mem"] for j in doc["jobs"]]
+
+    def numpy_sort():
+        A, B = _sorted_lists(np.asarray(c), np.asarray(m), 8)
+        return A.tolist(), B.tolist()
+
+    return {"tasks": n,
+            "plain_path": _median_cpu(lambda: solve_plain("mcb8", load_plain_instance(path), max_tasks=n), repeat),
+            "numpy_path": _median_cpu(lambda: solve_rows(args, VCInstance.from_plain(load_plain_instance(path))), repeat),
+            "python_sort": _median_cpu(lambda: _sorted_positions(c, m, 8), repeat),
+            "numpy_sort": _median_cpu(numpy_sort, repeat)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -507,7 +507,6 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     """
     t0 = time.perf_counter()
     from heuristics.vc._common import failed, finish, validate_instance
-
     from vcsched.problems.vc import placement_min_yield
 
     validate_instance(instance)

@@ -21,6 +21,17 @@ whole start-up target). It holds:
 Choice: the average yield is ``math.fsum`` of the per-job yields divided by
 the number of jobs (exactly rounded), in both forms, so that they agree to
 the last bit.
+
+Examples
+--------
+>>> inst = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.8, "mem": 0.5}, {"cpu": 0.8, "mem": 0.5},
+...                                                   {"cpu": 0.4, "mem": 0.4}]})
+>>> alloc = plain_allocation_from_placement(inst, [0, 1, 1])  # host 1 load 1.2: Y = 1 / 1.2
+>>> [round(c, 4) for c in alloc.task_cpu]  # the job alone on host 0 gets its full need
+[0.8, 0.6667, 0.3333]
+>>> report = plain_check_allocation(inst, alloc)
+>>> report.valid, round(report.min_yield, 4), round(report.avg_yield, 4)  # yields 1, 1 / 1.2, 1 / 1.2
+(True, 0.8333, 0.8889)
 """
 
 from __future__ import annotations
