@@ -83,8 +83,8 @@ if TYPE_CHECKING:
 
     from vcsched.problems.vc import VCInstance
 
-__all__ = ["mcb", "mcb_plain", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID", "GRID_MODES",
-           ] + [f"mcb{v}" for v in range(1, 9)]
+__all__ = ["mcb", "mcb_plain", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID",
+           "GRID_MODES"] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
 """Default stopping tolerance of the binary search: stop when ``hi - lo <= tol``."""

@@ -68,6 +68,7 @@ __all__ = [
     "check_size",
 ]
 
+
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python number it holds (other values unchanged), for the field readers."""
     return value.item() if isinstance(value, np.generic) else value

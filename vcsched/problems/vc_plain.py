@@ -234,11 +234,16 @@ class Allocation:
 
     def assignment(self, instance: Any) -> list[Any]:
         """Host per job: an int for a one-task job, a list for a parallel job."""
-        return _per_job(instance.tasks, [int(h) for h in self.task_host])
+        return _per_job(instance.tasks, [int(h) for h in _python_values(self.task_host)])
 
     def cpu(self, instance: Any) -> list[Any]:
         """CPU fraction per job (one-task job) or per task (list, parallel job)."""
-        return _per_job(instance.tasks, [float(c) for c in self.task_cpu])
+        return _per_job(instance.tasks, [float(c) for c in _python_values(self.task_cpu)])
+
+
+def _python_values(values: Any) -> Any:
+    """An array's values as Python numbers (``tolist``: one C call), a list as it is."""
+    return values.tolist() if hasattr(values, "tolist") else values
 
 
 def _per_job(tasks: Sequence[int], flat: list) -> list[Any]:
