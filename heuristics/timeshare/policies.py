@@ -59,9 +59,24 @@ class MCT(TimesharePolicy):
     The reported load is the number of tasks computing on the server (the paper's
     simulations used "the number of tasks in place of uptime", §5); NetSolve's real
     sensor is the smoothed Unix load average.
+
+    When the agent learns of a completion is not in the text: §5 says it "is informed
+    of the finishing of a task and corrects the recorded load accordingly, waiting for
+    a sensor load report". ``completion="notify"`` (default) subtracts 1 as soon as the
+    task's result is back. ``completion="report"`` leaves the recorded load as it is:
+    only the server's next load report (sent when its load differs from its last
+    report, at most once per period) brings it down, so the agent overestimates the
+    load of servers that have just finished tasks.
     """
 
     name = "mct"
+    COMPLETIONS = ("notify", "report")
+
+    def __init__(self, completion: str = "notify") -> None:
+        if completion not in self.COMPLETIONS:
+            raise InvalidInputError(f"unknown MCT completion rule {completion!r}; choose one of "
+                                    f"{', '.join(self.COMPLETIONS)}")
+        self.completion = completion
 
     def start(self, platform, n_tasks: int) -> None:
         self.platform = platform
@@ -81,7 +96,8 @@ class MCT(TimesharePolicy):
         self.load[server] = float(load)
 
     def task_finished(self, server: int, task: int, now: float) -> None:
-        self.load[server] = max(self.load[server] - 1.0, 0.0)
+        if self.completion == "notify":
+            self.load[server] = max(self.load[server] - 1.0, 0.0)
 
 
 class HTMPolicy(TimesharePolicy):
@@ -139,14 +155,17 @@ class MSF(HTMPolicy):
 
 
 def run_heuristic(name: str, instance: TimeshareInstance, *, trace: bool = False,
-                  report_period: float = 60.0, load_sensor: str = "count", overflow: str = "refuse") -> TimeshareRun:
+                  report_period: float = 60.0, load_sensor: str = "count", overflow: str = "refuse",
+                  mct_completion: str = "notify") -> TimeshareRun:
     """Simulate ``instance`` with the heuristic registered as ``name`` (a fresh policy).
 
     ``load_sensor`` is what servers report to the agent (only MCT reads it) and
     ``overflow`` what a server does when memory runs out, see
-    :func:`vcsched.sim.timeshare.simulate_timeshare`.
+    :func:`vcsched.sim.timeshare.simulate_timeshare`; ``mct_completion`` is MCT's
+    ``completion`` rule (ignored by the other heuristics).
     """
-    policy = REGISTRY.get(name)()
+    cls = REGISTRY.get(name)
+    policy = cls(completion=mct_completion) if cls is MCT else cls()
     return simulate_timeshare(instance.platform, instance.workload, policy, report_period=report_period,
                               work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor,
                               overflow=overflow)
@@ -181,7 +200,8 @@ def _row(name: str, runs: Sequence[TimeshareRun], reference: Sequence[TimeshareR
 
 
 def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct", "mp", "msf"), *,
-             details: bool = False, load_sensor: str = "count", overflow: str = "refuse", runs: int = 1) -> list[dict]:
+             details: bool = False, load_sensor: str = "count", overflow: str = "refuse", runs: int = 1,
+             mct_completion: str = "notify") -> list[dict]:
     """Metrics of §3 for each heuristic on ``instance``, with the comparison against MCT.
 
     Parameters
@@ -199,6 +219,8 @@ def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct",
         What servers report to the agent (only MCT uses it).
     overflow : {"refuse", "close"}
         What a server does when a request would exceed its memory.
+    mct_completion : {"notify", "report"}
+        When MCT's agent takes a finished task off its recorded load (:class:`MCT`).
     runs : int
         Executions per heuristic. 1 (default): one run, on the instance's own work
         factors, shared by every heuristic. More: the paper's protocol (§5.2.2): each
@@ -221,6 +243,7 @@ def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct",
         raise InvalidInputError("give at least one heuristic")
     for n in names:
         REGISTRY.get(n)  # unknown names fail before any run
+    MCT(completion=mct_completion)  # an unknown rule fails before any run
     if not (isinstance(runs, (int, np.integer)) and runs >= 1):
         raise InvalidInputError(f"runs must be an integer >= 1, got {runs!r}")
     if runs > 1:
@@ -231,7 +254,8 @@ def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct",
             continue
         tic = time.perf_counter()
         variants = [instance] if runs == 1 else [rerun_noise(instance, _stream(n), k) for k in range(runs)]
-        done = [run_heuristic(n, v, load_sensor=load_sensor, overflow=overflow) for v in variants]
+        done = [run_heuristic(n, v, load_sensor=load_sensor, overflow=overflow, mct_completion=mct_completion)
+                for v in variants]
         results[n] = (done, time.perf_counter() - tic)
     ref = results["mct"][0]
     rows = []

@@ -127,3 +127,42 @@ def test_cli_compute_scale_and_runs(capsys):
         main(["timeshare", "simulate", *args, "--compute-scale", "spinnaker"])
     with pytest.raises(SystemExit):
         main(["timeshare", "simulate", *args, "--runs", "0"])
+
+
+def _two_servers():
+    from vcsched.problems.timeshare import Platform
+    return Platform(name="tiny", servers=("fast", "slow"), input=[[1.0], [1.0]], compute=[[10.0], [19.0]],
+                    output=[[0.5], [0.5]], memory=[np.inf, np.inf], task_memory=[0.0])
+
+
+@pytest.mark.parametrize("completion, servers", [("notify", [0, 0, 0]), ("report", [0, 1, 0])])
+def test_mct_completion_rule_by_hand(completion, servers):
+    # task 0 (t=0) -> fast, computes 1..11, result back at 11.5; the count sensor reported 1 at t=1.
+    # task 1 (t=20): "notify" took the task off at 11.5 (load 0: fast 20+1.5+10 = 31.5 < slow 40.5);
+    # "report" still records 1 (fast 20+1.5+2x10 = 41.5 > slow 40.5) until the report check at
+    # t = 61 sends load 0; task 2 (t=70) then goes to the fast server under both rules.
+    from heuristics.timeshare import MCT
+    from vcsched.sim.timeshare import simulate_timeshare
+    run = simulate_timeshare(_two_servers(), Workload.independent([0.0, 20.0, 70.0], [0, 0, 0]),
+                             MCT(completion=completion))
+    assert run.server.tolist() == servers
+    assert run.completion[1] == pytest.approx(31.5 if completion == "notify" else 40.5)
+
+
+def test_mct_completion_rule_bad_name():
+    from heuristics.timeshare import MCT
+    with pytest.raises(InvalidInputError, match="notify, report"):
+        MCT(completion="never")
+    with pytest.raises(InvalidInputError, match="notify, report"):
+        evaluate(generate_scenario("j", rng=1), ["hmct"], mct_completion="later")
+
+
+def test_cli_mct_completion_reaches_mct(capsys):
+    args = ("--scenario", "b", "--mu", "20", "--seed", "2", "--heuristic", "all", "--json")
+    rows = {r["heuristic"]: r for r in json.loads(_cli(capsys, *args, "--mct-completion", "report")[1])}
+    lib = {r["heuristic"]: r for r in evaluate(generate_scenario("b", mu=20, rng=2), mct_completion="report")}
+    assert rows["mct"]["sumflow"] == pytest.approx(lib["mct"]["sumflow"])
+    assert rows["hmct"]["sooner_than_mct"] == pytest.approx(lib["hmct"]["sooner_than_mct"])
+    plain = {r["heuristic"]: r for r in json.loads(_cli(capsys, *args)[1])}
+    assert rows["hmct"]["sumflow"] == pytest.approx(plain["hmct"]["sumflow"])  # only MCT changes
+    assert rows["mct"]["sumflow"] != pytest.approx(plain["mct"]["sumflow"])

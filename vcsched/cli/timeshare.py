@@ -2,7 +2,8 @@
 
 ``vcsched timeshare simulate --scenario a|b|...|j [--platform 1|2] [--mu 17] [--seed S]
 --heuristic mct|hmct|mp|msf|all [--json]``, plus the model options ``--interarrival``, ``--noise``,
-``--load-sensor``, ``--memory``, ``--swap-share``, ``--overflow``, ``--compute-scale`` and ``--runs``.
+``--load-sensor``, ``--memory``, ``--swap-share``, ``--overflow``, ``--mct-completion``,
+``--compute-scale`` and ``--runs``.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--overflow", choices=["refuse", "close"], default="refuse",
                    help="a request that would exceed a server's memory is refused (default); with close the "
                         "server also refuses every later request (the paper's collapse, §5.2.1)")
+    s.add_argument("--mct-completion", choices=["notify", "report"], default="notify",
+                   help="when MCT's agent takes a finished task off a server's recorded load: at once (default) or "
+                        "only with the server's next load report")
     s.add_argument("--compute-scale", action="append", type=_server_factor, default=[], metavar="SERVER=F",
                    help=f"multiply the tabulated computation times of SERVER by F, in (0, {MAX_SCALE:g}]; repeat for "
                         "several servers (e.g. --compute-scale spinnaker=0.916)")
@@ -107,7 +111,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
     rows = [{k: row[k] for k in JSON_FIELDS}
             for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow,
-                                runs=args.runs)]
+                                runs=args.runs, mct_completion=args.mct_completion)]
     if args.json:
         print_json(rows if args.heuristic == "all" else rows[0])
     else:
