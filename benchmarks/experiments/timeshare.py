@@ -441,7 +441,8 @@ _INFORMATION = (
     "over it within 5 points and the shares of tasks sooner / later within 6 / 7 points at mu = 20 and 17 "
     "(HMCT, MP and MSF do not change); the default keeps §5's letter "
     "(the agent corrects its load when told a task finished). Independent 4 % noise per run, compared in cross "
-    "product as the paper did, adds only 2-7 points")
+    "product as the paper did, adds 7 points to the sooner and later shares at mu = 20 and at most 2 at "
+    "mu = 17 and 15")
 
 TS_DEVIATIONS = (
     ("(b) mu=15 HMCT vs MCT sumflow (%)", -30.9, lambda d, c: _hmct_vs_mct(d, **c), B_VARIANTS, _CONGESTION),
