@@ -37,8 +37,8 @@ from vcsched.sim.diet import Response
 __all__ = [
     "APPROACHES", "REFINE", "DietApproach", "make_approach", "standard", "sed_queue", "task_scheduler",
     "select_best_n", "sort_key", "sort_key_literal", "READINGS", "WindowParams", "GlobalTaskManager", "window_time_after_idle",
-    "window_time_after_schedule", "min_queue_wait", "refine_first_free", "refine_last_free", "refine_minmin", "refine_sufferage",
-    "refine_msf",
+    "window_time_after_schedule", "min_queue_wait", "refine_first_free", "refine_last_free", "refine_minmin",
+    "refine_sufferage", "refine_msf",
 ]
 
 

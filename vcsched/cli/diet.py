@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "not for steady")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the agents' random tie-breaks")
     s.add_argument("--refine", choices=REFINE_NAMES, default="first-free",
-                   help="RefinePlacement of the task scheduler: Algorithm 3 (first-free: first unused server of each list; "
-                        "last-free: the figure to the letter, the last unused one) or minmin/sufferage/msf")
+                   help="RefinePlacement of the task scheduler: Algorithm 3 (first-free: the first unused server "
+                        "of each list; last-free: the figure to the letter, the last one) or minmin/sufferage/msf")
     s.add_argument("--limit", type=number_option(int, low=1, high=MAX_LIMIT), default=2,
                    help=f"concurrent solves per SeD for sed-queue and task-scheduler, 1 to {MAX_LIMIT} (default 2, "
                         "as in the paper)")
