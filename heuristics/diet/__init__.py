@@ -7,7 +7,8 @@ The three approaches of §6.1.3, registered in :data:`APPROACHES` and built by
 ``standard``        Algorithm 1 sorting at every agent, jobs start at once on the SeD (no limit)
 ``sed-queue``       the same, plus at most ``limit`` (2) concurrent solves per SeD, FIFO (§5.1)
 ``task-scheduler``  SeD queue plus the MA's window scheduler, Algorithm 2, with RefinePlacement
-                    (Algorithm 3 ``first-free``, or ``minmin`` / ``sufferage`` / ``msf``, §7.2)
+                    (Algorithm 3 ``first-free``, the figure to the letter ``last-free``, or
+                    ``minmin`` / ``sufferage`` / ``msf``, §7.2)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from heuristics.diet.refine import (
     REFINE,
     min_queue_wait,
     refine_first_free,
+    refine_last_free,
     refine_minmin,
     refine_msf,
     refine_sufferage,
@@ -35,8 +37,8 @@ from vcsched.sim.diet import Response
 __all__ = [
     "APPROACHES", "REFINE", "DietApproach", "make_approach", "standard", "sed_queue", "task_scheduler",
     "select_best_n", "sort_key", "sort_key_literal", "READINGS", "WindowParams", "GlobalTaskManager", "window_time_after_idle",
-    "window_time_after_schedule", "min_queue_wait", "refine_first_free", "refine_minmin", "refine_sufferage",
-    "refine_msf",
+    "window_time_after_schedule", "min_queue_wait", "refine_first_free", "refine_last_free", "refine_minmin",
+    "refine_sufferage", "refine_msf",
 ]
 
 

@@ -18,6 +18,11 @@ the pseudocode is loose (documented and tested):
   the window than servers answered), it gets its best server (the figure leaves
   ``finalPlacements[i]`` undefined).
 
+``last-free`` is the figure to the letter: without a ``break``, the assignment
+in the loop runs for every unused server of the list, so request ``i`` keeps the
+*last* (worst-ranked) server not yet used in the window; the other rules are as in
+``first-free``.
+
 Beyond the paper (its §7.2 future work asks for Min-min/Sufferage-like
 heuristics inside the window). The variants model each server as ``slots``
 parallel slots: a slot is free at 0 if the server had fewer jobs than slots,
@@ -44,7 +49,8 @@ from collections.abc import Callable, Sequence
 from vcsched.registry import Registry
 from vcsched.sim.diet import Response
 
-__all__ = ["REFINE", "min_queue_wait", "refine_first_free", "refine_minmin", "refine_sufferage", "refine_msf"]
+__all__ = ["REFINE", "min_queue_wait", "refine_first_free", "refine_last_free", "refine_minmin", "refine_sufferage",
+           "refine_msf"]
 
 REFINE: Registry = Registry("RefinePlacement variant")
 
@@ -73,6 +79,29 @@ def refine_first_free(responses: Sequence[Sequence[Response]], costs: Sequence[f
     for resp in responses:
         servers = [r.sed for r in resp]
         pick = next((s for s in servers if s not in used), servers[0] if servers else "")
+        chosen.append(pick)
+        if pick:
+            used.add(pick)
+    return chosen, min_queue_wait(responses)
+
+
+@REFINE.register("last-free")
+def refine_last_free(responses: Sequence[Sequence[Response]], costs: Sequence[float] = ()) -> tuple[list[str], float]:
+    """Algorithm 3 to the letter: request 1 its best server, request ``i`` the last server of its list not yet
+    used in the window (the loop has no ``break``), its best one when all are used.
+
+    Examples
+    --------
+    >>> a, b, c = (Response(x, 1.0, 0, 1.0) for x in "abc")
+    >>> refine_last_free([[a, b, c], [a, b, c], [a, b, c]])[0]
+    ['a', 'c', 'b']
+    """
+    chosen: list[str] = []
+    used: set[str] = set()
+    for i, resp in enumerate(responses):
+        servers = [r.sed for r in resp]
+        free = [s for s in servers if s not in used] if i > 0 else servers[:1]
+        pick = free[-1] if free else (servers[0] if servers else "")
         chosen.append(pick)
         if pick:
             used.add(pick)

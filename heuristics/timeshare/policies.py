@@ -22,10 +22,11 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.generators.timeshare import rerun_noise
 from vcsched.problems.timeshare import (
     TimeshareInstance,
     client_makespans,
-    compare_with,
+    cross_compare,
     metrics,
     server_shares,
 )
@@ -58,9 +59,24 @@ class MCT(TimesharePolicy):
     The reported load is the number of tasks computing on the server (the paper's
     simulations used "the number of tasks in place of uptime", §5); NetSolve's real
     sensor is the smoothed Unix load average.
+
+    When the agent learns of a completion is not in the text: §5 says it "is informed
+    of the finishing of a task and corrects the recorded load accordingly, waiting for
+    a sensor load report". ``completion="notify"`` (default) subtracts 1 as soon as the
+    task's result is back. ``completion="report"`` leaves the recorded load as it is:
+    only the server's next load report (sent when its load differs from its last
+    report, at most once per period) brings it down, so the agent overestimates the
+    load of servers that have just finished tasks.
     """
 
     name = "mct"
+    COMPLETIONS = ("notify", "report")
+
+    def __init__(self, completion: str = "notify") -> None:
+        if completion not in self.COMPLETIONS:
+            raise InvalidInputError(f"unknown MCT completion rule {completion!r}; choose one of "
+                                    f"{', '.join(self.COMPLETIONS)}")
+        self.completion = completion
 
     def start(self, platform, n_tasks: int) -> None:
         self.platform = platform
@@ -80,7 +96,8 @@ class MCT(TimesharePolicy):
         self.load[server] = float(load)
 
     def task_finished(self, server: int, task: int, now: float) -> None:
-        self.load[server] = max(self.load[server] - 1.0, 0.0)
+        if self.completion == "notify":
+            self.load[server] = max(self.load[server] - 1.0, 0.0)
 
 
 class HTMPolicy(TimesharePolicy):
@@ -138,51 +155,80 @@ class MSF(HTMPolicy):
 
 
 def run_heuristic(name: str, instance: TimeshareInstance, *, trace: bool = False,
-                  report_period: float = 60.0, load_sensor: str = "count", overflow: str = "refuse") -> TimeshareRun:
+                  report_period: float = 60.0, load_sensor: str = "count", overflow: str = "refuse",
+                  mct_completion: str = "notify") -> TimeshareRun:
     """Simulate ``instance`` with the heuristic registered as ``name`` (a fresh policy).
 
     ``load_sensor`` is what servers report to the agent (only MCT reads it) and
     ``overflow`` what a server does when memory runs out, see
-    :func:`vcsched.sim.timeshare.simulate_timeshare`.
+    :func:`vcsched.sim.timeshare.simulate_timeshare`; ``mct_completion`` is MCT's
+    ``completion`` rule (ignored by the other heuristics).
     """
-    policy = REGISTRY.get(name)()
+    cls = REGISTRY.get(name)
+    policy = cls(completion=mct_completion) if cls is MCT else cls()
     return simulate_timeshare(instance.platform, instance.workload, policy, report_period=report_period,
                               work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor,
                               overflow=overflow)
 
 
-def _row(name: str, run: TimeshareRun, reference: TimeshareRun | None, seconds: float) -> dict:
-    row = {"heuristic": name}
-    row.update(metrics(run.arrival, run.completion, run.duration))
-    if reference is None or run is reference:
+STREAMS = {"mct": 0, "hmct": 1, "mp": 2, "msf": 3}
+"""Noise stream of each heuristic's repeated runs (``runs > 1``); other registered names come after."""
+
+
+def _stream(name: str) -> int:
+    return STREAMS.get(name, len(STREAMS) + sorted(REGISTRY.names()).index(name))
+
+
+def _row(name: str, runs: Sequence[TimeshareRun], reference: Sequence[TimeshareRun], seconds: float) -> dict:
+    """Metrics of §3 averaged over ``runs``, and the cross-product comparison with MCT's runs."""
+    row: dict = {"heuristic": name}
+    per_run = [metrics(r.arrival, r.completion, r.duration) for r in runs]
+    for key in per_run[0]:
+        row[key] = float(np.mean([m[key] for m in per_run])) if len(runs) > 1 else per_run[0][key]
+    if name == "mct":
         row["sooner_than_mct"], row["later_than_mct"] = 0.0, 0.0
     else:
-        row["sooner_than_mct"], row["later_than_mct"] = compare_with(run.completion, reference.completion)
-    row["lost"] = int(np.count_nonzero(run.server < 0))
-    row["refusals"] = int(run.refusals.sum())
+        row["sooner_than_mct"], row["later_than_mct"] = cross_compare([r.completion for r in runs],
+                                                                      [r.completion for r in reference])
+    lost = [int(np.count_nonzero(r.server < 0)) for r in runs]
+    refusals = [int(r.refusals.sum()) for r in runs]
+    row["lost"] = lost[0] if len(runs) == 1 else float(np.mean(lost))
+    row["refusals"] = refusals[0] if len(runs) == 1 else float(np.mean(refusals))
     row["seconds"] = seconds
-    row["decision_seconds"] = run.decision_seconds
+    row["decision_seconds"] = float(sum(r.decision_seconds for r in runs))
     return row
 
 
 def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct", "mp", "msf"), *,
-             details: bool = False, load_sensor: str = "count", overflow: str = "refuse") -> list[dict]:
+             details: bool = False, load_sensor: str = "count", overflow: str = "refuse", runs: int = 1,
+             mct_completion: str = "notify") -> list[dict]:
     """Metrics of §3 for each heuristic on ``instance``, with the comparison against MCT.
 
     Parameters
     ----------
     instance : TimeshareInstance
     names : iterable of str
-        Registered heuristics; MCT is also run (once) when absent, as the reference of
+        Registered heuristics; MCT is also run when absent, as the reference of
         ``sooner_than_mct`` / ``later_than_mct`` (each task against the same task under
         MCT on the same instance; both 0 for MCT itself).
     details : bool
         Add ``servers`` (per-server share of tasks and sumflow, Tables 10-14) and
-        ``clients`` (per-application makespan and sumflow) to each row.
+        ``clients`` (per-application makespan and sumflow) to each row (of the first
+        run when ``runs`` > 1).
     load_sensor : {"count", "loadavg"}
         What servers report to the agent (only MCT uses it).
     overflow : {"refuse", "close"}
         What a server does when a request would exceed its memory.
+    mct_completion : {"notify", "report"}
+        When MCT's agent takes a finished task off its recorded load (:class:`MCT`).
+    runs : int
+        Executions per heuristic. 1 (default): one run, on the instance's own work
+        factors, shared by every heuristic. More: the paper's protocol (§5.2.2): each
+        run of each heuristic has its own real computation times
+        (:func:`vcsched.generators.timeshare.rerun_noise`, so the instance needs
+        ``noise`` > 0); the metrics are means over the runs and the percentages of
+        tasks finishing sooner / later are the mean over every pair (run of the
+        heuristic, run of MCT), :func:`vcsched.problems.timeshare.cross_compare`.
 
     Returns
     -------
@@ -197,19 +243,27 @@ def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct",
         raise InvalidInputError("give at least one heuristic")
     for n in names:
         REGISTRY.get(n)  # unknown names fail before any run
-    runs: dict[str, tuple[TimeshareRun, float]] = {}
+    MCT(completion=mct_completion)  # an unknown rule fails before any run
+    if not (isinstance(runs, (int, np.integer)) and runs >= 1):
+        raise InvalidInputError(f"runs must be an integer >= 1, got {runs!r}")
+    if runs > 1:
+        rerun_noise(instance, 0, 0)  # fails early, with the reason, when the instance has no noise
+    results: dict[str, tuple[list[TimeshareRun], float]] = {}
     for n in (["mct"] if "mct" not in names else []) + names:
-        if n in runs:
+        if n in results:
             continue
         tic = time.perf_counter()
-        run = run_heuristic(n, instance, load_sensor=load_sensor, overflow=overflow)
-        runs[n] = (run, time.perf_counter() - tic)
-    ref = runs["mct"][0]
+        variants = [instance] if runs == 1 else [rerun_noise(instance, _stream(n), k) for k in range(runs)]
+        done = [run_heuristic(n, v, load_sensor=load_sensor, overflow=overflow, mct_completion=mct_completion)
+                for v in variants]
+        results[n] = (done, time.perf_counter() - tic)
+    ref = results["mct"][0]
     rows = []
     for n in names:
-        run, seconds = runs[n]
-        row = _row(n, run, ref, seconds)
+        done, seconds = results[n]
+        row = _row(n, done, ref, seconds)
         if details:
+            run = done[0]
             row["servers"] = server_shares(run.server, run.ttype, run.arrival, run.completion,
                                            instance.platform.servers, instance.platform.n_types)
             row["clients"] = client_makespans(run.client, run.arrival, run.completion)

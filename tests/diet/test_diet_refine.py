@@ -57,7 +57,7 @@ def test_variants_use_queue_wait_estimates():
 
 
 def test_registry_names():
-    assert REFINE.names() == ["first-free", "minmin", "sufferage", "msf"]
+    assert REFINE.names() == ["first-free", "last-free", "minmin", "sufferage", "msf"]
 
 
 def test_task_scheduler_spreads_a_burst_over_all_seds():

@@ -79,3 +79,41 @@ def test_memory_variant_cells_are_kept_out_of_the_paper_tables(tmp_path):
     assert "deviation table" in text and "RAM + half swap" in text
     completed = t[(t["heuristic"] == "msf") & (t["metric"] == "completed")].iloc[0]["avg"]
     assert completed == 500 - lost(ram)["msf"]
+
+
+def test_implied_speed_table_paper_and_ours():
+    from benchmarks.experiments.timeshare import implied_speed_table
+
+    base = {"part": "scenario", "scenario": "b", "platform": "2", "mu": 15.0, "workload_seed": 1,
+            "interarrival": "poisson", "load_sensor": "count", "concurrent": 0}
+    df = pd.DataFrame([{**base, **r} for r in run_cell(base, seed=0)])
+    t = implied_speed_table(df).set_index(["mu", "heuristic", "server"])
+    # Table 14 MEAN, MCT on spinnaker: 500 x (18.2 % x 16 + 17.3 % x 30.6 + 18.3 % x 45.6) = 8275.3 s of
+    # Table 5 work; Table 18 makespan 7650 - 15 = 7635 s -> 1.084
+    line = t.loc[(15.0, "mct", "spinnaker")]
+    assert line["paper tabulated work (s)"] == pytest.approx(8275.3)
+    assert line["paper implied speed"] == pytest.approx(8275.3 / 7635.0)
+    ours = t.xs(15.0, level="mu")["ours"]
+    assert ours.notna().all() and (ours <= 1.0 + 1e-9).all()     # a work-conserving server at Table 5 speed
+    assert (t.xs(20.0, level="mu")["paper implied speed"] < 1.0).all()
+
+
+def test_parse_scale_and_variant_cells_stay_out_of_the_paper_tables():
+    from benchmarks.experiments.timeshare import _is_variant, parse_scale
+
+    assert parse_scale("spinnaker=0.916, artimon=0.989") == {"spinnaker": 0.916, "artimon": 0.989}
+    assert parse_scale("") == {}
+    with pytest.raises(ValueError, match="SERVER=FACTOR"):
+        parse_scale("spinnaker")
+    base = {"part": "scenario", "scenario": "j", "platform": "2", "mu": 25.0, "workload_seed": 1,
+            "interarrival": "poisson", "load_sensor": "count", "concurrent": 0}
+    fast = {**base, "compute_scale": "spinnaker=0.5,artimon=0.5", "mct_completion": "report"}
+    runs = {**base, "noise": 0.04, "runs": 2}
+    sumflow = lambda rows, h: next(r["sumflow"] for r in rows  # noqa: E731
+                                   if r["kind"] == "summary" and r["heuristic"] == h)
+    plain_rows, fast_rows = run_cell(base, seed=0), run_cell(fast, seed=0)
+    assert sumflow(fast_rows, "hmct") < sumflow(plain_rows, "hmct")   # twice as fast servers: shorter flows
+    df = pd.DataFrame([{**c, **r} for c in (base, fast, runs) for r in run_cell(c, seed=0)])
+    mask = _is_variant(df)
+    assert not mask[df["compute_scale"].isna() & df["runs"].isna()].any()
+    assert mask[df["compute_scale"].notna() | df["runs"].notna()].all()

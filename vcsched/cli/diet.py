@@ -10,7 +10,7 @@ from vcsched.errors import InvalidInputError
 
 APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
 EXPERIMENT_NAMES = ("bursty", "add-seds", "steady")
-REFINE_NAMES = ("first-free", "minmin", "sufferage", "msf")
+REFINE_NAMES = ("first-free", "last-free", "minmin", "sufferage", "msf")
 
 MAX_SECONDS = 3600.0
 """Largest ``--interarrival``, ``--task-latency`` and ``--submit-overhead`` (seconds)."""
@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "not for steady")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the agents' random tie-breaks")
     s.add_argument("--refine", choices=REFINE_NAMES, default="first-free",
-                   help="RefinePlacement of the task scheduler: Algorithm 3 (first-free) or minmin/sufferage/msf")
+                   help="RefinePlacement of the task scheduler: Algorithm 3 (first-free: the first unused server "
+                        "of each list; last-free: the figure to the letter, the last one) or minmin/sufferage/msf")
     s.add_argument("--limit", type=number_option(int, low=1, high=MAX_LIMIT), default=2,
                    help=f"concurrent solves per SeD for sed-queue and task-scheduler, 1 to {MAX_LIMIT} (default 2, "
                         "as in the paper)")

@@ -2,7 +2,8 @@
 
 ``vcsched timeshare simulate --scenario a|b|...|j [--platform 1|2] [--mu 17] [--seed S]
 --heuristic mct|hmct|mp|msf|all [--json]``, plus the model options ``--interarrival``, ``--noise``,
-``--load-sensor``, ``--memory``, ``--swap-share`` and ``--overflow``.
+``--load-sensor``, ``--memory``, ``--swap-share``, ``--overflow``, ``--mct-completion``,
+``--compute-scale`` and ``--runs``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ MAX_MU = 1e6
 """Largest ``--mu`` (seconds between arrivals; arrival dates stay finite)."""
 MAX_NOISE = 10.0
 """Largest ``--noise`` (coefficient of variation of the lognormal factor)."""
+MAX_RUNS = 100
+"""Largest ``--runs`` (executions per heuristic)."""
+MAX_SCALE = 100.0
+"""Largest factor of ``--compute-scale``."""
 JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",
                "sooner_than_mct", "later_than_mct")
 
@@ -52,14 +57,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--overflow", choices=["refuse", "close"], default="refuse",
                    help="a request that would exceed a server's memory is refused (default); with close the "
                         "server also refuses every later request (the paper's collapse, §5.2.1)")
+    s.add_argument("--mct-completion", choices=["notify", "report"], default="notify",
+                   help="when MCT's agent takes a finished task off a server's recorded load: at once (default) or "
+                        "only with the server's next load report")
+    s.add_argument("--compute-scale", action="append", type=_server_factor, default=[], metavar="SERVER=F",
+                   help=f"multiply the tabulated computation times of SERVER by F, in (0, {MAX_SCALE:g}]; repeat for "
+                        "several servers (e.g. --compute-scale spinnaker=0.916)")
+    s.add_argument("--runs", type=number_option(int, low=1, high=MAX_RUNS), default=1,
+                   help=f"executions per heuristic, 1 to {MAX_RUNS} (default 1); with more, each run has its own "
+                        "--noise draw, metrics are means over runs and the sooner/later percentages compare every "
+                        "run with every MCT run (the paper's cross product); needs --noise > 0")
     s.add_argument("--json", action="store_true",
                    help="print JSON: one object, or a list with --heuristic all")
     s.set_defaults(handler=cmd_simulate)
 
 
+def _server_factor(text: str) -> tuple[str, float]:
+    """``SERVER=F`` of ``--compute-scale``: a server name and a factor in (0, MAX_SCALE]."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected SERVER=FACTOR (e.g. spinnaker=0.916), got {text!r}")
+    return name.strip().lower(), number_option(float, low=0, low_open=True, high=MAX_SCALE)(value)
+
+
 def _platform(args: argparse.Namespace):
-    """``--platform`` as given, or the platform rebuilt with the ``--memory`` / ``--swap-share`` capacity."""
-    if args.memory == "ram" and args.swap_share == 1.0:
+    """``--platform`` as given, or the platform rebuilt with the ``--memory`` / ``--swap-share`` capacity and
+    the ``--compute-scale`` factors."""
+    if args.memory == "ram" and args.swap_share == 1.0 and not args.compute_scale:
         return args.platform
     from vcsched.errors import InvalidInputError
     from vcsched.problems.timeshare import PLATFORMS, make_platform
@@ -70,7 +94,11 @@ def _platform(args: argparse.Namespace):
         return args.platform  # generate_scenario explains that scenario a has its own servers
     name = "dgemm" if args.scenario == "a" else (args.platform or "2")
     kind, servers = PLATFORMS[name]
-    return make_platform(kind, servers, name=name, memory=args.memory, swap_share=args.swap_share)
+    scale = dict(args.compute_scale)
+    if len(scale) != len(args.compute_scale):
+        raise InvalidInputError("--compute-scale names a server twice; give each server once")
+    return make_platform(kind, servers, name=name, memory=args.memory, swap_share=args.swap_share,
+                         compute_scale=scale)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -82,7 +110,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                  interarrival=args.interarrival, noise=args.noise)
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
     rows = [{k: row[k] for k in JSON_FIELDS}
-            for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow)]
+            for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow,
+                                runs=args.runs, mct_completion=args.mct_completion)]
     if args.json:
         print_json(rows if args.heuristic == "all" else rows[0])
     else:

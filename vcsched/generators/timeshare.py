@@ -27,6 +27,7 @@ Decisions where the paper is ambiguous
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import networkx as nx
@@ -43,6 +44,7 @@ __all__ = [
     "compose_workload",
     "generate_scenario",
     "INTERARRIVAL_LAWS",
+    "rerun_noise",
 ]
 
 INTERARRIVAL_LAWS = ("poisson", "exponential")
@@ -222,10 +224,41 @@ def generate_scenario(scenario: str, *, platform: str | Platform | None = None, 
         start = 0.0 if independent is None else float(np.sort(independent[0])[n_ind // 10])
         apps.append((g, {node: spec["stencil_type"] for node in g.nodes}, start))
     workload = compose_workload(independent=independent, applications=apps)
-    factor = None
-    if noise > 0:
-        sigma = np.sqrt(np.log1p(noise**2))
-        factor = np.random.default_rng(s_noise).lognormal(-sigma**2 / 2, sigma, size=workload.n_tasks)
+    factor = _lognormal_factor(noise, s_noise, workload.n_tasks) if noise > 0 else None
     seed = rng if isinstance(rng, (int, np.integer)) else None
     return TimeshareInstance(scenario=key, platform=plat, workload=workload,
-                             mu=None if "stencil" in spec and not n_ind else mu, seed=seed, work_factor=factor)
+                             mu=None if "stencil" in spec and not n_ind else mu, seed=seed, work_factor=factor,
+                             noise=float(noise), noise_seed=s_noise if noise > 0 else None)
+
+
+def _lognormal_factor(cv: float, seed: np.random.SeedSequence, n: int) -> np.ndarray:
+    """``n`` log-normal factors of mean 1 and coefficient of variation ``cv``."""
+    sigma = np.sqrt(np.log1p(cv**2))
+    return np.random.default_rng(seed).lognormal(-sigma**2 / 2, sigma, size=n)
+
+
+def rerun_noise(instance: TimeshareInstance, stream: int, run: int) -> TimeshareInstance:
+    """The same instance with the real computation times of another execution: fresh noise.
+
+    The paper ran each heuristic several times on the same task set, each run on a real
+    platform with its own perturbations, and compared every run of a heuristic with
+    every run of MCT (§5.2.2, "cross product"). Run ``run`` of stream ``stream`` (one
+    stream per heuristic) draws its factors, with the instance's coefficient of
+    variation, from the child ``(stream, run)`` of the instance's noise stream: the
+    same arguments give the same factors, and different streams or runs are
+    independent.
+
+    Raises
+    ------
+    InvalidInputError
+        The instance has no noise (every run would be identical).
+    """
+    if not instance.noise > 0 or instance.noise_seed is None:
+        raise InvalidInputError("repeated runs need a noise on the computation times (noise > 0, --noise): "
+                                "without it every run is identical")
+    if stream < 0 or run < 0:
+        raise InvalidInputError(f"stream and run must be >= 0, got {stream}, {run}")
+    base = instance.noise_seed
+    child = np.random.SeedSequence(base.entropy, spawn_key=(*base.spawn_key, 1 + int(stream), int(run)))
+    return dataclasses.replace(instance, work_factor=_lognormal_factor(instance.noise, child,
+                                                                         instance.workload.n_tasks))

@@ -42,6 +42,8 @@ __all__ = [
     "server_shares",
     "client_makespans",
     "SOONER_THRESHOLD",
+    "implied_speed",
+    "cross_compare",
 ]
 
 SOONER_THRESHOLD = 2.0
@@ -155,7 +157,8 @@ class Platform:
 
 
 def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
-                  memory: str = "ram", swap_share: float = 1.0) -> Platform:
+                  memory: str = "ram", swap_share: float = 1.0,
+                  compute_scale: Mapping[str, float] | None = None) -> Platform:
     """A platform from the paper's tables.
 
     Parameters
@@ -173,6 +176,12 @@ def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
     swap_share : float
         With ``memory="ram+swap"``, the share of the swap (0 to 1) that counts: the
         capacity is RAM + ``swap_share`` x swap (1: all of it).
+    compute_scale : mapping of server name to factor, optional
+        Multiplies the tabulated computation times of the named servers (e.g.
+        ``{"spinnaker": 0.916}``: 9.2 % faster than Table 5; input and output times are
+        unchanged). The tables are dedicated-server benchmarks; the paper's own
+        utilisation tables imply faster fast servers at μ = 15 and 17 (see
+        :func:`implied_speed`). Every name must be one of ``servers``.
     """
     if not 0.0 <= swap_share <= 1.0:
         raise InvalidInputError(f"swap_share must be between 0 and 1, got {swap_share}")
@@ -189,8 +198,39 @@ def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
     cap = np.array([np.inf if memory == "none" else
                     SERVERS[s]["memory"] + (swap_share * SERVERS[s]["swap"] if memory == "ram+swap" else 0.0)
                     for s in servers])
-    return Platform(name=name or kind, servers=tuple(servers), input=rows("input"), compute=rows("compute"),
-                    output=rows("output"), memory=cap, task_memory=np.array(table["memory"]), kind=kind)
+    return Platform(name=name or kind, servers=tuple(servers), input=rows("input"),
+                    compute=rows("compute") * _scale_column(servers, compute_scale), output=rows("output"),
+                    memory=cap, task_memory=np.array(table["memory"]), kind=kind)
+
+
+def _scale_column(servers: Sequence[str], compute_scale: Mapping[str, float] | None) -> np.ndarray:
+    """Per-server factor on the computation times, shape (n_servers, 1) (1 for servers not named)."""
+    scale = dict(compute_scale or {})
+    unknown = [s for s in scale if s not in servers]
+    if unknown:
+        raise InvalidInputError(f"compute_scale names server(s) {', '.join(map(str, unknown))} that are not on the "
+                                f"platform; choose among {', '.join(servers)}")
+    for s, f in scale.items():
+        if not (isinstance(f, (int, float, np.floating, np.integer)) and np.isfinite(f) and 0 < f <= 100):
+            raise InvalidInputError(f"compute_scale for {s!r} must be a number in (0, 100], got {f!r}")
+    return np.array([[float(scale.get(s, 1.0))] for s in servers])
+
+
+def implied_speed(work: float, makespan: float, start: float = 0.0) -> float:
+    """Smallest speed factor (real speed / tabulated speed) a server needs to have done ``work`` seconds of
+    tabulated computation between ``start`` and ``makespan``.
+
+    Processor sharing is work-conserving: a server computes at most ``makespan - start`` seconds of
+    dedicated time in that interval, so a ratio above 1 means the server ran faster than its table.
+    Used on the paper's utilisation tables (10, 12, 14) with the makespans of Tables 16-18.
+
+    >>> round(implied_speed(110.0, 110.0, 10.0), 3)
+    1.1
+    """
+    if not (np.isfinite(work) and np.isfinite(makespan) and np.isfinite(start) and makespan > start and work >= 0):
+        raise InvalidInputError(f"implied_speed needs work >= 0 and makespan > start, got work={work}, "
+                                f"makespan={makespan}, start={start}")
+    return float(work / (makespan - start))
 
 
 def platform_for(name: str) -> Platform:
@@ -266,6 +306,22 @@ def compare_with(completion: np.ndarray, reference: np.ndarray, *,
         sooner = np.count_nonzero(diff >= threshold)
         later = np.count_nonzero(diff <= -threshold)
     return 100.0 * sooner / c.size, 100.0 * later / c.size
+
+
+def cross_compare(completions: Sequence[np.ndarray], references: Sequence[np.ndarray], *,
+                  threshold: float = SOONER_THRESHOLD) -> tuple[float, float]:
+    """:func:`compare_with` in the paper's "cross product" (§5.2.2): the mean over every pair (run of the
+    heuristic, run of MCT) of the sooner / later percentages.
+
+    With one run on each side this is :func:`compare_with`.
+
+    >>> cross_compare([np.array([10.0])], [np.array([13.0]), np.array([11.0])])
+    (50.0, 0.0)
+    """
+    if not len(completions) or not len(references):
+        raise InvalidInputError("cross_compare needs at least one run on each side")
+    pairs = [compare_with(c, r, threshold=threshold) for c in completions for r in references]
+    return float(np.mean([p[0] for p in pairs])), float(np.mean([p[1] for p in pairs]))
 
 
 def server_shares(server: np.ndarray, ttype: np.ndarray, arrival: np.ndarray, completion: np.ndarray,
@@ -388,6 +444,11 @@ class TimeshareInstance:
     seed : int or None
     work_factor : ndarray or None
         Real computation time / tabulated one, per task (None: the tables are exact).
+    noise : float
+        Coefficient of variation ``work_factor`` was drawn with (0: none).
+    noise_seed : SeedSequence or None
+        The stream ``work_factor`` came from; further runs with their own noise are
+        drawn from children of it (:func:`vcsched.generators.timeshare.rerun_noise`).
     """
 
     scenario: str
@@ -396,6 +457,8 @@ class TimeshareInstance:
     mu: float | None = None
     seed: int | None = None
     work_factor: np.ndarray | None = None
+    noise: float = 0.0
+    noise_seed: np.random.SeedSequence | None = None
 
 
 # Table 2, with the platforms and rates of §5.2-5.7. ``stencil_type`` for (h) and (i) is not
