@@ -112,8 +112,9 @@ def _refresh_and_select(code, maximise, T, F, rows, total, lower, widths, D, S, 
 
 @njit(cache=True)
 def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, prev, planned, use_planned,
-               threshold, now, prune, order, dest):
-    """Choices of one Algorithm-2 event: ``order[step]`` (row chosen) and ``dest[step]`` (its cluster).
+               threshold, now, prune, order, dest, start):
+    """Choices of one Algorithm-2 event: ``order[step]`` (row chosen), ``dest[step]`` (its cluster) and
+    ``start[step]`` (its reservation there).
 
     Parameters
     ----------
@@ -141,7 +142,7 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
     now : float
     prune : bool
         Use the exact shortcut of the module notes.
-    order, dest : int arrays
+    order, dest : int arrays, start : float array
         Outputs.
     """
     n = widths.size
@@ -188,6 +189,7 @@ def plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, pr
         order[step] = i
         dest[step] = b
         rows[b], s = reserve(T[b], F[b], rows[b], widths[i], D[i, b], now, lower[b], total[b])
+        start[step] = s
         e = s + D[i, b]
         if advances[b]:
             lower[b] = s
@@ -223,7 +225,7 @@ def _group_key(A, D, w, i, K):
 
 @njit(cache=True)
 def plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, threshold, now, gorder, gstart, gend,
-                       blockend, order, dest):
+                       blockend, order, dest, start):
     """:func:`plan_event` for MinMin (``maximise`` False) and MaxMin (True) when every cluster is FCFS and
     :func:`monotone_after_lower` holds: the same choices, without scanning every alive row at each choice.
 
@@ -293,6 +295,7 @@ def plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, thre
         order[step] = i
         dest[step] = b
         rows[b], s = reserve(T[b], F[b], rows[b], uw[rw[i]], D[i, b], now, lower[b], total[b])
+        start[step] = s
         lower[b] = s
         for w in range(W):
             A[b, w] = _INF if uw[w] > total[b] else earliest(T[b], F[b], rows[b], uw[w], 1.0, lower[b])
