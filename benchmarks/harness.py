@@ -52,7 +52,8 @@ child seed), ``cell_status`` (``ok`` or ``error``), ``error`` (text, empty
 when ok), ``code_version`` (``git rev-parse HEAD``, ``+dirty`` when the
 tracked tree has changes, else the package version), ``machine`` (host
 name and platform of the worker), ``cell_seconds`` (wall time of the cell),
-then the row's own fields. A row field may not reuse a parameter name with
+``cell_cpu_seconds`` (CPU time of the worker process during the cell: the
+steadier figure on a shared machine), then the row's own fields. A row field may not reuse a parameter name with
 another value, nor a harness column name (the cell is recorded as failed).
 
 Volatile columns (they change from run to run, see :func:`stable_table`):
@@ -111,7 +112,8 @@ __all__ = [
     "VOLATILE_COLUMNS",
 ]
 
-HARNESS_COLUMNS = ("cell", "cell_id", "row", "seed", "cell_status", "error", "code_version", "machine", "cell_seconds")
+HARNESS_COLUMNS = ("cell", "cell_id", "row", "seed", "cell_status", "error", "code_version", "machine", "cell_seconds",
+                   "cell_cpu_seconds")
 """Columns the harness adds to every row."""
 
 VOLATILE_COLUMNS = ("code_version", "machine", "cell_seconds")
@@ -283,7 +285,7 @@ def execute_cell(run_cell: Callable[[dict, int], list[dict]], params: dict, seed
 
     This is the function sent to the workers (process pool or Dask).
     """
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         rows = run_cell(dict(params), int(seed))
         rows = _validate_rows(rows, params)
@@ -293,7 +295,8 @@ def execute_cell(run_cell: Callable[[dict, int], list[dict]], params: dict, seed
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {pathlib.Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
         error = f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")
-    return {"rows": rows, "error": error, "seconds": time.perf_counter() - t0, "machine": _machine()}
+    return {"rows": rows, "error": error, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+            "machine": _machine()}
 
 
 def _validate_rows(rows: Any, params: dict) -> list[dict]:
@@ -338,7 +341,7 @@ def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, ve
     base = dict(params)
     base.update(cell=index, cell_id=cid, seed=seed, cell_status="error" if outcome["error"] else "ok",
                 error=outcome["error"], code_version=version, machine=outcome["machine"],
-                cell_seconds=float(outcome["seconds"]))
+                cell_seconds=float(outcome["seconds"]), cell_cpu_seconds=float(outcome.get("cpu_seconds", "nan")))
     rows = outcome["rows"] if not outcome["error"] else [{}]
     records = [{**base, "row": k, **r} for k, r in enumerate(rows)]
     if not records:  # a cell may legitimately return no rows: keep a marker row so it counts as done

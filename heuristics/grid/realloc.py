@@ -167,6 +167,9 @@ class Reallocation:
     """The compiled event skips the ECTs a resubmission cannot change (an exact shortcut, tested; :mod:`fastevent`)."""
     grouped = True
     """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (exact, tested; :mod:`fastevent`)."""
+    bulk_submit = True
+    """The compiled event submits its jobs with one :meth:`vcsched.sim.Grid.submit_many`, FCFS clusters installing the
+    plan the loop computed instead of replaying it; ``False`` submits them one by one (the same run, tested)."""
 
     def __init__(self, algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
                  threshold: float = 60.0, first: float | None = None, verify: bool = False,
@@ -366,8 +369,7 @@ class Reallocation:
         procs = np.asarray(grid.jobs.procs[jobs], dtype=np.float64)
         prev = np.array([grid.current_cluster(j) for j in waiting], dtype=np.int64)
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
-        for j in waiting:
-            grid.cancel(j)
+        grid.cancel_many(waiting)
         if not (self.compiled_event and not self.verify and self._compiled_resubmission(grid, jobs, prev, planned)):
             self._resubmit_reference(grid, jobs, procs, prev, planned)
         if self.queue_order == "submission":
@@ -442,6 +444,7 @@ class Reallocation:
         widths = np.asarray(grid.jobs.procs[jobs], dtype=np.int64)
         order = np.empty(n, dtype=np.int64)
         dest = np.empty(n, dtype=np.int64)
+        start = np.empty(n)
         maximise = bool(HEURISTICS.get(self.heuristic).maximise)
         threshold = self.threshold if self.cancel_threshold else 0.0
         groups = None
@@ -452,18 +455,34 @@ class Reallocation:
         if groups is not None:
             uw, rw, gorder, gstart, gend, blockend = groups
             fastevent.plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, threshold,
-                                         float(grid.now), gorder, gstart, gend, blockend, order, dest)
+                                         float(grid.now), gorder, gstart, gend, blockend, order, dest, start)
         else:
             fastevent.plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, prev,
                                  planned if planned is not None else np.zeros(n), planned is not None, threshold,
-                                 float(grid.now), self.prune, order, dest)
-        job_list, prev_list = jobs.tolist(), prev.tolist()
-        for i, b in zip(order.tolist(), dest.tolist()):
-            j = job_list[i]
-            grid.submit(j, b)
-            if b != prev_list[i]:
-                self._move(j, prev_list[i], b)
+                                 float(grid.now), self.prune, order, dest, start)
+        self._submit_planned(grid, jobs[order], dest, start, prev[order], T, F, rows)
         return True
+
+    def _submit_planned(self, grid, jobs: np.ndarray, dest: np.ndarray, start: np.ndarray, prev: np.ndarray,
+                        T: np.ndarray, F: np.ndarray, rows: np.ndarray) -> None:
+        """Submit ``jobs`` (in this order) to ``dest`` with one :meth:`~vcsched.sim.Grid.submit_many`, handing each
+        cluster its planning profile after the event (``T[k, :rows[k]]``, ``F[k, :rows[k]]``) and its jobs'
+        reservations, and count the moves."""
+        plans = {}
+        for k in np.unique(dest).tolist():
+            mine = dest == k
+            plans[k] = (T[k, :rows[k]], F[k, :rows[k]], start[mine].tolist())
+        if self.bulk_submit:
+            grid.submit_many(jobs.tolist(), dest.tolist(), plans)
+        else:
+            for j, b in zip(jobs.tolist(), dest.tolist()):
+                grid.submit(j, b)
+        moved = np.flatnonzero(dest != prev)
+        if moved.size:
+            self.reallocations += moved.size
+            np.add.at(self.moves_out, prev[moved], 1)
+            np.add.at(self.moves_in, dest[moved], 1)
+            np.add.at(self.job_moves, jobs[moved], 1)
 
     @staticmethod
     def _planned(grid, jobs: np.ndarray, where: np.ndarray) -> np.ndarray:

@@ -123,3 +123,20 @@ def test_grid_six_month_platform2_cbf_minmin_c_under_two_minutes():
     res = simulate(clusters, jobs, meta=pol)
     assert not pd.isna(res.finish).any() and pol.reallocations > 0
     assert time.perf_counter() - t0 <= 120.0
+
+
+def test_grid_run_time_line_counts_each_cell_once():
+    """The report's run-time line sums each cell's time once (its rows repeat it) and divides by the workers."""
+    import pandas as pd
+
+    from benchmarks.experiments.grid_realloc import run_time_line
+
+    df = pd.DataFrame({"cell": [0, 0, 1, 2, 2, 2], "scenario": ["jan", "jan", "pwa", "apr", "apr", "apr"],
+                       "heterogeneous": [False, False, True, False, False, False],
+                       "batch": ["fcfs", "fcfs", "cbf", "fcfs", "fcfs", "fcfs"],
+                       "cell_seconds": [100.0, 100.0, 7000.0, 100.0, 100.0, 100.0],
+                       "cell_cpu_seconds": [90.0, 90.0, 6500.0, float("nan"), float("nan"), float("nan")]})
+    line = run_time_line(df)
+    assert "3 cells" in line and "7,200 s = 1.00 h on 2 workers" in line
+    assert "CPU 6,590 s over the 2 cells" in line and "slowest cell pwa het CBF: 7,000 s" in line
+    assert run_time_line(df.drop(columns=["cell_seconds"])).startswith("run time: no cell times")

@@ -133,11 +133,12 @@ def test_grid_grouped_event_breaks_rounding_ties_by_row():
     uw, rw, gorder, gstart, gend, blockend = groups
     order, dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
     fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D,
-                                 np.zeros(3, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend, order, dest)
+                                 np.zeros(3, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend, order, dest,
+                                 np.empty(3))
     ref_order, ref_dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
     fastevent.plan_event(fastevent_code("maxmin"), True, T.copy(), F.copy(), rows.copy(), total, lower.copy(),
                          np.ones(2, dtype=bool), widths, D, np.zeros(3, dtype=np.int64), np.zeros(3), False, 0.0, 0.0,
-                         True, ref_order, ref_dest)
+                         True, ref_order, ref_dest, np.empty(3))
     assert order.tolist() == ref_order.tolist() and dest.tolist() == ref_dest.tolist()
     assert order[0] == 0  # 150 on either cluster for rows 0 and 1: the first row
     # one group (width 1): row 1 has the larger durations, so it heads the group, but row 0's key is equal
@@ -150,7 +151,7 @@ def test_grid_grouped_event_breaks_rounding_ties_by_row():
     assert gorder.tolist() == [1, 0] and gstart.tolist() == [0]
     fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D1,
                                  np.zeros(2, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend,
-                                 order[:2], dest[:2])
+                                 order[:2], dest[:2], np.empty(2))
     assert order[:2].tolist() == [0, 1]
     crossed = np.array([[50.0, 100.0], [60.0, 90.0], [10.0, 20.0]])  # rows 0 and 1 not ordered on both columns
     assert _comparable_groups(np.array([1, 1, 2]), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), crossed,
@@ -205,3 +206,83 @@ def test_grid_compiled_event_same_jobs_csv_on_scenario_windows(scenario, batch, 
         out.append((_csv(res), pol.reallocations))
     assert out[0] == out[1]
     assert out[0][1] > 0
+
+
+def _plan_state(grid) -> list:
+    """Every cluster's queue and FCFS estimate plan (profile, planned starts, lower bound, earliest planned start)."""
+    out = []
+    for c in grid.clusters:
+        plan = c._plan
+        state = (list(c.waiting_jobs.items()), c._tickets, c._pass_pending)
+        if plan is not None:
+            state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(plan.starts.items()), plan.lower,
+                      min(plan.heap) if plan.heap else None)
+        out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("batch", ["fcfs", "cbf", "easy"])
+@pytest.mark.parametrize("heuristic", ["mct", "maxmin", "minmin", "sufferage"])
+def test_grid_bulk_submission_equals_one_by_one(batch, heuristic, monkeypatch):
+    """Without an event log, the compiled event submits with one ``Grid.submit_many`` (FCFS clusters install the
+    computed plan): the same run as one ``Grid.submit`` per job, with after every event the same queues and
+    estimate plans, and the same run as the reference path (whose queries rebuild plans at other times)."""
+    jobs = _workload(31, n=140)
+    runs = []
+    for bulk, compiled in ((True, True), (False, True), (False, False)):
+        monkeypatch.setattr(Reallocation, "bulk_submit", bulk)
+        pol = Reallocation("cancel", heuristic, compiled_event=compiled)
+        states = []
+        event = pol.reallocate
+
+        def spy(grid, event=event, states=states):
+            event(grid)
+            states.append(_plan_state(grid))
+
+        pol.reallocate = spy
+        res = simulate(_clusters(batch, True), jobs, meta=pol)
+        assert np.isfinite(res.finish).all() and (res.start >= jobs.submit).all()
+        runs.append((res, pol, states))
+    for res, pol, states in runs[1:]:
+        np.testing.assert_array_equal(runs[0][0].start, res.start)
+        np.testing.assert_array_equal(runs[0][0].submission_seq, res.submission_seq)
+        np.testing.assert_array_equal(runs[0][0].resubmissions, res.resubmissions)
+        np.testing.assert_array_equal(runs[0][1].job_moves, pol.job_moves)
+        np.testing.assert_array_equal(runs[0][1].moves_out, pol.moves_out)
+    assert runs[0][2] == runs[1][2]
+    assert runs[0][1].reallocations > 20 and len(runs[0][2]) > 10
+
+
+def test_grid_submit_many_and_cancel_many_equal_one_by_one():
+    """``Grid.submit_many``/``cancel_many`` against ``submit``/``cancel`` per job, on every batch policy, with a
+    double submission refused the same way."""
+    from vcsched.errors import InvalidInputError
+    from vcsched.sim import Grid
+
+    jobs = _workload(5, n=30)
+    for batch in ("fcfs", "easy", "cbf"):
+        grids = [Grid(_clusters(batch, True), jobs) for _ in range(2)]
+        rng = np.random.default_rng(1)
+        first = rng.permutation(len(jobs))[:50].tolist()
+        widest = np.array([16, 24, 40])
+        where = [int(rng.choice(np.flatnonzero(widest >= jobs.procs[j]))) for j in first]
+        again = first[::3]
+        for g, bulk in zip(grids, (True, False)):
+            if bulk:
+                g.submit_many(first, where)
+                g.cancel_many(again + [first[1]])
+                g.submit_many(again, [2] * len(again))
+            else:
+                for j, k in zip(first, where):
+                    g.submit(j, k)
+                for j in again + [first[1]]:
+                    g.cancel(j)
+                for j in again:
+                    g.submit(j, 2)
+            with pytest.raises(InvalidInputError, match="already waiting"):
+                g.submit_many([again[0]], [0])
+        a, b = grids
+        assert _plan_state(a) == _plan_state(b)
+        assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
+               (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
+        assert [list(c._fifo) for c in a.clusters] == [list(c._fifo) for c in b.clusters]

@@ -233,6 +233,24 @@ class Cluster(abc.ABC):
         self._request_pass()
         return True
 
+    def cancel_many(self, jobs: list[int]) -> None:
+        """Cancel waiting jobs ``jobs``: the same as :meth:`cancel` for each (jobs not waiting here are ignored)."""
+        for j in jobs:
+            self.cancel(j)
+
+    def submit_many(self, jobs: list[int], plan: tuple | None = None) -> None:
+        """Submit ``jobs`` now, in this order: the same as :meth:`submit` for each.
+
+        ``plan`` is ``(T, F, starts)``: the profile of :meth:`resubmission_plan` after
+        these submissions (breakpoints and free counts) and each job's reservation on it,
+        computed by a caller that replayed the submissions on that plan (a bulk
+        meta-scheduler, :mod:`heuristics.grid.fastevent`). Clusters whose estimate plan a
+        submission only extends (FCFS) install it instead of replaying it; the others
+        ignore it.
+        """
+        for j in jobs:
+            self.submit(j)
+
     @abc.abstractmethod
     def ect(self, j: int) -> float:
         """Estimated completion time of job ``j`` here, whether it is queued here or not."""
@@ -441,6 +459,51 @@ class FCFSCluster(Cluster):
 
     def resubmission_plan(self) -> tuple[Profile, float, bool]:
         return self._estimate_resubmission_plan()
+
+    def cancel_many(self, jobs: list[int]) -> None:
+        """:meth:`Cluster.cancel_many` with one plan drop and one pass request (FCFS's cancellation hook only drops
+        the plan)."""
+        waiting = self.waiting_jobs
+        gone = [j for j in jobs if j in waiting]
+        for j in gone:
+            del waiting[j]
+        if gone:
+            self._plan = None
+            self._request_pass()
+
+    def submit_many(self, jobs: list[int], plan: tuple | None = None) -> None:
+        """:meth:`Cluster.submit_many`; with ``plan``, the estimate plan is installed rather than replayed.
+
+        What one :meth:`submit` per job would do: each job gets the next ticket and goes to
+        the end of the queue, and the current estimate plan (if any) plans it at its
+        earliest slot from the previous one's start. With ``plan`` the caller has done that
+        planning on a copy of this plan (:meth:`resubmission_plan`, which made the plan
+        current), so the result is installed: the profile, the jobs' planned starts, and
+        the lower bound of the next one (the last start). Tested equal to the replay.
+        """
+        if plan is None or self._plan is None:
+            Cluster.submit_many(self, jobs)
+            return
+        P, procs = self.P, self.procs
+        for j in jobs:
+            if P[j] > procs:
+                self._too_wide(j)
+        waiting, fifo, t = self.waiting_jobs, self._fifo, self._tickets
+        for j in jobs:
+            t += 1
+            waiting[j] = t
+            fifo.append((t, j))
+        self._tickets = t
+        T, F, starts = plan
+        est = self._plan
+        est.prof = Profile.from_steps(self.procs, T, F)
+        new = list(zip(starts, jobs))
+        est.starts.update((j, s) for s, j in new)
+        est.heap.extend(new)
+        heapq.heapify(est.heap)
+        if new:
+            est.lower = new[-1][0]
+            self._request_pass()
 
 
 class EasyCluster(Cluster):

@@ -50,7 +50,7 @@ def _bisect_left(T, n, t, lo):
 
 
 @njit(cache=True)
-def _row_of(T, n, t):
+def row_of(T, n, t):
     """Last row ``k`` of ``T[:n]`` with ``T[k] <= t`` (-1 when ``t < T[0]``)."""
     lo, hi = 0, n
     while lo < hi:
@@ -97,7 +97,7 @@ def add(T, F, n, a, b, delta, total):
 def trim(T, F, n, now, merge):
     """Forget the steps before ``now``; with ``merge``, also the
     breakpoints between two steps with the same free count. Returns the new row count."""
-    k = _row_of(T, n, now)
+    k = row_of(T, n, now)
     if k > 0:
         for r in range(k, n):
             T[r - k] = T[r]
@@ -144,13 +144,13 @@ def earliest(T, F, n, p, d, lower):
     The scan starts at the row holding ``lower`` (a run of rows before it that reaches
     ``lower`` continues in that row, so starting at row 0 gives the same result).
     """
-    return _scan(T, F, n, max(_row_of(T, n, lower), 0), p, d, lower)
+    return _scan(T, F, n, max(row_of(T, n, lower), 0), p, d, lower)
 
 
 @njit(cache=True)
 def earliest_many(T, F, n, procs, durations, lower, out):
     """:func:`earliest` for each job ``i`` (width ``procs[i]``, duration ``durations[i]``), into ``out[i]``."""
-    k0 = max(_row_of(T, n, lower), 0)
+    k0 = max(row_of(T, n, lower), 0)
     for i in range(procs.size):
         out[i] = _scan(T, F, n, k0, procs[i], durations[i], lower)
 

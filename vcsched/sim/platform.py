@@ -240,6 +240,56 @@ class Grid:
             self.log.append((self.kernel.now, "cancel", self.jobs.job_id[job], self.clusters[k].name))
         return ok
 
+    def cancel_many(self, jobs: Sequence[int]) -> None:
+        """Cancel every job of ``jobs`` that waits somewhere: the same as :meth:`cancel` for each, in this order."""
+        if self.log is not None:
+            for j in jobs:
+                self.cancel(j)
+            return
+        for k, part in self._by_cluster(jobs, [self.location[j] for j in jobs]):
+            if k >= 0:
+                self.clusters[k].cancel_many(part)
+
+    def submit_many(self, jobs: Sequence[int], clusters: Sequence[int], plans: dict | None = None) -> None:
+        """Submit ``jobs[i]`` to ``clusters[i]`` now, in this order: the same as :meth:`submit` for each (tested),
+        with the bookkeeping done once per cluster.
+
+        ``plans`` maps a cluster index to the ``plan`` argument of its
+        :meth:`Cluster.submit_many` (its estimate plan after these submissions, computed by
+        the caller), for clusters that install it instead of replaying the submissions.
+        """
+        jobs, clusters = list(jobs), [int(k) for k in clusters]
+        if self.log is not None:
+            for j, k in zip(jobs, clusters):
+                self.submit(j, k)
+            return
+        location, waiting = self.location, [c.waiting_jobs for c in self.clusters]
+        for j in jobs:
+            if location[j] >= 0 and j in waiting[location[j]]:
+                self.submit(j, location[j])  # raises the error of a double submission
+        resub, seq, at, now = self.resubmissions, self.submission_seq, self.submitted_at, self.kernel.now
+        counter = self._submissions
+        for j, k in zip(jobs, clusters):
+            if location[j] >= 0:
+                resub[j] += 1
+            location[j] = k
+            at[j] = now
+            seq[j] = next(counter)
+        plans = plans or {}
+        for k, part in self._by_cluster(jobs, clusters):
+            self.clusters[k].submit_many(part, plans.get(k))
+
+    @staticmethod
+    def _by_cluster(jobs: list, where: list) -> list[tuple[int, list]]:
+        """``jobs`` split by cluster (``where``), each part in the jobs' order, the parts in order of first appearance."""
+        parts: dict[int, list] = {}
+        for j, k in zip(jobs, where):
+            part = parts.get(k)
+            if part is None:
+                parts[k] = part = []
+            part.append(j)
+        return list(parts.items())
+
     def every(self, period: float, callback: Callable[[Grid], None], *, first: float | None = None) -> None:
         """Call ``callback(grid)`` every ``period`` seconds (at ``PRIORITY_PERIODIC``) while :meth:`active`.
 
