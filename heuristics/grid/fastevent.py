@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from heuristics.grid.fastselect import _key, two_smallest
-from vcsched.sim.compiled import row_of, earliest, earliest_many, reserve
+from vcsched.sim.compiled import earliest, earliest_many, reserve, row_of
 
 __all__ = ["MCT", "plan_event", "plan_event_grouped", "monotone_after_lower"]
 

@@ -243,7 +243,7 @@ def test_grid_bulk_submission_equals_one_by_one(batch, heuristic, monkeypatch):
         res = simulate(_clusters(batch, True), jobs, meta=pol)
         assert np.isfinite(res.finish).all() and (res.start >= jobs.submit).all()
         runs.append((res, pol, states))
-    for res, pol, states in runs[1:]:
+    for res, pol, _states in runs[1:]:
         np.testing.assert_array_equal(runs[0][0].start, res.start)
         np.testing.assert_array_equal(runs[0][0].submission_seq, res.submission_seq)
         np.testing.assert_array_equal(runs[0][0].resubmissions, res.resubmissions)
