@@ -367,7 +367,8 @@ class Reallocation:
         """Algorithm 2: cancel every waiting job, resubmit them one by one (heuristic order and cluster)."""
         jobs = np.asarray(waiting, dtype=np.int64)
         procs = np.asarray(grid.jobs.procs[jobs], dtype=np.float64)
-        prev = np.array([grid.current_cluster(j) for j in waiting], dtype=np.int64)
+        location = grid.location
+        prev = np.array([location[j] for j in waiting], dtype=np.int64)
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
         grid.cancel_many(waiting)
         if not (self.compiled_event and not self.verify and self._compiled_resubmission(grid, jobs, prev, planned)):
@@ -515,7 +516,9 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     """
     n, K = D.shape
     uw, rw = np.unique(widths, return_inverse=True)
-    _, gid = np.unique(np.stack([rw, origin, zero_request]), axis=1, return_inverse=True)
+    origin = np.asarray(origin, dtype=np.int64)
+    code = (rw * (int(origin.max()) + 1 if n else 1) + origin) * 2 + np.asarray(zero_request, dtype=np.int64)
+    _, gid = np.unique(code, return_inverse=True)  # groups numbered in (width, origin, zero request) order
     gid = gid.ravel()
     sign = -1.0 if maximise else 1.0
     keys = [np.arange(n)] + [sign * D[:, k] for k in reversed(range(K))] + [gid]

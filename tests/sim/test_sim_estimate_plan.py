@@ -177,3 +177,27 @@ def test_planned_mask_both_ways(n_rows):
     want = np.array([int(j) in starts for j in rows], dtype=bool)
     np.testing.assert_array_equal(_planned_mask(rows, starts, 5000), want)
     assert not _planned_mask(rows, {}, 5000).any()
+
+
+@pytest.mark.parametrize("fcfs", [True, False])
+def test_estimate_plan_extend_equals_append_one_by_one(fcfs):
+    """``_EstimatePlan.extend`` (one compiled loop, used by every rebuild) against ``append`` per job: the same
+    profile, planned starts, lower bound and earliest planned start, on random queues over a busy profile."""
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        total = int(rng.integers(4, 40))
+        prof = Profile(total, 100.0)
+        for _ in range(int(rng.integers(0, 8))):  # running jobs until their requested ends
+            prof.add(100.0, 100.0 + float(rng.uniform(1, 5000)), -int(rng.integers(1, total // 2 + 1)))
+        n = int(rng.integers(0, 40))
+        jobs = rng.permutation(1000)[:n].tolist()
+        widths = rng.integers(1, total + 1, n)
+        durations = np.where(rng.random(n) < 0.1, 1.0, np.ceil(rng.uniform(1, 9000, n)))
+        plans = [_EstimatePlan(prof.copy(), 120.0, fcfs) for _ in range(2)]
+        for j, p, d in zip(jobs, widths.tolist(), durations.tolist()):
+            plans[0].append(j, p, d, 120.0)
+        plans[1].extend(jobs, widths, durations, 120.0)
+        a, b = plans
+        assert a.prof.t.tolist() == b.prof.t.tolist() and a.prof.f.tolist() == b.prof.f.tolist()
+        assert a.starts == b.starts and a.lower == b.lower
+        assert sorted(a.heap) == sorted(b.heap) and (min(a.heap) == min(b.heap) if a.heap else not b.heap)

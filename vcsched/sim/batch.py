@@ -96,6 +96,19 @@ class _EstimatePlan:
         if self.fcfs:
             self.lower = s
 
+    def extend(self, jobs: list[int], procs: np.ndarray, durations: np.ndarray, now: float) -> None:
+        """:meth:`append` for each job in turn, in one compiled loop (:meth:`Profile.reserve_many`; tested equal)."""
+        if not jobs:
+            return
+        starts, lower = self.prof.reserve_many(procs, durations, self.lower if self.lower > now else now, now,
+                                               self.fcfs)
+        starts = starts.tolist()
+        self.starts.update(zip(jobs, starts))
+        self.heap.extend(zip(starts, jobs))
+        heapq.heapify(self.heap)
+        if self.fcfs:
+            self.lower = lower
+
     def current(self, now: float) -> bool:
         """False when a waiting job's planned start has passed (a rebuild now would plan it later)."""
         heap, starts = self.heap, self.starts
@@ -389,9 +402,9 @@ class Cluster(abc.ABC):
         plan = self._plan
         if plan is None or not plan.current(now):
             plan = _EstimatePlan(self._running_profile(), now, self.policy == "fcfs")
-            P, req = self.P, self.req_here
-            for j in self.waiting_jobs:
-                plan.append(j, P[j], planned_duration(req[j]), now)
+            queue = list(self.waiting_jobs)
+            rows = np.array(queue, dtype=np.int64)
+            plan.extend(queue, self._widths[rows], self._planned[rows], now)
             self._plan = plan
         return plan
 
@@ -467,6 +480,8 @@ class FCFSCluster(Cluster):
         gone = [j for j in jobs if j in waiting]
         for j in gone:
             del waiting[j]
+        if not waiting:
+            self._fifo.clear()  # every entry is stale (what _head would drop one by one)
         if gone:
             self._plan = None
             self._request_pass()
@@ -485,26 +500,22 @@ class FCFSCluster(Cluster):
             Cluster.submit_many(self, jobs)
             return
         P, procs = self.P, self.procs
-        for j in jobs:
-            if P[j] > procs:
-                self._too_wide(j)
-        waiting, fifo, t = self.waiting_jobs, self._fifo, self._tickets
-        for j in jobs:
-            t += 1
-            waiting[j] = t
-            fifo.append((t, j))
-        self._tickets = t
+        if jobs and max(map(P.__getitem__, jobs)) > procs:
+            self._too_wide(next(j for j in jobs if P[j] > procs))
+        t = self._tickets
+        tickets = range(t + 1, t + 1 + len(jobs))
+        self.waiting_jobs.update(zip(jobs, tickets))
+        self._fifo.extend(zip(tickets, jobs))
+        self._tickets = t + len(jobs)
         T, F, starts = plan
         est = self._plan
         est.prof = Profile.from_steps(self.procs, T, F)
-        new = list(zip(starts, jobs))
-        est.starts.update((j, s) for s, j in new)
-        est.heap.extend(new)
+        est.starts.update(zip(jobs, starts))
+        est.heap.extend(zip(starts, jobs))
         heapq.heapify(est.heap)
-        if new:
-            est.lower = new[-1][0]
+        if jobs:
+            est.lower = starts[-1]
             self._request_pass()
-
 
 class EasyCluster(Cluster):
     """EASY backfilling (Lifka; the textbook rule checked by the pyss reference schedules).

@@ -3,7 +3,7 @@
 This is the one implementation of each profile rule: :func:`add` (take or give back
 processors on an interval), :func:`trim` (forget the past, merge equal steps),
 :func:`earliest` / :func:`earliest_many` (the earliest slot) and :func:`reserve` (trim,
-earliest slot, take it). :class:`vcsched.sim.profile.Profile` wraps them (the FCFS/EASY
+earliest slot, take it; :func:`reserve_many` for a queue of jobs in turn). :class:`vcsched.sim.profile.Profile` wraps them (the FCFS/EASY
 estimate plan, ECT queries), and :class:`vcsched.sim.batch.CBFCluster` runs on them with
 the loops over its waiting jobs, :class:`vcsched.sim.batch.CBFQueue`: :func:`replan`,
 :func:`fit_before`, :func:`pop_due`, :func:`remove`, and Simbatch's re-plan from scratch
@@ -165,6 +165,18 @@ def reserve(T, F, n, p, d, now, lower, total):
     s = earliest(T, F, n, p, d, lower)
     n = add(T, F, n, s, s + d, -p, total)
     return n, s
+
+
+@njit(cache=True)
+def reserve_many(T, F, n, procs, durations, now, lower, total, advances, out):
+    """:func:`reserve` for each job ``i`` in turn (width ``procs[i]``, duration ``durations[i]``), its reservation
+    into ``out[i]``; with ``advances`` (FCFS) each one from the previous one's start. Returns ``(n, lower)``."""
+    for i in range(procs.size):
+        n, s = reserve(T, F, n, procs[i], durations[i], now, lower, total)
+        out[i] = s
+        if advances:
+            lower = s
+    return n, lower
 
 
 @njit(cache=True)

@@ -258,37 +258,49 @@ class Grid:
         :meth:`Cluster.submit_many` (its estimate plan after these submissions, computed by
         the caller), for clusters that install it instead of replaying the submissions.
         """
-        jobs, clusters = list(jobs), [int(k) for k in clusters]
+        jobs, clusters = list(jobs), np.asarray(clusters, dtype=np.int64).tolist()
         if self.log is not None:
             for j, k in zip(jobs, clusters):
                 self.submit(j, k)
             return
-        location, waiting = self.location, [c.waiting_jobs for c in self.clusters]
-        for j in jobs:
-            if location[j] >= 0 and j in waiting[location[j]]:
-                self.submit(j, location[j])  # raises the error of a double submission
-        resub, seq, at, now = self.resubmissions, self.submission_seq, self.submitted_at, self.kernel.now
-        counter = self._submissions
-        for j, k in zip(jobs, clusters):
+        self._refuse_waiting(jobs)
+        location, resub, at, now = self.location, self.resubmissions, self.submitted_at, self.kernel.now
+        seq, base = self.submission_seq, next(self._submissions)
+        for i, (j, k) in enumerate(zip(jobs, clusters)):
             if location[j] >= 0:
                 resub[j] += 1
             location[j] = k
             at[j] = now
-            seq[j] = next(counter)
+            seq[j] = base + i
+        self._submissions = itertools.count(base + len(jobs))
         plans = plans or {}
         for k, part in self._by_cluster(jobs, clusters):
             self.clusters[k].submit_many(part, plans.get(k))
 
+    def _refuse_waiting(self, jobs: list) -> None:
+        """Raise :meth:`submit`'s error if one of ``jobs`` is already waiting somewhere."""
+        busy = [c.waiting_jobs for c in self.clusters if c.waiting_jobs]
+        if not busy:
+            return
+        wanted = set(jobs)
+        for waiting in busy:
+            clash = wanted.intersection(waiting)
+            if clash:
+                j = next(j for j in jobs if j in clash)
+                self.submit(j, self.location[j])  # raises the error of a double submission
+
     @staticmethod
     def _by_cluster(jobs: list, where: list) -> list[tuple[int, list]]:
         """``jobs`` split by cluster (``where``), each part in the jobs' order, the parts in order of first appearance."""
-        parts: dict[int, list] = {}
-        for j, k in zip(jobs, where):
-            part = parts.get(k)
-            if part is None:
-                parts[k] = part = []
-            part.append(j)
-        return list(parts.items())
+        if not jobs:
+            return []
+        where = np.asarray(where, dtype=np.int64)
+        order = np.argsort(where, kind="stable")
+        keys, first, counts = np.unique(where, return_index=True, return_counts=True)
+        picked = np.asarray(jobs, dtype=np.int64)[order]
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        parts = [(int(k), picked[bounds[r]:bounds[r + 1]].tolist()) for r, k in enumerate(keys.tolist())]
+        return [parts[r] for r in np.argsort(first, kind="stable").tolist()]
 
     def every(self, period: float, callback: Callable[[Grid], None], *, first: float | None = None) -> None:
         """Call ``callback(grid)`` every ``period`` seconds (at ``PRIORITY_PERIODIC``) while :meth:`active`.

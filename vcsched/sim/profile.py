@@ -188,6 +188,18 @@ class Profile:
                                             float(not_before), self.total)
         return start
 
+    def reserve_many(self, procs: np.ndarray, durations: np.ndarray, not_before: float, now: float,
+                     advances: bool) -> tuple[np.ndarray, float]:
+        """:meth:`reserve_earliest` for each job in turn (:func:`compiled.reserve_many`); with ``advances`` each one
+        from the previous one's start (FCFS). Returns the starts and the last lower bound."""
+        procs = np.ascontiguousarray(procs, dtype=np.int64).ravel()
+        durations = np.ascontiguousarray(durations, dtype=np.float64).ravel()
+        out = np.empty(procs.size)
+        self._room(2 * procs.size)
+        self._n, lower = _kernels().reserve_many(self._T, self._F, self._n, procs, durations, float(now),
+                                                 float(not_before), self.total, bool(advances), out)
+        return out, lower
+
     def earliest_many(self, procs: np.ndarray, durations: np.ndarray, not_before: float) -> np.ndarray:
         """:meth:`earliest` for many jobs at once (:func:`compiled.earliest_many`). Jobs wider than the cluster get ``inf``."""
         procs = np.ascontiguousarray(procs, dtype=np.int64).ravel()
