@@ -213,19 +213,67 @@ def monotone_after_lower(T, F, rows, lower):
 
 
 @njit(cache=True)
-def _group_key(A, D, w, i, K):
-    """MinMin's and MaxMin's key of row ``i`` (width index ``w``): its minimum ECT, ``min_k A[k, w] + D[i, k]``."""
+def _group_key(A, Drow, w, K):
+    """MinMin's and MaxMin's key of a row of width index ``w`` and planned durations ``Drow``: its minimum ECT,
+    ``min_k A[w, k] + Drow[k]``."""
     best = _INF
     for k in range(K):
-        v = A[k, w] + D[i, k]
+        v = A[w, k] + Drow[k]
         if v < best:
             best = v
     return best
 
 
 @njit(cache=True)
+def _cache_head(g, ptr, gorder, gend, blockend, alive, D, head, after, HD, AD, K):
+    """Move group ``g``'s pointer to its first alive row and cache it (``head[g]``, its durations ``HD[g]``) with
+    the first alive row after that row's block (``after[g]``, ``AD[g]``); -1 when there is none."""
+    pos = ptr[g]
+    while pos < gend[g] and not alive[gorder[pos]]:
+        pos += 1
+    ptr[g] = pos
+    head[g] = -1
+    after[g] = -1
+    if pos == gend[g]:
+        return
+    h = gorder[pos]
+    head[g] = h
+    for k in range(K):
+        HD[g, k] = D[h, k]
+    q = blockend[pos]
+    while q < gend[g] and not alive[gorder[q]]:
+        q += 1
+    if q < gend[g]:
+        x = gorder[q]
+        after[g] = x
+        for k in range(K):
+            AD[g, k] = D[x, k]
+
+
+@njit(cache=True)
+def _tie_row(A, g, key, w, ptr, gorder, gend, blockend, alive, D, K):
+    """The smallest row of group ``g`` whose key equals its head's ``key`` (a rounding tie), block by block from
+    the head's: each block's first alive row, until a block's key differs."""
+    pos = ptr[g]
+    row = gorder[pos]
+    q = blockend[pos]
+    while q < gend[g]:
+        r = q
+        while r < blockend[q] and not alive[gorder[r]]:
+            r += 1
+        if r < blockend[q]:
+            x = gorder[r]
+            if _group_key(A, D[x], w, K) != key:
+                break
+            if x < row:
+                row = x
+        q = blockend[q]
+    return row
+
+
+@njit(cache=True)
 def _width_starts(T, F, rows, total, lower, uw, A, k):
-    """``A[k, w]``: earliest start on cluster ``k`` from its lower bound of a job of width ``uw[w]`` (``uw``
+    """``A[w, k]``: earliest start on cluster ``k`` from its lower bound of a job of width ``uw[w]`` (``uw``
     increasing), on a profile whose free count never decreases after the lower bound.
 
     On such a profile the earliest start of width ``p`` is the first row from the one
@@ -242,15 +290,15 @@ def _width_starts(T, F, rows, total, lower, uw, A, k):
     for w in range(uw.size):
         p = uw[w]
         if p > total[k]:
-            A[k, w] = _INF
+            A[w, k] = _INF
             continue
         while r < n and F[k, r] < p:
             r += 1
         if r == n:
-            A[k, w] = _INF
+            A[w, k] = _INF
         else:
             t = T[k, r]
-            A[k, w] = t if t > lo else lo
+            A[w, k] = t if t > lo else lo
 
 
 @njit(cache=True)
@@ -260,7 +308,7 @@ def plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, thre
     :func:`monotone_after_lower` holds: the same choices, without scanning every alive row at each choice.
 
     With a non-decreasing profile after the lower bound, a job's earliest start on cluster
-    ``k`` depends on its width only: ``A[k, w]`` for the distinct widths ``uw`` (``rw[i]``:
+    ``k`` depends on its width only: ``A[w, k]`` for the distinct widths ``uw`` (``rw[i]``:
     row ``i``'s width index), recomputed for the resubmission's cluster only. The rows are
     split into groups whose planned durations are ordered componentwise (same width, and
     ``D`` rows comparable: the caller checks it), listed in ``gorder[gstart[g]:gend[g]]``
@@ -270,50 +318,55 @@ def plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, thre
     rounding tie, looked for block by block: ``blockend[pos]`` ends the run of equal ``D``
     rows holding ``pos``). The choice over the groups is the extreme key, ties to the
     first row, as :func:`heuristics.grid.fastselect.select_builtin`.
+
+    Each group's first alive row and the first alive row after its block are cached with
+    their durations (:func:`_cache_head`, refreshed for the chosen row's group only), so a
+    choice reads, per group, two contiguous rows and ``A[w]``; only when these two keys are
+    equal is the group walked block by block (:func:`_tie_row`).
     """
     n = rw.size
     K = total.size
     W = uw.size
     G = gstart.size
-    A = np.empty((K, W))
+    A = np.empty((W, K))
     for k in range(K):
         _width_starts(T, F, rows, total, lower, uw, A, k)
     alive = np.ones(n, dtype=np.bool_)
     ptr = gstart.copy()
+    group = np.empty(n, dtype=np.int64)
+    width = np.empty(G, dtype=np.int64)
+    head = np.empty(G, dtype=np.int64)
+    after = np.empty(G, dtype=np.int64)
+    HD = np.empty((G, K))
+    AD = np.empty((G, K))
+    for g in range(G):
+        for pos in range(gstart[g], gend[g]):
+            group[gorder[pos]] = g
+        width[g] = rw[gorder[gstart[g]]]
+        _cache_head(g, ptr, gorder, gend, blockend, alive, D, head, after, HD, AD, K)
     E = np.empty(K)
     for step in range(n):
         chosen = -1
         top = 0.0
         for g in range(G):
-            pos = ptr[g]
-            while pos < gend[g] and not alive[gorder[pos]]:
-                pos += 1
-            ptr[g] = pos
-            if pos == gend[g]:
+            h = head[g]
+            if h < 0:
                 continue
-            i = gorder[pos]
-            key = _group_key(A, D, rw[i], i, K)
-            row = i
-            q = blockend[pos]
-            while q < gend[g]:  # rounding ties further down the group
-                r = q
-                while r < blockend[q] and not alive[gorder[r]]:
-                    r += 1
-                if r < blockend[q]:
-                    x = gorder[r]
-                    kx = _group_key(A, D, rw[x], x, K)
-                    if kx != key:
-                        break
-                    if x < row:
-                        row = x
-                q = blockend[q]
+            w = width[g]
+            key = _group_key(A, HD[g], w, K)
+            if chosen >= 0 and (key < top if maximise else key > top):
+                continue  # cannot win: its row does not matter
+            row = h
+            if after[g] >= 0 and _group_key(A, AD[g], w, K) == key:  # a rounding tie further down the group
+                row = _tie_row(A, g, key, w, ptr, gorder, gend, blockend, alive, D, K)
             if chosen < 0 or (key > top if maximise else key < top) or (key == top and row < chosen):
                 chosen = row
                 top = key
         i = chosen
         alive[i] = False
+        _cache_head(group[i], ptr, gorder, gend, blockend, alive, D, head, after, HD, AD, K)
         for k in range(K):
-            E[k] = A[k, rw[i]] + D[i, k]
+            E[k] = A[rw[i], k] + D[i, k]
         b = 0
         for k in range(1, K):
             if E[k] < E[b]:
