@@ -282,15 +282,27 @@ def cause_matrix(causes: pandas.DataFrame) -> pandas.DataFrame:
     for quantity, paper, _, fn, _ in DEVIATIONS:
         row = {"quantity": quantity, "paper": paper}
         for v in variants:
-            row[v] = fn(causes[causes["cause"] == v])
+            row[v] = fn(_variant_rows(causes, v))
         out.append(row)
     return pd.DataFrame(out)
+
+
+def _variant_rows(causes, variant: str):
+    """The cause cells' rows of one variant; a CBF-only variant (:data:`CBF_ONLY_CAUSES`) changes nothing on FCFS
+    clusters, so its FCFS window is the defaults' (pooled quantities then compare like with like)."""
+    import pandas as pd
+
+    rows = causes[causes["cause"] == variant]
+    if variant in CBF_ONLY_CAUSES:
+        fcfs = causes[(causes["cause"] == "default") & (causes["batch"] == "fcfs")]
+        rows = pd.concat([rows, fcfs], ignore_index=True)
+    return rows
 
 
 def _variant_values(causes, quantity_index: int) -> dict:
     """Value of one deviation's quantity per variant (and per alternative count, for the reallocation rows)."""
     _, _, _, fn, _ = DEVIATIONS[quantity_index]
-    values = {v: fn(causes[causes["cause"] == v]) for v in CAUSE_VARIANTS if v in set(causes["cause"])}
+    values = {v: fn(_variant_rows(causes, v)) for v in CAUSE_VARIANTS if v in set(causes["cause"])}
     if quantity_index < 2 and "default" in values:
         alg = "no-cancel" if quantity_index == 0 else "cancel"
         base = _rows(causes[causes["cause"] == "default"], alg)

@@ -140,3 +140,19 @@ def test_grid_run_time_line_counts_each_cell_once():
     assert "3 cells" in line and "7,200 s = 1.00 h on 2 workers" in line
     assert "CPU 6,590 s over the 2 cells" in line and "slowest cell pwa het CBF: 7,000 s" in line
     assert run_time_line(df.drop(columns=["cell_seconds"])).startswith("run time: no cell times")
+
+
+def test_grid_cbf_only_variant_pools_the_default_fcfs_window():
+    """A CBF-only variant (cbf-replan-full) runs on the CBF window only; pooled quantities take the defaults' FCFS
+    rows for it (the variant changes nothing there), so they compare like with like."""
+    def row(alg, h, batch, pct, cause):
+        return {"algorithm": alg, "heuristic": h, "batch": batch, "heterogeneous": False, "relative_response": 1.0,
+                "reallocations_pct": pct, "jobs_moved_pct": 0.0, "displaced_pct": 0.0, "cause": cause,
+                "max_wait": 1.0, "ref_max_wait": 1.0}
+
+    causes = pd.DataFrame([row("cancel", "mct", "fcfs", 90.0, "default"), row("cancel", "mct", "cbf", 10.0, "default"),
+                           row("cancel", "mct", "cbf", 2.0, "cbf-replan-full")])
+    matrix = gr.cause_matrix(causes).set_index("quantity")
+    q = gr.DEVIATIONS[1][0]  # reallocations with cancellation, pooled over both windows
+    assert matrix.loc[q, "default"] == 50.0
+    assert matrix.loc[q, "cbf-replan-full"] == 46.0  # (90 from the defaults' FCFS window + 2) / 2, not 2
