@@ -430,8 +430,8 @@ def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
     cpu = cells["cell_cpu_seconds"].astype(float) if "cell_cpu_seconds" in cells else None
     slow = cells.loc[cells["cell_seconds"].astype(float).idxmax()]
     what = f"{slow['scenario']} {'het' if bool(slow['heterogeneous']) else 'hom'} {str(slow['batch']).upper()}"
-    line = (f"run time: {len(cells)} cells, sum of the cells' wall times {wall:,.0f} s = {wall / workers / 3600:.2f} h "
-            f"on {workers} workers")
+    line = (f"run time: {len(cells)} cells, sum of the cells' wall times {wall:,.0f} s, i.e. {wall / workers:,.0f} s "
+            f"= {wall / workers / 3600:.2f} h on {workers} workers")
     if cpu is not None and cpu.notna().any():
         line += f" (CPU {float(cpu.sum()):,.0f} s over the {int(cpu.notna().sum())} cells that recorded it)"
     return line + f"; slowest cell {what}: {float(slow['cell_seconds']):,.0f} s"

@@ -137,7 +137,7 @@ def test_grid_run_time_line_counts_each_cell_once():
                        "cell_seconds": [100.0, 100.0, 7000.0, 100.0, 100.0, 100.0],
                        "cell_cpu_seconds": [90.0, 90.0, 6500.0, float("nan"), float("nan"), float("nan")]})
     line = run_time_line(df)
-    assert "3 cells" in line and "7,200 s = 1.00 h on 2 workers" in line
+    assert "3 cells" in line and "7,200 s, i.e. 3,600 s = 1.00 h on 2 workers" in line
     assert "CPU 6,590 s over the 2 cells" in line and "slowest cell pwa het CBF: 7,000 s" in line
     assert run_time_line(df.drop(columns=["cell_seconds"])).startswith("run time: no cell times")
 
