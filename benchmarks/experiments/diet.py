@@ -16,7 +16,7 @@ Cells
 Model-variant cells (a ``variant`` parameter, one change from the defaults at a time, same seeds;
 see :data:`MODEL_VARIANTS`) feed the **deviation table** (:func:`deviation_table`): add-seds with
 the literal reading of Algorithm 1, steady with a SeD-queue hand-off cost and a longer window,
-and the sensitivity of Table 1 and Fig 2 to the two fitted constants (dgemm time, submit overhead).
+add-seds and steady with memory/cache interference between jobs (every approach), and the sensitivity of Table 1 and Fig 2 to the two fitted constants (dgemm time, submit overhead).
 
 Row fields: ``variant`` (``default`` for the paper's grid), ``approach``, ``rep``, ``makespan``, ``mean_turnaround``, ``std_turnaround``,
 ``throughput`` (requests/s), ``mean_choose``, ``mean_queue``, ``mean_compute`` (s),
@@ -376,7 +376,9 @@ DEVIATIONS = (
     ("Table 1 Standard makespan (s)", 460.1, lambda d, v: _mean(d, "add-seds", v, "standard", "makespan"),
      ("literal-sorting", *_INTERFERENCE),
      "placement: Algorithm 1 with ties on the (equal) predicted time broken by jobs / last solve spreads "
-     "Standard 7/7/7/7/7/7/6/6; read literally (ties at random) it gives 9-10 on one SeD, as the paper's 9"),
+     "Standard 7/7/7/7/7/7/6/6; read literally (ties at random) it gives 9-10 on one SeD, as the paper's 9. "
+     "Interference (§6.4.3) also slows Standard here (0.1: 390 s, 0.25: 522 s) but costs it 9-19 % in Fig 5, "
+     "where the paper has it first: not the cause"),
     ("Table 1 SeD Queue makespan (s)", 369.1, lambda d, v: _mean(d, "add-seds", v, "sed-queue", "makespan"),
      ("literal-sorting",),
      "dgemm time 88 s is fitted here (4 rounds of 2); the literal reading keeps 7 x 6, 6 x 2 as the paper"),
@@ -391,7 +393,8 @@ DEVIATIONS = (
      "paper: 3 on each new SeD, 5-6 on each original one; the window lengths keep this placement, Algorithm 3 "
      "to the letter does not (it picks the worst-ranked unused SeD, often an original one with a queue)"),
     ("Table 1 Standard - SeD Queue makespan (s)", 91.0, _spread, ("literal-sorting", *_INTERFERENCE),
-     "ordering: the paper's Standard > SeD Queue needs Standard's imbalance, i.e. the literal reading"),
+     "ordering: the paper's Standard > SeD Queue needs Standard's imbalance, i.e. the literal reading (or "
+     "interference about 0.15, which Fig 5 and the paper's dgemm measurement rule out)"),
     ("Table 1 Standard most tasks on one SeD", 9.0, lambda d, v: _mean(d, "add-seds", v, "standard",
                                                                           "max_tasks_per_sed"),
      ("literal-sorting",), "as the first row"),
@@ -402,12 +405,14 @@ DEVIATIONS = (
     ("Fig 5 SeD Queue vs Standard throughput (%)", -2.8, lambda d, v: _vs_standard(d, v, "sed-queue"),
      ("queue-sync-1.5", "literal-sorting", *_INTERFERENCE),
      "no hand-off cost in the default model: a 1.5 s hand-off per queued solve (the paper's first cause) "
-     "gives the loss, about -1.5 % per second of hand-off"),
+     "gives the loss, about -1.5 % per second of hand-off. Interference is not the cause: it slows only "
+     "Standard (4 jobs per 2-CPU SeD run at 1/(1 + a)), +10 % at 0.1 and +24 % at 0.25, away from the paper"),
     ("Fig 5 Task Scheduler vs Standard throughput (%)", -4.5, lambda d, v: _vs_standard(d, v, "task-scheduler"),
      ("queue-sync-1.5", "queue-sync-1.5+waf-1.65", "waf-1.65", "refine-last-free", "literal-sorting",
       *_INTERFERENCE),
      "the hand-off plus windows that are too long (the paper's cause): winAdaptFactor (not given) above "
-     "about 1.6 leaves SeDs idle, with a steep threshold (1.5: -3.3 %, 1.7: -6 %)"),
+     "about 1.6 leaves SeDs idle, with a steep threshold (1.5: -3.3 %, 1.7: -6 %); interference moves it away "
+     "(+10 % at 0.1, +24 % at 0.25)"),
     ("Fig 5 Standard vs SeD Queue throughput (%)", 2.9,
      lambda d, v: -_vs_standard(d, v, "sed-queue") / (1.0 + _vs_standard(d, v, "sed-queue") / 100.0),
      ("queue-sync-1.5", "literal-sorting", *_INTERFERENCE),
