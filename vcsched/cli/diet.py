@@ -7,7 +7,6 @@ from typing import Any
 
 from vcsched.cli.common import number_option, print_json, print_table, seed_option
 from vcsched.errors import InvalidInputError
-from vcsched.problems.diet import MAX_INTERFERENCE
 
 APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
 EXPERIMENT_NAMES = ("bursty", "add-seds", "steady")
@@ -23,6 +22,9 @@ MAX_EXEC_CV = 10.0
 """Largest ``--exec-cv``."""
 MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
+MAX_INTERFERENCE = 1.0
+"""Largest ``--interference``: ``vcsched.problems.diet.MAX_INTERFERENCE`` (not imported, it loads numpy; a test
+keeps the two equal)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
