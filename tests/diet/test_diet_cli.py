@@ -76,3 +76,22 @@ def test_sorting_and_queue_sync_flags(capsys):
     with pytest.raises(SystemExit) as exc:
         run(capsys, *sq, "--queue-sync", "-1")
     assert exc.value.code == 2 and "--queue-sync" in capsys.readouterr().err
+
+
+def test_interference_flag(capsys):
+    base = ("--experiment", "add-seds", "--approach", "standard", "--seed", "1", "--json")
+    plain = run(capsys, *base)[1]
+    assert run(capsys, *base, "--interference", "0")[1] == plain      # a = 0 is the default model, byte for byte
+    slow = json.loads(run(capsys, *base, "--interference", "1")[1])
+    assert slow["mean_compute"] > json.loads(plain)["mean_compute"]   # 54 jobs on 8 SeDs oversubscribe
+    for bad in ("-0.1", "1.5", "nan"):
+        with pytest.raises(SystemExit) as exc:
+            run(capsys, *base, "--interference", bad)
+        assert exc.value.code == 2 and "--interference" in capsys.readouterr().err
+
+
+def test_interference_bound_is_the_platform_s():
+    from vcsched.cli import diet as cli_diet
+    from vcsched.problems import diet as problems_diet
+
+    assert cli_diet.MAX_INTERFERENCE == problems_diet.MAX_INTERFERENCE

@@ -259,3 +259,45 @@ def test_literal_sorting_spreads_standard_at_random_and_sed_queue_by_its_estimat
     assert max(std["tasks_per_sed"].values()) >= 9
     assert max(sq["tasks_per_sed"].values()) <= 8
     assert std["makespan"] > sq["makespan"]
+
+
+def four_equal_jobs():
+    t = TaskSpec(10.0)
+    return Workload(arrivals=tuple((0.0, t) for _ in range(4)))
+
+
+@pytest.mark.parametrize("a, end", [(0.0, 20.0), (0.5, 30.0), (1.0, 40.0)])
+def test_interference_four_equal_jobs_on_two_cpus(a, end):
+    # 4 jobs of T = 10 s share 2 CPUs: rate 1/2 / (1 + a * (4 - 2) / 2), so all end at 2T (1 + a)
+    plat = dataclasses.replace(ZERO, interference=a)
+    run = simulate_diet(tree1(), four_equal_jobs(), make_approach("standard"), platform=plat, trace=True)
+    assert ends(run) == [(pytest.approx(end), k) for k in range(4)]
+
+
+def test_interference_only_while_jobs_exceed_cpus():
+    # a = 0.5: alone (0..2) the 2 jobs run at full speed; 3 jobs run at (2/3) / 1.25 = 8/15 each, so the 4-s
+    # job ends at 2 + 4 * 15/8 = 9.5 (the others have 8 - 4 = 4 s left), then 2 jobs at full speed end at 13.5
+    plat = dataclasses.replace(ZERO, interference=0.5)
+    run = simulate_diet(tree1(), three_jobs(), make_approach("standard"), platform=plat, trace=True)
+    assert ends(run) == [(pytest.approx(9.5), 2), (pytest.approx(13.5), 0), (pytest.approx(13.5), 1)]
+    # a SeD queue limited to the CPUs never oversubscribes: interference changes nothing
+    sq = make_approach("sed-queue", limit=2)
+    plain = simulate_diet(tree1(), three_jobs(), sq, platform=ZERO, trace=True)
+    assert simulate_diet(tree1(), three_jobs(), sq, platform=plat, trace=True).trace == plain.trace
+
+
+def test_interference_zero_is_the_default_model_exactly():
+    sc = steady(duration=1200.0)
+    base = simulate_scenario(sc, make_approach("standard"), seed=2)
+    zero = simulate_scenario(dataclasses.replace(sc, platform=dataclasses.replace(sc.platform, interference=0.0)),
+                             make_approach("standard"), seed=2)
+    slow = simulate_scenario(dataclasses.replace(sc, platform=dataclasses.replace(sc.platform, interference=0.5)),
+                             make_approach("standard"), seed=2)
+    assert zero == base
+    assert slow["mean_compute"] > base["mean_compute"]
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, math.nan, math.inf])
+def test_interference_is_validated(bad):
+    with pytest.raises(InvalidInputError, match="interference"):
+        DietPlatform(interference=bad)

@@ -22,6 +22,9 @@ MAX_EXEC_CV = 10.0
 """Largest ``--exec-cv``."""
 MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
+MAX_INTERFERENCE = 1.0
+"""Largest ``--interference``: ``vcsched.problems.diet.MAX_INTERFERENCE`` (not imported, it loads numpy; a test
+keeps the two equal)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,6 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--queue-sync", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
                    help="seconds a SeD-queue hand-off holds a freed slot before the next queued job computes "
                         "(default 0)")
+    s.add_argument("--interference", type=number_option(float, low=0, high=MAX_INTERFERENCE), default=None,
+                   help=f"memory/cache interference a in [0, {MAX_INTERFERENCE:g}] between jobs beyond a SeD's CPUs: "
+                        "each of n jobs on c CPUs runs at speed*min(1,c/n)/(1+a*max(0,n-c)/c) (default 0, the "
+                        "paper's dgemm)")
     s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
     s.set_defaults(handler=cmd_simulate)
 
@@ -73,7 +80,7 @@ def _scenario(args: argparse.Namespace):
     from vcsched.scenarios.diet import PLATFORM
 
     changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv),
-                                 ("queue_sync", args.queue_sync)) if v is not None}
+                                 ("queue_sync", args.queue_sync), ("interference", args.interference)) if v is not None}
     if changes:
         import dataclasses
 

@@ -28,6 +28,10 @@ __all__ = [
 ]
 
 
+MAX_INTERFERENCE = 1.0
+"""Largest accepted :attr:`DietPlatform.interference` (at 1, 2x oversubscription halves the throughput)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class DietPlatform:
     """Timing parameters of the middleware (seconds, bytes per second).
@@ -47,6 +51,8 @@ class DietPlatform:
     exec_cv: float = 0.0
     queue_sync: float = 0.0
     """Seconds a SeD-queue hand-off holds a freed slot before the next queued job computes (§5.1; 0: none)."""
+    interference: float = 0.0
+    """Memory/cache interference ``a`` in [0, 1] between jobs competing on a SeD's CPUs (§6.4.3; 0: none)."""
 
     def __post_init__(self) -> None:
         for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead", "queue_sync"):
@@ -55,6 +61,9 @@ class DietPlatform:
                 raise InvalidInputError(f"DietPlatform.{name} must be a finite number >= 0, got {v}")
         if not (self.exec_cv >= 0 and math.isfinite(self.exec_cv)):
             raise InvalidInputError(f"DietPlatform.exec_cv must be a finite number >= 0, got {self.exec_cv}")
+        if not (0 <= self.interference <= MAX_INTERFERENCE):
+            raise InvalidInputError(f"DietPlatform.interference must be a number in [0, {MAX_INTERFERENCE:g}], "
+                                    f"got {self.interference}")
         if not self.bandwidth > 0:
             raise InvalidInputError(f"DietPlatform.bandwidth must be > 0, got {self.bandwidth}")
         if int(self.n_best) < 1 or int(self.cpus) < 1:

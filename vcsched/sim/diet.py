@@ -33,6 +33,15 @@ SeDs (§5.1):
   each progresses at rate ``speed * min(1, cpus / n)`` (a job cannot use more
   than one processor; §6.4.3 observed that two dgemm run in the time of one on
   2 CPUs and four in twice that time).
+  With ``interference`` ``a`` > 0 (a platform option, 0 by default) jobs in
+  excess of the processors also slow each other down, as contention for memory
+  and cache would (§6.4.3 names it as a possible cost of Standard's many jobs
+  per SeD, and measured it as negligible for dgemm): each running job
+  progresses at ``speed * min(1, cpus / n) / (1 + a * max(0, n - cpus) / cpus)``.
+  This is our choice of a simple model (the paper gives none): no effect while
+  ``n <= cpus``, and the total throughput falls linearly in the oversubscription
+  ``(n - cpus) / cpus``; e.g. four equal jobs on 2 CPUs take ``2T (1 + a)``
+  instead of ``2T``.
 * A job's actual work is its cost, or with ``exec_cv`` > 0 its cost times a
   Gamma factor of mean 1 and that coefficient of variation (seeded; the SeD
   still predicts the cost): real executions vary a little, which keeps jobs
@@ -167,7 +176,11 @@ class _SeD:
     # -- processor sharing --
     def _rate(self) -> float:
         n = len(self.running)
-        return self.speed * min(1.0, self.cpus / n) if n else 0.0
+        if not n:
+            return 0.0
+        rate = self.speed * min(1.0, self.cpus / n)
+        a = self.sim.platform.interference
+        return rate / (1.0 + a * (n - self.cpus) / self.cpus) if a and n > self.cpus else rate
 
     def _advance(self, now: float) -> None:
         dt = now - self.updated
