@@ -13,7 +13,8 @@ Cells
               24 SeDs for 3 h (quick: 45 min, margins scaled), statistics over the middle window
               (Fig 5 throughput, Fig 4 decomposition choose / queue / compute).
 
-Model-variant cells (a ``variant`` parameter, one change from the defaults at a time, same seeds;
+Model-variant cells (a ``variant`` parameter, one change from the defaults at a time, as many
+repetitions as the defaults, each cell with its own child seed;
 see :data:`MODEL_VARIANTS`) feed the **deviation table** (:func:`deviation_table`): add-seds with
 the literal reading of Algorithm 1, steady with a SeD-queue hand-off cost and a longer window,
 add-seds and steady with memory/cache interference between jobs (every approach), and the sensitivity of Table 1 and Fig 2 to the two fitted constants (dgemm time, submit overhead).
@@ -479,7 +480,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         sens = sensitivity_table(df)
         save_table(sens, out_dir, "fitted_constants", title="Sensitivity to the two fitted constants")
         parts.append("deviation table (paper, ours with the defaults, the closest model variant; one change "
-                     "at a time, same seeds):\n" + text_table(dev, digits=1))
+                     "at a time, same number of repetitions):\n" + text_table(dev, digits=1))
         parts.append("fitted constants (dgemm time fitted on Table 1, submit overhead on Fig 2): sensitivity\n"
                      + text_table(sens, digits=1))
     failed = int(df.loc[df["cell_status"] == "error", "cell"].nunique()) if "cell_status" in df else 0
