@@ -180,7 +180,7 @@ def measure_size(path: str, doc: dict, repeat: int) -> dict[str, float]:
 
     import numpy as np
 
-    from heuristics.vc.mcb import _sorted_lists, _sorted_positions
+    from heuristics.vc.mcb_pack import _sorted_lists, _sorted_positions
     from vcsched.cli.vc import solve_plain, solve_rows
     from vcsched.problems.vc import VCInstance
     from vcsched.problems.vc_plain import load_plain_instance

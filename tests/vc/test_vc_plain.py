@@ -15,15 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics.vc.mcb import (
-    MCB_VARIANTS,
-    _pack_plain,
-    _sorted_lists,
-    _sorted_positions,
-    mcb,
-    mcb_pack,
-    mcb_plain,
-)
+from heuristics.vc.mcb import mcb, mcb_plain
+from heuristics.vc.mcb_pack import MCB_VARIANTS, _pack_plain, _sorted_lists, _sorted_positions, mcb_pack
 from vcsched.problems.vc import (
     VCInstance,
     allocation_from_placement,

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heuristics.vc import REGISTRY
-from heuristics.vc.mcb import DEFAULT_GRID, DEFAULT_TOL, _sorted_lists, mcb, mcb_pack
+from heuristics.vc.mcb import DEFAULT_GRID, DEFAULT_TOL, mcb
+from heuristics.vc.mcb_pack import _sorted_lists, mcb_pack
 from tests.vc.brute import brute_force_min_yield
 from vcsched.problems.vc import VCInstance, check_allocation
 from vcsched.result import Status
