@@ -219,8 +219,7 @@ class Grid:
         """Submit ``job`` to ``cluster`` now (an arrival, or a resubmission after a cancel)."""
         c = self.clusters[cluster]
         if self.location[job] >= 0 and job in self.clusters[self.location[job]].waiting_jobs:
-            raise InvalidInputError(f"job {self.jobs.job_id[job]} is already waiting on "
-                                    f"{self.clusters[self.location[job]].name!r}; cancel it first")
+            raise self._already_waiting(job)
         c.submit(job)
         if self.location[job] >= 0:
             self.resubmissions[job] += 1
@@ -278,16 +277,17 @@ class Grid:
             self.clusters[k].submit_many(part, plans.get(k))
 
     def _refuse_waiting(self, jobs: list) -> None:
-        """Raise :meth:`submit`'s error if one of ``jobs`` is already waiting somewhere."""
+        """Raise :meth:`submit`'s error for the first of ``jobs`` that is already waiting somewhere."""
         busy = [c.waiting_jobs for c in self.clusters if c.waiting_jobs]
         if not busy:
             return
-        wanted = set(jobs)
-        for waiting in busy:
-            clash = wanted.intersection(waiting)
-            if clash:
-                j = next(j for j in jobs if j in clash)
-                self.submit(j, self.location[j])  # raises the error of a double submission
+        clash = set().union(*(set(jobs).intersection(waiting) for waiting in busy))
+        if clash:
+            raise self._already_waiting(next(j for j in jobs if j in clash))
+
+    def _already_waiting(self, job: int) -> InvalidInputError:
+        return InvalidInputError(f"job {self.jobs.job_id[job]} is already waiting on "
+                                 f"{self.clusters[self.location[job]].name!r}; cancel it first")
 
     @staticmethod
     def _by_cluster(jobs: list, where: list) -> list[tuple[int, list]]:
