@@ -5,7 +5,7 @@ outcomes of an algorithm (infeasible model, heuristic failure, time limit) are
 never exceptions: they are a :class:`vcsched.result.Status` in the result.
 """
 
-__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError"]
+__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError", "InternalError"]
 
 
 class VcschedError(Exception):
@@ -29,3 +29,9 @@ class UnknownNameError(InvalidInputError, KeyError):
 
 class SolverUnavailableError(VcschedError, RuntimeError):
     """The LP/MILP backend (HiGHS through PuLP) cannot be used."""
+
+
+class InternalError(VcschedError, RuntimeError):
+    """The toolkit contradicted itself (a bug, here or in a backend), e.g. a result claimed
+    ``optimal`` with its objective far from its proven bound. Never a user's mistake: the
+    message says what was inconsistent so that it can be reported."""

@@ -9,6 +9,12 @@ one of the :class:`Status` values and nothing else:
 ``time_limit``  stopped at a limit before any solution was found
 ``failed``      a heuristic found no solution (says nothing about feasibility)
 ``error``       the backend failed; ``message`` says how
+
+An ``optimal`` result that carries both an objective and a bound has them
+within :data:`OPTIMAL_GAP` (relative, :func:`relative_gap`) of each other: the
+constructor checks it for every method (exact models, certification, bounds,
+simulation references) and raises :class:`~vcsched.errors.InternalError`
+otherwise, so a contradiction can never be printed as an optimum.
 """
 
 from __future__ import annotations
@@ -19,7 +25,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Status", "Result", "relative_gap"]
+from vcsched.errors import InternalError
+
+__all__ = ["Status", "Result", "relative_gap", "OPTIMAL_GAP"]
+
+OPTIMAL_GAP = 1e-4
+"""Largest relative gap between objective and bound of a result reported ``optimal``."""
 
 
 class Status(str, enum.Enum):
@@ -84,6 +95,13 @@ class Result:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
+        if self.status is Status.OPTIMAL:
+            gap = relative_gap(self.objective, self.bound)
+            if gap is not None and gap > OPTIMAL_GAP:
+                raise InternalError(
+                    f"method {self.method!r} reported status optimal with objective {self.objective!r} "
+                    f"and bound {self.bound!r} (relative gap {gap:.3g} > {OPTIMAL_GAP}); this is a bug, "
+                    f"please report it with the instance")
 
     @property
     def success(self) -> bool:

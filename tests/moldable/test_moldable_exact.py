@@ -167,3 +167,37 @@ def test_moldable_exact_external_lower_bound_only_raises_the_reported_bound():
     assert solve_exact(tiny_inst, lower_bound=opt).status.value == "optimal"
     with pytest.raises(InvalidInputError, match="lower_bound"):
         solve_exact(tiny_inst, lower_bound=float("nan"))
+
+
+FALSE_OPTIMUM = {"m": 2, "tasks": [{"weight": 5, "times": [7, 6]}, {"weight": 1, "times": [2, 1]},
+                                   {"weight": 4, "times": [4, 4]}]}
+"""Optimum 57 (task 0 and task 2 on one processor each at 0, task 1 on one processor at 4).
+HiGHS 1.16 accepts the bi-criteria warm start (59) at a wrong objective (51) in its presolved
+space and stops "optimal"; the solve is checked and retried without the start."""
+
+
+def test_moldable_exact_warm_started_time_indexed_model_finds_the_true_optimum(tmp_path, capsys):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(FALSE_OPTIMUM))
+    for formulation in ("auto", "time-indexed", "flow"):
+        assert main(["moldable", "solve", str(path), "--method", "exact", "--formulation", formulation, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        row = out[0] if isinstance(out, list) else out
+        assert row["status"] == "optimal"
+        assert row["minsum"] == pytest.approx(57.0)
+        assert row["bound"] == pytest.approx(57.0)
+        assert row["gap"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_solve_model_recomputes_the_objective_of_a_misread_mip_start():
+    from vcsched.formulations.moldable_milp import _time_indexed_start, build_time_indexed_model
+    from vcsched.formulations.solve import solve_model
+
+    inst = MoldableInstance.from_arrays(2, [[7, 6], [2, 1], [4, 4]], [5, 1, 4])
+    warm = Schedule(np.array([0.0, 7.0, 0.0]), np.array([1, 2, 1]))
+    assert check_schedule(inst, warm).minsum == pytest.approx(59.0)
+    prob, parts = build_time_indexed_model(inst, 1.0, upper=59.0)
+    out = solve_model(prob, start=_time_indexed_start(inst, warm, parts), gap_rel=1e-6)
+    assert out.status.value == "optimal"
+    assert out.objective == pytest.approx(57.0)
+    assert out.bound == pytest.approx(57.0)

@@ -205,35 +205,94 @@ def solve_model(
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     if gap_rel is not None and not gap_rel >= 0:
         raise ValueError(f"gap_rel must be >= 0, got {gap_rel}")
-    highspy, h = new_highs()
     t0 = time.perf_counter()
     variables = list(prob.variables()) if variables is None else list(variables)
     lp, is_mip = _to_highs_lp(prob, variables, mip)
-    h.passModel(lp)
-    if start:
-        index = {id(v): k for k, v in enumerate(variables)}
-        cols = np.array([index[id(v)] for v in start], dtype=np.int32)
-        vals = np.array(list(start.values()), dtype=float)
-        h.setSolution(len(cols), cols, vals)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    if gap_rel is not None:
-        h.setOptionValue("mip_rel_gap", float(gap_rel))
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
-    for key, value in (options or {}).items():
-        h.setOptionValue(key, value)
-    h.run()
+    settings = {"time_limit": None if time_limit is None else float(time_limit),
+                "mip_rel_gap": None if gap_rel is None else float(gap_rel),
+                "threads": None if threads is None else int(threads), **(options or {})}
+    starts = _start_columns(variables, start)
+    outcome = _run_checked(lp, is_mip, starts, settings, variables)
+    retries = ([(None, {})] if starts is not None else []) + [(None, {"presolve": "off"})]
+    for retry_start, changes in retries:  # a HiGHS MIP start can mislead presolve: retry without it, then without presolve
+        if not outcome.inconsistent:
+            break
+        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if left is not None and left <= 0:
+            break
+        outcome = _run_checked(lp, is_mip, retry_start, {**settings, **changes, "time_limit": left}, variables)
     seconds = time.perf_counter() - t0
+    if outcome.inconsistent:
+        message = (f"HiGHS reported objective {outcome.reported:.9g} for a solution whose objective is "
+                   f"{outcome.objective:.9g} (also after retrying without the start and without presolve, "
+                   f"within the time limit); the result is not trusted")
+        return SolveOutcome(Status.ERROR, None, None, None, seconds, message, is_mip, outcome.nodes)
+    status, message = outcome.status, outcome.message
+    objective, bound = outcome.objective, outcome.bound
+    if status is Status.OPTIMAL and is_mip and objective is not None and bound is not None:
+        g = relative_gap(objective, bound)
+        if g is not None and g > 1e-4:
+            status, message = Status.FEASIBLE, f"stopped at relative gap {g:.3g} (gap_rel={gap_rel})"
+    if status is Status.OPTIMAL and bound is None:
+        bound = objective
+    return SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip,
+                        outcome.nodes)
+
+
+def _start_columns(variables, start: dict | None):
+    """``(columns, values)`` of a starting solution, or ``None``."""
+    if not start:
+        return None
+    index = {id(v): k for k, v in enumerate(variables)}
+    cols = np.array([index[id(v)] for v in start], dtype=np.int32)
+    return cols, np.array(list(start.values()), dtype=float)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    status: Status
+    message: str
+    objective: float | None
+    """The objective recomputed from the solution's values in the original model."""
+    reported: float | None
+    """The objective HiGHS reported."""
+    bound: float | None
+    nodes: int
+
+    @property
+    def inconsistent(self) -> bool:
+        """HiGHS's objective differs from the value of the solution it returned."""
+        if self.objective is None or self.reported is None:
+            return False
+        return abs(self.objective - self.reported) > 1e-6 * max(1.0, abs(self.objective))
+
+
+def _run_checked(lp, is_mip: bool, starts, settings: dict, variables) -> _Run:
+    """One HiGHS run; the solution's objective is recomputed in the original space.
+
+    HiGHS 1.16 can evaluate a MIP start in its presolved space without the
+    objective of the columns presolve removed, accept it as an incumbent of a
+    wrong value and stop "optimal" (seen on a 3-task moldable instance): the
+    recomputed objective exposes that, and the caller retries.
+    """
+    highspy, h = new_highs()
+    h.passModel(lp)
+    if starts is not None:
+        h.setSolution(len(starts[0]), starts[0], starts[1])
+    for key, value in settings.items():
+        if value is not None:
+            h.setOptionValue(key, value)
+    h.run()
     model_status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible
-    objective = None
+    objective = reported = None
     if has_solution:
-        values = h.getSolution().col_value
+        values = np.asarray(h.getSolution().col_value, dtype=float)
         for v, x in zip(variables, values):
             v.varValue = x
-        objective = float(info.objective_function_value)
+        objective = float(np.dot(np.asarray(lp.col_cost_, dtype=float), values) + lp.offset_)
+        reported = float(info.objective_function_value)
     bound = None
     if is_mip:
         db = float(info.mip_dual_bound)
@@ -242,11 +301,5 @@ def solve_model(
     elif objective is not None and model_status == highspy.HighsModelStatus.kOptimal:
         bound = objective
     status, message = translate_status(model_status, has_solution)
-    if status is Status.OPTIMAL and is_mip and objective is not None and bound is not None:
-        g = relative_gap(objective, bound)
-        if g is not None and g > 1e-4:
-            status, message = Status.FEASIBLE, f"stopped at relative gap {g:.3g} (gap_rel={gap_rel})"
-    if status is Status.OPTIMAL and bound is None:
-        bound = objective
-    nodes = int(info.mip_node_count) if is_mip else 0
-    return SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip, max(nodes, 0))
+    nodes = max(int(info.mip_node_count), 0) if is_mip else 0
+    return _Run(status, message, objective, reported, bound, nodes)
