@@ -10,7 +10,6 @@ Default suite: ``EXAMPLES`` instances each; ``-m slow``: ``SLOW_EXAMPLES``.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
