@@ -25,7 +25,7 @@ import pulp
 
 from vcsched.errors import UnknownNameError
 from vcsched.formulations.solve import new_var, solve_model
-from vcsched.problems.moldable import MoldableInstance, Schedule
+from vcsched.problems.moldable import MoldableInstance, serial_schedule
 from vcsched.result import Result, Status, relative_gap
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "batch_times",
     "interval_bound",
     "brute_force_optimum",
-    "serial_schedule",
     "refined_interval_bound",
     "BOUND_METHODS",
     "minsum_bound",
@@ -333,32 +332,6 @@ def interval_bound(instance: MoldableInstance, *, integer: bool = False, time_li
 
 
 # --------------------------------------------------------------------------- exhaustive search
-
-def serial_schedule(instance: MoldableInstance, order, allot) -> Schedule:
-    """Serial schedule-generation scheme: each task in ``order``, with ``allot[i]``
-    processors, at the earliest time where that many are free throughout its run.
-
-    Over all orders (and allotments) these schedules include an optimal one for
-    any regular criterion (``C_max``, ``sum w_i C_i``): they are the active
-    schedules of a cumulative resource. Explicit processors can always be
-    assigned afterwards (interval colouring by start time), so they are omitted.
-    """
-    n = instance.n
-    start = np.zeros(n)
-    placed: list[tuple[float, float, int]] = []
-    for i in order:
-        k = int(allot[i])
-        p = instance.times[i, k - 1]
-        candidates = sorted({0.0} | {e for _, e, _ in placed})
-        for s in candidates:
-            e = s + p
-            points = [s] + [ps for ps, _, _ in placed if s < ps < e]
-            if all(sum(q for ps, pe, q in placed if ps <= x < pe) + k <= instance.m for x in points):
-                break
-        start[i] = s
-        placed.append((s, e, k))
-    return Schedule(start, np.asarray(allot, dtype=np.int64).copy())
-
 
 def brute_force_optimum(instance: MoldableInstance, *, criterion: str = "minsum", max_evaluations: int = 200_000) -> Result:
     """Exact optimum of a tiny instance by enumerating every allotment vector

@@ -201,3 +201,60 @@ def test_solve_model_recomputes_the_objective_of_a_misread_mip_start():
     assert out.status.value == "optimal"
     assert out.objective == pytest.approx(57.0)
     assert out.bound == pytest.approx(57.0)
+
+
+def test_rounded_instances_bracket_the_times_and_auto_grain_is_at_most_half_the_shortest():
+    from vcsched.formulations.moldable_milp import auto_grain, rounded_instance
+
+    inst = MoldableInstance.from_arrays(2, [[1.3, 0.9], [2.05, 2.0]], [1, 3])
+    up, down = rounded_instance(inst, 0.5, "up"), rounded_instance(inst, 0.5, "down")
+    assert up.times.tolist() == [[1.5, 1.0], [2.5, 2.0]]
+    assert down.times.tolist() == [[1.0, 0.5], [2.0, 2.0]]
+    assert auto_grain(inst) <= 0.45 and auto_grain(inst) in (0.25, 0.2, 0.1)
+
+
+def test_rounded_bracket_then_branch_and_bound_proves_a_generator_instance():
+    from vcsched.formulations.moldable_milp import solve_rounded
+
+    inst = generate_moldable_instance(3, 5, "mixed", rng=4)  # real-valued times: no grain
+    assert time_grain(inst) is None
+    opt = brute_force_optimum(inst).objective
+    bracket = solve_rounded(inst, 0.5, time_limit=60, refine=False)
+    assert bracket.status.value == "optimal"  # closed by branch and bound
+    assert bracket.objective == pytest.approx(opt, rel=1e-9)
+    assert check_schedule(inst, bracket.solution).ok
+
+
+def test_rounded_bracket_is_honest_when_it_cannot_close():
+    from vcsched.formulations import moldable_milp
+
+    inst = generate_moldable_instance(3, 5, "weak", rng=5)
+    opt = brute_force_optimum(inst).objective
+    original = moldable_milp.BB_MAX_TASKS
+    try:
+        moldable_milp.BB_MAX_TASKS = 0  # no branch and bound: the bracket alone
+        res = moldable_milp.solve_rounded(inst, 1.0, time_limit=60, refine=False)
+    finally:
+        moldable_milp.BB_MAX_TASKS = original
+    assert res.bound <= opt * (1 + 1e-9) <= res.objective * (1 + 1e-9) + 1e-9
+    if res.status.value == "feasible":
+        assert res.gap == pytest.approx((res.objective - res.bound) / res.bound)
+        assert "certified gap" in res.message
+
+
+def test_branch_and_bound_node_limit_gives_the_same_answer_twice():
+    from vcsched.formulations.moldable_bb import solve_branch_and_bound
+
+    inst = generate_moldable_instance(4, 6, "high", rng=1)
+    runs = [solve_branch_and_bound(inst, time_limit=None, node_limit=500) for _ in range(2)]
+    assert runs[0].status.value == "feasible"
+    assert runs[0].objective == runs[1].objective and runs[0].bound == runs[1].bound
+    assert runs[0].bound <= runs[0].objective
+
+
+def test_explicit_grain_too_fine_is_refused_naming_the_limit():
+    from vcsched.formulations.moldable_milp import solve_rounded
+
+    inst = generate_moldable_instance(8, 12, "weak", rng=1)
+    with pytest.raises(InvalidInputError, match="grain 0.0001: the rounded time-indexed model would have"):
+        solve_rounded(inst, 0.0001, time_limit=1)

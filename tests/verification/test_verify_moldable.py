@@ -1,7 +1,9 @@
 """Verification campaign, moldable weighted minsum: every exact method and bound against an
 independent brute-force oracle (:mod:`tests.verification.oracles`) on random tiny instances.
 
-Shapes chosen to break models: one processor, ties (equal weights, equal times for several
+Methods: the time-indexed, flow and branch-and-bound formulations, the rounded bracket
+(``--grain``) with a grain that divides the times and one that does not, the interval,
+integer interval and refined bounds. Shapes chosen to break models: one processor, ties (equal weights, equal times for several
 allotments, identical tasks), integer and half-integer times, non-monotone time tables. The
 exact methods run as the command line runs them too (warm start from the bi-criteria schedule
 plus the refined lower bound), the path where HiGHS once accepted a misread start as optimal.
@@ -17,7 +19,8 @@ from hypothesis import strategies as st
 from lowerbounds.moldable import interval_bound, refined_interval_bound
 from tests.verification.oracles import moldable_grid_optimum, moldable_optimum
 from vcsched.cli.moldable import solve_exact_warm
-from vcsched.formulations.moldable_milp import solve_exact
+from vcsched.formulations.moldable_bb import solve_branch_and_bound
+from vcsched.formulations.moldable_milp import solve_exact, solve_rounded
 from vcsched.problems.moldable import MoldableInstance, check_schedule
 
 EXAMPLES = 300
@@ -62,6 +65,9 @@ def check_every_method(inst: MoldableInstance) -> None:
     opt, _ = moldable_optimum(inst.m, inst.times, inst.weights)
     _assert_exact(inst, solve_exact(inst, formulation="time-indexed", time_limit=30), opt, "time-indexed")
     _assert_exact(inst, solve_exact(inst, formulation="flow", time_limit=30), opt, "flow")
+    _assert_exact(inst, solve_branch_and_bound(inst, time_limit=30), opt, "branch-and-bound")
+    for grain in (0.5, 0.3):  # 0.3 divides no time: the bracket, then branch and bound
+        _assert_exact(inst, solve_rounded(inst, grain, time_limit=30), opt, f"grain {grain}")
     for formulation in ("auto", "time-indexed", "flow"):
         _assert_exact(inst, solve_exact_warm(inst, 30, formulation, 0, 0.01), opt, f"warm {formulation}")
     _assert_bound(interval_bound(inst), opt, "interval")
