@@ -44,16 +44,27 @@ interchangeable, a job's moved tasks are ``sum_j max(0, n_ij - cur_ij)``.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from heuristics.vc.methods import MAX_RELABEL_HOSTS
 from vcsched.formulations.vc_milp import least_migration, solve_vc_milp
-from vcsched.problems.vc import VCInstance, host_loads
+from vcsched.problems.vc import (
+    Allocation,
+    VCInstance,
+    allocation_from_placement,
+    check_allocation,
+    host_loads,
+)
+from vcsched.problems.vc_metrics import migration_cost
 from vcsched.registry import Registry
+from vcsched.result import Result, Status
 
-__all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_keep", "Policy"]
+__all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_keep", "Policy",
+           "keep_in_budget", "adapt_once"]
 
 ADAPT_POLICIES: Registry = Registry("adaptation policy")
 EPS = 1e-12
@@ -316,3 +327,65 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
             moves.move(task, dst)
         spent += best[2]
     return moves.task_host
+
+
+# --------------------------------------------------------------------------- one-shot use on an instance
+
+BUDGET_SLACK = 1e-9
+"""Rounding slack when a placement's migrations are compared with the budget."""
+
+
+def _spent(cost: dict[str, float], budget_mode: str) -> float:
+    return float(cost["migrated_memory"] if budget_mode == "memory" else cost["migrations"])
+
+
+def keep_in_budget(instance: VCInstance, result: Result, budget_mode: str = "memory") -> Result:
+    """A from-scratch heuristic's result on an instance with current hosts (seed 001 §6.1).
+
+    Its hosts are relabelled (identical hosts, :func:`relabel_to_keep`, when ``hosts <=
+    MAX_RELABEL_HOSTS``) to keep the most memory (or tasks) in place; ``migrations`` and
+    ``migrated_memory`` are added to ``extra``; when the placement still moves more than
+    ``instance.migration_budget`` (eq. 31, in memory or in tasks by ``budget_mode``) the result
+    is ``failed`` without a solution: never a success that breaks the budget. Relabelling only
+    renames hosts, so the yields are unchanged. Results without current hosts or without a
+    solution pass through.
+    """
+    if instance.current_host is None or not result.status.has_solution:
+        return result
+    placement = np.asarray(result.solution.task_host)
+    if instance.hosts <= MAX_RELABEL_HOSTS:
+        placement = relabel_to_keep(instance, placement, budget_mode)
+    cost = migration_cost(instance, placement)
+    extra = dict(result.extra, **cost)
+    budget = instance.migration_budget
+    spent = _spent(cost, budget_mode)
+    if budget is not None and spent > budget + BUDGET_SLACK:
+        unit = "memory" if budget_mode == "memory" else "tasks"
+        return result.replace(status=Status.FAILED, objective=None, solution=None, gap=None, extra=extra,
+                              message=f"its placement (min yield {result.objective:.4g}) moves {spent:.4g} {unit} from "
+                                      f"the current hosts, more than the migration budget {budget:.4g}; this heuristic "
+                                      "places from scratch: use milp or an adapt-* method to respect the budget")
+    solution = Allocation(placement, np.asarray(result.solution.task_cpu))
+    return result.replace(solution=solution, extra=extra)
+
+
+def adapt_once(instance: VCInstance, policy: str, budget_mode: str = "memory") -> Result:
+    """One adaptation by ``policy`` (a name of :data:`ADAPT_POLICIES`) as a solve method: from the
+    current placement, within ``instance.migration_budget`` (unbounded when absent), then the
+    average-yield phase; ``failed`` when the policy finds no placement. The method is named
+    ``adapt-<policy>``; ``extra`` holds ``avg_yield``, ``migrations`` and ``migrated_memory``."""
+    t0 = time.perf_counter()
+    budget = math.inf if instance.migration_budget is None else instance.migration_budget
+    task_host = ADAPT_POLICIES.get(policy)(instance, budget, budget_mode)
+    name = f"adapt-{policy}"
+    if task_host is None:
+        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
+                      message="no placement within the migration budget holds every job")
+    alloc = allocation_from_placement(instance, task_host)
+    report = check_allocation(instance, alloc)
+    cost = migration_cost(instance, alloc.task_host)
+    if not report.valid or (cost and _spent(cost, budget_mode) > budget + BUDGET_SLACK):  # pragma: no cover - a bug
+        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
+                      message="the policy's placement breaks a constraint: " + "; ".join(report.violations[:2]))
+    return Result(name, Status.FEASIBLE, objective=report.min_yield, solution=alloc, seconds=time.perf_counter() - t0,
+                  extra={"avg_yield": report.avg_yield, **cost})
