@@ -83,7 +83,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         for name in REGISTRY.names():
             r = REGISTRY.get(name)(inst, rng=np.random.default_rng(alg_seed))
             rep = check_schedule(inst, r.solution)
-            if not rep.ok:
+            if not rep.valid:
                 raise RuntimeError(f"{name}: invalid schedule ({rep.violations[0]})")
             rows.append({
                 "run": run, "method": name, "minsum": rep.minsum, "makespan": rep.makespan,

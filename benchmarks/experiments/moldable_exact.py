@@ -76,13 +76,13 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         for name in REGISTRY.names():
             r = REGISTRY.get(name)(inst, rng=np.random.default_rng(alg_seed))
             rep = check_schedule(inst, r.solution)
-            if not rep.ok:
+            if not rep.valid:
                 raise RuntimeError(f"{name}: invalid schedule ({rep.violations[0]})")
             row[f"minsum_{name}"], row[f"makespan_{name}"] = rep.minsum, rep.makespan
             schedules[name] = r.solution
         best = min(schedules, key=lambda name: row[f"minsum_{name}"])
         exact = solve_exact(inst, time_limit=TIME_LIMIT, start=schedules[best])
-        if not check_schedule(inst, exact.solution).ok:
+        if not check_schedule(inst, exact.solution).valid:
             raise RuntimeError("exact: invalid schedule")
         paper = interval_bound(inst, search=dual_approximation(inst))
         refined = refined_interval_bound(inst)

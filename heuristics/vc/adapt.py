@@ -68,6 +68,14 @@ __all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_ke
 
 ADAPT_POLICIES: Registry = Registry("adaptation policy")
 EPS = 1e-12
+"""Smallest decrease of the peak load that counts as an improvement."""
+
+MEM_SLACK = 1e-9
+"""Slack on a host's memory in the policies' moves: their per-host sums are updated move by
+move, which drifts from a fresh sum by more than :data:`vcsched.problems.vc.MEM_EPS`."""
+
+BUDGET_SLACK = 1e-9
+"""Rounding slack when the memory (or tasks) moved is compared with the budget."""
 
 
 class Policy:
@@ -151,7 +159,7 @@ def stay_and_place_new(instance: VCInstance) -> np.ndarray | None:
     mem = np.bincount(th[placed], weights=instance.task_mem[placed], minlength=instance.hosts)
     for k in np.flatnonzero(free):
         c, m = instance.task_cpu[k], instance.task_mem[k]
-        fits = mem + m <= 1 + 1e-9
+        fits = mem + m <= 1 + MEM_SLACK
         if not fits.any():
             return None
         j = int(np.argmin(np.where(fits, load, np.inf)))
@@ -177,7 +185,7 @@ def relabel_to_keep(instance: VCInstance, task_host: np.ndarray, budget_mode: st
 
 
 def _fits_budget(instance: VCInstance, task_host: np.ndarray, budget: float, budget_mode: str) -> bool:
-    return _Moves(instance, task_host, budget_mode).cost() <= budget + 1e-9
+    return _Moves(instance, task_host, budget_mode).cost() <= budget + BUDGET_SLACK
 
 
 def _mcb8_target(instance: VCInstance, budget_mode: str) -> np.ndarray | None:
@@ -235,7 +243,7 @@ def _peak_relief(moves: _Moves, task: int, dst: int, peak: float) -> float | Non
     if src == dst or moves.load[src] < peak - EPS:
         return None
     c, m = inst.task_cpu[task], inst.task_mem[task]
-    if moves.mem[dst] + m > 1 + 1e-9 or moves.load[dst] + c >= peak - EPS:
+    if moves.mem[dst] + m > 1 + MEM_SLACK or moves.load[dst] + c >= peak - EPS:
         return None
     return float(c)
 
@@ -265,7 +273,7 @@ def adapt_mcb8_sticky(instance: VCInstance, budget: float, budget_mode: str = "m
                 continue
             job = int(instance.task_job[task])
             delta = moves.delta_move(job, int(moves.task_host[task]), dst)
-            if spent + delta > budget + 1e-9:
+            if spent + delta > budget + BUDGET_SLACK:
                 continue
             key = (-relief, delta, int(task))
             if best is None or key < best[0]:
@@ -298,17 +306,17 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
         best = None
         for t in on_hi:
             # move t: hi -> lo
-            if moves.mem[lo] + tm[t] <= 1 + 1e-9:
+            if moves.mem[lo] + tm[t] <= 1 + MEM_SLACK:
                 new_peak = max(moves.load[hi] - tc[t], moves.load[lo] + tc[t])
                 delta = moves.delta_move(int(tj[t]), hi, lo)
-                if new_peak < peak - EPS and spent + delta <= budget + 1e-9:
+                if new_peak < peak - EPS and spent + delta <= budget + BUDGET_SLACK:
                     key = (new_peak, delta)
                     if best is None or key < best[0]:
                         best = (key, [(int(t), lo)], delta)
             for u in on_lo:  # swap t <-> u
                 if tj[t] == tj[u]:
                     continue
-                if moves.mem[lo] - tm[u] + tm[t] > 1 + 1e-9 or moves.mem[hi] - tm[t] + tm[u] > 1 + 1e-9:
+                if moves.mem[lo] - tm[u] + tm[t] > 1 + MEM_SLACK or moves.mem[hi] - tm[t] + tm[u] > 1 + MEM_SLACK:
                     continue
                 new_peak = max(moves.load[hi] - tc[t] + tc[u], moves.load[lo] + tc[t] - tc[u])
                 if new_peak >= peak - EPS:
@@ -317,7 +325,7 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
                 moves.move(int(t), lo)
                 d2 = moves.delta_move(int(tj[u]), lo, hi)
                 moves.move(int(t), hi)
-                if spent + d1 + d2 <= budget + 1e-9:
+                if spent + d1 + d2 <= budget + BUDGET_SLACK:
                     key = (new_peak, d1 + d2)
                     if best is None or key < best[0]:
                         best = (key, [(int(t), lo), (int(u), hi)], d1 + d2)
@@ -330,10 +338,6 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
 
 
 # --------------------------------------------------------------------------- one-shot use on an instance
-
-BUDGET_SLACK = 1e-9
-"""Rounding slack when a placement's migrations are compared with the budget."""
-
 
 def _spent(cost: dict[str, float], budget_mode: str) -> float:
     return float(cost["migrated_memory"] if budget_mode == "memory" else cost["migrations"])

@@ -200,7 +200,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         result = fn(instance, **kwargs)
         if result.status.has_solution:
             report = check_schedule(instance, result.solution)
-            if not report.ok:  # pragma: no cover - would be a bug
+            if not report.valid:  # pragma: no cover - would be a bug
                 raise RuntimeError(f"{name} produced an invalid schedule: {report.violations[0]}")
         rows.append(result_to_json(result, instance))
     if args.json:

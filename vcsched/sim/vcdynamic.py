@@ -48,7 +48,7 @@ from typing import Protocol
 import numpy as np
 
 from vcsched.errors import VcschedError
-from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, host_memory
+from vcsched.problems.vc import TOL, VCInstance, allocation_from_placement, check_allocation, host_memory
 from vcsched.problems.vc_metrics import migration_cost
 from vcsched.sim.kernel import Kernel
 
@@ -169,7 +169,7 @@ def _validate(policy: AdaptationPolicy, inst: VCInstance, task_host, budget: flo
         raise PolicyError(f"policy {policy.name!r} returned {th.shape} hosts for {inst.n_tasks} tasks")
     if th.min(initial=0) < 0 or th.max(initial=0) >= inst.hosts:
         raise PolicyError(f"policy {policy.name!r} placed a task outside 0..{inst.hosts - 1}")
-    if np.any(host_memory(inst, th) > 1 + 1e-7):
+    if np.any(host_memory(inst, th) > 1 + TOL):
         raise PolicyError(f"policy {policy.name!r} overflowed a host's memory")
     cost = migration_cost(inst, th)
     spent = cost["migrated_memory"] if policy.budget_mode == "memory" else cost["migrations"]
