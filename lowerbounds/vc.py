@@ -71,5 +71,5 @@ def lp_relaxation(instance: VCInstance, *, formulation: str = "compact", time_li
     y = model.min_yield(out.objective)
     e = np.clip(e, 0.0, None)
     e /= e.sum(axis=1, keepdims=True)
-    return Result(method, Status.OPTIMAL if out.status is Status.OPTIMAL else out.status, y, y, 0.0,
+    return Result(method, out.status, y, y, 0.0,
                   LPRelaxation(e, y), time.perf_counter() - t0, out.message, extra)

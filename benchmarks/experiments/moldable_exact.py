@@ -1,4 +1,4 @@
-"""``moldable-exact``: the minsum bounds and the heuristics of seed 002 against proven optima (issue 16).
+"""``moldable-exact``: the minsum bounds and the heuristics of seed 002 against proven optima.
 
 Small instances of the four kinds of §4.1 (weak, high, mixed, Cirne-Berman),
 ``(m, n)`` in ``SIZES``, with every processing time rounded *up* to a multiple
@@ -145,7 +145,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
 
 EXPERIMENT = Experiment(
     name="moldable-exact",
-    description="seed 002 / issue 16: interval and refined minsum bounds and the heuristics against proven optima",
+    description="seed 002: interval and refined minsum bounds and the heuristics against proven optima",
     cells=cells,
     run_cell=run_cell,
     report=report,

@@ -1,5 +1,5 @@
 """The run folder under hostile use: concurrent runs, edited or truncated parts, files as --out,
-absurd --workers, and a coordinator killed with SIGKILL (issue 19)."""
+absurd --workers, and a coordinator killed with SIGKILL."""
 
 from __future__ import annotations
 

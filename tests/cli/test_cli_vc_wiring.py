@@ -25,7 +25,7 @@ from vcsched.problems.vc_metrics import migration_cost
 
 ADAPT_METHODS = [name for name in METHODS if name.startswith("adapt-")]
 
-ISSUE_INSTANCE = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.5, "current_host": 0},
+BUDGET_INSTANCE = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.5, "current_host": 0},
                                        {"cpu": 0.5, "mem": 0.5, "current_host": 0},
                                        {"cpu": 0.9, "mem": 0.4, "tasks": 2, "current_host": [1, 1]}],
                   "migration_budget": 0}
@@ -46,7 +46,7 @@ def flat_allocation(row) -> Allocation:
 
 def test_issue_instance_no_method_breaks_the_budget(tmp_path, capsys):
     path = tmp_path / "mig.json"
-    path.write_text(json.dumps(ISSUE_INSTANCE))
+    path.write_text(json.dumps(BUDGET_INSTANCE))
     rows = {r["method"]: r for r in solve_json(capsys, path, "--method", "all")}
     milp = rows["milp"]
     assert milp["status"] == "optimal" and milp["min_yield"] == pytest.approx(1 / 1.8)
@@ -70,7 +70,7 @@ def test_issue_instance_no_method_breaks_the_budget(tmp_path, capsys):
 
 
 def test_unbounded_budget_reports_migrations_after_relabelling(tmp_path, capsys):
-    doc = dict(ISSUE_INSTANCE)
+    doc = dict(BUDGET_INSTANCE)
     doc.pop("migration_budget")
     path = tmp_path / "free.json"
     path.write_text(json.dumps(doc))
@@ -151,9 +151,9 @@ def test_reaching_the_default_time_limit_is_reported(tmp_path, capsys, monkeypat
 
 
 def test_certify_is_refused_on_a_migration_budget_and_kept_out_of_all(tmp_path, capsys):
-    # certify places from scratch: on the issue's instance (budget 0) it would claim 1.0 > the proven 0.556
+    # certify places from scratch: on this instance (budget 0) it would claim 1.0 > the proven 0.556
     path = tmp_path / "budget.json"
-    path.write_text(json.dumps(ISSUE_INSTANCE))
+    path.write_text(json.dumps(BUDGET_INSTANCE))
     assert main(["vc", "solve", str(path), "--method", "certify", "--json"]) == 2
     err = capsys.readouterr().err
     assert "migration budget" in err and len(err.strip().splitlines()) == 1
@@ -163,7 +163,7 @@ def test_certify_is_refused_on_a_migration_budget_and_kept_out_of_all(tmp_path, 
 def test_python_api_respects_the_budget_exactly_like_the_command_line(tmp_path, capsys):
     """``REGISTRY.get(name)(inst)`` and ``solve(inst, name)`` give the command line's status,
     message and migrations on the instance with budget 0 (failed) and without a budget (relabelled)."""
-    for doc in (ISSUE_INSTANCE, {k: v for k, v in ISSUE_INSTANCE.items() if k != "migration_budget"}):
+    for doc in (BUDGET_INSTANCE, {k: v for k, v in BUDGET_INSTANCE.items() if k != "migration_budget"}):
         path = tmp_path / "inst.json"
         path.write_text(json.dumps(doc))
         inst = parse_instance(doc)

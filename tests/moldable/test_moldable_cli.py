@@ -1,4 +1,4 @@
-"""``vcsched moldable generate | solve | bound`` (issue 5 interface)."""
+"""``vcsched moldable generate | solve | bound``: the documented interface."""
 
 import json
 

@@ -145,7 +145,7 @@ def test_moldable_shelf_order_puts_first_shelf_first():
 
 
 def test_moldable_bicriteria_speed_400_by_200():
-    """Issue target 0.2 s on 400 tasks x 200 processors, checked in CPU time (about 0.04 s measured),
+    """Target 0.2 s on 400 tasks x 200 processors, checked in CPU time (about 0.04 s measured),
     which other processes on a loaded machine do not inflate as they do wall time."""
     inst = generate_moldable_instance(200, 400, "cirne", rng=0)
     best = min(_cpu_timed(lambda: bicriteria(inst, rng=0)) for _ in range(2))
