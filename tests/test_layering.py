@@ -61,7 +61,7 @@ PUBLIC_EXCEPTIONS: dict[str, set[str]] = {
     "heuristics.moldable.dual_approx": {"lowerbounds"},  # the two-shelf dual approximation's search
 }
 """Module -> rooms it may import public (non-underscore) names from despite the table: heuristics
-that start from a relaxation or bound (ARCHITECTURE.md's exception)."""
+that start from a relaxation or bound, and the method tables that wire compositions (the architecture's exceptions)."""
 
 
 def room(module: str) -> str | None:
