@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from heuristics.moldable import REGISTRY
-from vcsched.registry import Registry
+from vcsched.registry import Registry, check_options
 
 if TYPE_CHECKING:
     from vcsched.problems.moldable import MoldableInstance
@@ -109,9 +109,7 @@ def solve(instance: MoldableInstance, method: str, **options: Any) -> Result:
     from vcsched.problems.moldable import check_schedule
 
     m = METHODS.get(method)
-    unknown = sorted(set(options) - set(m.options))
-    if unknown:
-        raise TypeError(f"{m.name}: unknown option {unknown[0]!r}; it takes: {', '.join(m.options) or 'none'}")
+    check_options(options, m.options, owner=m.name)
     result = m.run(instance, **options)
     if result.status.has_solution:
         report = check_schedule(instance, result.solution)
@@ -124,8 +122,5 @@ def solve_many(instance: MoldableInstance, methods: Iterable[str], **options: An
     """:func:`solve` for each method in order, each given the options it takes (an option that no
     method of :data:`METHODS` takes is a ``TypeError``)."""
     table = [METHODS.get(name) for name in methods]
-    known = {o for name in METHODS for o in METHODS.get(name).options}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise TypeError(f"unknown option {unknown[0]!r}; moldable methods take: {', '.join(sorted(known))}")
+    check_options(options, sorted({o for name in METHODS for o in METHODS.get(name).options}), owner="moldable methods")
     return [solve(instance, m.name, **{k: v for k, v in options.items() if k in m.options}) for m in table]

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from vcsched.errors import InvalidInputError
-from vcsched.registry import Registry
+from vcsched.registry import Registry, check_options
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
@@ -275,9 +275,7 @@ def solve(instance: VCInstance, method: str, **options: Any) -> Result:
 
     m = _method(method)
     validate_instance(instance)
-    unknown = sorted(set(options) - set(m.options))
-    if unknown:
-        raise TypeError(f"{m.name}: unknown option {unknown[0]!r}; it takes: {', '.join(m.options) or 'none'}")
+    check_options(options, m.options, owner=m.name)
     reason = refusal(m.name, instance)
     if reason is not None:
         raise InvalidInputError(reason)
@@ -306,10 +304,7 @@ def solve_many(instance: VCInstance, methods: Iterable[str], **options: Any) -> 
     optimality is handed to the later methods that round it (``lp=``), which would otherwise
     solve it again."""
     table = [_method(name) for name in methods]
-    known = {o for name in METHODS for o in METHODS.get(name).options}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise TypeError(f"unknown option {unknown[0]!r}; VCSched methods take: {', '.join(sorted(known))}")
+    check_options(options, sorted({o for name in METHODS for o in METHODS.get(name).options}), owner="VCSched methods")
     results: list[Result] = []
     lp = None
     for m in table:
