@@ -4,7 +4,7 @@ The production forms are vectorised (:mod:`vcsched.problems.vc`: host loads, the
 minimum yield of a placement, the average-yield phase for one-task jobs, the checker;
 :mod:`heuristics.vc.mcb_pack`: the sort and split of MCB's two lists). The forms here do
 the same floating-point operations in the same order, one item at a time, so the
-production forms must give the same numbers to the last bit (``tests/vc/test_vc_plain.py``).
+production forms must give the same numbers to the last bit (``tests/vc/test_vc_oracle.py``).
 :func:`mcb_plain` runs MCB's yield search (shared with production) on these forms.
 
 Examples
