@@ -88,9 +88,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.executors import WATCHDOG_SECONDS, dask_outcomes, pool_outcomes
+from benchmarks.executors import dask_outcomes, pool_outcomes
 from benchmarks.runfolder import finished_parts, part_path, run_lock
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.files import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -110,6 +111,8 @@ __all__ = [
     "stable_table",
     "HARNESS_COLUMNS",
     "VOLATILE_COLUMNS",
+    "execute_cell",
+    "iter_rows",
 ]
 
 HARNESS_COLUMNS = ("cell", "cell_id", "row", "seed", "cell_status", "error", "code_version", "machine", "cell_seconds",
@@ -323,18 +326,6 @@ def _validate_rows(rows: Any, params: dict) -> list[dict]:
 # --------------------------------------------------------------------------- storage
 
 
-def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> pandas.DataFrame:
     import pandas as pd
 
@@ -353,7 +344,7 @@ def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, ve
 
 def _save_part(parts: pathlib.Path, frame: pandas.DataFrame, cid: str, failed: bool) -> None:
     path = part_path(parts, cid, error=failed)
-    _atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False), fsync=True)
     if not failed:
         stale = part_path(parts, cid, error=True)
         if stale.exists():
@@ -474,7 +465,8 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
     manifest = {"experiment": experiment.name, "seed": int(seed), "quick": bool(quick), "cells": len(cells)}
     _prepare_dir(out, parts, manifest, resume)
     done = finished_parts(parts, ids, seeds, seed) if resume else set()
-    _atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
+    atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"),
+                 fsync=True)
     todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if k not in done]
     skipped = len(cells) - len(todo)
     version = code_version()
@@ -503,8 +495,8 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
             if close is not None:
                 close()
     table = load_results(out, cells)
-    _atomic_write(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
-    _atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
+    atomic_write(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False), fsync=True)
+    atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False), fsync=True)
     if "cell_status" in table:
         failed = int((table.drop_duplicates("cell")["cell_status"] == "error").sum())
     return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table,
@@ -582,5 +574,3 @@ def iter_rows(table: pandas.DataFrame) -> Iterable[dict]:
     for rec in table.to_dict("records"):
         yield {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
 
-
-__all__ += ["execute_cell", "iter_rows", "run_lock", "WATCHDOG_SECONDS"]  # the last two from runfolder/executors

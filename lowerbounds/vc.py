@@ -17,19 +17,22 @@ import numpy as np
 from vcsched.formulations.solve import solve_model
 from vcsched.formulations.vc_milp import build_compact_model, build_literal_model
 from vcsched.problems.vc import VCInstance
+from vcsched.problems.vc_metrics import closed_form_yield
 from vcsched.result import Result, Status
 
 __all__ = ["closed_form_bound", "lp_relaxation", "LPRelaxation"]
 
 
 def closed_form_bound(instance: VCInstance) -> Result:
-    """§3.1 closed form: ``min(1, H / sum T_i alpha_i)`` if ``sum T_i m_i <= H``."""
+    """§3.1 closed form (:func:`vcsched.problems.vc_metrics.closed_form_yield`, where its validity
+    is argued) as a Result: ``optimal`` with objective and bound ``min(1, H / sum T_i alpha_i)``,
+    or ``infeasible`` when the total memory exceeds the hosts'."""
     t0 = time.perf_counter()
-    total_mem = float(np.dot(instance.tasks, instance.mem))
-    if total_mem > instance.hosts + 1e-12:
+    y = closed_form_yield(instance)
+    if y is None:
+        total_mem = float(np.dot(instance.tasks, instance.mem))
         return Result("lp-closed", Status.INFEASIBLE, None, None, None, None, time.perf_counter() - t0,
                       f"total memory {total_mem:.6g} exceeds {instance.hosts} hosts")
-    y = min(1.0, instance.hosts / float(np.dot(instance.tasks, instance.cpu)))
     return Result("lp-closed", Status.OPTIMAL, y, y, 0.0, None, time.perf_counter() - t0, "closed form (§3.1)")
 
 
@@ -68,5 +71,5 @@ def lp_relaxation(instance: VCInstance, *, formulation: str = "compact", time_li
     y = model.min_yield(out.objective)
     e = np.clip(e, 0.0, None)
     e /= e.sum(axis=1, keepdims=True)
-    return Result(method, Status.OPTIMAL if out.status is Status.OPTIMAL else out.status, y, y, 0.0,
+    return Result(method, out.status, y, y, 0.0,
                   LPRelaxation(e, y), time.perf_counter() - t0, out.message, extra)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from vcsched.errors import UnknownNameError
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "check_options"]
 
 F = TypeVar("F", bound=Callable)
 
@@ -62,3 +62,12 @@ class Registry(Generic[F]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def check_options(options: Iterable[str], accepted: Iterable[str], *, owner: str) -> None:
+    """Raise ``TypeError`` naming the first of ``options`` not in ``accepted`` (sorted), as
+    ``"<owner>: unknown option 'x'; it takes: a, b"``: an option is never silently ignored."""
+    accepted = tuple(accepted)
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise TypeError(f"{owner}: unknown option {unknown[0]!r}; it takes: {', '.join(accepted) or 'none'}")

@@ -14,8 +14,8 @@ Row fields: ``run`` (index of the run in the point), ``method``, ``minsum``,
 ``makespan``, ``minsum_lb`` (interval LP with the paper's doubling
 intervals), ``minsum_lb_fine`` (the same LP with intervals growing by 1.25:
 tighter, so the ratio against it says how much of the gap is the bound's),
-``minsum_lb_refined`` (:func:`lowerbounds.moldable.refined_interval_bound`,
-issue 16), ``makespan_lb``, ``seconds`` (the algorithm's wall time),
+``minsum_lb_refined`` (:func:`lowerbounds.moldable.refined_interval_bound`),
+``makespan_lb``, ``seconds`` (the algorithm's wall time),
 ``lb_seconds``, ``refined_seconds``.
 
 ``C*_max`` (and the makespan bound) come from
@@ -83,7 +83,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         for name in REGISTRY.names():
             r = REGISTRY.get(name)(inst, rng=np.random.default_rng(alg_seed))
             rep = check_schedule(inst, r.solution)
-            if not rep.ok:
+            if not rep.valid:
                 raise RuntimeError(f"{name}: invalid schedule ({rep.violations[0]})")
             rows.append({
                 "run": run, "method": name, "minsum": rep.minsum, "makespan": rep.makespan,
@@ -148,7 +148,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     line_plot(bic, x="n", y="seconds", series="kind", out_dir=out_dir, stem="fig7_runtime",
               xlabel="number of tasks n", ylabel="bicriteria run time (s, mean; shared machine)",
               title=f"Fig 7: run time of the bi-criteria algorithm, m = {M}",
-              references=[(2.0, "paper: < 2 s at 400 tasks"), (0.2, "issue target 0.2 s", ":")])
+              references=[(2.0, "paper: < 2 s at 400 tasks"), (0.2, "target 0.2 s", ":")])
     b = table[table["method"] == "bicriteria"]
     lines = ["Seed 002 §4.2 reproduction (ours beside the paper's; ratios = sum obj / sum LB)"]
     if not b.empty:

@@ -1,4 +1,4 @@
-"""``moldable-exact``: the minsum bounds and the heuristics of seed 002 against proven optima (issue 16).
+"""``moldable-exact``: the minsum bounds and the heuristics of seed 002 against proven optima.
 
 Small instances of the four kinds of §4.1 (weak, high, mixed, Cirne-Berman),
 ``(m, n)`` in ``SIZES``, with every processing time rounded *up* to a multiple
@@ -76,13 +76,13 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         for name in REGISTRY.names():
             r = REGISTRY.get(name)(inst, rng=np.random.default_rng(alg_seed))
             rep = check_schedule(inst, r.solution)
-            if not rep.ok:
+            if not rep.valid:
                 raise RuntimeError(f"{name}: invalid schedule ({rep.violations[0]})")
             row[f"minsum_{name}"], row[f"makespan_{name}"] = rep.minsum, rep.makespan
             schedules[name] = r.solution
         best = min(schedules, key=lambda name: row[f"minsum_{name}"])
         exact = solve_exact(inst, time_limit=TIME_LIMIT, start=schedules[best])
-        if not check_schedule(inst, exact.solution).ok:
+        if not check_schedule(inst, exact.solution).valid:
             raise RuntimeError("exact: invalid schedule")
         paper = interval_bound(inst, search=dual_approximation(inst))
         refined = refined_interval_bound(inst)
@@ -145,7 +145,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
 
 EXPERIMENT = Experiment(
     name="moldable-exact",
-    description="seed 002 / issue 16: interval and refined minsum bounds and the heuristics against proven optima",
+    description="seed 002: interval and refined minsum bounds and the heuristics against proven optima",
     cells=cells,
     run_cell=run_cell,
     report=report,

@@ -11,7 +11,7 @@ heuristic (the metrics of §3 and the comparison with MCT), ``kind = "server"`` 
 (per-application makespan, Figs 7-18).
 
 ``part = "timing"``: wall time of scenario (b) (500 tasks) with the four heuristics and
-three seeds (the issue's budget: 5 s). ``part = "htm_cost"``: cost of one HTM decision
+three seeds (target: 5 s). ``part = "htm_cost"``: cost of one HTM decision
 (predict on every server + commit) with ``concurrent`` tasks in the system, up to 10,000.
 
 The grid: scenario (b) on platform 2 at μ = 20, 17, 15 with seeds 1-3 (Tables 16-18),

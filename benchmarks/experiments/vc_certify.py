@@ -14,7 +14,7 @@ specifications with replicates 0-9 (1,080 instances), built by
 interrupted run (``--resume`` continues it) has covered every specification
 as evenly as possible. Each instance gets :data:`TIME_LIMIT` seconds and
 certify stops once the certified gap is ``<=`` :data:`STOP_GAP` (0.1 %, the
-issue's acceptance threshold; gaps ``<= 1e-4`` are reported ``optimal``).
+acceptance threshold; gaps ``<= 1e-4`` are reported ``optimal``).
 Quick: four instances, 10 s each.
 
 Rows per instance: ``lp`` (the §3.1 closed form, the LP relaxation's value),

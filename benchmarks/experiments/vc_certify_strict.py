@@ -1,6 +1,6 @@
 """``vc-certify-strict``: how often ``certify`` *proves* optimality (gap <= 1e-4) on the large set.
 
-``vc-certify`` stops at a certified gap of 0.1 % (the issue's acceptance
+``vc-certify`` stops at a certified gap of 0.1 % (the acceptance
 threshold), so its ``optimal`` count is a lower bound. Here certify runs
 to a proven relative gap of 1e-4 (its ``optimal`` status; HiGHS's MIP
 tolerance) within 60 s, on replicate 0 of each of the large set's 108

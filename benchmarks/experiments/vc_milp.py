@@ -8,7 +8,7 @@ first ``literal_reps`` replicates of each spec) so that the speed ratio is
 measured on the same instances. A few cells time the LP relaxation at
 64 hosts x 500 jobs, model build included, for both formulations.
 
-Targets (foundation issue): all 1,440 proven optimal or infeasible; mean
+Targets: all 1,440 proven optimal or infeasible; mean
 compact time <= 0.025 s and >= 10x faster than the literal model on the same
 instances; LP relaxation at 64 x 500 <= 1 s including the build.
 

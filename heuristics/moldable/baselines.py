@@ -3,7 +3,7 @@
 The List Graham algorithms take the allotment of the dual approximation of
 [7] (:func:`heuristics.moldable.dual_approx.dual_approximation`: by default
 the two-shelf 3/2 + eps algorithm, the final allotment of its schedule after
-the shelf transformations; ``dual="simple"`` for the earlier knapsack-only
+the shelf transformations; ``dual="simple"`` for the simpler knapsack-only
 version) and schedule it with
 :func:`heuristics.moldable.listsched.list_schedule` in three orders.
 """

@@ -64,8 +64,8 @@ of makespan ``<= 3 lam / 2``; the search's final schedule always passes the
 checker (at worst the tasks one after the other, each on its fastest
 allotment, of makespan ``sum_i min_k p_i(k)``, the initial upper guess).
 
-``dual="simple"`` (:func:`simple_search`) keeps the earlier simplified
-version: the same knapsack search, then Graham's list algorithm on the
+``dual="simple"`` (:func:`simple_search`) is a simpler search, kept for
+comparison: the same knapsack search, then Graham's list algorithm on the
 knapsack's allotment, without the transformations and without the 3/2 claim.
 """
 
@@ -451,7 +451,7 @@ def two_shelf_search(instance: MoldableInstance, *, eps: float = 0.01) -> DualAp
 
 
 def simple_search(instance: MoldableInstance, *, eps: float = 0.01) -> DualApproximation:
-    """The earlier simplified dual approximation (``dual="simple"``).
+    """The simpler dual approximation (``dual="simple"``).
 
     :func:`lowerbounds.moldable.dual_approximation_search` (knapsack test in a
     binary search, same ``lower`` and, on monotonic input, the same ``guess`` as
@@ -477,8 +477,8 @@ def dual_approximation(instance: MoldableInstance, *, eps: float = 0.01, dual: s
 
     ``dual="two-shelf"`` (default): :func:`two_shelf_search`, the 3/2 + eps
     algorithm with the shelf transformations. ``dual="simple"``:
-    :func:`simple_search`, knapsack then list scheduling (the earlier version,
-    kept for comparison).
+    :func:`simple_search`, knapsack then list scheduling (kept for
+    comparison).
     """
     try:
         search = _SEARCHES[dual]

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation
-from vcsched.problems.vc_plain import MEM_EPS  # defined without numpy, for MCB's numpy-free path
+from vcsched.problems.vc import MEM_EPS, VCInstance, allocation_from_placement, check_allocation
 from vcsched.result import Result, Status
 
 __all__ = ["MEM_EPS", "finish", "failed", "validate_instance"]

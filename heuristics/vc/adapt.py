@@ -44,19 +44,38 @@ interchangeable, a job's moved tasks are ``sum_j max(0, n_ij - cur_ij)``.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from heuristics.vc.methods import MAX_RELABEL_HOSTS
 from vcsched.formulations.vc_milp import least_migration, solve_vc_milp
-from vcsched.problems.vc import VCInstance, host_loads
+from vcsched.problems.vc import (
+    Allocation,
+    VCInstance,
+    allocation_from_placement,
+    check_allocation,
+    host_loads,
+)
+from vcsched.problems.vc_metrics import migration_cost
 from vcsched.registry import Registry
+from vcsched.result import Result, Status
 
-__all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_keep", "Policy"]
+__all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_keep", "Policy",
+           "keep_in_budget", "adapt_once"]
 
 ADAPT_POLICIES: Registry = Registry("adaptation policy")
 EPS = 1e-12
+"""Smallest decrease of the peak load that counts as an improvement."""
+
+MEM_SLACK = 1e-9
+"""Slack on a host's memory in the policies' moves: their per-host sums are updated move by
+move, which drifts from a fresh sum by more than :data:`vcsched.problems.vc.MEM_EPS`."""
+
+BUDGET_SLACK = 1e-9
+"""Rounding slack when the memory (or tasks) moved is compared with the budget."""
 
 
 class Policy:
@@ -140,7 +159,7 @@ def stay_and_place_new(instance: VCInstance) -> np.ndarray | None:
     mem = np.bincount(th[placed], weights=instance.task_mem[placed], minlength=instance.hosts)
     for k in np.flatnonzero(free):
         c, m = instance.task_cpu[k], instance.task_mem[k]
-        fits = mem + m <= 1 + 1e-9
+        fits = mem + m <= 1 + MEM_SLACK
         if not fits.any():
             return None
         j = int(np.argmin(np.where(fits, load, np.inf)))
@@ -166,7 +185,7 @@ def relabel_to_keep(instance: VCInstance, task_host: np.ndarray, budget_mode: st
 
 
 def _fits_budget(instance: VCInstance, task_host: np.ndarray, budget: float, budget_mode: str) -> bool:
-    return _Moves(instance, task_host, budget_mode).cost() <= budget + 1e-9
+    return _Moves(instance, task_host, budget_mode).cost() <= budget + BUDGET_SLACK
 
 
 def _mcb8_target(instance: VCInstance, budget_mode: str) -> np.ndarray | None:
@@ -224,7 +243,7 @@ def _peak_relief(moves: _Moves, task: int, dst: int, peak: float) -> float | Non
     if src == dst or moves.load[src] < peak - EPS:
         return None
     c, m = inst.task_cpu[task], inst.task_mem[task]
-    if moves.mem[dst] + m > 1 + 1e-9 or moves.load[dst] + c >= peak - EPS:
+    if moves.mem[dst] + m > 1 + MEM_SLACK or moves.load[dst] + c >= peak - EPS:
         return None
     return float(c)
 
@@ -254,7 +273,7 @@ def adapt_mcb8_sticky(instance: VCInstance, budget: float, budget_mode: str = "m
                 continue
             job = int(instance.task_job[task])
             delta = moves.delta_move(job, int(moves.task_host[task]), dst)
-            if spent + delta > budget + 1e-9:
+            if spent + delta > budget + BUDGET_SLACK:
                 continue
             key = (-relief, delta, int(task))
             if best is None or key < best[0]:
@@ -287,17 +306,17 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
         best = None
         for t in on_hi:
             # move t: hi -> lo
-            if moves.mem[lo] + tm[t] <= 1 + 1e-9:
+            if moves.mem[lo] + tm[t] <= 1 + MEM_SLACK:
                 new_peak = max(moves.load[hi] - tc[t], moves.load[lo] + tc[t])
                 delta = moves.delta_move(int(tj[t]), hi, lo)
-                if new_peak < peak - EPS and spent + delta <= budget + 1e-9:
+                if new_peak < peak - EPS and spent + delta <= budget + BUDGET_SLACK:
                     key = (new_peak, delta)
                     if best is None or key < best[0]:
                         best = (key, [(int(t), lo)], delta)
             for u in on_lo:  # swap t <-> u
                 if tj[t] == tj[u]:
                     continue
-                if moves.mem[lo] - tm[u] + tm[t] > 1 + 1e-9 or moves.mem[hi] - tm[t] + tm[u] > 1 + 1e-9:
+                if moves.mem[lo] - tm[u] + tm[t] > 1 + MEM_SLACK or moves.mem[hi] - tm[t] + tm[u] > 1 + MEM_SLACK:
                     continue
                 new_peak = max(moves.load[hi] - tc[t] + tc[u], moves.load[lo] + tc[t] - tc[u])
                 if new_peak >= peak - EPS:
@@ -306,7 +325,7 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
                 moves.move(int(t), lo)
                 d2 = moves.delta_move(int(tj[u]), lo, hi)
                 moves.move(int(t), hi)
-                if spent + d1 + d2 <= budget + 1e-9:
+                if spent + d1 + d2 <= budget + BUDGET_SLACK:
                     key = (new_peak, d1 + d2)
                     if best is None or key < best[0]:
                         best = (key, [(int(t), lo), (int(u), hi)], d1 + d2)
@@ -316,3 +335,61 @@ def adapt_local_search(instance: VCInstance, budget: float, budget_mode: str = "
             moves.move(task, dst)
         spent += best[2]
     return moves.task_host
+
+
+# --------------------------------------------------------------------------- one-shot use on an instance
+
+def _spent(cost: dict[str, float], budget_mode: str) -> float:
+    return float(cost["migrated_memory"] if budget_mode == "memory" else cost["migrations"])
+
+
+def keep_in_budget(instance: VCInstance, result: Result, budget_mode: str = "memory") -> Result:
+    """A from-scratch heuristic's result on an instance with current hosts (seed 001 §6.1).
+
+    Its hosts are relabelled (identical hosts, :func:`relabel_to_keep`, when ``hosts <=
+    MAX_RELABEL_HOSTS``) to keep the most memory (or tasks) in place; ``migrations`` and
+    ``migrated_memory`` are added to ``extra``; when the placement still moves more than
+    ``instance.migration_budget`` (eq. 31, in memory or in tasks by ``budget_mode``) the result
+    is ``failed`` without a solution: never a success that breaks the budget. Relabelling only
+    renames hosts, so the yields are unchanged. Results without current hosts or without a
+    solution pass through.
+    """
+    if instance.current_host is None or not result.status.has_solution:
+        return result
+    placement = np.asarray(result.solution.task_host)
+    if instance.hosts <= MAX_RELABEL_HOSTS:
+        placement = relabel_to_keep(instance, placement, budget_mode)
+    cost = migration_cost(instance, placement)
+    extra = dict(result.extra, **cost)
+    budget = instance.migration_budget
+    spent = _spent(cost, budget_mode)
+    if budget is not None and spent > budget + BUDGET_SLACK:
+        unit = "memory" if budget_mode == "memory" else "tasks"
+        return result.replace(status=Status.FAILED, objective=None, solution=None, gap=None, extra=extra,
+                              message=f"its placement (min yield {result.objective:.4g}) moves {spent:.4g} {unit} from "
+                                      f"the current hosts, more than the migration budget {budget:.4g}; this heuristic "
+                                      "places from scratch: use milp or an adapt-* method to respect the budget")
+    solution = Allocation(placement, np.asarray(result.solution.task_cpu))
+    return result.replace(solution=solution, extra=extra)
+
+
+def adapt_once(instance: VCInstance, policy: str, budget_mode: str = "memory") -> Result:
+    """One adaptation by ``policy`` (a name of :data:`ADAPT_POLICIES`) as a solve method: from the
+    current placement, within ``instance.migration_budget`` (unbounded when absent), then the
+    average-yield phase; ``failed`` when the policy finds no placement. The method is named
+    ``adapt-<policy>``; ``extra`` holds ``avg_yield``, ``migrations`` and ``migrated_memory``."""
+    t0 = time.perf_counter()
+    budget = math.inf if instance.migration_budget is None else instance.migration_budget
+    task_host = ADAPT_POLICIES.get(policy)(instance, budget, budget_mode)
+    name = f"adapt-{policy}"
+    if task_host is None:
+        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
+                      message="no placement within the migration budget holds every job")
+    alloc = allocation_from_placement(instance, task_host)
+    report = check_allocation(instance, alloc)
+    cost = migration_cost(instance, alloc.task_host)
+    if not report.valid or (cost and _spent(cost, budget_mode) > budget + BUDGET_SLACK):  # pragma: no cover - a bug
+        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
+                      message="the policy's placement breaks a constraint: " + "; ".join(report.violations[:2]))
+    return Result(name, Status.FEASIBLE, objective=report.min_yield, solution=alloc, seconds=time.perf_counter() - t0,
+                  extra={"avg_yield": report.avg_yield, **cost})

@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from heuristics.vc._common import MEM_EPS, failed, finish, validate_instance
-from vcsched.problems.vc import VCInstance
+from heuristics.vc._common import failed, finish, validate_instance
+from vcsched.problems.vc import MEM_EPS, VCInstance
 from vcsched.result import Result
 
 __all__ = ["gr", "sg", "gb", "sgb", "greedy_placement", "backtracking_placement", "DEFAULT_MAX_ATTEMPTS"]

@@ -47,18 +47,9 @@ The reported minimum yield is that of the final placement after the
 average-yield phase, i.e. ``min(1, 1 / max_j L_j)``, which is at least the
 ``Y`` at which it was packed.
 
-Two forms, one search. :func:`mcb` takes a
-:class:`~vcsched.problems.vc.VCInstance`: each probe scales, sorts and splits
-the items with numpy (:func:`heuristics.vc.mcb_pack.mcb_pack`), then the average-yield phase and the
-checker of :mod:`vcsched.problems.vc` (any instance; the fast form).
-:func:`mcb_plain` takes a :class:`~vcsched.problems.vc_plain.PlainInstance`
-of one-task jobs and does the same on Python lists (:func:`heuristics.vc.mcb_pack._pack_plain`, the
-plain phase and checker of :mod:`vcsched.problems.vc_plain`), importing no
-numpy; ``vcsched vc solve small.json --method mcb8`` uses it to start fast.
-The yield search (:class:`_YieldSearch`) and the filling of the hosts
-(:func:`heuristics.vc.mcb_pack._fill`) are shared; the plain form is the reference, and both give the
-same result, to the last bit (tested over random instances, every variant,
-failures included). ``Y_max`` is computed with ``math.fsum`` in both.
+The packing at one yield is :func:`heuristics.vc.mcb_pack.mcb_pack`; the
+yield search (:class:`_YieldSearch`, :func:`_search`) is here. ``Y_max`` is
+computed with ``math.fsum``.
 """
 
 from __future__ import annotations
@@ -66,22 +57,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from heuristics.vc.mcb_pack import MCB_VARIANTS, _pack_plain, mcb_pack
-from vcsched.problems.vc_plain import (
-    PlainInstance,
-    plain_allocation_from_placement,
-    plain_check_allocation,
-    plain_placement_min_yield,
-)
-from vcsched.result import Result, Status
+from heuristics.vc._common import failed, finish, validate_instance
+from heuristics.vc.mcb_pack import MCB_VARIANTS, mcb_pack
+from vcsched.problems.vc import VCInstance, placement_min_yield
+from vcsched.result import Result
 
-if TYPE_CHECKING:
-
-    from vcsched.problems.vc import VCInstance
-
-__all__ = ["mcb", "mcb_plain", "mcb_pack", "MCB_VARIANTS", "DEFAULT_TOL", "DEFAULT_GRID",
+__all__ = ["mcb", "DEFAULT_TOL", "DEFAULT_GRID",
            "GRID_MODES"] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
@@ -100,8 +83,7 @@ class _YieldSearch:
     """Packings of one instance at trial yields, remembering the best placement found.
 
     ``pack(y)`` packs the tasks at yield ``y`` (a placement or ``None``) and
-    ``min_yield(placement)`` is the placement's best minimum yield: numpy or
-    plain forms, the search is the same.
+    ``min_yield(placement)`` is the placement's best minimum yield.
     """
 
     def __init__(self, pack: Callable[[float], Any], min_yield: Callable[[Any], float]):
@@ -217,9 +199,6 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     ('feasible', 0.8333)
     """
     t0 = time.perf_counter()
-    from heuristics.vc._common import failed, finish, validate_instance
-    from vcsched.problems.vc import placement_min_yield
-
     validate_instance(instance)
     _check_options(variant, tol, grid, grid_mode)
     alpha, mem, hosts = instance.task_cpu, instance.task_mem, instance.hosts
@@ -230,52 +209,6 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     if best is None:
         return failed(f"mcb{variant}", t0, NO_PACKING, extra)
     return finish(instance, f"mcb{variant}", best, t0, t1, extra)
-
-
-def mcb_plain(instance: PlainInstance, variant: int = 8, *, rng=None, tol: float = DEFAULT_TOL,
-              grid: int = DEFAULT_GRID, grid_mode: str = "failure") -> Result:
-    """:func:`mcb` on a :class:`~vcsched.problems.vc_plain.PlainInstance` of one-task jobs, on lists.
-
-    Same search and packing; the average-yield phase and the checker are the plain forms
-    (:func:`~vcsched.problems.vc_plain.plain_allocation_from_placement`,
-    :func:`~vcsched.problems.vc_plain.plain_check_allocation`). The result is that of
-    :func:`mcb` on the same instance (same status, allocation, yields, ``extra`` but the
-    timings; tested), with an :class:`~vcsched.problems.vc_plain.Allocation` of lists.
-    Imports no numpy.
-
-    Raises
-    ------
-    TypeError
-        ``instance`` is not a ``PlainInstance``.
-    ValueError
-        Bad options (as :func:`mcb`), or parallel jobs (their average-yield phase is an LP:
-        use :func:`mcb` on a ``VCInstance``).
-    """
-    t0 = time.perf_counter()
-    if not isinstance(instance, PlainInstance):
-        raise TypeError(f"`instance` must be a PlainInstance, got {type(instance).__name__}")
-    if instance.is_parallel:
-        raise ValueError("mcb_plain handles one-task jobs only (the average-yield phase of parallel jobs is an LP); "
-                         "use mcb() on a VCInstance")
-    _check_options(variant, tol, grid, grid_mode)
-    method = f"mcb{variant}"
-    alpha, mem, hosts = instance.task_cpu, instance.task_mem, instance.hosts
-    search = _YieldSearch(lambda y: _pack_plain([a * y for a in alpha], mem, hosts, variant),
-                          lambda placement: plain_placement_min_yield(hosts, placement, alpha))
-    best, extra = _search(search, min(1.0, hosts / math.fsum(alpha)), tol, grid, grid_mode)
-    t1 = time.perf_counter()
-    if best is None:
-        extra = dict(extra, seconds_first_phase=t1 - t0, avg_yield=None)
-        return Result(method, Status.FAILED, None, None, None, None, t1 - t0, NO_PACKING, extra)
-    alloc = plain_allocation_from_placement(instance, best)
-    report = plain_check_allocation(instance, alloc)
-    t_end = time.perf_counter()
-    extra = dict(extra, seconds_first_phase=t1 - t0, seconds_second_phase=t_end - t1)
-    if not report.valid:  # pragma: no cover - a bug; as heuristics.vc._common.finish
-        return Result(method, Status.ERROR, None, None, None, None, t_end - t0,
-                      "allocation rejected by the checker: " + "; ".join(report.violations[:3]), extra)
-    extra["avg_yield"] = report.avg_yield
-    return Result(method, Status.FEASIBLE, report.min_yield, None, None, alloc, t_end - t0, "", extra)
 
 
 def _check_options(variant: Any, tol: Any, grid: Any, grid_mode: Any) -> None:

@@ -1,24 +1,20 @@
 """MCB's packing at one yield (seed 001 §3.4): the two sorted lists and the filling of the hosts.
 
-:func:`mcb_pack` (arrays) and :func:`_pack_plain` (lists, no numpy) place the items
-``(alpha_i * Y, m_i)`` on hosts of capacity ``(1, 1)`` by the rule that
-:mod:`heuristics.vc.mcb` describes, which searches over the yields ``Y`` with them. The
-two forms share the lists and the filling (:func:`_fill`); only the sort and the split
-into the CPU-heavy and memory-heavy lists exist twice (:func:`_sorted_lists` on arrays,
-:func:`_sorted_positions` on lists; tested equal).
+:func:`mcb_pack` places the items ``(alpha_i * Y, m_i)`` on hosts of capacity ``(1, 1)``
+by the rule that :mod:`heuristics.vc.mcb` describes, which searches over the yields ``Y``
+with it. The sort and the split into the CPU-heavy and memory-heavy lists run on arrays
+(:func:`_sorted_lists`); the filling of the hosts (:func:`_fill`) walks Python lists,
+which is faster than numpy for its item-at-a-time scans.
 """
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from vcsched.problems.vc_plain import MEM_EPS
+import numpy as np
 
-if TYPE_CHECKING:
-    import numpy as np
+from vcsched.problems.vc import MEM_EPS
 
 __all__ = ["mcb_pack", "MCB_VARIANTS", "CPU_EPS"]
 
@@ -38,9 +34,7 @@ MCB_VARIANTS = {
 """Variant number -> (sort key, descending)."""
 
 def _sort_key(c: np.ndarray, m: np.ndarray, key: str) -> np.ndarray:
-    """The variant's sort key of every item, on arrays (the reference is :func:`_plain_key`)."""
-    import numpy as np
-
+    """The variant's sort key of every item."""
     hi = np.maximum(c, m)
     lo = np.minimum(c, m)
     if key == "sum":
@@ -56,10 +50,8 @@ def _sort_key(c: np.ndarray, m: np.ndarray, key: str) -> np.ndarray:
 
 
 def _sorted_lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[np.ndarray, np.ndarray]:
-    """Task indices of the CPU-heavy and memory-heavy lists, each in the variant's order (numpy
-    form of :func:`_sorted_positions`; same order, tested)."""
-    import numpy as np
-
+    """Task indices of the CPU-heavy (``c >= m``) and memory-heavy lists, each sorted by the
+    variant's key (stable: ties keep task order; descending sorts the negated key)."""
     key, descending = MCB_VARIANTS[variant]
     k = _sort_key(c, m, key)
     order = np.argsort(-k if descending else k, kind="stable")
@@ -67,29 +59,7 @@ def _sorted_lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[np.ndarra
     return order[heavy], order[~heavy]
 
 
-def _plain_key(c: list[float], m: list[float], key: str) -> list[float]:
-    """The variant's sort key of every item (the operations of :func:`_sort_key`, on lists)."""
-    if key == "sum":
-        return [a + b for a, b in zip(c, m)]
-    if key == "diff":
-        return [a - b if a > b else b - a for a, b in zip(c, m)]
-    if key == "ratio":
-        return [(a / b if b > 0 else math.inf) if a > b else (b / a if a > 0 else math.inf) for a, b in zip(c, m)]
-    return [a if a > b else b for a, b in zip(c, m)]
-
-
-def _sorted_positions(c: list[float], m: list[float], variant: int) -> tuple[list[int], list[int]]:
-    """Task indices of the CPU-heavy (``c >= m``) and memory-heavy lists, each sorted by the
-    variant's key (stable: ties keep task order; descending sorts the negated key, as numpy)."""
-    key, descending = MCB_VARIANTS[variant]
-    k = _plain_key(c, m, key)
-    if descending:
-        k = [-x for x in k]
-    order = sorted(range(len(k)), key=k.__getitem__)
-    return [i for i in order if c[i] >= m[i]], [i for i in order if c[i] < m[i]]
-
-
-class _PlainList:
+class _ScanList:
     """One list of a packing, searched by a forward scan (any variant).
 
     ``order`` holds the items' indices in list order (a list or an array),
@@ -137,7 +107,7 @@ class _PlainList:
         return k
 
 
-class _MaxDescList(_PlainList):
+class _MaxDescList(_ScanList):
     """A list of MCB8 (sorted by decreasing dominant size): same answers as the scan, fewer steps.
 
     The dominant size is the CPU in the CPU-heavy list and the memory in the
@@ -193,9 +163,8 @@ def _find_unused(nxt: list, k: int) -> int:
     return root
 
 
-def _array_lists(c: np.ndarray, m: np.ndarray, variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
-    """The CPU-heavy and memory-heavy lists of ``variant`` from arrays (MCB8's searched by
-    bisection when ``fast``)."""
+def _lists(c: np.ndarray, m: np.ndarray, variant: int, fast: bool) -> tuple[_ScanList, _ScanList]:
+    """The CPU-heavy and memory-heavy lists of ``variant`` (MCB8's searched by bisection when ``fast``)."""
     A, B = _sorted_lists(c, m, variant)
     lists = []
     for order, cpu_heavy in ((A, True), (B, False)):
@@ -204,24 +173,11 @@ def _array_lists(c: np.ndarray, m: np.ndarray, variant: int, fast: bool) -> tupl
             lists.append(_MaxDescList(order, cpu.tolist(), mem.tolist(), cpu_heavy,
                                       (-(cpu if cpu_heavy else mem)).tolist()))
         else:
-            lists.append(_PlainList(order, cpu.tolist(), mem.tolist()))
+            lists.append(_ScanList(order, cpu.tolist(), mem.tolist()))
     return lists[0], lists[1]
 
 
-def _plain_lists(c: list[float], m: list[float], variant: int, fast: bool) -> tuple[_PlainList, _PlainList]:
-    """:func:`_array_lists` from lists, without numpy (the reference)."""
-    A, B = _sorted_positions(c, m, variant)
-    lists = []
-    for order, cpu_heavy in ((A, True), (B, False)):
-        cpu, mem = [c[i] for i in order], [m[i] for i in order]
-        if fast and variant == 8:
-            lists.append(_MaxDescList(order, cpu, mem, cpu_heavy, [-x for x in (cpu if cpu_heavy else mem)]))
-        else:
-            lists.append(_PlainList(order, cpu, mem))
-    return lists[0], lists[1]
-
-
-def _fill(cpu_list: _PlainList, mem_list: _PlainList, hosts: int, left_cpu: float, left_mem: float) -> bool:
+def _fill(cpu_list: _ScanList, mem_list: _ScanList, hosts: int, left_cpu: float, left_mem: float) -> bool:
     """Step 3 of the module docstring: fill the hosts one at a time from the two lists (each
     item's host in ``lst.host``); True when every item is placed.
 
@@ -276,8 +232,7 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     Notes
     -----
     Step 3 of the module docstring (:func:`_fill`). A forward scan is ``O(K)``
-    per host, ``O(K H)`` per packing in the worst case. :func:`_pack_plain` is
-    the same on lists, without numpy (same placement, tested).
+    per host, ``O(K H)`` per packing in the worst case.
 
     Examples
     --------
@@ -285,25 +240,11 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     >>> mcb_pack(np.array([0.6, 0.4, 0.3]), np.array([0.1, 0.05, 0.8]), 2, 8).tolist()
     [0, 1, 0]
     """
-    import numpy as np
-
     c, m = np.asarray(c, dtype=float), np.asarray(m, dtype=float)
-    cpu_list, mem_list = _array_lists(c, m, variant, fast)
+    cpu_list, mem_list = _lists(c, m, variant, fast)
     if not _fill(cpu_list, mem_list, hosts, float(c.sum()), float(m.sum())):
         return None
     out = np.empty(c.shape[0], dtype=np.int64)
     out[cpu_list.order] = cpu_list.host
     out[mem_list.order] = mem_list.host
-    return out
-
-
-def _pack_plain(c: list[float], m: list[float], hosts: int, variant: int, fast: bool = True) -> list[int] | None:
-    """:func:`mcb_pack` on lists, without numpy: the host of every item, or ``None``."""
-    cpu_list, mem_list = _plain_lists(c, m, variant, fast)
-    if not _fill(cpu_list, mem_list, hosts, math.fsum(c), math.fsum(m)):
-        return None
-    out = [0] * len(c)
-    for lst in (cpu_list, mem_list):
-        for i, h in zip(lst.order, lst.host):
-            out[i] = h
     return out

@@ -32,8 +32,8 @@ import time
 
 import numpy as np
 
-from heuristics.vc._common import MEM_EPS, failed, finish, validate_instance
-from vcsched.problems.vc import VCInstance
+from heuristics.vc._common import failed, finish, validate_instance
+from vcsched.problems.vc import MEM_EPS, VCInstance
 from vcsched.result import Result
 
 __all__ = ["rrnd", "rrnz", "round_lp", "RRNZ_EPSILON"]

@@ -1,5 +1,5 @@
 """The run folder under hostile use: concurrent runs, edited or truncated parts, files as --out,
-absurd --workers, and a coordinator killed with SIGKILL (issue 19)."""
+absurd --workers, and a coordinator killed with SIGKILL."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from benchmarks import selftest
-from benchmarks.harness import cell_id, run_cells, run_lock, stable_table
+from benchmarks.harness import cell_id, run_cells, stable_table
+from benchmarks.runfolder import run_lock
 from vcsched.cli import main
 from vcsched.cli.bench import _workers_text
 from vcsched.errors import InvalidInputError

@@ -1,4 +1,4 @@
-"""The shared CLI helpers added for issue 19: exact integer options, output writing, messages of huge numbers."""
+"""The shared CLI helpers: exact integer options, output writing, messages of huge numbers."""
 
 from __future__ import annotations
 

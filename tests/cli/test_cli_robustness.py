@@ -1,4 +1,4 @@
-"""Hostile input to ``vc``, ``moldable``, ``timeshare`` and ``diet`` (issue 19).
+"""Hostile input to ``vc``, ``moldable``, ``timeshare`` and ``diet``.
 
 Every case exits with status 2 and one line on standard error that names the
 option or the file and the problem: no traceback, no hang, no memory blow-up

@@ -1,4 +1,4 @@
-"""Start-up of the ``vcsched`` command: heavy packages are imported only where used (issue 19).
+"""Start-up of the ``vcsched`` command: heavy packages are imported only where used.
 
 A module-set check in a fresh interpreter, not a timing (timings are in
 ``benchmarks/bench_startup.py``).
@@ -63,31 +63,20 @@ def _solve_modules(path, *argv: str) -> set[str]:
     )
 
 
-def test_vc_solve_mcb8_on_a_small_instance_imports_no_numpy(tmp_path):
-    """The numpy-free path of ``vc solve`` (vcsched.cli.vc.solve_plain), text and JSON output."""
+def test_vc_solve_mcb8_imports_no_solver_package(tmp_path):
+    """``vc solve --method mcb8`` on one-task jobs: numpy, but no scipy, PuLP, pandas..., text and JSON output."""
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}, {"cpu": 0.7, "mem": 0.2},
                                                      {"cpu": 0.4, "mem": 0.4}]}))
     for argv in (["--method", "mcb8"], ["--method", "mcb1,MCB8", "--json"]):
         mods = _solve_modules(path, *argv)
         assert "heuristics" in mods and "vcsched" in mods
-        assert not mods & set(HEAVY + ("numpy",)), sorted(mods & set(HEAVY + ("numpy",)))
+        assert not mods & set(HEAVY), sorted(mods & set(HEAVY))
 
 
-def test_vc_solve_mcb8_on_parallel_jobs_takes_the_numpy_path_without_solver_packages(tmp_path):
+def test_vc_solve_mcb8_on_parallel_jobs_imports_scipy_but_no_other_solver_package(tmp_path):
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3, "tasks": 2}, {"cpu": 0.7, "mem": 0.2}]}))
     mods = _solve_modules(path, "--method", "mcb8")
     assert "numpy" in mods  # the average-yield phase of parallel jobs is an LP (scipy's HiGHS)
     assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask", "pyarrow"}, sorted(mods)
-
-
-def test_vc_solve_mcb8_stays_numpy_free_up_to_the_plain_size_limit(tmp_path):
-    """At ``PLAIN_MAX_TASKS`` tasks no numpy; one task more and the numpy path is taken."""
-    from vcsched.cli.vc import PLAIN_MAX_TASKS
-
-    for n, numpy_expected in ((PLAIN_MAX_TASKS, False), (PLAIN_MAX_TASKS + 1, True)):
-        path = tmp_path / f"{n}.json"
-        jobs = [{"cpu": 0.2 + 0.6 * ((7 * i) % 11) / 10, "mem": 0.05 * ((3 * i) % 5)} for i in range(n)]
-        path.write_text(json.dumps({"hosts": n // 8, "jobs": jobs}))
-        assert ("numpy" in _solve_modules(path, "--method", "mcb8")) is numpy_expected

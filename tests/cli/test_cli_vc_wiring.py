@@ -1,9 +1,11 @@
-"""``vcsched vc solve`` wiring: migration budgets respected by every method, default time limits.
+"""VCSched's method table through ``vcsched vc solve`` and through Python: migration budgets
+respected by every method, default time limits, size refusals, options.
 
-Issue 19: on an instance with current hosts and ``migration_budget: 0`` the MILP
-proves 0.556 with no migration, yet MCB8 reported ``feasible`` 1.0 and SG/GB
-0.714 by moving jobs. No method may report a success that breaks the budget or
-exceeds a proven bound.
+On an instance with current hosts and ``migration_budget: 0`` the MILP proves 0.556 with
+no migration, while MCB8's from-scratch placement reaches 1.0 and SG/GB 0.714 by moving
+jobs. No method may report a success that breaks the budget or exceeds a proven bound,
+whether called from the command line, :func:`heuristics.vc.solve` or
+``heuristics.vc.REGISTRY``.
 """
 
 from __future__ import annotations
@@ -13,12 +15,17 @@ import json
 import numpy as np
 import pytest
 
+import heuristics.vc.methods as vc_methods
+from heuristics.vc import METHODS, REGISTRY, solve, solve_many
+from heuristics.vc.methods import DEFAULT_TIME_LIMIT, methods_for_all
 from vcsched.cli import main
-from vcsched.cli.vc import ADAPT_METHODS, DEFAULT_TIME_LIMIT, method_function, resolve_methods
-from vcsched.formulations.vc_milp import migration_cost
-from vcsched.problems.vc import Allocation, VCInstance, check_allocation
+from vcsched.errors import InvalidInputError
+from vcsched.problems.vc import Allocation, VCInstance, check_allocation, parse_instance
+from vcsched.problems.vc_metrics import migration_cost
 
-ISSUE_INSTANCE = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.5, "current_host": 0},
+ADAPT_METHODS = [name for name in METHODS if name.startswith("adapt-")]
+
+BUDGET_INSTANCE = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.5, "current_host": 0},
                                        {"cpu": 0.5, "mem": 0.5, "current_host": 0},
                                        {"cpu": 0.9, "mem": 0.4, "tasks": 2, "current_host": [1, 1]}],
                   "migration_budget": 0}
@@ -39,7 +46,7 @@ def flat_allocation(row) -> Allocation:
 
 def test_issue_instance_no_method_breaks_the_budget(tmp_path, capsys):
     path = tmp_path / "mig.json"
-    path.write_text(json.dumps(ISSUE_INSTANCE))
+    path.write_text(json.dumps(BUDGET_INSTANCE))
     rows = {r["method"]: r for r in solve_json(capsys, path, "--method", "all")}
     milp = rows["milp"]
     assert milp["status"] == "optimal" and milp["min_yield"] == pytest.approx(1 / 1.8)
@@ -63,7 +70,7 @@ def test_issue_instance_no_method_breaks_the_budget(tmp_path, capsys):
 
 
 def test_unbounded_budget_reports_migrations_after_relabelling(tmp_path, capsys):
-    doc = dict(ISSUE_INSTANCE)
+    doc = dict(BUDGET_INSTANCE)
     doc.pop("migration_budget")
     path = tmp_path / "free.json"
     path.write_text(json.dumps(doc))
@@ -94,14 +101,13 @@ def random_instance(rng: np.random.Generator) -> VCInstance:
 @pytest.mark.parametrize("budget_mode", ["memory", "count"])
 def test_property_no_heuristic_result_exceeds_the_budget_or_the_optimum(budget_mode):
     rng = np.random.default_rng(19)
-    methods = [m for m in resolve_methods("all", random_instance(np.random.default_rng(0)))
-               if m not in ("milp", "lp")]
+    methods = [m for m in methods_for_all(random_instance(np.random.default_rng(0))) if m not in ("milp", "lp")]
     checked = 0
     for _ in range(15):
         inst = random_instance(rng)
-        best = method_function("milp")(inst, time_limit=10, budget_mode=budget_mode)
+        best = solve(inst, "milp", time_limit=10, budget_mode=budget_mode)
         for name in methods:
-            res = method_function(name)(inst, seed=3, budget_mode=budget_mode)
+            res = solve_many(inst, [name], rng=3, budget_mode=budget_mode)[0]
             if not res.success:
                 continue
             report = check_allocation(inst, res.solution)
@@ -130,11 +136,10 @@ def test_exact_methods_get_the_default_time_limit(tmp_path, capsys, monkeypatch)
 def test_reaching_the_default_time_limit_is_reported(tmp_path, capsys, monkeypatch):
     """A hard instance with a tiny default limit: the MILP stops with ``feasible`` and a gap,
     and the message says the default limit was reached."""
-    import vcsched.cli.vc as cli_vc
     from vcsched.generators.vc import generate_vc_instance
     from vcsched.problems.vc import save_instance
 
-    monkeypatch.setattr(cli_vc, "DEFAULT_TIME_LIMIT", 0.05)
+    monkeypatch.setattr(vc_methods, "DEFAULT_TIME_LIMIT", 0.05)
     path = tmp_path / "hard.json"
     save_instance(generate_vc_instance(8, 40, 0.5, 0.75, 0.75, rng=5), path)
     row = solve_json(capsys, path, "--method", "milp")
@@ -146,10 +151,50 @@ def test_reaching_the_default_time_limit_is_reported(tmp_path, capsys, monkeypat
 
 
 def test_certify_is_refused_on_a_migration_budget_and_kept_out_of_all(tmp_path, capsys):
-    # certify places from scratch: on the issue's instance (budget 0) it would claim 1.0 > the proven 0.556
+    # certify places from scratch: on this instance (budget 0) it would claim 1.0 > the proven 0.556
     path = tmp_path / "budget.json"
-    path.write_text(json.dumps(ISSUE_INSTANCE))
+    path.write_text(json.dumps(BUDGET_INSTANCE))
     assert main(["vc", "solve", str(path), "--method", "certify", "--json"]) == 2
     err = capsys.readouterr().err
     assert "migration budget" in err and len(err.strip().splitlines()) == 1
-    assert "certify" not in resolve_methods("all", VCInstance.from_arrays(2, [0.5], [0.5]))
+    assert "certify" not in methods_for_all(VCInstance.from_arrays(2, [0.5], [0.5]))
+
+
+def test_python_api_respects_the_budget_exactly_like_the_command_line(tmp_path, capsys):
+    """``REGISTRY.get(name)(inst)`` and ``solve(inst, name)`` give the command line's status,
+    message and migrations on the instance with budget 0 (failed) and without a budget (relabelled)."""
+    for doc in (BUDGET_INSTANCE, {k: v for k, v in BUDGET_INSTANCE.items() if k != "migration_budget"}):
+        path = tmp_path / "inst.json"
+        path.write_text(json.dumps(doc))
+        inst = parse_instance(doc)
+        for name in ("mcb8", "sg", "gb", "rrnz"):
+            row = solve_json(capsys, path, "--method", name, "--seed", "3")
+            for res in (REGISTRY.get(name)(inst, rng=3), solve(inst, name, rng=3)):
+                assert (res.status.value, res.message) == (row["status"], row["message"]), name
+                assert res.extra["migrations"] == row["migrations"], name
+                if res.solution is not None:
+                    assert res.solution.assignment(inst) == row["assignment"], name
+        if "migration_budget" in doc:
+            assert REGISTRY.get("mcb8")(inst).status.value == "failed"
+
+
+def test_solve_refuses_unknown_options_and_oversized_models_like_the_command_line(tmp_path, capsys):
+    inst = VCInstance.from_arrays(400, [0.5] * 300, [0.1] * 300)  # 400 x 300 = 120,000 variables
+    with pytest.raises(TypeError, match="mcb8: unknown option 'time_limit'"):
+        solve(inst, "mcb8", time_limit=5)
+    with pytest.raises(TypeError, match="unknown option 'time_limt'"):
+        solve_many(inst, ["mcb8"], time_limt=5)
+    with pytest.raises(InvalidInputError, match="120,000 assignment variables") as refused:
+        solve(inst, "milp")
+    path = tmp_path / "big.json"
+    from vcsched.problems.vc import save_instance
+
+    save_instance(inst, path)
+    assert main(["vc", "solve", str(path), "--method", "milp"]) == 2
+    assert capsys.readouterr().err.strip().endswith(str(refused.value))
+
+
+def test_the_adapt_command_limit_is_the_relabelling_limit():
+    from vcsched.cli.vc import MAX_ADAPT_HOSTS
+
+    assert MAX_ADAPT_HOSTS == vc_methods.MAX_RELABEL_HOSTS

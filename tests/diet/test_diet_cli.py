@@ -1,4 +1,4 @@
-"""``vcsched diet simulate``: flags and JSON fields as written in issue 8."""
+"""``vcsched diet simulate``: flags and JSON fields as documented (docs/diet.md)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Readings of seed 004 tested for the fidelity issue: Algorithm 3 to the letter, and the window length
+"""Readings of seed 004 tested for fidelity: Algorithm 3 to the letter, and the window length
 (winAdaptFactor) in Table 1."""
 
 import json

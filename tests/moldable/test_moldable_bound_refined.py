@@ -47,7 +47,7 @@ def test_moldable_refined_bound_is_valid_for_every_option(tiny_with_optima):
 def test_moldable_refined_bound_is_close_to_the_optimum_on_average(tiny_with_optima):
     ref = np.array([refined_interval_bound(inst).bound / opt for inst, opt in tiny_with_optima])
     paper = np.array([interval_bound(inst).bound / opt for inst, opt in tiny_with_optima])
-    assert ref.mean() >= 0.9  # the goal (about 0.65-0.75 for the paper's bound)
+    assert ref.mean() >= 0.9  # the goal (about 0.65-0.75 for the paper's bound)
     assert ref.mean() > paper.mean() + 0.1
 
 

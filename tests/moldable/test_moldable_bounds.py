@@ -96,7 +96,7 @@ def test_moldable_batch_times_as_in_the_paper():
 
 
 def test_moldable_lp_bound_speed_400_by_200():
-    """Issue target: LP bound <= 2 s at 400 x 200, checked in CPU time of this process, HiGHS's threads
+    """Target: LP bound <= 2 s at 400 x 200, checked in CPU time of this process, HiGHS's threads
     included (about 0.05 s measured), which a loaded machine does not inflate as it does wall time."""
     import time
 

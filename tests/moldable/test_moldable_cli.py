@@ -1,4 +1,4 @@
-"""``vcsched moldable generate | solve | bound`` (issue 5 interface)."""
+"""``vcsched moldable generate | solve | bound``: the documented interface."""
 
 import json
 
@@ -36,7 +36,7 @@ def test_moldable_cli_solve_json_fields_and_valid_schedule(inst_file, capsys):
     s = Schedule(np.array([r["start"] for r in sched]), np.array([r["procs"] for r in sched]),
                  tuple(tuple(r["processors"]) for r in sched))
     rep = check_schedule(inst, s)
-    assert rep.ok and rep.minsum == pytest.approx(out["minsum"]) and rep.makespan == pytest.approx(out["makespan"])
+    assert rep.valid and rep.minsum == pytest.approx(out["minsum"]) and rep.makespan == pytest.approx(out["makespan"])
 
 
 def test_moldable_cli_solve_all_is_a_list(inst_file, capsys):

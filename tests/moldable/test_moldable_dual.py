@@ -38,7 +38,7 @@ EPS = 0.01
 
 def _assert_accepted_within(inst, test):
     rep = check_schedule(inst, test.schedule)
-    assert rep.ok, rep.violations
+    assert rep.valid, rep.violations
     assert test.schedule.processors is not None
     assert rep.makespan <= 1.5 * test.guess * (1 + TOL)
 
@@ -73,7 +73,7 @@ def test_dual_every_accepted_guess_has_a_valid_schedule_within_three_halves(kind
     d = two_shelf_search(inst, eps=EPS)
     assert d.undecided == 0 and d.guaranteed and d.how == "shelves"
     assert d.lower <= d.guess <= d.lower * (1 + EPS) * (1 + 1e-12)
-    assert check_schedule(inst, d.schedule).ok and d.makespan <= 1.5 * d.guess * (1 + TOL)
+    assert check_schedule(inst, d.schedule).valid and d.makespan <= 1.5 * d.guess * (1 + TOL)
     for lam in _guesses(d):
         t = two_shelf_test(inst, lam)
         assert t.outcome != "undecided"  # monotonic input: accept with a schedule or reject with a proof
@@ -124,7 +124,7 @@ def test_dual_non_monotonic_input_never_claims_wrongly():
         inst = _non_monotonic(3, 3 + seed % 2, seed)
         opt = brute_force_optimum(inst, criterion="makespan").objective
         d = two_shelf_search(inst, eps=EPS)
-        assert check_schedule(inst, d.schedule).ok and d.lower <= opt * (1 + 1e-9)
+        assert check_schedule(inst, d.schedule).valid and d.lower <= opt * (1 + 1e-9)
         assert d.makespan <= 1.5 * d.guess * (1 + TOL)
         for lam in np.linspace(0.5 * opt, 1.6 * opt, 12):
             t = two_shelf_test(inst, lam)
@@ -243,7 +243,7 @@ def test_dual_simple_version_still_reachable(kind):
     new, old = dual_approximation(inst), dual_approximation(inst, dual="simple")
     assert (new.method, old.method) == ("two-shelf", "simple")
     assert new.guess == pytest.approx(old.guess) and new.lower == pytest.approx(old.lower)
-    assert check_schedule(inst, old.schedule).ok and old.how == "list"
+    assert check_schedule(inst, old.schedule).valid and old.how == "list"
     assert np.array_equal(old.schedule.procs, simple_search(inst).schedule.procs)
 
 
@@ -257,7 +257,7 @@ def test_dual_heuristics_take_cmax_and_allotment_from_the_dual(kind):
         for name in ("list-shelf", "list-lptf", "list-saf"):
             r = REGISTRY.get(name)(inst, dual=dual)
             assert np.array_equal(r.solution.procs, d.allotment)
-            assert r.extra["cmax_guess"] == d.guess and check_schedule(inst, r.solution).ok
+            assert r.extra["cmax_guess"] == d.guess and check_schedule(inst, r.solution).valid
 
 
 def test_dual_shelf_order_is_s0_s1_s2_small():
@@ -276,7 +276,7 @@ def test_dual_result_and_left_shift(kind):
     assert raw.extra["guaranteed"] and raw.extra["makespan"] <= 1.5 * raw.extra["cmax_guess"] * (1 + TOL)
     for r in (raw, tight):
         rep = check_schedule(inst, r.solution)
-        assert rep.ok and r.objective == pytest.approx(rep.minsum)
+        assert rep.valid and r.objective == pytest.approx(rep.minsum)
     assert np.all(tight.solution.start <= raw.solution.start + 1e-12)
     assert tight.extra["makespan"] <= raw.extra["makespan"] + 1e-12
     shifted = left_shift(inst, raw.solution)

@@ -40,7 +40,7 @@ def tiny(count, seed, grain=None):
 def assert_optimal_and_checked(inst, res, opt):
     assert res.status.value == "optimal", res.message
     rep = check_schedule(inst, res.solution)
-    assert rep.ok, rep.violations
+    assert rep.valid, rep.violations
     assert res.objective == pytest.approx(rep.minsum, rel=1e-12)
     assert res.objective == pytest.approx(opt, rel=1e-6)
     assert res.bound <= res.objective * (1 + 1e-9)
@@ -85,7 +85,7 @@ def test_moldable_exact_warm_start_never_worse_and_bicriteria_above_optimum():
         assert res.status.value == cold.status.value == "optimal"
         assert res.objective == pytest.approx(cold.objective, rel=1e-6)
         assert res.objective <= warm.objective * (1 + 1e-9)
-        assert check_schedule(inst, res.solution).ok
+        assert check_schedule(inst, res.solution).valid
 
 
 def test_moldable_exact_time_limit_reports_feasible_with_a_bound():
@@ -94,7 +94,7 @@ def test_moldable_exact_time_limit_reports_feasible_with_a_bound():
     res = solve_exact(inst, start=warm.solution, time_limit=1.0)
     assert res.status.value in ("feasible", "optimal")
     assert res.extra["formulation"] == "flow"
-    assert check_schedule(inst, res.solution).ok
+    assert check_schedule(inst, res.solution).valid
     assert res.objective <= warm.objective * (1 + 1e-9)
     if res.status.value == "feasible":
         assert res.bound is None or res.bound <= res.objective * (1 + 1e-9)
@@ -131,7 +131,7 @@ def test_moldable_exact_assign_processors_gives_disjoint_sets():
     res = solve_exact(inst, time_limit=30)
     procs = assign_processors(inst, res.solution)
     s = Schedule(res.solution.start, res.solution.procs, tuple(tuple(p) for p in procs))
-    assert check_schedule(inst, s).ok
+    assert check_schedule(inst, s).valid
 
 
 def test_moldable_cli_solve_exact_json_fields(tmp_path, capsys):

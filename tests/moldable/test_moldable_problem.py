@@ -27,7 +27,7 @@ def test_moldable_checker_metrics_on_hand_schedule():
     inst = small()
     s = Schedule(np.array([0.0, 2.0]), np.array([2, 1]), ((0, 1), (0,)))
     rep = check_schedule(inst, s)
-    assert rep.ok, rep.violations
+    assert rep.valid, rep.violations
     assert rep.makespan == pytest.approx(5.0)
     assert rep.minsum == pytest.approx(1 * 2.0 + 2 * 5.0)
 
@@ -35,32 +35,32 @@ def test_moldable_checker_metrics_on_hand_schedule():
 def test_moldable_checker_rejects_overload():
     inst = small()
     rep = check_schedule(inst, Schedule(np.array([0.0, 1.0]), np.array([2, 1])))
-    assert not rep.ok and "processors busy" in rep.violations[0]
+    assert not rep.valid and "processors busy" in rep.violations[0]
 
 
 def test_moldable_checker_touching_tasks_do_not_overlap():
     inst = small()
-    assert check_schedule(inst, Schedule(np.array([0.0, 2.0]), np.array([2, 2]))).ok
+    assert check_schedule(inst, Schedule(np.array([0.0, 2.0]), np.array([2, 2]))).valid
 
 
 def test_moldable_checker_rejects_negative_start_and_bad_procs():
     inst = small()
-    assert not check_schedule(inst, Schedule(np.array([-1.0, 5.0]), np.array([1, 1]))).ok
+    assert not check_schedule(inst, Schedule(np.array([-1.0, 5.0]), np.array([1, 1]))).valid
     rep = check_schedule(inst, Schedule(np.array([0.0, 5.0]), np.array([3, 1])))
-    assert not rep.ok and "1..2" in rep.violations[0]
-    assert not check_schedule(inst, Schedule(np.array([0.0]), np.array([1]))).ok  # a task missing
+    assert not rep.valid and "1..2" in rep.violations[0]
+    assert not check_schedule(inst, Schedule(np.array([0.0]), np.array([1]))).valid  # a task missing
 
 
 def test_moldable_checker_rejects_processor_overlap_even_when_count_fits():
     inst = small()
     # both on one processor each, in parallel, but the same processor index
     rep = check_schedule(inst, Schedule(np.array([0.0, 0.0]), np.array([1, 1]), ((0,), (0,))))
-    assert not rep.ok and "overlap" in rep.violations[0]
-    assert check_schedule(inst, Schedule(np.array([0.0, 0.0]), np.array([1, 1]), ((0,), (1,)))).ok
+    assert not rep.valid and "overlap" in rep.violations[0]
+    assert check_schedule(inst, Schedule(np.array([0.0, 0.0]), np.array([1, 1]), ((0,), (1,)))).valid
     bad_len = check_schedule(inst, Schedule(np.array([0.0, 4.0]), np.array([2, 1]), ((0,), (1,))))
-    assert not bad_len.ok
+    assert not bad_len.valid
     out_of_range = check_schedule(inst, Schedule(np.array([0.0, 4.0]), np.array([1, 1]), ((5,), (1,))))
-    assert not out_of_range.ok
+    assert not out_of_range.valid
 
 
 def test_moldable_json_round_trip_and_schedule_json(tmp_path):

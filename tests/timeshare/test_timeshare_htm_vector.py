@@ -1,4 +1,4 @@
-"""The HTM vectorised over servers (issue 7): the 2-D replay against the per-server computation."""
+"""The HTM vectorised over servers: the 2-D replay against the per-server computation."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Performance budgets of issue 7 (slow: timings on a shared machine are noisy)."""
+"""Performance budgets of the time-shared servers (slow: timings on a shared machine are noisy)."""
 
 import time
 

@@ -1,4 +1,4 @@
-"""Readings of seed 003 added for the fidelity issue: faster servers than Table 5, and the paper's
+"""Readings of seed 003 checked for fidelity: faster servers than Table 5, and the paper's
 repeated runs compared in "cross product" (§5.2.2)."""
 
 import json

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from heuristics.vc.adapt import ADAPT_POLICIES, Policy, make_policy, relabel_to_keep, stay_and_place_new
-from vcsched.formulations.vc_milp import migration_cost, solve_vc_milp
+from vcsched.formulations.vc_milp import solve_vc_milp
 from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, placement_min_yield
+from vcsched.problems.vc_metrics import migration_cost
 from vcsched.scenarios.vc_dynamic import poisson_workload
 from vcsched.sim.vcdynamic import DynamicWorkload, PolicyError, simulate_dynamic
 

@@ -1,4 +1,4 @@
-"""Progress of the dynamic VCSched simulation (issue 19): the ``progress`` callback of
+"""Progress of the dynamic VCSched simulation: the ``progress`` callback of
 :func:`vcsched.sim.vcdynamic.simulate_dynamic` and the bar of ``vcsched vc adapt``."""
 
 from __future__ import annotations

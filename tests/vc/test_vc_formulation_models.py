@@ -13,13 +13,12 @@ from vcsched.formulations.vc_milp import (
     LiteralModel,
     build_compact_model,
     build_literal_model,
-    closed_form_load_bound,
     load_balancing_incumbent,
-    migration_cost,
 )
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems import vc_metrics
 from vcsched.problems.vc import VCInstance, host_loads
+from vcsched.problems.vc_metrics import migration_cost
 
 BUILDERS = {"compact": build_compact_model, "literal": build_literal_model}
 
@@ -79,19 +78,6 @@ def test_relaxed_models_share_job_host_values_rows_summing_to_task_counts():
         assert model.relaxed
         solve_model(model.problem, mip=False, variables=model.variables)
         assert np.allclose(model.job_host_values(inst).sum(axis=1), inst.tasks)
-
-
-def test_pair_unpacking_of_earlier_versions_still_works():
-    inst = VCInstance.from_arrays(2, [0.5, 0.4], [0.2, 0.2])
-    prob, var = build_compact_model(inst)
-    assert prob is var.problem and var["x"] is var.x and var["L"] is var.L
-    prob, var = build_literal_model(inst)
-    assert var["e"] is var.e and var["variables"] is var.variables
-
-
-def test_metrics_reexported_from_the_formulations_are_the_problem_level_functions():
-    assert migration_cost is vc_metrics.migration_cost
-    assert closed_form_load_bound is vc_metrics.load_lower_bound
 
 
 def test_load_lower_bound_is_a_bound_and_tight_on_pigeonhole():

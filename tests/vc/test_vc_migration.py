@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from tests.vc.brute import brute_force_min_yield
-from vcsched.formulations.vc_milp import migration_cost, solve_vc_milp
+from vcsched.formulations.vc_milp import solve_vc_milp
 from vcsched.problems.vc import VCInstance, check_allocation
+from vcsched.problems.vc_metrics import migration_cost
 from vcsched.result import Status
 
 

@@ -1,6 +1,6 @@
 """Property tests of every VCSched heuristic on tiny instances (>= 1,000 cases each).
 
-Properties (issue 4): every returned allocation passes the checker; its min
+Properties: every returned allocation passes the checker; its min
 yield is at most the exact optimum (brute force over all placements), which
 is at most the LP bound (closed form of §3.1); a heuristic never succeeds on
 an instance with no placement; failures carry no solution.

@@ -16,7 +16,9 @@ from typing import Any
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "print_table"]
+__all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "nonneg_int", "print_table",
+           "progress_bar", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
+           "SEED_MAX"]
 
 
 def jsonable(value: Any) -> Any:
@@ -61,7 +63,6 @@ positive_float = _number(float, lambda v: v > 0 and math.isfinite(v), "a positiv
 nonneg_float = _number(float, lambda v: v >= 0, "a number >= 0")
 positive_int = _number(int, lambda v: v >= 1, "an integer >= 1")
 nonneg_int = _number(int, lambda v: v >= 0, "an integer >= 0")
-unit_float = _number(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
 def number_option(kind: type = float, *, low: float | None = None, high: float | None = None,
@@ -143,30 +144,14 @@ def write_stdout(text: str, chunk: int = 1 << 16) -> None:
 
 
 def write_output(path: str, text: str, *, option: str) -> None:
-    """Write ``text`` to ``path``; a failure (disk full, ``/dev/full``, permissions) is one
-    :class:`InvalidInputError` line naming the option. A regular file is written to a
-    temporary name in the same folder and renamed, so a failed write leaves no partial file
-    (and keeps an older file of that name intact); devices (``/dev/stdout``) are written directly."""
-    import os
-    import tempfile
+    """Write ``text`` to ``path`` with :func:`vcsched.files.atomic_write` (no partial file after a
+    failure; an older file of that name stays intact; a device such as ``/dev/stdout`` is written
+    directly); a failure (disk full, ``/dev/full``, permissions) is one :class:`InvalidInputError`
+    line naming the option."""
+    from vcsched.files import atomic_write
 
     try:
-        if os.path.exists(path) and not os.path.isfile(path):
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            return
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vcsched-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # as open() would create it, not mkstemp's 0600
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     except OSError as exc:
         raise InvalidInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose a writable path") from None
 
@@ -195,11 +180,3 @@ def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", ba
         bar.update(done - bar.n)
 
     return bar, update
-
-
-def fail(message: str) -> InvalidInputError:
-    return InvalidInputError(message)
-
-
-__all__ += ["progress_bar", "nonneg_int", "unit_float", "fail", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
-            "SEED_MAX"]

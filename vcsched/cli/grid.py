@@ -48,7 +48,7 @@ import os
 import sys
 from pathlib import Path
 
-from vcsched.cli.common import check_output_path, nonneg_int, number_option, print_json, print_table
+from vcsched.cli.common import check_output_path, nonneg_int, number_option, print_json, print_table, progress_bar
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_simulate", "MIN_PERIOD", "MAX_REALLOC_EVENTS"]
@@ -127,20 +127,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=cmd_simulate)
 
 
-def _progress_bar(total: int, disable: bool):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None, None
-    bar = tqdm(total=total, unit="job", file=sys.stderr, disable=disable or not sys.stderr.isatty(),
-               desc="simulating")
-
-    def update(done: int) -> None:
-        bar.update(done - bar.n)
-
-    return bar, update
-
-
 def _cluster_name(trace: str) -> str:
     name = Path(trace).name
     for suffix in (".gz", ".swf", ".json"):
@@ -214,12 +200,11 @@ def _policy(args: argparse.Namespace, meta_name):
 
 
 def _run(grid, no_progress: bool):
-    bar, update = _progress_bar(len(grid.jobs), no_progress)
+    bar, update = progress_bar(len(grid.jobs), disable=no_progress, desc="simulating", unit="job")
     try:
         return grid.run(progress=update)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
 
 
 def _input_files(args: argparse.Namespace) -> list[str]:
@@ -262,22 +247,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _save(path: str, option: str, write) -> None:
-    """Write an output through a temporary file in the same folder renamed into place (a regular file),
-    or directly (a device such as /dev/stdout); an OSError becomes a one-line error."""
-    regular = not os.path.exists(path) or os.path.isfile(path)
-    target = Path(path)
-    tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp{target.suffix}") if regular else target
+    """Write an output with :func:`vcsched.files.atomic_write` (the temporary file keeps the suffix,
+    which selects the format); an OSError becomes a one-line error."""
+    from vcsched.files import atomic_write
+
     try:
-        write(tmp)
-        if regular:
-            os.replace(tmp, target)
+        atomic_write(path, write, keep_suffix=True)
     except OSError as exc:
         raise InvalidInputError(f"{option} {path}: cannot be written ({exc.strerror or exc})") from None
     except InvalidInputError as exc:
         raise InvalidInputError(f"{option} {path}: {exc}") from None
-    finally:
-        if regular and tmp.exists():
-            tmp.unlink()
 
 
 def _check_period(args: argparse.Namespace, jobs) -> None:

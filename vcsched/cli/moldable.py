@@ -34,13 +34,15 @@ from vcsched.cli.common import (
 from vcsched.errors import InvalidInputError, UnknownNameError
 
 METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
+"""``solve --method`` names for ``--help`` (the table is :data:`heuristics.moldable.methods.METHODS`;
+a test checks that both agree)."""
 KINDS = ("weak", "high", "mixed", "cirne")
 EXACT = "exact"
 """The exact MILP (``vcsched.formulations.moldable_milp``); a method of ``solve``, not part of ``all``."""
 BOUND_METHODS = ("interval", "refined")
+"""Same names as ``lowerbounds.moldable.BOUND_METHODS`` (kept here so ``--help`` needs no import)."""
 DEFAULT_RATIO = {"interval": 2.0, "refined": 1.1}
 """Default growth of the interval ends per bound method (as in ``lowerbounds.moldable``)."""
-"""Same names as ``lowerbounds.moldable.BOUND_METHODS`` (kept here so ``--help`` needs no import)."""
 FORMULATIONS = ("auto", "time-indexed", "flow")
 DUALS = ("two-shelf", "simple")
 """``solve --dual``: same names as ``heuristics.moldable.dual_approximation``'s ``dual=``."""
@@ -130,18 +132,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def resolve_methods(text: str) -> list[str]:
+    """Method names of ``--method`` in order, without repeats, ``all`` expanded
+    (:func:`heuristics.moldable.methods.methods_for_all`)."""
+    from heuristics.moldable.methods import METHODS, methods_for_all
+
+    everything = methods_for_all()
+    others = [n for n in METHODS if n not in everything]
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
     if not names:
-        raise InvalidInputError("--method: give a method (" + ", ".join(METHODS) + f", all or {EXACT})")
+        raise InvalidInputError("--method: give a method (" + ", ".join(everything) + f", all or {', '.join(others)})")
     out: list[str] = []
     for name in names:
         if name == "all":
-            out.extend(METHODS)
-        elif name in METHODS or name == EXACT:
+            out.extend(everything)
+        elif name in METHODS:
             out.append(name)
         else:
-            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(METHODS)}, all, "
-                                   f"{EXACT}")
+            raise UnknownNameError(f"--method: unknown method {name!r}; choose one of: {', '.join(everything)}, all, "
+                                   f"{', '.join(others)}")
     return list(dict.fromkeys(out))
 
 
@@ -164,45 +172,15 @@ def result_to_json(result, instance) -> dict[str, Any]:
     return out
 
 
-def solve_exact_warm(instance, time_limit: float, formulation: str, seed: int, eps: float):
-    """The exact MILP, warm-started from the bi-criteria schedule and given the refined bound
-    (the CLI composes the three packages)."""
-    from heuristics.moldable import REGISTRY
-    from lowerbounds.moldable import refined_interval_bound
-    from vcsched.formulations.moldable_milp import solve_exact
-
-    warm = REGISTRY.get("bicriteria")(instance, rng=seed, eps=eps)
-    lower = refined_interval_bound(instance, time_limit=time_limit)
-    return solve_exact(instance, time_limit=time_limit, formulation=formulation,
-                       start=warm.solution if warm.status.has_solution else None,
-                       lower_bound=lower.bound if lower.status.value == "optimal" else None)
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
-    from heuristics.moldable import REGISTRY
-    from vcsched.problems.moldable import check_schedule, load_instance
+    from heuristics.moldable.methods import solve_many
+    from vcsched.problems.moldable import load_instance
 
     methods = resolve_methods(args.method)
     instance = load_instance(args.instance)
-    rows = []
-    for name in methods:
-        if name == EXACT:
-            result = solve_exact_warm(instance, args.time_limit, args.formulation, args.seed, args.eps)
-            rows.append(result_to_json(result, instance))
-            continue
-        fn = REGISTRY.get(name)
-        kwargs: dict[str, Any] = {"rng": args.seed}
-        if name == "bicriteria":
-            kwargs["shuffles"] = args.shuffles
-        if name in ("bicriteria", "list-shelf", "list-lptf", "list-saf"):
-            kwargs["eps"] = args.eps
-            kwargs["dual"] = args.dual
-        result = fn(instance, **kwargs)
-        if result.status.has_solution:
-            report = check_schedule(instance, result.solution)
-            if not report.ok:  # pragma: no cover - would be a bug
-                raise RuntimeError(f"{name} produced an invalid schedule: {report.violations[0]}")
-        rows.append(result_to_json(result, instance))
+    results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
+                         time_limit=args.time_limit, formulation=args.formulation)
+    rows = [result_to_json(result, instance) for result in results]
     if args.json:
         print_json(rows if len(rows) > 1 or "all" in args.method.lower() else rows[0])
     else:

@@ -3,36 +3,22 @@
 Limits (README, section VCSched, "Limits"): every numeric option has a finite
 range (the ``number_option`` calls below); instance sizes are those of
 :mod:`vcsched.problems.vc` (``MAX_HOSTS``, ``MAX_TASKS``, ``MAX_HOST_TASKS``);
-the exact models are refused above :data:`MAX_MODEL_VARIABLES` binaries and get
-:data:`DEFAULT_TIME_LIMIT` seconds when ``--time-limit`` is not given.
+the methods' own limits are those of :mod:`heuristics.vc.methods`.
 
-Instances with a current placement (``current_host``) and a migration budget:
-the exact methods model the budget (eq. 22-31); a heuristic's placement is
-relabelled (identical hosts) to keep the most in place, its migrations are
-reported, and when it still moves more than the budget the result is
-``failed`` (never a success that breaks the budget). The ``adapt-*`` methods
-run the adaptation policies of ``heuristics.vc.adapt``, which start from the
-current placement and respect the budget.
+What a method may do (its options, size limits, default time limit, the migration
+budget of from-scratch heuristics, the LP shared with RRND/RRNZ) is decided by the method
+table :mod:`heuristics.vc.methods`; ``vc solve`` parses the arguments, calls
+:func:`heuristics.vc.methods.solve_many` and prints.
 
 This module imports only the standard library and the core's light modules
 at import time (start-up time); numpy, PuLP and the role packages are
 imported inside the commands.
-
-``vc solve`` with only MCB methods (``--method mcb8``, ``mcb1,mcb5``...) on an
-instance of one-task jobs without current hosts and with at most
-:data:`PLAIN_MAX_TASKS` tasks takes the numpy-free path
-(:func:`heuristics.vc.mcb.mcb_plain` on a
-:class:`~vcsched.problems.vc_plain.PlainInstance`): same output, without
-numpy's import, which alone costs more than the rest of the command. Every
-other case (other methods, parallel jobs, current hosts, larger instances)
-takes the numpy path, from the same validated file.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vcsched.cli.common import (
@@ -49,13 +35,7 @@ from vcsched.errors import InvalidInputError, UnknownNameError
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
-    from vcsched.problems.vc_plain import PlainInstance
     from vcsched.result import Result
-
-EXACT_METHODS = ("milp", "milp-literal", "lp", "lp-literal", "lp-closed", "certify")
-CERTIFY_HEURISTICS = ("mcb8", "sg", "gr")
-"""Heuristics whose placements ``certify`` starts from (with the core greedy)."""
-CERTIFY_DEFAULT_TIME_LIMIT = 60.0
 
 MAX_GENERATE = 100_000
 """``vc generate``: most hosts and most jobs."""
@@ -64,40 +44,12 @@ MAX_CV = 10.0
 MAX_TIME_LIMIT = 1e6
 """Largest ``--time-limit`` (seconds)."""
 MAX_ADAPT_HOSTS = 1_000
-"""``vc adapt``: most hosts (the mcb8 policies relabel hosts with an H x H assignment problem)."""
+"""``vc adapt``: most hosts (the mcb8 policies relabel hosts with an H x H assignment problem,
+:data:`heuristics.vc.methods.MAX_RELABEL_HOSTS`; a test checks that both agree)."""
 MAX_RATE = 1e4
 """``vc adapt``: largest arrival rate."""
 MAX_TIME = 1e12
 """``vc adapt``: largest duration and mean lifetime."""
-
-TIMED_METHODS = ("milp", "milp-literal", "lp", "lp-literal")
-"""Exact methods that take a time limit; they get :data:`DEFAULT_TIME_LIMIT` when none is given."""
-
-DEFAULT_TIME_LIMIT = 60.0
-"""Seconds given to each timed exact method when ``--time-limit`` is absent, so that
-``--method all`` ends in predictable time at any size (at most about 2 x 60 s plus model
-building for MILP and LP, plus the heuristics). Reaching it is reported: status
-``feasible`` (with the gap) or ``time_limit``, and the message says it was the default."""
-
-MAX_MODEL_VARIABLES = 100_000
-"""Largest model built: ``hosts x jobs`` (compact ``milp``/``lp``, and the LP that ``rrnd``/``rrnz``
-round) or ``hosts x tasks`` (``milp-literal``/``lp-literal``) assignment variables. Building
-a model with PuLP takes 50-100 microseconds per variable (5-10 s at the limit, measured on
-a shared 2-core machine), outside the solver's time limit; a larger one is refused at once
-(with ``--method all`` the method is left out, with a note on standard error)."""
-
-ADAPT_METHODS = ("adapt-none", "adapt-mcb8", "adapt-mcb8-sticky", "adapt-local-search")
-"""Adaptation policies (``heuristics.vc.adapt``) run as one-shot methods: they start from the
-instance's current placement and never exceed its migration budget."""
-
-PLAIN_MAX_TASKS = 5_000
-"""``vc solve``: largest instance (in tasks) that MCB methods solve on the numpy-free path
-(module docstring). That path saves numpy's import but its lists are slower than the
-arrays of the numpy path (about 1.3x); measured with ``benchmarks/bench_startup.py
---paths`` (CPU seconds, shared machine, numpy's import 0.13 s): plain 0.139 s vs numpy
-0.108 + 0.130 s at 5,000 tasks, 0.343 vs 0.273 + 0.130 at 10,000, 0.959 vs 0.749 + 0.130
-at 20,000. The break-even lies between 10,000 and 20,000 tasks there, and lower where
-numpy imports faster (0.05 s on an idle machine puts it near 8,000), hence 5,000."""
 
 MAX_EXPECTED_ARRIVALS = 20_000
 """``vc adapt``: largest ``--arrival-rate x --duration`` (expected arrivals; each arrival and
@@ -133,8 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz), an adaptation policy (adapt-none, adapt-mcb8, "
                    "adapt-mcb8-sticky, adapt-local-search) or all; several separated by commas")
     s.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
-                   help=f"seconds for each exact method, up to {MAX_TIME_LIMIT:g} (default {DEFAULT_TIME_LIMIT:g}; "
-                        f"certify: {CERTIFY_DEFAULT_TIME_LIMIT:g})")
+                   help=f"seconds for each exact method and certify, up to {MAX_TIME_LIMIT:g} (default 60, "
+                        "heuristics.vc.methods.DEFAULT_TIME_LIMIT)")
     s.add_argument("--gap", type=number_option(float, low=0, high=1), default=None,
                    help="relative MIP gap at which to stop, in [0, 1] (certify: the certified gap)")
     s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
@@ -264,196 +216,28 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _heuristics():
-    try:
-        from heuristics.vc import REGISTRY
-    except ImportError:  # pragma: no cover
-        return None
-    return REGISTRY
-
-
-def available_methods() -> list[str]:
-    reg = _heuristics()
-    return list(EXACT_METHODS) + (reg.names() if reg is not None else []) + list(ADAPT_METHODS)
-
-
-def model_variables(name: str, instance: VCInstance) -> int | None:
-    """Assignment variables of the exact model behind ``name`` (None for methods without a model)."""
-    if name in ("milp", "lp", "rrnd", "rrnz"):
-        return instance.hosts * instance.n_jobs
-    if name in ("milp-literal", "lp-literal"):
-        return instance.hosts * instance.n_tasks
-    return None
-
-
-def size_refusal(name: str, instance: VCInstance) -> str | None:
-    """Why ``name`` cannot run on ``instance`` within the documented limits, or None."""
-    n = model_variables(name, instance)
-    if n is not None and n > MAX_MODEL_VARIABLES:
-        return (f"{name}: the model would have {instance.hosts:,} hosts x {n // instance.hosts:,} "
-                f"{'tasks' if name.endswith('-literal') else 'jobs'} = {n:,} assignment variables, more than the limit of "
-                f"{MAX_MODEL_VARIABLES:,}; use lp-closed or a heuristic (e.g. mcb8)")
-    if name in ADAPT_METHODS and instance.hosts > MAX_ADAPT_HOSTS:
-        return (f"{name}: {instance.hosts:,} hosts is more than the limit of {MAX_ADAPT_HOSTS:,} of the adaptation "
-                "policies; use a heuristic or milp")
-    return None
-
-
-def method_function(name: str) -> Callable[..., Result]:
-    """The callable behind a method name: ``f(instance, *, time_limit, gap, budget_mode, seed)``.
-
-    Heuristics also take ``lp=`` (a precomputed LP relaxation, used by ``rrnd``/``rrnz``)."""
-    name = name.lower()
-    if name in ("milp", "milp-literal"):
-        from vcsched.formulations.vc_milp import solve_vc_milp
-
-        formulation = "compact" if name == "milp" else "literal"
-        return lambda inst, time_limit=None, gap=None, budget_mode="memory", seed=0, **_: solve_vc_milp(
-            inst, formulation=formulation, time_limit=time_limit, gap_rel=gap, budget_mode=budget_mode)
-    if name in ("lp", "lp-literal"):
-        from lowerbounds.vc import lp_relaxation
-
-        formulation = "compact" if name == "lp" else "literal"
-        return lambda inst, time_limit=None, **_: lp_relaxation(inst, formulation=formulation, time_limit=time_limit)
-    if name == "lp-closed":
-        from lowerbounds.vc import closed_form_bound
-
-        return lambda inst, **_: closed_form_bound(inst)
-    if name in ADAPT_METHODS:
-        return lambda inst, budget_mode="memory", **_: run_adapt_policy(inst, name[len("adapt-"):], budget_mode)
-    if name == "certify":
-        return certify_method
-    reg = _heuristics()
-    if reg is None or name not in reg:
-        raise UnknownNameError(f"unknown method {name!r}; choose one of: {', '.join(available_methods() + ['all'])}")
-    fn = reg.get(name)
-    takes_lp = name in ("rrnd", "rrnz")
-
-    def run(inst, seed=0, budget_mode="memory", lp=None, **_):
-        options = {"lp": lp} if takes_lp and lp is not None else {}
-        return respect_current_placement(inst, fn(inst, rng=seed, **options), budget_mode)
-
-    return run
-
-
-def _migration_extra(instance: VCInstance, task_host) -> dict[str, Any]:
-    from vcsched.formulations.vc_milp import migration_cost
-
-    return migration_cost(instance, task_host)
-
-
-def _spent(cost: dict[str, Any], budget_mode: str) -> float:
-    return float(cost["migrated_memory"] if budget_mode == "memory" else cost["migrations"])
-
-
-def respect_current_placement(instance: VCInstance, result: Result, budget_mode: str) -> Result:
-    """A heuristic's result on an instance with current hosts: relabel its hosts (identical
-    hosts, :func:`heuristics.vc.adapt.relabel_to_keep`, when ``hosts <= MAX_ADAPT_HOSTS``) to
-    keep the most memory (or tasks) in place, report ``migrations`` and ``migrated_memory``,
-    and return ``failed`` when the placement still moves more than the migration budget.
-
-    Heuristics place from scratch (seed 001 §3); they are not budget-aware. Relabelling only
-    renames hosts, so the yields are unchanged. Instances without current hosts pass through.
-    """
-    if instance.current_host is None or not result.status.has_solution:
-        return result
-    import numpy as np
-
-    from vcsched.problems.vc import Allocation
-    from vcsched.result import Status
-
-    placement = np.asarray(result.solution.task_host)
-    if instance.hosts <= MAX_ADAPT_HOSTS:
-        from heuristics.vc.adapt import relabel_to_keep
-
-        placement = relabel_to_keep(instance, placement, budget_mode)
-    cost = _migration_extra(instance, placement)
-    extra = dict(result.extra, **cost)
-    budget = instance.migration_budget
-    spent = _spent(cost, budget_mode)
-    if budget is not None and spent > budget + 1e-9:
-        unit = "memory" if budget_mode == "memory" else "tasks"
-        return result.replace(status=Status.FAILED, objective=None, solution=None, gap=None, extra=extra,
-                              message=f"its placement (min yield {result.objective:.4g}) moves {spent:.4g} {unit} from "
-                                      f"the current hosts, more than the migration budget {budget:.4g}; this heuristic "
-                                      "places from scratch: use milp or an adapt-* method to respect the budget")
-    solution = Allocation(placement, np.asarray(result.solution.task_cpu))
-    return result.replace(solution=solution, extra=extra)
-
-
-def run_adapt_policy(instance: VCInstance, policy: str, budget_mode: str) -> Result:
-    """One adaptation of ``heuristics.vc.adapt`` as a solve method: from the current
-    placement, within ``instance.migration_budget`` (unbounded when absent), then the
-    average-yield phase; ``failed`` when the policy finds no placement."""
-    import math
-    import time
-
-    from heuristics.vc.adapt import ADAPT_POLICIES
-    from vcsched.problems.vc import allocation_from_placement, check_allocation
-    from vcsched.result import Result, Status
-
-    t0 = time.perf_counter()
-    budget = math.inf if instance.migration_budget is None else instance.migration_budget
-    task_host = ADAPT_POLICIES.get(policy)(instance, budget, budget_mode)
-    name = f"adapt-{policy}"
-    if task_host is None:
-        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
-                      message="no placement within the migration budget holds every job")
-    alloc = allocation_from_placement(instance, task_host)
-    report = check_allocation(instance, alloc)
-    cost = _migration_extra(instance, alloc.task_host)
-    if not report.valid or (cost and _spent(cost, budget_mode) > budget + 1e-9):  # pragma: no cover - a bug
-        return Result(name, Status.FAILED, seconds=time.perf_counter() - t0,
-                      message="the policy's placement breaks a constraint: " + "; ".join(report.violations[:2]))
-    return Result(name, Status.FEASIBLE, objective=report.min_yield, solution=alloc, seconds=time.perf_counter() - t0,
-                  extra={"avg_yield": report.avg_yield, **cost})
-
-
-def certify_method(instance: VCInstance, time_limit: float | None = CERTIFY_DEFAULT_TIME_LIMIT, gap: float | None = None,
-                   seed: int = 0, **_: Any) -> Result:
-    """``certify`` wired: :func:`lowerbounds.vc_certify.certify` with the placements of
-    :data:`CERTIFY_HEURISTICS` and :func:`heuristics.vc.improve.improve_placement`.
-
-    ``time_limit`` None means :data:`CERTIFY_DEFAULT_TIME_LIMIT` seconds (certify always
-    stops); ``gap`` (``--gap``) is the certified relative gap at which to stop (default: the
-    optimality tolerance 1e-4; a larger gap is reported ``feasible``).
-    """
-    from heuristics.vc import REGISTRY
-    from heuristics.vc.improve import improve_placement
-    from lowerbounds.vc_certify import DEFAULT_GAP_TOL, certify
-
-    if instance.current_host is not None and instance.migration_budget is not None:
-        raise InvalidInputError("certify places from scratch and does not model a migration budget; use milp "
-                                "(seed 001 eq. 22-31) or an adapt-* method on instances with current hosts and a budget")
-
-    return certify(instance, heuristics=[REGISTRY.get(n) for n in CERTIFY_HEURISTICS], improve=improve_placement,
-                   time_limit=CERTIFY_DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
-                   gap_tol=DEFAULT_GAP_TOL, stop_gap=gap, rng=seed)
-
-
 def resolve_methods(text: str, instance: VCInstance | None = None) -> list[str]:
-    """Method names of ``--method`` in order, ``all`` expanded: MILP, LP, every heuristic and,
-    when ``instance`` has current hosts, the ``adapt-*`` methods."""
+    """Method names of ``--method`` in order, without repeats, ``all`` expanded
+    (:func:`heuristics.vc.methods.methods_for_all`)."""
+    from heuristics.vc.methods import METHODS, methods_for_all
+
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
     if not names:
         raise InvalidInputError("--method: give at least one method")
-    known = available_methods()
     out: list[str] = []
     for n in names:
         if n == "all":
-            out += ["milp", "lp"] + [m for m in known if m not in EXACT_METHODS and m not in ADAPT_METHODS]
-            if instance is not None and instance.current_host is not None:
-                out += list(ADAPT_METHODS)
-        elif n in known:
+            out += methods_for_all(instance)
+        elif n in METHODS:
             out.append(n)
         else:
-            raise UnknownNameError(f"--method: unknown method {n!r}; choose one of: {', '.join(known + ['all'])}")
+            raise UnknownNameError(f"--method: unknown method {n!r}; choose one of: {', '.join(METHODS.names() + ['all'])}")
     return list(dict.fromkeys(out))
 
 
-def result_to_json(result: Result, instance: VCInstance | PlainInstance) -> dict[str, Any]:
+def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
     """The JSON fields of ``vcsched vc solve --json`` (README: CLI)."""
-    from vcsched.problems.vc_plain import Allocation
+    from vcsched.problems.vc import Allocation
 
     alloc = result.solution if isinstance(result.solution, Allocation) else None
     has = result.status.has_solution
@@ -477,49 +261,10 @@ def result_to_json(result: Result, instance: VCInstance | PlainInstance) -> dict
     return out
 
 
-def _with_time_limit(result: Result, limit: float, *, default: bool) -> Result:
-    """Record the time limit used in ``extra["time_limit"]`` (the JSON field ``time_limit``) and,
-    when it was the default and was reached, say so in the message."""
-    from vcsched.result import Status
-
-    extra = dict(result.extra, time_limit=limit)
-    message = result.message
-    if default and result.status in (Status.FEASIBLE, Status.TIME_LIMIT):
-        message = (f"{message}; " if message else "") + (
-            f"stopped at the default time limit of {limit:g} s (give --time-limit to change it)")
-    return result.replace(extra=extra, message=message)
-
-
-def plain_variants(text: str) -> list[int] | None:
-    """The MCB variants of ``--method`` when it names MCB methods only (in order, without
-    repeats), else None."""
-    names = list(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
-    variants = [int(n[3:]) for n in names if n in {f"mcb{v}" for v in range(1, 9)}]
-    return variants if names and len(variants) == len(names) else None
-
-
-def solve_plain(text: str, instance: PlainInstance, *, max_tasks: int | None = None) -> list[dict[str, Any]] | None:
-    """The rows of ``vc solve`` by the numpy-free path (module docstring), or None when the
-    path does not apply to these methods and this instance (``max_tasks``: default
-    :data:`PLAIN_MAX_TASKS`)."""
-    variants = plain_variants(text)
-    limit = PLAIN_MAX_TASKS if max_tasks is None else max_tasks
-    if variants is None or instance.current_host is not None or instance.is_parallel or instance.n_tasks > limit:
-        return None
-    from heuristics.vc.mcb import mcb_plain
-
-    return [result_to_json(mcb_plain(instance, v), instance) for v in variants]
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
-    from vcsched.problems.vc_plain import load_plain_instance
+    from vcsched.problems.vc import load_instance
 
-    plain = load_plain_instance(args.instance)
-    rows = solve_plain(args.method, plain)
-    if rows is None:
-        from vcsched.problems.vc import VCInstance
-
-        rows = solve_rows(args, VCInstance.from_plain(plain))
+    rows = solve_rows(args, load_instance(args.instance))
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)
     else:
@@ -528,29 +273,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def solve_rows(args: argparse.Namespace, instance: VCInstance) -> list[dict[str, Any]]:
-    """The rows of ``vc solve`` by the numpy path: every method, refusals and notes, time limits."""
-    methods = resolve_methods(args.method, instance)
-    named = [t.strip().lower() for t in args.method.split(",")]
+    """The rows of ``vc solve``: a method named in ``--method`` beyond its size limit is refused,
+    one brought in by ``all`` is left out with a note."""
+    from heuristics.vc.methods import refusal, solve_many
+
+    named = {t.strip().lower() for t in args.method.split(",")}
     runnable = []
-    for name in methods:
-        reason = size_refusal(name, instance)
+    for name in resolve_methods(args.method, instance):
+        reason = refusal(name, instance)
         if reason is None:
             runnable.append(name)
-        elif name in named:  # asked for by name: refused
+        elif name in named:
             raise InvalidInputError(f"{args.instance}: {reason}")
-        else:  # brought in by `all`: left out
+        else:
             print(f"vcsched: note: {reason}; left out of --method all", file=sys.stderr)
-    rows = []
-    lp = None
-    for name in runnable:
-        fn = method_function(name)
-        limit = args.time_limit
-        if limit is None and name in TIMED_METHODS:
-            limit = DEFAULT_TIME_LIMIT
-        result = fn(instance, time_limit=limit, gap=args.gap, budget_mode=args.budget_mode, seed=args.seed, lp=lp)
-        if name == "lp" and result.status.value == "optimal":
-            lp = result  # shared with rrnd/rrnz, which would solve the same LP again
-        if name in TIMED_METHODS:
-            result = _with_time_limit(result, limit, default=args.time_limit is None)
-        rows.append(result_to_json(result, instance))
-    return rows
+    results = solve_many(instance, runnable, time_limit=args.time_limit, gap=args.gap, budget_mode=args.budget_mode,
+                         rng=args.seed)
+    return [result_to_json(r, instance) for r in results]

@@ -470,7 +470,7 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
     start_value = None
     if start is not None:
         report = check_schedule(instance, start)
-        if not report.ok:
+        if not report.valid:
             raise InvalidInputError(f"start schedule is infeasible: {report.violations[0]}; pass a checked schedule")
         start_value = report.minsum
         upper = start_value if upper is None else min(upper, start_value)
@@ -500,7 +500,7 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
                       seconds=time.perf_counter() - t0, extra=extra)
     schedule = _rebuild(instance, parts) if chosen == "flow" else _time_indexed_rebuild(instance, parts)
     report = check_schedule(instance, schedule)
-    if not report.ok:  # pragma: no cover - would be a bug of the model
+    if not report.valid:  # pragma: no cover - would be a bug of the model
         raise RuntimeError(f"exact MILP produced an invalid schedule: {report.violations[0]}")
     if start is not None and start_value < report.minsum:  # keep the better of the incumbent and HiGHS's solution
         schedule, report = start, check_schedule(instance, start)

@@ -52,7 +52,7 @@ import numpy as np
 import pulp
 
 from vcsched.formulations.solve import new_var, solve_model
-from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, host_loads
+from vcsched.problems.vc import MEM_EPS, VCInstance, allocation_from_placement, check_allocation, host_loads
 from vcsched.problems.vc_metrics import current_counts, load_lower_bound, migration_cost
 from vcsched.result import Result, Status, relative_gap
 
@@ -68,16 +68,10 @@ __all__ = [
     "load_balancing_incumbent",
     "FORMULATIONS",
     "BUDGET_MODES",
-    # defined in vcsched.problems.vc_metrics, importable from here too
-    "migration_cost",
-    "closed_form_load_bound",
 ]
 
 FORMULATIONS = ("compact", "literal")
 BUDGET_MODES = ("memory", "count")
-
-closed_form_load_bound = load_lower_bound
-"""The same function as :func:`vcsched.problems.vc_metrics.load_lower_bound`."""
 
 HIGHS_OPTIONS = {"mip_detect_symmetry": False}
 """The compact model breaks host symmetry itself; HiGHS's own detection then only costs time."""
@@ -129,7 +123,7 @@ def load_balancing_incumbent(instance: VCInstance) -> np.ndarray | None:
         used = np.zeros(instance.hosts)
         task_host = np.empty(instance.n_tasks, dtype=np.int64)
         for k in order:
-            fits = used + mem[k] <= 1.0 + 1e-12
+            fits = used + mem[k] <= 1.0 + MEM_EPS
             if not fits.any():
                 break
             j = int(np.argmin(np.where(fits, load, np.inf)))
@@ -184,14 +178,6 @@ class VCModel(abc.ABC):
     def highs_options(self, has_start: bool) -> dict | None:
         """Extra HiGHS options for this model."""
         return None
-
-    # The (problem, variables) pair and the dict keys of earlier versions keep working:
-    # ``prob, var = build_compact_model(...)`` then ``var["x"]``.
-    def __iter__(self):
-        return iter((self.problem, self))
-
-    def __getitem__(self, key: str):
-        return getattr(self, key)
 
 
 @dataclasses.dataclass

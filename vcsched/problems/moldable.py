@@ -143,15 +143,15 @@ class Schedule:
 
 @dataclasses.dataclass(frozen=True)
 class CheckReport:
-    """Outcome of :func:`check_schedule`: ``ok``, the violations, and the two criteria."""
+    """Outcome of :func:`check_schedule`: ``valid``, the violations, and the two criteria."""
 
-    ok: bool
+    valid: bool
     violations: tuple
     makespan: float
     minsum: float
 
     def raise_if_invalid(self) -> None:
-        if not self.ok:
+        if not self.valid:
             raise InvalidInputError("invalid schedule: " + "; ".join(self.violations[:5]))
 
 

@@ -15,10 +15,19 @@ The key fact used by the exact formulations and the heuristics: for a fixed
 placement, the best minimum yield is ``min(1, 1 / max_j L_j)`` where ``L_j`` is
 the total CPU need of the tasks on host ``j`` (give every task ``alpha_i * Y``).
 
-The validation of instance files, :class:`Allocation`, :class:`CheckReport`
-and the size limits live in :mod:`vcsched.problems.vc_plain` (no numpy) and
-are re-exported here; the functions below are the vectorised forms, for large
-instances, of rules whose plain forms are there (same numbers, tested).
+Choice: the average yield is ``math.fsum`` of the per-job yields divided by
+the number of jobs (exactly rounded).
+
+Examples
+--------
+>>> inst = parse_instance({"hosts": 2, "jobs": [{"cpu": 0.8, "mem": 0.5}, {"cpu": 0.8, "mem": 0.5},
+...                                             {"cpu": 0.4, "mem": 0.4}]})
+>>> alloc = allocation_from_placement(inst, [0, 1, 1])  # host 1 load 1.2: Y = 1 / 1.2
+>>> [round(c, 4) for c in alloc.task_cpu.tolist()]  # the job alone on host 0 gets its full need
+[0.8, 0.6667, 0.3333]
+>>> report = check_allocation(inst, alloc)
+>>> report.valid, round(report.min_yield, 4), round(report.avg_yield, 4)  # yields 1, 1 / 1.2, 1 / 1.2
+(True, 0.8333, 0.8889)
 """
 
 from __future__ import annotations
@@ -32,19 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from vcsched.problems.vc_plain import (
-    MAX_HOST_TASKS,
-    MAX_HOSTS,
-    MAX_TASKS,
-    MIN_CPU,
-    TOL,
-    Allocation,
-    CheckReport,
-    PlainInstance,
-    check_size,
-    load_plain_instance,
-    parse_plain_instance,
-)
+from vcsched.errors import InvalidInputError
+from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
 
 __all__ = [
     "VCInstance",
@@ -61,12 +59,44 @@ __all__ = [
     "instance_to_dict",
     "save_instance",
     "TOL",
+    "MEM_EPS",
+    "placement_problem",
     "MIN_CPU",
     "MAX_HOSTS",
     "MAX_TASKS",
     "MAX_HOST_TASKS",
     "check_size",
 ]
+
+
+TOL = 1e-7
+"""Absolute tolerance of the checker on capacities and equalities."""
+
+MEM_EPS = 1e-12
+"""Slack allowed on a host's memory when a heuristic tests whether a task fits.
+
+Tiny (the checker tolerates ``1e-7`` in total) so that packings filled
+exactly to capacity, like the planted instances of the tests, are accepted
+despite rounding."""
+
+MIN_CPU = 1e-9
+"""Smallest CPU need accepted (``cpu`` in ``[1e-9, 1]``): the heuristics divide by
+``alpha_i`` and sort by ratios of needs, which overflow for needs near the
+smallest float (``5e-324``); a VM needing less than a billionth of a host is
+not a meaningful model."""
+
+MAX_HOSTS = 100_000
+"""Most hosts in an instance: the heuristics keep per-host arrays and scan them per task."""
+
+MAX_TASKS = 1_000_000
+"""Most tasks (sum of ``tasks`` over the jobs) in an instance."""
+
+MAX_HOST_TASKS = 1_000_000_000
+"""Largest ``hosts * tasks``: every heuristic examines the hosts for each task it places,
+so this bounds their work (about a second per 10^8 on one core)."""
+
+JOB_FIELDS = ("cpu", "mem", "tasks", "current_host")
+INSTANCE_FIELDS = ("hosts", "jobs", "migration_budget")
 
 
 def _plain(value: Any) -> Any:
@@ -128,18 +158,6 @@ class VCInstance:
             data["migration_budget"] = migration_budget
         return parse_instance(data)
 
-    @classmethod
-    def from_plain(cls, plain: PlainInstance) -> VCInstance:
-        """The instance of a validated :class:`~vcsched.problems.vc_plain.PlainInstance` (no new checks)."""
-        return cls(
-            hosts=plain.hosts,
-            cpu=np.asarray(plain.cpu, dtype=float),
-            mem=np.asarray(plain.mem, dtype=float),
-            tasks=np.asarray(plain.tasks, dtype=np.int64),
-            current_host=plain.current_host,
-            migration_budget=plain.migration_budget,
-        )
-
     @property
     def n_jobs(self) -> int:
         return int(self.cpu.shape[0])
@@ -189,6 +207,61 @@ class VCInstance:
         return f"VCInstance(hosts={self.hosts}, jobs={self.n_jobs}, tasks={self.n_tasks})"
 
 
+def check_size(hosts: int, tasks: int, *, where: str = "instance") -> None:
+    """Refuse an instance beyond the documented size limits (:data:`MAX_HOSTS`,
+    :data:`MAX_TASKS`, :data:`MAX_HOST_TASKS`) before anything is allocated for it."""
+    if hosts > MAX_HOSTS:
+        raise InvalidInputError(f"{where}: {hosts:,} hosts is more than the limit of {MAX_HOSTS:,}")
+    if tasks > MAX_TASKS:
+        raise InvalidInputError(f"{where}: {tasks:,} tasks in all is more than the limit of {MAX_TASKS:,}")
+    if hosts * tasks > MAX_HOST_TASKS:
+        raise InvalidInputError(f"{where}: {hosts:,} hosts x {tasks:,} tasks = {hosts * tasks:,} is more than the "
+                                f"limit of {MAX_HOST_TASKS:,} (hosts x tasks bounds the heuristics' work)")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Allocation:
+    """Placement and CPU fraction of every task (flat arrays of length ``n_tasks``)."""
+
+    task_host: np.ndarray
+    task_cpu: np.ndarray
+
+    def assignment(self, instance: VCInstance) -> list[Any]:
+        """Host per job: an int for a one-task job, a list for a parallel job."""
+        return _per_job(instance.tasks.tolist(), [int(h) for h in np.asarray(self.task_host).tolist()])
+
+    def cpu(self, instance: VCInstance) -> list[Any]:
+        """CPU fraction per job (one-task job) or per task (list, parallel job)."""
+        return _per_job(instance.tasks.tolist(), [float(c) for c in np.asarray(self.task_cpu).tolist()])
+
+
+def _per_job(tasks: Sequence[int], flat: list) -> list[Any]:
+    out: list[Any] = []
+    start = 0
+    for t in tasks:
+        t = int(t)
+        chunk = flat[start : start + t]
+        out.append(chunk[0] if t == 1 else chunk)
+        start += t
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check_allocation` found (``job_yield``: an array, or ``None`` when the
+    allocation's shape or hosts are wrong)."""
+
+    valid: bool
+    violations: tuple[str, ...]
+    min_yield: float | None
+    avg_yield: float | None
+    job_yield: np.ndarray | None
+
+    def raise_if_invalid(self) -> None:
+        if not self.valid:
+            raise AssertionError("invalid allocation: " + "; ".join(self.violations[:5]))
+
+
 def host_loads(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     """Total CPU need ``L_j`` of the tasks placed on each host."""
     return np.bincount(task_host, weights=instance.task_cpu, minlength=instance.hosts)
@@ -197,6 +270,23 @@ def host_loads(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
 def host_memory(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     """Total memory of the tasks placed on each host."""
     return np.bincount(task_host, weights=instance.task_mem, minlength=instance.hosts)
+
+
+def placement_problem(instance: VCInstance, task_host: Any) -> str | None:
+    """Why ``task_host`` is not a placement of ``instance`` whose hosts' memory holds their
+    tasks, or ``None`` when it is: one integer host per task, each in ``0..H-1``, every host's
+    memory at most ``1 + MEM_EPS`` (the test the heuristics apply when they place a task)."""
+    th = np.asarray(task_host)
+    if th.shape != (instance.n_tasks,) or not np.issubdtype(th.dtype, np.integer):
+        return (f"`task_host` must be {instance.n_tasks} integers (one host per task), "
+                f"got shape {th.shape} and dtype {th.dtype}")
+    if th.size and (th.min() < 0 or th.max() >= instance.hosts):
+        return f"`task_host` has hosts outside 0..{instance.hosts - 1}"
+    used = host_memory(instance, th)
+    if np.any(used > 1.0 + MEM_EPS):
+        j = int(np.argmax(used))
+        return f"the placement overfills the memory of host {j} ({used[j]:.6g} > 1)"
+    return None
 
 
 def placement_min_yield(instance: VCInstance, task_host: np.ndarray) -> float:
@@ -211,8 +301,7 @@ def check_allocation(instance: VCInstance, allocation: Allocation, *, tol: float
     Checks: each task on exactly one existing host; host CPU <= 1; host memory
     <= 1; 0 <= task CPU <= alpha_i; equal CPU for the tasks of one job.
     Returns the minimum yield and the average per-job yield (§5.1), the latter
-    as ``math.fsum`` of the job yields over their number. The vectorised form of
-    :func:`vcsched.problems.vc_plain.plain_check_allocation` (same report, tested).
+    as ``math.fsum`` of the job yields over their number.
     """
     violations: list[str] = []
     host = np.asarray(allocation.task_host)
@@ -273,9 +362,9 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
     For one-task jobs this is the paper's greedy, optimal by an exchange
     argument: every job starts at ``alpha_i * Y``; on each host the spare CPU
     goes to the jobs in increasing ``alpha_i`` order until each is satisfied.
-    Ties in ``alpha_i`` are broken by job index. Vectorised form of
-    :func:`vcsched.problems.vc_plain.plain_allocation_from_placement` (same
-    numbers, tested).
+    Ties in ``alpha_i`` are broken by job index. The spare CPU already given
+    on a host is the difference of running sums over the jobs sorted by
+    (host, ``alpha_i``, index).
 
     For parallel jobs the tasks of one job share one CPU value across hosts,
     which couples hosts; the greedy is no longer optimal, so the LP
@@ -319,18 +408,79 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
 # --------------------------------------------------------------------------- files
 
 
+def _fail(source: str, where: str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"{source}: {where}: {what}")
+
+
+def _host_index(value: Any, where: str, hosts: int) -> int:
+    return int(int_field({"current_host": value}, "current_host", where=where, low=0, high=hosts - 1))
+
+
+def _current_host(job: dict, tasks: int, hosts: int, source: str, where: str) -> Any:
+    """``None``, an int (one-task job) or a tuple of ints (one per task), each in ``0..hosts-1``."""
+    ch = job.get("current_host")
+    if ch is None:
+        return None
+    if isinstance(ch, list):
+        if len(ch) != tasks:
+            raise _fail(source, f"{where}, field 'current_host'", f"lists {len(ch)} hosts for {tasks} tasks")
+        return tuple(_host_index(h, where, hosts) for h in ch)
+    if tasks != 1:
+        raise _fail(source, f"{where}, field 'current_host'", f"a job with {tasks} tasks needs a list of {tasks} hosts")
+    return _host_index(ch, where, hosts)
+
+
 def parse_instance(data: Any, source: str = "<instance>") -> VCInstance:
-    """Validate a decoded JSON document and build a :class:`VCInstance`
-    (:func:`vcsched.problems.vc_plain.parse_plain_instance`: the rules and messages, e.g.
-    ``inst.json: job 3: field 'cpu' must be >= 1e-09 and <= 1, got 1.5``)."""
-    return VCInstance.from_plain(parse_plain_instance(data, source))
+    """Validate a decoded JSON document and build a :class:`VCInstance`.
+
+    Raises :class:`InvalidInputError` naming ``source``, the job index and the
+    field, e.g. ``inst.json: job 3: field 'cpu' must be >= 1e-09 and <= 1, got 1.5``.
+    Unknown fields are refused with the nearest known name; sizes beyond
+    :data:`MAX_HOSTS`, :data:`MAX_TASKS` and :data:`MAX_HOST_TASKS` are refused
+    before any array is allocated; ``cpu`` must be at least :data:`MIN_CPU`.
+    """
+    if not isinstance(data, dict):
+        raise _fail(source, "top level", "expected a JSON object with 'hosts' and 'jobs'")
+    check_keys(data, INSTANCE_FIELDS, where=source)
+    if "hosts" not in data:
+        raise _fail(source, "field 'hosts'", "missing (number of identical hosts, an integer >= 1)")
+    hosts = int_field(data, "hosts", where=source, low=1, high=MAX_HOSTS)
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list) or not jobs:
+        raise _fail(source, "field 'jobs'", "missing or empty (a list of {\"cpu\": ..., \"mem\": ...} objects)")
+    cpu, mem, tasks, current = [], [], [], []
+    total = 0
+    for i, job in enumerate(jobs):
+        where = f"{source}: job {i}"
+        if not isinstance(job, dict):
+            raise _fail(source, f"job {i}", "expected an object with 'cpu' and 'mem'")
+        check_keys(job, JOB_FIELDS, where=where)
+        cpu.append(number_field(job, "cpu", where=where, required=True, low=MIN_CPU, high=1.0))
+        mem.append(number_field(job, "mem", where=where, required=True, low=0.0, high=1.0))
+        t = int_field(job, "tasks", where=where, default=1, low=1, high=MAX_TASKS)
+        total += t
+        check_size(hosts, total, where=source)
+        tasks.append(t)
+        current.append(_current_host(job, t, hosts, source, where))
+    budget = data.get("migration_budget")
+    if budget is not None:
+        budget = number_field(data, "migration_budget", where=source, low=0.0)
+    return VCInstance(
+        hosts=hosts,
+        cpu=np.asarray(cpu, dtype=float),
+        mem=np.asarray(mem, dtype=float),
+        tasks=np.asarray(tasks, dtype=np.int64),
+        current_host=tuple(current) if any(c is not None for c in current) else None,
+        migration_budget=budget,
+    )
 
 
 def load_instance(path: str | os.PathLike) -> VCInstance:
     """Read a VCSched JSON file (format in the README) through the toolkit's one JSON loader
     (:func:`vcsched.problems.jsonfile.load_json`: a directory, a binary or UTF-16 file, NaN or
     Infinity are refused with one line)."""
-    return VCInstance.from_plain(load_plain_instance(path))
+    source = os.fspath(path)
+    return parse_instance(load_json(source, what="VCSched instance"), source)
 
 
 def instance_to_dict(instance: VCInstance) -> dict[str, Any]:

@@ -1,8 +1,6 @@
-"""``vcsched vc solve --method mcbN``: the numpy-free path gives the numpy path's output (issue 19).
-
-The plain path (``vcsched.cli.vc.solve_plain``) is forced off by setting
-``PLAIN_MAX_TASKS`` below every instance's size; everything printed must be the
-same but the timings. Bad files must get the same one-line error either way.
+"""``vcsched vc solve --method mcbN``: the printed results are the plain oracle's
+(``tests/vc/plain_oracle.py``: MCB, the average-yield phase and the checker on lists), to
+the last digit but the timings; bad files get the loader's one-line error whatever the method.
 """
 
 from __future__ import annotations
@@ -19,15 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vcsched.cli
-import vcsched.cli.vc as cli_vc
-from vcsched.problems.vc_plain import MIN_CPU, parse_plain_instance
+from tests.vc.plain_oracle import mcb_plain
+from vcsched.cli.vc import result_to_json
+from vcsched.problems.vc import MIN_CPU, parse_instance
 
 TIMINGS = ("seconds", "seconds_first_phase")
 
 
 def random_doc(seed: int) -> dict:
-    """Mostly one-task instances (the plain path), some with parallel jobs or current hosts
-    (the numpy path either way); memory scaled so that some do not pack."""
+    """Mostly one-task instances (where the oracle applies), some with parallel jobs or current
+    hosts; memory scaled so that some do not pack."""
     rng = np.random.default_rng(seed)
     H, J = int(rng.integers(1, 6)), int(rng.integers(1, 12))
     mem_scale = float(rng.uniform(0.05, 1.5))
@@ -75,26 +74,25 @@ def untimed_table(text: str) -> list[list[str]]:
 
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), methods=st.sampled_from(["mcb8", "mcb1,mcb8", "MCB3,mcb5,mcb3", "mcb2,mcb4,mcb6,mcb7"]))
-def test_plain_path_prints_what_the_numpy_path_prints(seed, methods):
+def test_solve_prints_what_the_oracle_computes(seed, methods):
     doc = random_doc(seed)
-    plain = parse_plain_instance(doc)
-    applies = plain.current_host is None and not plain.is_parallel
-    assert (cli_vc.solve_plain(methods, plain) is not None) == applies
+    inst = parse_instance(doc)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "f.json")
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(doc, fh)
-        with pytest.MonkeyPatch.context() as mp:
-            fast_json = stdout_of(["vc", "solve", path, "--method", methods, "--json"])
-            fast_text = stdout_of(["vc", "solve", path, "--method", methods])
-            mp.setattr(cli_vc, "PLAIN_MAX_TASKS", -1)
-            slow_json = stdout_of(["vc", "solve", path, "--method", methods, "--json"])
-            slow_text = stdout_of(["vc", "solve", path, "--method", methods])
-    assert untimed_json(fast_json) == untimed_json(slow_json)
-    assert untimed_table(fast_text) == untimed_table(slow_text)
+        printed = untimed_json(stdout_of(["vc", "solve", path, "--method", methods, "--json"]))
+        text = stdout_of(["vc", "solve", path, "--method", methods])
+    rows = printed if isinstance(printed, list) else [printed]
+    names = list(dict.fromkeys(m.strip().lower() for m in methods.split(",")))
+    assert [r["method"] for r in rows] == names
+    assert len(text.splitlines()) == len(names) + 1
+    if inst.current_host is None and not inst.is_parallel:
+        expected = [result_to_json(mcb_plain(inst, int(name[3:])), inst) for name in names]
+        assert rows == untimed_json(json.dumps(expected))
 
 
-def test_plain_path_output_on_a_known_instance(tmp_path, capsys):
+def test_solve_output_on_a_known_instance(tmp_path, capsys):
     """Two hosts, jobs (0.8, 0.5), (0.8, 0.5), (0.4, 0.4): MCB8 places one 0.8 job per host and
     the 0.4 job with one of them, load 1.2, min yield 1 / 1.2; the average-yield phase gives the
     0.8 job alone its full need and shares 1 - 0.4 / 1.2 on the other host."""
@@ -114,7 +112,7 @@ def test_plain_path_output_on_a_known_instance(tmp_path, capsys):
                         "message", "seconds_first_phase"}
 
 
-def test_plain_path_reports_failure_like_the_numpy_path(tmp_path, capsys):
+def test_solve_reports_failure(tmp_path, capsys):
     """Memory 0.6 + 0.6 > 1 on one host: no placement; MCB says failed, exit 0, no allocation."""
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"hosts": 1, "jobs": [{"cpu": 0.2, "mem": 0.6}, {"cpu": 0.2, "mem": 0.6}]}))
@@ -141,7 +139,7 @@ BAD_DOCS = [
 
 
 @pytest.mark.parametrize("doc", BAD_DOCS, ids=range(len(BAD_DOCS)))
-def test_bad_instances_get_the_same_message_on_both_paths(tmp_path, capsys, doc):
+def test_bad_instances_get_the_same_message_whatever_the_method(tmp_path, capsys, doc):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(doc))
     plain = run(capsys, ["vc", "solve", str(path), "--method", "mcb8"])
@@ -153,7 +151,7 @@ def test_bad_instances_get_the_same_message_on_both_paths(tmp_path, capsys, doc)
 
 @pytest.mark.parametrize("content", [b"{\"hosts\": 2, \"jobs\": [", b"\x00\x01\x02\xff", "{}".encode("utf-16"),
                                      b"{\"hosts\": NaN, \"jobs\": []}"])
-def test_bad_files_get_the_same_message_on_both_paths(tmp_path, capsys, content):
+def test_bad_files_get_the_same_message_whatever_the_method(tmp_path, capsys, content):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     for target in (path, tmp_path):  # the file, then a directory
@@ -162,19 +160,10 @@ def test_bad_files_get_the_same_message_on_both_paths(tmp_path, capsys, content)
         assert plain == full and plain[0] == 2
 
 
-def test_methods_other_than_mcb_take_the_numpy_path_with_their_errors(tmp_path, capsys):
+def test_an_unknown_method_among_known_ones_is_refused(tmp_path, capsys):
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}]}))
-    plain = parse_plain_instance(json.loads(path.read_text()))
-    assert cli_vc.solve_plain("mcb8,sg", plain) is None and cli_vc.solve_plain("mcb9", plain) is None
-    assert cli_vc.solve_plain("all", plain) is None and cli_vc.solve_plain(" , ", plain) is None
-    assert cli_vc.plain_variants("mcb8, MCB1,mcb8") == [8, 1]
     code, _, err = run(capsys, ["vc", "solve", str(path), "--method", "mcb8,mcb9"])
     assert code == 2 and "unknown method 'mcb9'" in err
-
-
-def test_instances_above_the_size_limit_take_the_numpy_path(monkeypatch):
-    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}] * 3})
-    assert cli_vc.solve_plain("mcb8", plain) is not None
-    monkeypatch.setattr(cli_vc, "PLAIN_MAX_TASKS", 2)
-    assert cli_vc.solve_plain("mcb8", plain) is None
+    code, _, err = run(capsys, ["vc", "solve", str(path), "--method", " , "])
+    assert code == 2 and "--method" in err

@@ -1,37 +1,36 @@
-"""The numpy-free forms of VCSched (issue 19) against the numpy ones, over random instances.
+"""VCSched's vectorised rules against the plain oracle of ``tests/vc/plain_oracle.py``, over random instances.
 
-``vcsched.problems.vc_plain`` holds the plain forms of the placement rules (host loads,
-best minimum yield of a placement, the average-yield phase, the checker) and
-``heuristics.vc.mcb.mcb_plain`` runs MCB on them; ``vcsched.problems.vc`` and
-``heuristics.vc.mcb.mcb`` are the numpy forms. Each pair must give the same numbers to
-the last bit (same status, allocation, yields, messages), including failures,
-invalid allocations and multi-task jobs wherever the plain form applies.
+The oracle writes the placement rules (host loads, best minimum yield of a placement, the
+average-yield phase, the checker) and MCB's sort literally on lists; ``vcsched.problems.vc``
+and ``heuristics.vc.mcb`` are the production forms. Each pair must give the same numbers
+to the last bit (same status, allocation, yields, messages), including failures, invalid
+allocations and multi-task jobs wherever the oracle applies.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics.vc.mcb import mcb, mcb_plain
-from heuristics.vc.mcb_pack import MCB_VARIANTS, _pack_plain, _sorted_lists, _sorted_positions, mcb_pack
+from heuristics.vc.mcb import mcb
+from heuristics.vc.mcb_pack import MCB_VARIANTS, _sorted_lists, mcb_pack
+from tests.vc.plain_oracle import (
+    mcb_plain,
+    pack_plain,
+    plain_allocation_from_placement,
+    plain_check_allocation,
+    plain_placement_min_yield,
+    sorted_positions,
+)
 from vcsched.problems.vc import (
+    MIN_CPU,
+    Allocation,
     VCInstance,
     allocation_from_placement,
     check_allocation,
     parse_instance,
     placement_min_yield,
-)
-from vcsched.problems.vc_plain import (
-    MIN_CPU,
-    Allocation,
-    PlainInstance,
-    parse_plain_instance,
-    plain_allocation_from_placement,
-    plain_check_allocation,
-    plain_placement_min_yield,
 )
 from vcsched.result import Result, Status
 
@@ -56,12 +55,8 @@ def random_doc(seed: int, *, max_tasks: int = 1, hosts: int | None = None) -> di
     return {"hosts": H, "jobs": jobs}
 
 
-def both(doc: dict) -> tuple[VCInstance, PlainInstance]:
-    return parse_instance(doc), parse_plain_instance(doc)
-
-
 def assert_same_result(a: Result, b: Result) -> None:
-    """Same result but the timings; ``a`` from the numpy path, ``b`` from the plain one."""
+    """Same result but the timings; ``a`` from production, ``b`` from the oracle."""
     assert (a.method, a.status, a.objective, a.bound, a.gap, a.message) == \
            (b.method, b.status, b.objective, b.bound, b.gap, b.message)
     assert set(a.extra) == set(b.extra)
@@ -77,37 +72,27 @@ def assert_same_result(a: Result, b: Result) -> None:
 @settings(max_examples=250, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), grid_mode=st.sampled_from(["failure", "always"]))
 def test_mcb_plain_equals_mcb_for_every_variant(seed, grid_mode):
-    inst, plain = both(random_doc(seed))
+    inst = parse_instance(random_doc(seed))
     for variant in MCB_VARIANTS:
-        assert_same_result(mcb(inst, variant, grid_mode=grid_mode), mcb_plain(plain, variant, grid_mode=grid_mode))
+        assert_same_result(mcb(inst, variant, grid_mode=grid_mode), mcb_plain(inst, variant, grid_mode=grid_mode))
 
 
 def test_the_random_instances_include_failures_and_successes():
     """The generator of the property test reaches both outcomes (so failures are compared too)."""
-    statuses = {mcb_plain(parse_plain_instance(random_doc(seed)), 8).status for seed in range(200)}
+    statuses = {mcb(parse_instance(random_doc(seed)), 8).status for seed in range(200)}
     assert statuses == {Status.FEASIBLE, Status.FAILED}
-
-
-def test_mcb_plain_refuses_parallel_jobs_and_other_types():
-    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2, "tasks": 2}]})
-    with pytest.raises(ValueError, match="one-task jobs"):
-        mcb_plain(plain, 8)
-    with pytest.raises(TypeError, match="PlainInstance"):
-        mcb_plain(parse_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}]}), 8)
-    with pytest.raises(ValueError, match="`variant`"):
-        mcb_plain(parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}]}), 9)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), y=st.sampled_from([0.0, 1e-9, 0.3, 0.77, 1.0]))
 def test_plain_sort_equals_numpy_sort_with_ties_and_repeated_tasks(seed, y):
     """Items of multi-task jobs (repeated sizes), tied and zero sizes: same two lists, same order."""
-    plain = parse_plain_instance(random_doc(seed, max_tasks=4))
-    c = [a * y for a in plain.task_cpu]
-    m = plain.task_mem
+    inst = parse_instance(random_doc(seed, max_tasks=4))
+    c = [a * y for a in inst.task_cpu.tolist()]
+    m = inst.task_mem.tolist()
     for variant in MCB_VARIANTS:
         A, B = _sorted_lists(np.asarray(c), np.asarray(m), variant)
-        assert _sorted_positions(c, m, variant) == (A.tolist(), B.tolist())
+        assert sorted_positions(c, m, variant) == (A.tolist(), B.tolist())
 
 
 def test_plain_sort_equals_numpy_sort_on_long_lists_with_many_ties():
@@ -117,19 +102,20 @@ def test_plain_sort_equals_numpy_sort_on_long_lists_with_many_ties():
     m = np.where(rng.random(n) < 0.4, rng.choice([0.0, 0.1, 0.25], n), rng.random(n))
     for variant in MCB_VARIANTS:
         A, B = _sorted_lists(c, m, variant)
-        assert _sorted_positions(c.tolist(), m.tolist(), variant) == (A.tolist(), B.tolist())
+        assert sorted_positions(c.tolist(), m.tolist(), variant) == (A.tolist(), B.tolist())
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_packing_of_multi_task_items_is_the_same_through_arrays_and_lists(seed):
-    """mcb_pack (arrays in, array out) and the list packing behind mcb_plain place every task alike,
+    """mcb_pack (arrays in, array out) and the oracle's list packing place every task alike,
     MCB8 with and without its bisection search."""
-    plain = parse_plain_instance(random_doc(seed, max_tasks=3))
-    c = [a * 0.6 for a in plain.task_cpu]
+    inst = parse_instance(random_doc(seed, max_tasks=3))
+    c = [a * 0.6 for a in inst.task_cpu.tolist()]
+    mem = inst.task_mem.tolist()
     for variant, fast in [(v, True) for v in MCB_VARIANTS] + [(8, False)]:
-        placed = mcb_pack(np.asarray(c), np.asarray(plain.task_mem), plain.hosts, variant, fast=fast)
-        lists = _pack_plain(c, plain.task_mem, plain.hosts, variant, fast=fast)
+        placed = mcb_pack(np.asarray(c), np.asarray(mem), inst.hosts, variant, fast=fast)
+        lists = pack_plain(c, mem, inst.hosts, variant, fast=fast)
         assert (placed is None) == (lists is None)
         if lists is not None:
             assert placed.tolist() == lists
@@ -142,28 +128,22 @@ def random_placement(rng: np.random.Generator, inst: VCInstance) -> np.ndarray:
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_placement_min_yield_plain_equals_numpy(seed):
-    inst, plain = both(random_doc(seed, max_tasks=3))
+    inst = parse_instance(random_doc(seed, max_tasks=3))
     th = random_placement(np.random.default_rng(seed), inst)
-    assert plain_placement_min_yield(plain.hosts, th.tolist(), plain.task_cpu) == placement_min_yield(inst, th)
+    assert plain_placement_min_yield(inst.hosts, th.tolist(), inst.task_cpu.tolist()) == placement_min_yield(inst, th)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), given_y=st.sampled_from([None, -0.5, 0.0, 0.4, 0.9, 2.0]))
 def test_average_yield_phase_plain_equals_numpy(seed, given_y):
     """Random placements of one-task jobs (overloaded hosts included), the yield given or not."""
-    inst, plain = both(random_doc(seed))
+    inst = parse_instance(random_doc(seed))
     th = random_placement(np.random.default_rng(seed), inst)
     a = allocation_from_placement(inst, th, given_y)
-    b = plain_allocation_from_placement(plain, th.tolist(), given_y)
-    assert a.task_host.tolist() == b.task_host
-    assert a.task_cpu.tolist() == b.task_cpu
-    assert plain_check_allocation(plain, b).valid == check_allocation(inst, a).valid
-
-
-def test_average_yield_phase_plain_refuses_parallel_jobs():
-    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2, "tasks": 2}]})
-    with pytest.raises(ValueError, match="one-task jobs"):
-        plain_allocation_from_placement(plain, [0, 1])
+    b = plain_allocation_from_placement(inst, th.tolist(), given_y)
+    assert a.task_host.tolist() == th.tolist()
+    assert a.task_cpu.tolist() == b
+    assert plain_check_allocation(inst, th.tolist(), b).valid == check_allocation(inst, a).valid
 
 
 def perturbed(rng: np.random.Generator, inst: VCInstance) -> Allocation:
@@ -190,42 +170,41 @@ def perturbed(rng: np.random.Generator, inst: VCInstance) -> Allocation:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_checker_plain_equals_numpy_on_valid_and_broken_allocations(seed):
     rng = np.random.default_rng(seed)
-    inst, plain = both(random_doc(seed, max_tasks=3))
+    inst = parse_instance(random_doc(seed, max_tasks=3))
     alloc = perturbed(rng, inst)
     a = check_allocation(inst, alloc)
-    b = plain_check_allocation(plain, Allocation(alloc.task_host.tolist(), alloc.task_cpu.tolist()))
+    b = plain_check_allocation(inst, alloc.task_host.tolist(), alloc.task_cpu.tolist())
     assert (a.valid, a.violations, a.min_yield, a.avg_yield) == (b.valid, b.violations, b.min_yield, b.avg_yield)
     assert (a.job_yield is None) == (b.job_yield is None)
     if a.job_yield is not None:
         assert a.job_yield.tolist() == b.job_yield
 
 
-def test_checker_plain_refuses_non_integer_hosts_and_non_finite_cpu():
-    plain = parse_plain_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}, {"cpu": 0.5, "mem": 0.2}]})
-    assert plain_check_allocation(plain, Allocation([0, 1.0], [0.5, 0.5])).violations == ("task_host must be integers",)
-    assert plain_check_allocation(plain, Allocation([0, 1], [0.5, float("nan")])).violations == \
-        ("non-finite CPU fraction",)
-    report = plain_check_allocation(plain, Allocation([0, 1], [0.5, 0.25]))
-    assert report.valid and report.min_yield == 0.5 and report.avg_yield == 0.75 and report.job_yield == [1.0, 0.5]
+def test_checker_refuses_non_integer_hosts_and_non_finite_cpu():
+    inst = parse_instance({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.2}, {"cpu": 0.5, "mem": 0.2}]})
+    for check in (lambda h, c: check_allocation(inst, Allocation(np.asarray(h), np.asarray(c))),
+                  lambda h, c: plain_check_allocation(inst, h, c)):
+        assert check([0, 1.0], [0.5, 0.5]).violations == ("task_host must be integers",)
+        assert check([0, 1], [0.5, float("nan")]).violations == ("non-finite CPU fraction",)
+        report = check([0, 1], [0.5, 0.25])
+        assert report.valid and report.min_yield == 0.5 and report.avg_yield == 0.75
+        assert list(report.job_yield) == [1.0, 0.5]
 
 
-def test_allocation_per_job_views_are_the_same_from_arrays_and_lists():
-    doc = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.1, "tasks": 3}, {"cpu": 0.2, "mem": 0.1}]}
-    inst, plain = both(doc)
+def test_allocation_per_job_views():
+    inst = parse_instance({"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.1, "tasks": 3}, {"cpu": 0.2, "mem": 0.1}]})
     arrays = Allocation(np.array([0, 2, 1, 1]), np.array([0.25, 0.25, 0.25, 0.2]))
-    lists = Allocation([0, 2, 1, 1], [0.25, 0.25, 0.25, 0.2])
-    assert arrays.assignment(inst) == lists.assignment(plain) == [[0, 2, 1], 1]
-    assert arrays.cpu(inst) == lists.cpu(plain) == [[0.25, 0.25, 0.25], 0.2]
+    assert arrays.assignment(inst) == [[0, 2, 1], 1]
+    assert arrays.cpu(inst) == [[0.25, 0.25, 0.25], 0.2]
     assert all(type(h) is int for h in arrays.assignment(inst)[0])
 
 
-def test_parse_instance_is_the_plain_parse_converted():
+def test_parse_instance_fields():
     doc = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.1, "tasks": 2, "current_host": [0, 2]},
                                 {"cpu": 1, "mem": 0, "current_host": 1}], "migration_budget": 0.5}
-    inst, plain = both(doc)
-    assert (inst.hosts, inst.cpu.tolist(), inst.mem.tolist(), inst.tasks.tolist()) == \
-           (plain.hosts, list(plain.cpu), list(plain.mem), list(plain.tasks))
-    assert inst.current_host == plain.current_host == ((0, 2), 1)
-    assert inst.migration_budget == plain.migration_budget == 0.5
-    assert inst.task_cpu.tolist() == plain.task_cpu and inst.n_tasks == plain.n_tasks == 3
+    inst = parse_instance(doc)
+    assert (inst.hosts, inst.cpu.tolist(), inst.mem.tolist(), inst.tasks.tolist()) == (3, [0.5, 1.0], [0.1, 0.0], [2, 1])
+    assert inst.current_host == ((0, 2), 1)
+    assert inst.migration_budget == 0.5
+    assert inst.task_cpu.tolist() == [0.5, 0.5, 1.0] and inst.n_tasks == 3
     assert inst.cpu.dtype == float and inst.tasks.dtype == np.int64

@@ -1,0 +1,126 @@
+"""The moldable-task methods by name (seed 002), and one :func:`solve` for Python and the command line.
+
+Every method of ``vcsched moldable solve`` is a :class:`Method` in :data:`METHODS`: the
+heuristics of :data:`heuristics.moldable.REGISTRY` (``bicriteria``, ``gang``,
+``sequential``, ``list-shelf``, ``list-lptf``, ``list-saf``) and ``exact``, the MILP of
+:func:`vcsched.formulations.moldable_milp.solve_exact` warm-started from the bi-criteria
+schedule and given the refined interval bound of :mod:`lowerbounds.moldable` (a
+composition the table wires, as a registry may). A method says which keyword options it
+takes and whether ``all`` includes it. :func:`solve` refuses an option the method does not
+take (``TypeError``) and checks every schedule it returns
+(:func:`vcsched.problems.moldable.check_schedule`).
+
+Examples
+--------
+>>> from vcsched.generators.moldable import generate_moldable_instance
+>>> inst = generate_moldable_instance(8, 5, "high", rng=0)
+>>> res = solve(inst, "gang", rng=0)
+>>> res.status.value, res.objective == res.extra["minsum"]
+('feasible', True)
+>>> solve(inst, "gang", shuffles=3)
+Traceback (most recent call last):
+...
+TypeError: gang: unknown option 'shuffles'; it takes: rng
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from heuristics.moldable import REGISTRY
+from vcsched.registry import Registry, check_options
+
+if TYPE_CHECKING:
+    from vcsched.problems.moldable import MoldableInstance
+    from vcsched.result import Result
+
+__all__ = ["Method", "METHODS", "HEURISTICS", "solve", "solve_many", "methods_for_all", "EXACT_DEFAULT_TIME_LIMIT"]
+
+HEURISTICS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
+"""The heuristics of :data:`heuristics.moldable.REGISTRY` in the order of the tables (the paper's §4)."""
+
+EXACT_DEFAULT_TIME_LIMIT = 60.0
+"""Seconds given to HiGHS by ``exact`` when ``time_limit`` is not given."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """One way of scheduling a moldable instance: ``run(instance, **options) -> Result``, the
+    keyword ``options`` it takes, and whether ``all`` (:func:`methods_for_all`) includes it."""
+
+    name: str
+    run: Callable[..., Result]
+    options: tuple[str, ...] = ()
+    in_all: bool = True
+
+
+def exact(instance: MoldableInstance, *, time_limit: float | None = EXACT_DEFAULT_TIME_LIMIT,
+          formulation: str = "auto", rng=0, eps: float = 0.01) -> Result:
+    """The exact MILP of ``sum w_i C_i`` (:func:`vcsched.formulations.moldable_milp.solve_exact`),
+    warm-started from the bi-criteria schedule (``rng``, ``eps``) and given the refined interval
+    bound (:func:`lowerbounds.moldable.refined_interval_bound`, with the same ``time_limit``)."""
+    from lowerbounds.moldable import refined_interval_bound
+    from vcsched.formulations.moldable_milp import solve_exact
+
+    warm = REGISTRY.get("bicriteria")(instance, rng=rng, eps=eps)
+    lower = refined_interval_bound(instance, time_limit=time_limit)
+    return solve_exact(instance, time_limit=time_limit, formulation=formulation,
+                       start=warm.solution if warm.status.has_solution else None,
+                       lower_bound=lower.bound if lower.status.value == "optimal" else None)
+
+
+def _keywords(function: Callable) -> tuple[str, ...]:
+    return tuple(p.name for p in inspect.signature(function).parameters.values() if p.kind is p.KEYWORD_ONLY)
+
+
+def _build() -> Registry:
+    methods: Registry = Registry("moldable method")
+    for name in HEURISTICS:
+        function = REGISTRY.get(name)
+        methods.register(name)(Method(name, function, _keywords(function)))
+    methods.register("exact")(Method("exact", exact, _keywords(exact), in_all=False))
+    return methods
+
+
+METHODS = _build()
+
+
+def methods_for_all() -> list[str]:
+    """The methods ``all`` stands for: every heuristic (not ``exact``)."""
+    return [name for name in METHODS if METHODS.get(name).in_all]
+
+
+def solve(instance: MoldableInstance, method: str, **options: Any) -> Result:
+    """Schedule ``instance`` by ``method`` (a name of :data:`METHODS`).
+
+    Raises
+    ------
+    UnknownNameError
+        ``method`` is not a method's name.
+    TypeError
+        An option the method does not take.
+    RuntimeError
+        The method returned a schedule that :func:`~vcsched.problems.moldable.check_schedule`
+        rejects (a bug).
+    """
+    from vcsched.problems.moldable import check_schedule
+
+    m = METHODS.get(method)
+    check_options(options, m.options, owner=m.name)
+    result = m.run(instance, **options)
+    if result.status.has_solution:
+        report = check_schedule(instance, result.solution)
+        if not report.valid:  # pragma: no cover - would be a bug
+            raise RuntimeError(f"{m.name} produced an invalid schedule: {report.violations[0]}")
+    return result
+
+
+def solve_many(instance: MoldableInstance, methods: Iterable[str], **options: Any) -> list[Result]:
+    """:func:`solve` for each method in order, each given the options it takes (an option that no
+    method of :data:`METHODS` takes is a ``TypeError``)."""
+    table = [METHODS.get(name) for name in methods]
+    check_options(options, sorted({o for name in METHODS for o in METHODS.get(name).options}), owner="moldable methods")
+    return [solve(instance, m.name, **{k: v for k, v in options.items() if k in m.options}) for m in table]

@@ -1,0 +1,52 @@
+"""Writing output files so that a failed write leaves no partial file.
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> atomic_write(folder / "out.txt", lambda tmp: tmp.write_text("done\\n"))
+>>> (folder / "out.txt").read_text(), sorted(p.name for p in folder.iterdir())
+('done\\n', ['out.txt'])
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["atomic_write"]
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], *, fsync: bool = False,
+                 keep_suffix: bool = False) -> None:
+    """Call ``write(tmp)`` to write the file, then rename ``tmp`` to ``path``.
+
+    ``tmp`` is a new hidden name in the folder of ``path``, ``.<name>.<random>.tmp`` (with
+    ``keep_suffix``, ``.<stem>.<random>.tmp<suffix>``, for writers that choose the format by
+    the suffix, such as matplotlib), created with the permissions ``open()`` would give. A failure (an exception of ``write``, a full disk) removes ``tmp`` and leaves
+    an older file at ``path`` intact. ``fsync`` flushes the data to disk before the rename. A
+    path that exists and is not a regular file (a device such as ``/dev/stdout``) is written
+    directly. Exceptions propagate.
+    """
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        write(target)
+        return
+    prefix, suffix = (f".{target.stem}.", f".tmp{target.suffix}") if keep_suffix else (f".{target.name}.", ".tmp")
+    fd, name = tempfile.mkstemp(dir=target.parent.absolute(), prefix=prefix, suffix=suffix)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        if fsync:
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as open() would create it, not mkstemp's 0600
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
