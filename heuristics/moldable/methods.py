@@ -58,18 +58,27 @@ class Method:
 
 
 def exact(instance: MoldableInstance, *, time_limit: float | None = EXACT_DEFAULT_TIME_LIMIT,
-          formulation: str = "auto", rng=0, eps: float = 0.01) -> Result:
-    """The exact MILP of ``sum w_i C_i`` (:func:`vcsched.formulations.moldable_milp.solve_exact`),
+          formulation: str = "auto", grain: float | str | None = None, rng=0, eps: float = 0.01) -> Result:
+    """The exact optimum of ``sum w_i C_i`` (:func:`vcsched.formulations.moldable_milp.solve_exact`),
     warm-started from the bi-criteria schedule (``rng``, ``eps``) and given the refined interval
-    bound (:func:`lowerbounds.moldable.refined_interval_bound`, with the same ``time_limit``)."""
+    bound (:func:`lowerbounds.moldable.refined_interval_bound`, with the same ``time_limit``).
+
+    ``grain`` (a positive number or ``"auto"``) brackets the optimum instead, by the
+    time-indexed model on times rounded up and down to it, closed by branch and bound on small
+    instances (:func:`vcsched.formulations.moldable_milp.solve_rounded`); ``formulation`` is
+    then not used. A grain that divides every time gives the time-indexed model itself.
+    """
     from lowerbounds.moldable import refined_interval_bound
-    from vcsched.formulations.moldable_milp import solve_exact
+    from vcsched.formulations.moldable_milp import solve_exact, solve_rounded, time_grain_ok
 
     warm = REGISTRY.get("bicriteria")(instance, rng=rng, eps=eps)
     lower = refined_interval_bound(instance, time_limit=time_limit)
-    return solve_exact(instance, time_limit=time_limit, formulation=formulation,
-                       start=warm.solution if warm.status.has_solution else None,
-                       lower_bound=lower.bound if lower.status.value == "optimal" else None)
+    start = warm.solution if warm.status.has_solution else None
+    lower_bound = lower.bound if lower.status.value == "optimal" else None
+    if grain is not None and not (not isinstance(grain, str) and grain > 0 and time_grain_ok(instance, grain)):
+        return solve_rounded(instance, grain, time_limit=time_limit, start=start, lower_bound=lower_bound)
+    return solve_exact(instance, time_limit=time_limit, formulation="time-indexed" if grain else formulation,
+                       grain=grain, start=start, lower_bound=lower_bound)
 
 
 def _keywords(function: Callable) -> tuple[str, ...]:

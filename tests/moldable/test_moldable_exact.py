@@ -222,7 +222,7 @@ def test_rounded_bracket_then_branch_and_bound_proves_a_generator_instance():
     bracket = solve_rounded(inst, 0.5, time_limit=60, refine=False)
     assert bracket.status.value == "optimal"  # closed by branch and bound
     assert bracket.objective == pytest.approx(opt, rel=1e-9)
-    assert check_schedule(inst, bracket.solution).ok
+    assert check_schedule(inst, bracket.solution).valid
 
 
 def test_rounded_bracket_is_honest_when_it_cannot_close():

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from heuristics.moldable.methods import solve as solve_method
 from lowerbounds.moldable import interval_bound, refined_interval_bound
 from tests.verification.oracles import moldable_grid_optimum, moldable_optimum
-from vcsched.cli.moldable import solve_exact_warm
 from vcsched.formulations.moldable_bb import solve_branch_and_bound
 from vcsched.formulations.moldable_milp import solve_exact, solve_rounded
 from vcsched.problems.moldable import MoldableInstance, check_schedule
@@ -50,7 +50,7 @@ def instances(draw, max_n: int = 4, max_m: int = 3):
 def _assert_exact(inst: MoldableInstance, res, opt: float, label: str) -> None:
     assert res.status.value == "optimal", f"{label}: {res.status} {res.message}"
     report = check_schedule(inst, res.solution)
-    assert report.ok, f"{label}: {report.violations}"
+    assert report.valid, f"{label}: {report.violations}"
     assert res.objective == pytest.approx(report.minsum, rel=1e-12), label
     assert res.objective == pytest.approx(opt, rel=REL), label
     assert res.bound <= opt * (1 + REL), f"{label}: bound {res.bound} above the optimum {opt}"
@@ -68,8 +68,10 @@ def check_every_method(inst: MoldableInstance) -> None:
     _assert_exact(inst, solve_branch_and_bound(inst, time_limit=30), opt, "branch-and-bound")
     for grain in (0.5, 0.3):  # 0.3 divides no time: the bracket, then branch and bound
         _assert_exact(inst, solve_rounded(inst, grain, time_limit=30), opt, f"grain {grain}")
-    for formulation in ("auto", "time-indexed", "flow"):
-        _assert_exact(inst, solve_exact_warm(inst, 30, formulation, 0, 0.01), opt, f"warm {formulation}")
+    _assert_exact(inst, solve_method(inst, "exact", time_limit=30, grain=0.3), opt, "warm grain 0.3")
+    for formulation in ("auto", "time-indexed", "flow", "branch-and-bound"):  # as `moldable solve --method exact`
+        _assert_exact(inst, solve_method(inst, "exact", time_limit=30, formulation=formulation), opt,
+                      f"warm {formulation}")
     _assert_bound(interval_bound(inst), opt, "interval")
     _assert_bound(interval_bound(inst, integer=True), opt, "interval --integer")
     _assert_bound(refined_interval_bound(inst), opt, "refined")

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from heuristics.vc.methods import solve as solve_method
 from lowerbounds.vc import closed_form_bound, lp_relaxation
 from tests.vc.brute import brute_force_min_yield
-from vcsched.cli.vc import certify_method
 from vcsched.formulations.vc_milp import solve_vc_milp
 from vcsched.problems.vc import VCInstance, check_allocation
 from vcsched.result import OPTIMAL_GAP, Status
@@ -73,7 +73,7 @@ def check_every_method(inst: VCInstance) -> None:
     if expected is not None:
         assert lp.status is Status.OPTIMAL and lp.bound >= expected - TOL, f"lp {lp.bound} < optimum {expected}"
         assert lp.bound <= closed.bound + TOL, f"lp {lp.bound} above the closed form {closed.bound}"
-    cert = certify_method(inst, time_limit=10)
+    cert = solve_method(inst, "certify", time_limit=10)  # as `vc solve --method certify`
     if expected is None:
         assert not cert.status.has_solution, f"certify on an infeasible instance: {cert.status}"
         return

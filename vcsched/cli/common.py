@@ -180,3 +180,67 @@ def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", ba
         bar.update(done - bar.n)
 
     return bar, update
+
+
+SET_COLUMNS = {"vc": ["file", "method", "status", "min_yield", "bound", "gap", "seconds"],
+               "moldable": ["file", "method", "status", "minsum", "makespan", "bound", "gap", "seconds"]}
+"""The columns ``solve`` prints for an instance set (the file holds every field)."""
+
+
+def add_set_options(parser: argparse.ArgumentParser) -> None:
+    """``-o``, ``--workers``, ``--scheduler``, ``--resume`` of ``solve`` over an instance set."""
+    parser.add_argument("-o", "--output", metavar="TABLE",
+                        help="instance set (a folder or a glob as INSTANCE): write one row per file x method to "
+                             "TABLE (.parquet or .csv); the run folder TABLE's stem + .run holds the finished cells")
+    parser.add_argument("--workers", type=positive_int, default=None,
+                        help="instance set: local worker processes (default: number of cores)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="instance set: run on a dask.distributed cluster, e.g. tcp://host:8786")
+    parser.add_argument("--resume", action="store_true",
+                        help="instance set: keep the finished cells of an earlier run into the same -o")
+
+
+def wants_instance_set(args: argparse.Namespace) -> bool:
+    """A folder or glob as the instance, or any of the set options: the set mode of ``solve``."""
+    import pathlib
+
+    text = args.instance
+    return (any(c in text for c in "*?[") or pathlib.Path(text).expanduser().is_dir() or args.output is not None
+            or args.workers is not None or args.scheduler is not None or args.resume)
+
+
+def run_instance_set(args: argparse.Namespace, problem: str, methods: list[str], options: dict) -> int:
+    """``solve`` over an instance set (:mod:`benchmarks.instance_sets`): prints a summary table."""
+    import tempfile
+
+    if args.scheduler is not None and args.workers is not None:
+        raise InvalidInputError("--workers and --scheduler exclude each other: with --scheduler the Dask workers run "
+                                "the cells")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise InvalidInputError(f"--scheduler: expected an address like tcp://host:8786, got {args.scheduler!r}")
+    if args.resume and args.output is None:
+        raise InvalidInputError("--resume needs -o TABLE: the run folder to resume sits beside it")
+    if getattr(args, "json", False):
+        raise InvalidInputError("--json prints one instance's results; for an instance set use -o TABLE.parquet "
+                                "(or .csv)")
+    from benchmarks.instance_sets import check_output, expand_instances, solve_set
+
+    if args.output is not None:
+        check_output(args.output)
+        check_output_path(args.output, option="-o")
+    files = expand_instances(args.instance)
+    with tempfile.TemporaryDirectory(prefix="vcsched-set-") as scratch:
+        table = solve_set(problem, files, methods, options, args.output, workers=args.workers,
+                          scheduler=args.scheduler, resume=args.resume,
+                          folder=None if args.output is not None else scratch)
+    rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in table.to_dict("records")]
+    errors = sum(row.get("status") == "error" for row in rows)
+    for row in rows:
+        if row.get("status") == "error":
+            row["message"] = str(row.get("message"))[:80]
+    columns = [c for c in SET_COLUMNS[problem] if c in table.columns] + (["message"] if errors else [])
+    print_table([{**r, "message": r.get("message") if r.get("status") == "error" else None} for r in rows], columns)
+    where = f"; table: {args.output}" if args.output is not None else ""
+    print(f"{len(files)} files x {len(methods)} methods = {len(table)} rows, {errors} errors{where}", file=sys.stderr)
+    return 0

@@ -4,7 +4,8 @@
 
     vcsched moldable generate --m 200 --n 100 --kind high --seed 1 -o inst.json
     vcsched moldable solve inst.json --method bicriteria|gang|sequential|list-shelf|list-lptf|list-saf|all [--json]
-    vcsched moldable solve inst.json --method exact [--time-limit S] [--formulation auto|time-indexed|flow] [--json]
+    vcsched moldable solve inst.json --method exact [--time-limit S] [--formulation auto|time-indexed|flow|branch-and-bound]
+                                   [--grain G|auto] [--json]
     vcsched moldable bound inst.json [--method interval|refined] [--integer] [--time-limit S] [--json]
 
 ``solve --json`` prints one object (a list with ``all`` or several
@@ -23,11 +24,14 @@ import time
 from typing import Any
 
 from vcsched.cli.common import (
+    add_set_options,
     check_output_path,
     number_option,
     print_json,
     print_table,
+    run_instance_set,
     seed_option,
+    wants_instance_set,
     write_output,
     write_stdout,
 )
@@ -43,7 +47,7 @@ BOUND_METHODS = ("interval", "refined")
 """Same names as ``lowerbounds.moldable.BOUND_METHODS`` (kept here so ``--help`` needs no import)."""
 DEFAULT_RATIO = {"interval": 2.0, "refined": 1.1}
 """Default growth of the interval ends per bound method (as in ``lowerbounds.moldable``)."""
-FORMULATIONS = ("auto", "time-indexed", "flow")
+FORMULATIONS = ("auto", "time-indexed", "flow", "branch-and-bound")
 DUALS = ("two-shelf", "simple")
 """``solve --dual``: same names as ``heuristics.moldable.dual_approximation``'s ``dual=``."""
 
@@ -79,7 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.set_defaults(handler=cmd_generate)
 
     s = msub.add_parser("solve", help="schedule an instance with the bi-criteria algorithm or a baseline")
-    s.add_argument("instance", help="instance JSON file")
+    s.add_argument("instance", help="instance JSON file, or a folder / glob of them (an instance set: see -o)")
     s.add_argument("--method", default="bicriteria",
                    help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria); "
                         f"{EXACT}: proven optimum of sum w_i C_i by a MILP (small instances)")
@@ -87,7 +91,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exact: seconds for HiGHS, up to 1e6 (default 60); at the limit the status is feasible, "
                         "with the proven bound and gap")
     s.add_argument("--formulation", choices=FORMULATIONS, default="auto",
-                   help="exact: time-indexed (times multiples of a grain), flow (any real times) or auto (default)")
+                   help="exact: time-indexed (times multiples of a grain), flow (any real times), branch-and-bound "
+                        "(any real times, up to 12 tasks) or auto (default: time-indexed with a grain, else branch "
+                        "and bound up to 8 tasks, else flow)")
+    s.add_argument("--grain", type=grain_option, default=None,
+                   help="exact: bracket the optimum by the time-indexed model on times rounded up (a schedule) and "
+                        "down (a bound) to this grain, or 'auto'; closed by branch and bound up to 12 tasks; the "
+                        "status says whether the bracket closed")
     s.add_argument("--dual", choices=DUALS, default="two-shelf",
                    help="bicriteria and list-*: dual approximation giving C*max and the allotments: two-shelf "
                         "(3/2 + eps, [7]/[17], default) or simple (knapsack then Graham's list, no guarantee)")
@@ -97,6 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"precision of the dual approximation, {EPS_RANGE[0]:g} to {EPS_RANGE[1]:g} (default 0.01)")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the shuffles (default 0)")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    add_set_options(s)
     s.set_defaults(handler=cmd_solve)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
@@ -177,15 +188,34 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from vcsched.problems.moldable import load_instance
 
     methods = resolve_methods(args.method)
+    if wants_instance_set(args):
+        options = {"rng": args.seed, "shuffles": args.shuffles, "eps": args.eps, "dual": args.dual,
+                   "time_limit": args.time_limit, "formulation": args.formulation, "grain": args.grain}
+        return run_instance_set(args, "moldable", methods, options)
     instance = load_instance(args.instance)
     results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
-                         time_limit=args.time_limit, formulation=args.formulation)
+                         time_limit=args.time_limit, formulation=args.formulation, grain=args.grain)
     rows = [result_to_json(result, instance) for result in results]
     if args.json:
         print_json(rows if len(rows) > 1 or "all" in args.method.lower() else rows[0])
+    elif EXACT in methods:
+        print_table(rows, ["method", "status", "makespan", "minsum", "bound", "gap", "seconds", "message"])
     else:
         print_table(rows, ["method", "status", "makespan", "minsum", "seconds"])
     return 0
+
+
+def grain_option(text: str) -> float | str:
+    """``--grain``: ``auto`` or a positive finite number."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {text!r}")
+    return value
 
 
 def check_interval_model_size(instance, ratio: float) -> None:

@@ -22,12 +22,15 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from vcsched.cli.common import (
+    add_set_options,
     check_output_path,
     number_option,
     print_json,
     print_table,
     progress_bar,
+    run_instance_set,
     seed_option,
+    wants_instance_set,
     write_output,
     write_stdout,
 )
@@ -80,7 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.set_defaults(handler=cmd_generate)
 
     s = vsub.add_parser("solve", help="solve an instance file with an exact method, a bound or a heuristic")
-    s.add_argument("instance", help="instance JSON file")
+    s.add_argument("instance", help="instance JSON file, or a folder / glob of them (an instance set: see -o)")
     s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, certify, a heuristic "
                    "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz), an adaptation policy (adapt-none, adapt-mcb8, "
                    "adapt-mcb8-sticky, adapt-local-search) or all; several separated by commas")
@@ -93,6 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="migration budget in memory units (eq. 31) or in moved tasks")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of randomised heuristics")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    add_set_options(s)
     s.set_defaults(handler=cmd_solve)
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
@@ -264,6 +268,9 @@ def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
 def cmd_solve(args: argparse.Namespace) -> int:
     from vcsched.problems.vc import load_instance
 
+    if wants_instance_set(args):
+        options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
+        return run_instance_set(args, "vc", resolve_methods(args.method), options)
     rows = solve_rows(args, load_instance(args.instance))
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)

@@ -190,7 +190,7 @@ def _result(instance, search: _Search, start, complete: bool, bound: float, seco
         return Result("exact", Status.TIME_LIMIT, bound=bound, seconds=seconds, extra=extra,
                       message="stopped at the limit before finding a schedule")
     report = check_schedule(instance, schedule)
-    if not report.ok:  # pragma: no cover - would be a bug of the search
+    if not report.valid:  # pragma: no cover - would be a bug of the search
         raise RuntimeError(f"branch and bound produced an invalid schedule: {report.violations[0]}")
     bound = report.minsum if complete else min(bound, report.minsum)
     extra.update(makespan=report.makespan, minsum=report.minsum)

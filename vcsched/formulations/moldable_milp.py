@@ -653,7 +653,7 @@ def _grain_value(instance: MoldableInstance, grain: float | str) -> float:
 
 
 def _checked_start(instance: MoldableInstance, start: Schedule | None) -> Schedule | None:
-    if start is not None and not check_schedule(instance, start).ok:
+    if start is not None and not check_schedule(instance, start).valid:
         raise InvalidInputError(f"start schedule is infeasible: {check_schedule(instance, start).violations[0]}; "
                                 "pass a checked schedule")
     return start
