@@ -12,13 +12,12 @@ from lowerbounds.moldable import brute_force_optimum
 from vcsched.cli import main
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.moldable_milp import (
-    assign_processors,
     nondominated_allotments,
     solve_exact,
     time_grain,
 )
 from vcsched.generators.moldable import KINDS, generate_moldable_instance
-from vcsched.problems.moldable import MoldableInstance, Schedule, check_schedule, save_instance
+from vcsched.problems.moldable import MoldableInstance, Schedule, assign_processors, check_schedule, save_instance
 
 
 def on_grid(inst, grain):

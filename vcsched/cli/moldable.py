@@ -107,6 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"precision of the dual approximation, {EPS_RANGE[0]:g} to {EPS_RANGE[1]:g} (default 0.01)")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the shuffles (default 0)")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    s.add_argument("--gantt", metavar="FILE",
+                   help="draw the schedule (processors against time, one rectangle per task, its weight shown) to "
+                        "FILE (.png, .svg, .pdf); with several methods, the one of least sum w_i C_i")
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
 
@@ -192,10 +195,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
         options = {"rng": args.seed, "shuffles": args.shuffles, "eps": args.eps, "dual": args.dual,
                    "time_limit": args.time_limit, "formulation": args.formulation, "grain": args.grain}
         return run_instance_set(args, "moldable", methods, options)
+    if args.gantt:
+        check_output_path(args.gantt, option="--gantt")
     instance = load_instance(args.instance)
     results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
                          time_limit=args.time_limit, formulation=args.formulation, grain=args.grain)
     rows = [result_to_json(result, instance) for result in results]
+    if args.gantt:
+        draw_best_schedule(instance, results, args.gantt)
     if args.json:
         print_json(rows if len(rows) > 1 or "all" in args.method.lower() else rows[0])
     elif EXACT in methods:
@@ -203,6 +210,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         print_table(rows, ["method", "status", "makespan", "minsum", "seconds"])
     return 0
+
+
+def draw_best_schedule(instance, results, path: str) -> None:
+    """``--gantt``: the schedule of least ``sum w_i C_i`` among the results (the first on ties)."""
+    from vcsched.plots import plot_moldable_schedule
+
+    scheduled = [r for r in results if r.status.has_solution]
+    if not scheduled:
+        raise InvalidInputError(f"--gantt {path}: no method returned a schedule to draw")
+    best = min(scheduled, key=lambda r: r.extra["minsum"])
+    try:
+        plot_moldable_schedule(instance, best.solution, path, title=best.method)
+    except ValueError as exc:
+        raise InvalidInputError(f"--gantt {path}: {exc}") from exc
 
 
 def grain_option(text: str) -> float | str:

@@ -96,6 +96,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="migration budget in memory units (eq. 31) or in moved tasks")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of randomised heuristics")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    s.add_argument("--plot", metavar="FILE",
+                   help="draw the allocation (one bar per host, stacked by job, CPU and memory; the minimum-yield "
+                        "job hatched) to FILE (.png, .svg, .pdf); with several methods, the best one's")
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
 
@@ -271,7 +274,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if wants_instance_set(args):
         options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
         return run_instance_set(args, "vc", resolve_methods(args.method), options)
-    rows = solve_rows(args, load_instance(args.instance))
+    if args.plot:
+        check_output_path(args.plot, option="--plot")
+    instance = load_instance(args.instance)
+    results = solve_results(args, instance)
+    rows = [result_to_json(r, instance) for r in results]
+    if args.plot:
+        plot_best_allocation(instance, results, args.plot)
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)
     else:
@@ -279,8 +288,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def solve_rows(args: argparse.Namespace, instance: VCInstance) -> list[dict[str, Any]]:
-    """The rows of ``vc solve``: a method named in ``--method`` beyond its size limit is refused,
+def plot_best_allocation(instance: VCInstance, results: list[Result], path: str) -> None:
+    """``--plot``: the allocation of the largest minimum yield among the results (the first on ties)."""
+    from vcsched.plots import plot_allocation
+    from vcsched.problems.vc import Allocation
+
+    placed = [r for r in results if r.status.has_solution and isinstance(r.solution, Allocation)]
+    if not placed:
+        raise InvalidInputError(f"--plot {path}: no method returned an allocation to draw")
+    best = max(placed, key=lambda r: r.objective)
+    try:
+        plot_allocation(instance, best.solution, path, title=best.method)
+    except ValueError as exc:
+        raise InvalidInputError(f"--plot {path}: {exc}") from exc
+
+
+def solve_results(args: argparse.Namespace, instance: VCInstance) -> list[Result]:
+    """The results of ``vc solve``: a method named in ``--method`` beyond its size limit is refused,
     one brought in by ``all`` is left out with a note."""
     from heuristics.vc.methods import refusal, solve_many
 
@@ -294,6 +318,5 @@ def solve_rows(args: argparse.Namespace, instance: VCInstance) -> list[dict[str,
             raise InvalidInputError(f"{args.instance}: {reason}")
         else:
             print(f"vcsched: note: {reason}; left out of --method all", file=sys.stderr)
-    results = solve_many(instance, runnable, time_limit=args.time_limit, gap=args.gap, budget_mode=args.budget_mode,
-                         rng=args.seed)
-    return [result_to_json(r, instance) for r in results]
+    return solve_many(instance, runnable, time_limit=args.time_limit, gap=args.gap, budget_mode=args.budget_mode,
+                      rng=args.seed)

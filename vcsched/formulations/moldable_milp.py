@@ -93,10 +93,17 @@ from vcsched.errors import InvalidInputError
 from vcsched.formulations.moldable_bb import MAX_TASKS as BB_MAX_TASKS
 from vcsched.formulations.moldable_bb import solve_branch_and_bound
 from vcsched.formulations.solve import new_var, solve_model
-from vcsched.problems.moldable import MoldableInstance, Schedule, check_schedule, completion_times, left_shift
+from vcsched.problems.moldable import (
+    MoldableInstance,
+    Schedule,
+    assign_processors,
+    check_schedule,
+    completion_times,
+    left_shift,
+)
 from vcsched.result import OPTIMAL_GAP, Result, Status, relative_gap
 
-__all__ = ["solve_exact", "solve_rounded", "auto_grain", "rounded_instance", "nondominated_allotments", "assign_processors", "build_model", "build_time_indexed_model",
+__all__ = ["solve_exact", "solve_rounded", "auto_grain", "rounded_instance", "nondominated_allotments", "build_model", "build_time_indexed_model",
            "time_grain", "FORMULATIONS"]
 
 CUT_SUBSETS_MAX_N = 12
@@ -114,30 +121,6 @@ def nondominated_allotments(instance: MoldableInstance) -> list[np.ndarray]:
     for row in instance.times:
         prev = np.concatenate([[np.inf], np.minimum.accumulate(row)[:-1]])
         out.append(np.flatnonzero(row < prev) + 1)
-    return out
-
-
-def assign_processors(instance: MoldableInstance, schedule: Schedule) -> list[list[int]]:
-    """Explicit processors for a feasible schedule (interval colouring by start time).
-
-    Uses ``schedule.processors`` when given. Otherwise tasks are taken by start
-    time and take the lowest-numbered processors free at their start (ends at
-    the same instant free first); raises ``InvalidInputError`` if the schedule
-    needs more than ``m`` processors somewhere.
-    """
-    if schedule.processors is not None and all(p is not None for p in schedule.processors):
-        return [list(map(int, p)) for p in schedule.processors]
-    end = completion_times(instance, schedule)
-    free_at = np.zeros(instance.m)
-    out: list[list[int]] = [[] for _ in range(instance.n)]
-    eps = 1e-9 * max(1.0, float(end.max()))
-    for i in np.lexsort((np.arange(instance.n), schedule.start)):
-        free = np.flatnonzero(free_at <= schedule.start[i] + eps)
-        k = int(schedule.procs[i])
-        if len(free) < k:
-            raise InvalidInputError(f"start schedule: task {int(i)} finds {len(free)} free processors, needs {k}")
-        out[i] = [int(p) for p in free[:k]]
-        free_at[free[:k]] = end[i]
     return out
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "CheckReport",
     "check_schedule",
     "serial_schedule",
+    "assign_processors",
     "left_shift",
     "completion_times",
     "is_monotonic",
@@ -159,6 +160,30 @@ def completion_times(instance: MoldableInstance, schedule: Schedule) -> np.ndarr
     """``C_i = start_i + p_i(procs_i)``."""
     procs = np.asarray(schedule.procs, dtype=np.int64)
     return np.asarray(schedule.start, dtype=float) + instance.times[np.arange(instance.n), procs - 1]
+
+
+def assign_processors(instance: MoldableInstance, schedule: Schedule) -> list[list[int]]:
+    """Explicit processors for a feasible schedule (interval colouring by start time).
+
+    Uses ``schedule.processors`` when given. Otherwise tasks are taken by start
+    time and take the lowest-numbered processors free at their start (ends at
+    the same instant free first); raises ``InvalidInputError`` if the schedule
+    needs more than ``m`` processors somewhere.
+    """
+    if schedule.processors is not None and all(p is not None for p in schedule.processors):
+        return [list(map(int, p)) for p in schedule.processors]
+    end = completion_times(instance, schedule)
+    free_at = np.zeros(instance.m)
+    out: list[list[int]] = [[] for _ in range(instance.n)]
+    eps = 1e-9 * max(1.0, float(end.max()))
+    for i in np.lexsort((np.arange(instance.n), schedule.start)):
+        free = np.flatnonzero(free_at <= schedule.start[i] + eps)
+        k = int(schedule.procs[i])
+        if len(free) < k:
+            raise InvalidInputError(f"start schedule: task {int(i)} finds {len(free)} free processors, needs {k}")
+        out[i] = [int(p) for p in free[:k]]
+        free_at[free[:k]] = end[i]
+    return out
 
 
 def serial_schedule(instance: MoldableInstance, order, allot) -> Schedule:
