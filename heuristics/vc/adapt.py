@@ -50,7 +50,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from vcsched.formulations.vc_milp import least_migration, solve_vc_milp
-from vcsched.problems.vc import VCInstance, host_loads
+from vcsched.problems.vc import VCInstance, host_loads, host_memory, per_host_sum
 from vcsched.registry import Registry
 
 __all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_keep", "Policy"]
@@ -104,7 +104,7 @@ class _Moves:
         np.add.at(self.new, (instance.task_job, task_host), 1)
         self.task_host = task_host.copy()
         self.load = host_loads(instance, task_host)
-        self.mem = np.bincount(task_host, weights=instance.task_mem, minlength=H)
+        self.mem = host_memory(instance, task_host)
 
     def cost(self) -> float:
         return float(np.dot(np.maximum(self.new - self.cur, 0).sum(axis=1), self.weight))
@@ -136,8 +136,8 @@ def stay_and_place_new(instance: VCInstance) -> np.ndarray | None:
     th = instance.current_task_host()
     free = th < 0
     placed = ~free
-    load = np.bincount(th[placed], weights=instance.task_cpu[placed], minlength=instance.hosts)
-    mem = np.bincount(th[placed], weights=instance.task_mem[placed], minlength=instance.hosts)
+    load = per_host_sum(th[placed], instance.task_cpu[placed], instance.hosts)
+    mem = per_host_sum(th[placed], instance.task_mem[placed], instance.hosts)
     for k in np.flatnonzero(free):
         c, m = instance.task_cpu[k], instance.task_mem[k]
         fits = mem + m <= 1 + 1e-9
