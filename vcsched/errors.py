@@ -5,7 +5,7 @@ outcomes of an algorithm (infeasible model, heuristic failure, time limit) are
 never exceptions: they are a :class:`vcsched.result.Status` in the result.
 """
 
-__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError"]
+__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError", "Terminated"]
 
 
 class VcschedError(Exception):
@@ -29,3 +29,12 @@ class UnknownNameError(InvalidInputError, KeyError):
 
 class SolverUnavailableError(VcschedError, RuntimeError):
     """The LP/MILP backend (HiGHS through PuLP) cannot be used."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received (``kill PID``): raised by the command line's signal handler.
+
+    A ``KeyboardInterrupt``, so that every clean-up written for Ctrl-C (stopping
+    workers, removing temporary files, stopping a solver) runs for it too; the
+    command line tells the two apart only for the exit status (143, not 130).
+    """
