@@ -164,6 +164,39 @@ def result_to_json(result, instance) -> dict[str, Any]:
     return out
 
 
+def exact_formulation_within_limit(instance, formulation: str) -> str:
+    """The ``--formulation`` to build, chosen on estimated model sizes before anything is built.
+
+    Sizes are upper bounds (:mod:`vcsched.formulations.moldable_size`) against
+    :data:`~vcsched.formulations.moldable_size.MAX_EXACT_NONZEROS`. ``auto``
+    keeps its own rule when both models fit, else takes the one that fits
+    (a grid too fine for the time-indexed model falls back to the flow model);
+    a formulation asked by name, or ``auto`` when neither fits, is refused
+    with the sizes and the limit.
+    """
+    from vcsched.formulations.moldable_milp import time_grain
+    from vcsched.formulations.moldable_size import MAX_EXACT_NONZEROS, flow_model_size, time_indexed_model_size
+
+    limit = MAX_EXACT_NONZEROS
+    grain = time_grain(instance) if formulation in ("auto", "time-indexed") else None
+    if formulation == "time-indexed" and grain is None:
+        return formulation  # solve_exact refuses it (no grain) before building
+    sizes = []
+    if grain is not None:
+        sizes.append(time_indexed_model_size(instance, grain))
+    if formulation in ("auto", "flow"):
+        sizes.append(flow_model_size(instance))
+    fits = [s for s in sizes if s.nonzeros <= limit]
+    if len(fits) == len(sizes):
+        return formulation
+    if fits:
+        return fits[0].formulation
+    shown = " and ".join(s.text() for s in sizes)
+    raise InvalidInputError(f"--formulation {formulation}: the {shown}, more than the limit of {limit:,} nonzeros "
+                            f"(estimated before building); use a smaller instance"
+                            + ("" if formulation == "flow" else " or --formulation flow" if grain else ""))
+
+
 def solve_exact_warm(instance, time_limit: float, formulation: str, seed: int, eps: float):
     """The exact MILP, warm-started from the bi-criteria schedule and given the refined bound
     (the CLI composes the three packages)."""
@@ -171,6 +204,7 @@ def solve_exact_warm(instance, time_limit: float, formulation: str, seed: int, e
     from lowerbounds.moldable import refined_interval_bound
     from vcsched.formulations.moldable_milp import solve_exact
 
+    formulation = exact_formulation_within_limit(instance, formulation)
     warm = REGISTRY.get("bicriteria")(instance, rng=seed, eps=eps)
     lower = refined_interval_bound(instance, time_limit=time_limit)
     return solve_exact(instance, time_limit=time_limit, formulation=formulation,
