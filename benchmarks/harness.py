@@ -69,6 +69,7 @@ depend on which worker runs it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -88,8 +89,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.executors import WATCHDOG_SECONDS, dask_outcomes, pool_outcomes
-from benchmarks.runfolder import finished_parts, part_path, run_lock
+from benchmarks.executors import WATCHDOG_SECONDS, connect_scheduler, dask_outcomes, pool_outcomes
+from benchmarks.runfolder import check_run_layout, finished_parts, part_path, run_lock, storage_error
 from vcsched.errors import InvalidInputError, UnknownNameError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -324,15 +325,20 @@ def _validate_rows(rows: Any, params: dict) -> list[dict]:
 
 
 def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    """Write ``path`` through a temporary file renamed into place: a failed write (disk full)
+    leaves no partial file and is one line naming ``path``."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        parts = path.parent if path.parent.name == "parts" else path.parent / "parts"
+        raise storage_error(path, exc, parts) from None
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> pandas.DataFrame:
@@ -461,12 +467,29 @@ def run_cells(
 
 def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int | None,
                       scheduler: Any, resume: bool, seed: int, progress: bool | None) -> RunSummary:
-    t0 = time.perf_counter()
+    """Every check (options, cells, the folder's layout, the scheduler's connection) comes
+    before the first change to the run folder; a write that fails later is one line and
+    leaves the finished parts in place (:func:`benchmarks.runfolder.storage_error`)."""
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:
         raise InvalidInputError(f"--workers must be >= 1, got {workers}")
     if seed < 0:
         raise InvalidInputError(f"--seed must be >= 0, got {seed}")
+    check_run_layout(out)
+    client, own = connect_scheduler(scheduler) if scheduler is not None else (None, False)
+    try:
+        return _run_cells_checked(experiment, out, quick=quick, workers=workers, client=client, resume=resume,
+                                  seed=seed, progress=progress)
+    except OSError as exc:
+        raise storage_error(pathlib.Path(exc.filename or out), exc, out / "parts") from None
+    finally:
+        if own:
+            client.close()
+
+
+def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int, client: Any,
+                       resume: bool, seed: int, progress: bool | None) -> RunSummary:
+    t0 = time.perf_counter()
     parts = out / "parts"
     cells = experiment.cells(quick)
     ids = _check_cells(experiment.name, cells)
@@ -479,11 +502,11 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
     skipped = len(cells) - len(todo)
     version = code_version()
     failed = 0
-    started: int | None = None if scheduler is not None else 0
+    started: int | None = None if client is not None else 0
     if todo:
-        if scheduler is not None:
+        if client is not None:
             outcomes = dask_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
-                                     scheduler, [f"cell-{i}-{cell_id(params)}-{seed}" for i, params, seed in todo])
+                                     client, [f"cell-{i}-{cell_id(params)}-{seed}" for i, params, seed in todo])
         else:
             started = min(workers, len(todo))
             outcomes = pool_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],

@@ -71,8 +71,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     exp = get_experiment(args.name)
     if args.scheduler is not None and args.workers is not None:
         raise InvalidInputError("--workers and --scheduler exclude each other: with --scheduler the Dask workers run the cells")
-    if args.scheduler is not None and "://" not in args.scheduler:
-        raise InvalidInputError(f"--scheduler: expected an address like tcp://host:8786, got {args.scheduler!r}")
+    if args.scheduler is not None:
+        from benchmarks.executors import check_scheduler_address
+
+        check_scheduler_address(args.scheduler)  # before the run folder is created
     # `kill PID` raises Terminated (vcsched.cli.main): the workers stop, finished parts are kept
     summary = run_experiment(exp, args.out, quick=args.quick, workers=args.workers, scheduler=args.scheduler,
                              resume=args.resume, seed=args.seed)
