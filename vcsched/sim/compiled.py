@@ -31,6 +31,7 @@ the same functions run as plain Python (slowly), for debugging.
 from __future__ import annotations
 
 import numpy as np
+
 from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 _INF = np.inf
