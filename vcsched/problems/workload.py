@@ -91,6 +91,8 @@ TIME_LIMIT = 1e12
 PROCS_LIMIT = 10**9
 """Largest processor count accepted in a job."""
 _ID_LIMIT = 2.0**53
+HEADER_DIGITS = 18
+"""Most digits of a ``MaxProcs`` / ``MaxNodes`` header value (Python refuses to convert 4,300)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,15 +170,19 @@ def _open_text(path: Path) -> str:
 
 
 def _header_int(header: Iterable[str], key: str, source: str = "") -> int | None:
-    """The integer of header line ``key:`` (None when absent or <= 0); above :data:`PROCS_LIMIT` is refused."""
+    """The integer of header line ``key:`` (None when absent or <= 0).
+
+    A value of more than :data:`HEADER_DIGITS` digits is refused (one line); a large
+    value that fits is kept, for the command that uses it to judge (``--procs`` may
+    override it)."""
     pattern = re.compile(rf"^\s*{key}\s*:\s*(-?\d+)", re.IGNORECASE)
     for line in header:
         m = pattern.match(line)
         if m:
             digits = m.group(1)
-            if len(digits.lstrip("-")) > len(str(PROCS_LIMIT)) or int(digits) > PROCS_LIMIT:
-                shown = digits if len(digits) <= 20 else f"an integer of {len(digits.lstrip('-'))} digits"
-                raise InvalidInputError(f"{source}: header line {key}: must be at most {PROCS_LIMIT:,}, got {shown}")
+            if len(digits.lstrip("-")) > HEADER_DIGITS:
+                raise InvalidInputError(f"{source}: header line {key}: an integer of {len(digits.lstrip('-')):,} "
+                                        f"digits; at most {HEADER_DIGITS} digits are read (a machine size)")
             value = int(digits)
             return value if value > 0 else None
     return None
