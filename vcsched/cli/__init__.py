@@ -106,14 +106,61 @@ def _sigterm_raises():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def _guarded_stdout():
+    """Install :class:`~vcsched.cli.common.GuardedStdout` for the command. When the process
+    started with standard output closed, descriptor 1 is held on /dev/null first, so that no
+    file opened later becomes descriptor 1 (and receives a solver's C-level output)."""
+    from vcsched.cli.common import GuardedStdout
+
+    if sys.stdout is None:
+        try:
+            os.fstat(1)
+        except OSError:
+            with contextlib.suppress(OSError):
+                fd = os.open(os.devnull, os.O_WRONLY)
+                if fd != 1:
+                    os.dup2(fd, 1)
+                    os.close(fd)
+    saved = sys.stdout
+    sys.stdout = GuardedStdout(saved)
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+def _stdout_failed(exc: Exception) -> int:
+    _silence_stdout()  # the interpreter's final flush must not fail a second time
+    print(f"vcsched: error: {exc}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    with _sigterm_raises():
-        return _run(args)
+    from vcsched.cli.common import StdoutUnwritable
+
+    with _guarded_stdout():
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except StdoutUnwritable as err:  # a long --help text flushed while written
+            return _stdout_failed(err)
+        except SystemExit as exc:  # --help, --version (0) or a usage error (2): the text must reach stdout
+            try:
+                sys.stdout.flush()
+            except StdoutUnwritable as err:
+                return _stdout_failed(err)
+            except BrokenPipeError:
+                _silence_stdout()
+                return 141
+            raise exc from None
+        with _sigterm_raises():
+            return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from vcsched.cli.common import StdoutUnwritable
+
     try:
         with warnings.catch_warnings():
             if not sys.warnoptions:
@@ -123,6 +170,8 @@ def _run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 141
+    except StdoutUnwritable as exc:
+        return _stdout_failed(exc)
     except InvalidInputError as exc:
         print(f"vcsched: error: {exc}", file=sys.stderr)
         return 2
