@@ -84,3 +84,16 @@ def test_vc_solve_adapt_methods_place_a_parallel_job_within_memory(tmp_path, cap
     for row in rows:
         assert row["status"] == "feasible", row
         assert row["min_yield"] == pytest.approx(1.0)
+
+
+@pytest.mark.slow  # ~20 s: a month of KTH, 4,000 events
+def test_a_month_of_kth_with_policy_none_never_overflows(capsys):
+    from tests.conftest import require_trace
+
+    require_trace("KTH-SP2-1996-2.1-cln.swf.gz")
+    code = main(["vc", "adapt", "--hosts", "16", "--swf", "KTH-SP2-1996-2.1-cln.swf.gz", "--policy", "none",
+                 "--budget", "0", "--duration", "2592000", "--no-progress", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    res = json.loads(out)
+    assert res["events"] > 1000 and res["rejected"] > 0  # arrivals that cannot fit are refused and counted
