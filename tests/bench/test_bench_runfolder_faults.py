@@ -42,12 +42,12 @@ def _parts_intact(out, parts):
     ("tcp://", "--scheduler tcp://: no host"),
     ("tcp://127.0.0.1:1", "--scheduler tcp://127.0.0.1:1: cannot connect"),
 ])
-@pytest.mark.parametrize("resume", [False, True])
-def test_a_bad_scheduler_touches_nothing(finished, monkeypatch, address, fragment, resume):
+def test_a_bad_scheduler_touches_nothing(finished, monkeypatch, address, fragment):
+    # without --resume the run would start over by deleting the parts: the refusal comes first
     out, parts = finished
     monkeypatch.setattr(executors, "CONNECT_TIMEOUT", "0.5s")
-    with pytest.raises(InvalidInputError, match=fragment.replace("/", "/").replace(".", r"\.")):
-        run_cells(selftest.experiment(n=4), out, progress=False, scheduler=address, resume=resume)
+    with pytest.raises(InvalidInputError, match=fragment.replace(".", r"\.")):
+        run_cells(selftest.experiment(n=4), out, progress=False, scheduler=address)
     assert _parts_intact(out, parts)
     assert (out / "results.parquet").exists()
 

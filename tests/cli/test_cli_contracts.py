@@ -44,22 +44,30 @@ COMMANDS = [
     ["grid", "simulate", "--trace", "{d}/t.swf"],
     ["moldable", "solve", "{d}/m.json", "--method", "gang"],
     ["timeshare", "simulate", "--scenario", "b", "--heuristic", "mct", "--json"],
+    ["diet", "simulate", "--experiment", "bursty", "--approach", "task-scheduler", "--limit", "5"],
     ["bench", "list"],
-    ["--help"],
 ]
+FULL = "vcsched: error: cannot write to standard output (No space left on device); redirect it to a writable file\n"
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a[:2]))
-def test_stdout_on_dev_full_is_one_line_exit_2(inputs, argv):
+def test_stdout_on_dev_full_is_one_line_exit_2(inputs, argv, monkeypatch, capsys):
     with open("/dev/full", "w") as full:
-        done = _cli([a.format(d=inputs) for a in argv], stdout=full)
-    err = done.stderr.decode()
-    assert done.returncode == 2, err
-    assert err == "vcsched: error: cannot write to standard output (No space left on device); redirect it to a " \
-                  "writable file\n"
+        monkeypatch.setattr(sys, "stdout", full)
+        code = main([a.format(d=inputs) for a in argv])
+        monkeypatch.undo()
+    assert code == 2
+    assert capsys.readouterr().err == FULL
 
 
-@pytest.mark.parametrize("argv", [COMMANDS[0], COMMANDS[5], ["vc", "--help"]], ids=["vc solve", "bench list", "help"])
+def test_help_on_dev_full_in_a_process(inputs):
+    # the whole process: nothing more on stderr at exit (the interpreter's last flush goes nowhere)
+    with open("/dev/full", "w") as full:
+        done = _cli(["vc", "--help"], stdout=full)
+    assert done.returncode == 2 and done.stderr.decode() == FULL
+
+
+@pytest.mark.parametrize("argv", [COMMANDS[0], ["vc", "--help"]], ids=["vc solve", "help"])
 def test_stdout_closed_is_one_line_exit_2(inputs, argv):
     done = _cli([a.format(d=inputs) for a in argv], stdout=None, closed=True)
     err = done.stderr.decode()
@@ -73,19 +81,25 @@ def test_closed_stdout_is_fine_when_nothing_is_printed(tmp_path):
     assert done.returncode == 0 and done.stderr == b"" and json.loads(out.read_text())["hosts"] == 2
 
 
-@pytest.mark.parametrize("env", [{"PYTHONIOENCODING": "ascii"},
-                                 {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}],
-                         ids=["PYTHONIOENCODING=ascii", "C locale"])
-def test_ascii_locale_help_and_tables_with_non_ascii_names(tmp_path, env):
+ASCII = {"PYTHONIOENCODING": "ascii"}
+C_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+
+
+@pytest.mark.parametrize("env", [ASCII, C_LOCALE], ids=["PYTHONIOENCODING=ascii", "C locale"])
+def test_ascii_locale_help(env):
     done = _cli(["vc", "--help"], env_extra=env)
-    assert done.returncode == 0 and b"seed 001 ?4.1" in done.stdout.replace("§".encode(), b"?"), done.stderr
+    assert done.returncode == 0 and done.stderr == b""
+    assert b"seed 001 ?4.1" in done.stdout  # the section sign, which the encoding lacks
+
+
+def test_ascii_locale_table_with_non_ascii_names(tmp_path):
     platform = tmp_path / "p.json"
-    platform.write_text(json.dumps({"clusters": [{"name": "clustér-ü", "procs": 4, "trace": str(tmp_path / "t.swf")}]}),
-                        encoding="utf-8")
+    platform.write_text(json.dumps({"clusters": [{"name": "clust\u00e9r-\u00fc", "procs": 4,
+                                                  "trace": str(tmp_path / "t.swf")}]}), encoding="utf-8")
     (tmp_path / "t.swf").write_text("; MaxProcs: 4\n" + SWF)
-    done = _cli(["grid", "simulate", "--platform", str(platform)], env_extra=env)
-    assert done.returncode == 0, done.stderr.decode()
-    assert b"clust" in done.stdout and b"Traceback" not in done.stderr
+    done = _cli(["grid", "simulate", "--platform", str(platform)], env_extra=ASCII)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode()
+    assert b"clust?r-?" in done.stdout
 
 
 def test_grid_output_without_suffix_is_refused_up_front(tmp_path, capsys, inputs):

@@ -68,7 +68,7 @@ def test_signal_during_vc_solve_milp(tmp_path, sig, code, line):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "vcsched.cli", "vc", "solve", str(path), "--method", "milp",
                              "--time-limit", "60", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(3.0)
+    time.sleep(2.0)
     assert proc.poll() is None, "the solve ended before the signal"
     t0 = time.monotonic()
     proc.send_signal(sig)
