@@ -20,7 +20,7 @@ from typing import Any
 
 from vcsched.errors import InvalidInputError, VcschedError
 
-__all__ = ["pool_outcomes", "dask_outcomes", "WATCHDOG_SECONDS"]
+__all__ = ["pool_outcomes", "dask_outcomes", "connect_scheduler", "check_scheduler_address", "WATCHDOG_SECONDS"]
 
 
 def _forkserver_context():
@@ -101,19 +101,49 @@ def _terminate_workers(pool: ProcessPoolExecutor) -> None:
         proc.join(timeout=5)
 
 
-def dask_outcomes(func: Callable, todo: list[tuple[int, tuple]], scheduler: Any, keys: list[str]) -> Iterator[tuple[int, Any]]:
-    """Yield ``(index, func(*args))`` as they finish on a ``dask.distributed`` cluster (task names
-    ``keys``); a task whose workers were lost yields a failed cell outcome."""
+CONNECT_TIMEOUT = "20s"
+"""How long `--scheduler` tries to reach the scheduler before the run is refused."""
+
+SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+"""Address schemes of a Dask scheduler (``--scheduler tcp://host:8786``)."""
+
+
+def check_scheduler_address(address: str) -> None:
+    """Refuse a ``--scheduler`` address that cannot name a scheduler: a missing or unknown
+    scheme (``foo://bar``) or a missing host (``tcp://``), before any connection."""
+    scheme, sep, rest = address.partition("://")
+    if not sep or scheme.lower() not in SCHEDULER_SCHEMES:
+        raise InvalidInputError(f"--scheduler {address}: expected an address like tcp://host:8786 "
+                                f"(scheme {', '.join(SCHEDULER_SCHEMES)})")
+    if not rest.strip("/") and scheme.lower() != "inproc":
+        raise InvalidInputError(f"--scheduler {address}: no host; expected an address like tcp://host:8786")
+
+
+def connect_scheduler(scheduler: Any) -> tuple[Any, bool]:
+    """``(client, own)``: a Dask client connected to ``scheduler`` (an address, checked first,
+    or a client, used as it is); ``own`` says the caller must close it. Any failure to
+    connect is one :class:`InvalidInputError` line, raised before the run touches its folder."""
     try:
-        from dask.distributed import Client, as_completed
+        from dask.distributed import Client
     except ImportError as exc:  # pragma: no cover - dask is a dependency
         raise InvalidInputError(f"--scheduler needs dask.distributed ({exc}); pip install 'dask[distributed]'") from None
-    own = not isinstance(scheduler, Client)
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    check_scheduler_address(str(scheduler))
     try:
-        client = Client(scheduler, timeout="20s") if own else scheduler
-    except (OSError, TimeoutError) as exc:
-        raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({exc}); start it with `dask scheduler` "
+        return Client(scheduler, timeout=CONNECT_TIMEOUT), True
+    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError from the comm layer
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({reason}); start it with `dask scheduler` "
                                 f"and check the address") from None
+
+
+def dask_outcomes(func: Callable, todo: list[tuple[int, tuple]], client: Any, keys: list[str]) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, func(*args))`` as they finish on a ``dask.distributed`` cluster through a
+    connected ``client`` (:func:`connect_scheduler`; task names ``keys``); a task whose workers
+    were lost yields a failed cell outcome. Unfinished tasks are cancelled when the generator closes."""
+    from dask.distributed import as_completed
+
     futures: list = []
     try:
         futures = [client.submit(func, *args, pure=False, key=key) for (_, args), key in zip(todo, keys)]
@@ -128,5 +158,3 @@ def dask_outcomes(func: Callable, todo: list[tuple[int, tuple]], scheduler: Any,
     finally:
         if futures:
             client.cancel(futures)  # no-op for finished cells; stops the others when interrupted
-        if own:
-            client.close()

@@ -88,8 +88,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.executors import dask_outcomes, pool_outcomes
-from benchmarks.runfolder import finished_parts, part_path, run_lock
+from benchmarks.executors import connect_scheduler, dask_outcomes, pool_outcomes
+from benchmarks.runfolder import check_run_layout, finished_parts, part_path, run_lock, storage_error
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.files import atomic_write
 
@@ -326,6 +326,16 @@ def _validate_rows(rows: Any, params: dict) -> list[dict]:
 # --------------------------------------------------------------------------- storage
 
 
+def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    """:func:`vcsched.files.atomic_write` with ``fsync``; a failed write (a full disk) leaves no
+    partial file and is one line naming ``path`` (:func:`benchmarks.runfolder.storage_error`)."""
+    try:
+        atomic_write(path, write, fsync=True)
+    except OSError as exc:
+        parts = path.parent if path.parent.name == "parts" else path.parent / "parts"
+        raise storage_error(path, exc, parts) from None
+
+
 def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> pandas.DataFrame:
     import pandas as pd
 
@@ -344,7 +354,7 @@ def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, ve
 
 def _save_part(parts: pathlib.Path, frame: pandas.DataFrame, cid: str, failed: bool) -> None:
     path = part_path(parts, cid, error=failed)
-    atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False), fsync=True)
+    _atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
     if not failed:
         stale = part_path(parts, cid, error=True)
         if stale.exists():
@@ -452,12 +462,29 @@ def run_cells(
 
 def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int | None,
                       scheduler: Any, resume: bool, seed: int, progress: bool | None) -> RunSummary:
-    t0 = time.perf_counter()
+    """Every check (options, cells, the folder's layout, the scheduler's connection) comes
+    before the first change to the run folder; a write that fails later is one line and
+    leaves the finished parts in place (:func:`benchmarks.runfolder.storage_error`)."""
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:
         raise InvalidInputError(f"--workers must be >= 1, got {workers}")
     if seed < 0:
         raise InvalidInputError(f"--seed must be >= 0, got {seed}")
+    check_run_layout(out)
+    client, own = connect_scheduler(scheduler) if scheduler is not None else (None, False)
+    try:
+        return _run_cells_checked(experiment, out, quick=quick, workers=workers, client=client, resume=resume,
+                                  seed=seed, progress=progress)
+    except OSError as exc:
+        raise storage_error(pathlib.Path(exc.filename or out), exc, out / "parts") from None
+    finally:
+        if own:
+            client.close()
+
+
+def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int, client: Any,
+                       resume: bool, seed: int, progress: bool | None) -> RunSummary:
+    t0 = time.perf_counter()
     parts = out / "parts"
     cells = experiment.cells(quick)
     ids = _check_cells(experiment.name, cells)
@@ -465,17 +492,16 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
     manifest = {"experiment": experiment.name, "seed": int(seed), "quick": bool(quick), "cells": len(cells)}
     _prepare_dir(out, parts, manifest, resume)
     done = finished_parts(parts, ids, seeds, seed) if resume else set()
-    atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"),
-                 fsync=True)
+    _atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
     todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if k not in done]
     skipped = len(cells) - len(todo)
     version = code_version()
     failed = 0
-    started: int | None = None if scheduler is not None else 0
+    started: int | None = None if client is not None else 0
     if todo:
-        if scheduler is not None:
+        if client is not None:
             outcomes = dask_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
-                                     scheduler, [f"cell-{i}-{cell_id(params)}-{seed}" for i, params, seed in todo])
+                                     client, [f"cell-{i}-{cell_id(params)}-{seed}" for i, params, seed in todo])
         else:
             started = min(workers, len(todo))
             outcomes = pool_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
@@ -495,8 +521,8 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
             if close is not None:
                 close()
     table = load_results(out, cells)
-    atomic_write(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False), fsync=True)
-    atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False), fsync=True)
+    _atomic_write(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
+    _atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
     if "cell_status" in table:
         failed = int((table.drop_duplicates("cell")["cell_status"] == "error").sum())
     return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table,

@@ -3,9 +3,15 @@
 
 * :func:`run_lock`: one run at a time per folder (``.lock``, released by the kernel when the
   holder dies, even by SIGKILL);
-* :func:`finished_parts`: the cells whose part ``--resume`` keeps; an unreadable part is set
-  aside as ``<name>.corrupt`` and its cell runs again; a part computed with another root seed
-  is refused.
+* :func:`check_run_layout`: before anything in the folder is touched, every entry the run
+  uses has the right kind (``parts`` a writable folder, ``run.json`` and the result tables
+  files, every ``parts/*.parquet`` a file), else one line naming it;
+* :func:`finished_parts`: the cells whose part ``--resume`` keeps; a part that cannot be read
+  or holds no rows is set aside as ``<name>.corrupt`` and its cell runs again (every finished
+  part holds at least one row: a cell without rows stores a marker row); a part computed with
+  another root seed is refused;
+* :func:`storage_error`: a failed write (disk full, permissions) as one line that says the
+  finished parts are kept.
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["part_path", "check_run_dir", "run_lock", "read_part_seed", "finished_parts"]
+__all__ = ["part_path", "check_run_dir", "check_run_layout", "run_lock", "read_part_seed", "finished_parts",
+           "storage_error", "RUN_FILES"]
+
+RUN_FILES = ("run.json", "results.parquet", "results.csv")
+"""Files of a run folder that the run rewrites (atomically) at its end."""
 
 
 def part_path(parts: pathlib.Path, cid: str, error: bool = False) -> pathlib.Path:
@@ -36,6 +46,39 @@ def check_run_dir(out: pathlib.Path) -> None:
             if not folder.is_dir():
                 raise InvalidInputError(f"--out: {folder} is a file, not a folder; give a folder for the results")
             return
+
+
+def check_run_layout(out: pathlib.Path) -> None:
+    """Refuse a run folder whose entries have the wrong kind, or whose ``parts`` cannot be written,
+    before the run deletes or writes anything in it."""
+    parts = out / "parts"
+    if parts.exists() and not parts.is_dir():
+        raise InvalidInputError(f"--out: {parts} is a file, not a folder; move it away (the run keeps its cells there)")
+    for name in RUN_FILES:
+        path = out / name
+        if path.exists() and not path.is_file():
+            raise InvalidInputError(f"--out: {path} is not a file; move it away (the run writes that file)")
+    if parts.is_dir():
+        for path in parts.glob("*.parquet"):
+            if not path.is_file():
+                raise InvalidInputError(f"--out: {path} is not a file; move it away (a part is a Parquet file)")
+    _probe_writable(parts if parts.is_dir() else out)
+
+
+def _probe_writable(folder: pathlib.Path) -> None:
+    """Create and remove a file in ``folder`` (``os.access`` says yes to root on a read-only mount)."""
+    probe = folder / f".write-probe.{os.getpid()}.tmp"
+    try:
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidInputError(f"--out: cannot write in {folder} ({exc.strerror or exc}); give a writable folder") from None
+
+
+def storage_error(path: pathlib.Path, exc: OSError, parts: pathlib.Path) -> InvalidInputError:
+    """One line for a write that failed during a run (disk full, permissions, a folder in the way)."""
+    return InvalidInputError(f"cannot write {path} ({exc.strerror or exc}); the finished parts in {parts} are kept: "
+                             f"free space or fix the folder, then run again with --resume")
 
 
 @contextlib.contextmanager
@@ -78,10 +121,18 @@ def run_lock(out_dir: str | os.PathLike):
         os.close(fd)  # releases the lock
 
 
+class EmptyPart(ValueError):
+    """A part file that reads as a table with no rows: not a finished cell."""
+
+
 def read_part_seed(path: pathlib.Path) -> np.ndarray:
+    """The ``seed`` column of a part; a part with no rows raises :class:`EmptyPart`."""
     import pyarrow.parquet as pq
 
-    return pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    if not len(seeds):
+        raise EmptyPart(str(path))
+    return seeds
 
 
 def finished_parts(parts: pathlib.Path, ids: list[str], seeds: list[int], root_seed: int) -> set[int]:
@@ -98,13 +149,13 @@ def finished_parts(parts: pathlib.Path, ids: list[str], seeds: list[int], root_s
             continue
         try:
             stored = read_part_seed(path)
-        except Exception as exc:  # noqa: BLE001 - ArrowInvalid, OSError, KeyError: an unreadable part
+        except Exception as exc:  # noqa: BLE001 - ArrowInvalid, OSError, KeyError, no rows: an unreadable part
             aside = path.with_name(path.name + ".corrupt")
             os.replace(path, aside)
-            print(f"vcsched: note: {path} cannot be read ({type(exc).__name__}); set aside as {aside.name}, "
-                  f"cell {k} runs again", file=sys.stderr)
+            why = "holds no rows" if isinstance(exc, EmptyPart) else f"cannot be read ({type(exc).__name__})"
+            print(f"vcsched: note: {path} {why}; set aside as {aside.name}, cell {k} runs again", file=sys.stderr)
             continue
-        if len(stored) and int(stored[0]) != seeds[k]:
+        if int(stored[0]) != seeds[k]:
             raise InvalidInputError(
                 f"--resume: {path} was computed with another root seed than --seed {root_seed} (cell {k} has "
                 f"seed {int(stored[0])}, expected {seeds[k]}); give that run's --seed or drop --resume to start over")

@@ -227,8 +227,8 @@ def certify(
     """
     _validate(instance, time_limit, gap_tol, improve_share)
     stop_gap = gap_tol if stop_gap is None else float(stop_gap)
-    if not (0 <= stop_gap < 1):
-        raise InvalidInputError(f"certify: `stop_gap` must be in [0, 1), got {stop_gap}")
+    if not (0 <= stop_gap <= 1):  # the range of `vcsched vc solve --gap`
+        raise InvalidInputError(f"certify: stop_gap (--gap) must be in [0, 1], got {stop_gap}")
     stop_gap = max(stop_gap, gap_tol)
     clock = _Clock(time_limit)
     rng = np.random.default_rng(rng)  # one stream for every heuristic and improvement call

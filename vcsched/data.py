@@ -4,6 +4,11 @@ One setting: the environment variable ``VCSCHED_TRACES``. When it is not set,
 the default is ``../shared/data/traces`` next to the repository (the layout of
 the project's machines and CI), then the same path relative to the current
 directory.
+
+Paths given by the user (an option, ``VCSCHED_TRACES``) go through
+:func:`user_path` and :func:`path_exists`: ``~user`` of an unknown user, a name
+too long for the file system or a folder the user may not enter are one
+:class:`~vcsched.errors.InvalidInputError` line, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from pathlib import Path
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["TRACES_ENV", "traces_dir", "trace_path", "reference_schedules_dir"]
+__all__ = ["TRACES_ENV", "traces_dir", "trace_path", "reference_schedules_dir", "user_path", "path_exists"]
 
 TRACES_ENV = "VCSCHED_TRACES"
 _REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -23,11 +28,36 @@ def _shared_candidates(*parts: str) -> list[Path]:
     return [_REPO_ROOT.parent / "shared" / "data" / Path(*parts), Path.cwd().parent / "shared" / "data" / Path(*parts)]
 
 
+def user_path(text: str | os.PathLike, *, what: str = "path") -> Path:
+    """``text`` as a :class:`Path` with ``~`` and ``~user`` expanded; an unknown user is refused.
+
+    ``what`` names the path in the message (``"--swf"``, ``"$VCSCHED_TRACES"``).
+    """
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:  # ~nosuchuser
+        raise InvalidInputError(f"{what} {os.fspath(text)}: cannot expand '~' (no such user)") from None
+
+
+def path_exists(path: Path, *, what: str = "path") -> bool:
+    """Whether ``path`` exists: False when it (or a folder on the way) does not; a name too
+    long, a folder the user may not enter or another system error is one line naming it."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise InvalidInputError(f"{what} {path}: cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:  # embedded NUL byte
+        raise InvalidInputError(f"{what} {path!r}: not a valid path ({exc})") from None
+    return True
+
+
 def traces_dir() -> Path:
     """The folder holding the SWF traces (``$VCSCHED_TRACES`` or ``../shared/data/traces``)."""
     env = os.environ.get(TRACES_ENV)
     if env:
-        return Path(env).expanduser()
+        return user_path(env, what=f"${TRACES_ENV}")
     for cand in _shared_candidates("traces"):
         if cand.is_dir():
             return cand
@@ -39,11 +69,11 @@ def trace_path(name: str) -> Path:
 
     A path that exists as given (absolute, or relative to the current directory) is returned as is.
     """
-    given = Path(name).expanduser()
-    if given.exists():
+    given = user_path(name, what="trace")
+    if path_exists(given, what="trace"):
         return given
     path = traces_dir() / name
-    if not path.exists():
+    if not path_exists(path, what="trace"):
         raise InvalidInputError(
             f"trace {name!r} not found in {traces_dir()}: download it from the Parallel Workloads Archive "
             f"and set {TRACES_ENV} to the folder that holds it"

@@ -5,7 +5,8 @@ outcomes of an algorithm (infeasible model, heuristic failure, time limit) are
 never exceptions: they are a :class:`vcsched.result.Status` in the result.
 """
 
-__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError", "InternalError"]
+__all__ = ["VcschedError", "InvalidInputError", "SolverUnavailableError", "UnknownNameError", "InternalError",
+           "Terminated"]
 
 
 class VcschedError(Exception):
@@ -35,3 +36,12 @@ class InternalError(VcschedError, RuntimeError):
     """The toolkit contradicted itself (a bug, here or in a backend), e.g. a result claimed
     ``optimal`` with its objective far from its proven bound. Never a user's mistake: the
     message says what was inconsistent so that it can be reported."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received (``kill PID``): raised by the command line's signal handler.
+
+    A ``KeyboardInterrupt``, so that every clean-up written for Ctrl-C (stopping
+    workers, removing temporary files, stopping a solver) runs for it too; the
+    command line tells the two apart only for the exit status (143, not 130).
+    """

@@ -43,10 +43,10 @@ and the reference, with rounding ties).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from heuristics.grid.fastselect import _key, two_smallest
 from vcsched.sim.compiled import earliest, earliest_many, reserve, row_of
+from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["MCT", "plan_event", "plan_event_grouped", "monotone_after_lower"]
 

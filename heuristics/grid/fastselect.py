@@ -14,7 +14,8 @@ when minimising, so they win only when no alive row beats them, as in numpy).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 _INF = np.inf
 

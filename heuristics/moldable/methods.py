@@ -77,8 +77,48 @@ def exact(instance: MoldableInstance, *, time_limit: float | None = EXACT_DEFAUL
     lower_bound = lower.bound if lower.status.value == "optimal" else None
     if grain is not None and not (not isinstance(grain, str) and grain > 0 and time_grain_ok(instance, grain)):
         return solve_rounded(instance, grain, time_limit=time_limit, start=start, lower_bound=lower_bound)
-    return solve_exact(instance, time_limit=time_limit, formulation="time-indexed" if grain else formulation,
-                       grain=grain, start=start, lower_bound=lower_bound)
+    formulation = formulation_within_limit(instance, "time-indexed" if grain else formulation, grain)
+    return solve_exact(instance, time_limit=time_limit, formulation=formulation, grain=grain, start=start,
+                       lower_bound=lower_bound)
+
+
+def formulation_within_limit(instance: MoldableInstance, formulation: str, grain: float | None = None) -> str:
+    """The formulation ``exact`` builds, chosen on estimated model sizes before anything is built.
+
+    Sizes are upper bounds (:mod:`vcsched.formulations.moldable_size`) against
+    :data:`~vcsched.formulations.moldable_size.MAX_EXACT_NONZEROS`; branch and bound builds
+    no model. ``auto`` keeps its own rule when the models it may take fit; when the
+    time-indexed model does not, it takes branch and bound on at most
+    :data:`~vcsched.formulations.moldable_milp.BB_AUTO_MAX_TASKS` tasks, else the flow model
+    if it fits. A formulation asked by name, or ``auto`` when nothing fits, is refused
+    (:class:`~vcsched.errors.InvalidInputError`) with the sizes and the limit.
+    """
+    from vcsched.errors import InvalidInputError
+    from vcsched.formulations.moldable_milp import BB_AUTO_MAX_TASKS, time_grain
+    from vcsched.formulations.moldable_size import MAX_EXACT_NONZEROS, flow_model_size, time_indexed_model_size
+
+    if formulation == "branch-and-bound":
+        return formulation
+    small = instance.n <= BB_AUTO_MAX_TASKS
+    grain = grain if grain is not None else time_grain(instance) if formulation in ("auto", "time-indexed") else None
+    if formulation == "time-indexed" and grain is None:
+        return formulation  # solve_exact refuses it (no grain) before building
+    sizes = []
+    if grain is not None:
+        sizes.append(time_indexed_model_size(instance, grain))
+    if formulation == "flow" or (formulation == "auto" and not small):
+        sizes.append(flow_model_size(instance))
+    fits = [s for s in sizes if s.nonzeros <= MAX_EXACT_NONZEROS]
+    if len(fits) == len(sizes):
+        return formulation
+    if formulation == "auto" and small:
+        return "branch-and-bound"
+    if formulation == "auto" and fits:
+        return fits[0].formulation
+    shown = " and ".join(s.text() for s in sizes)
+    raise InvalidInputError(f"--formulation {formulation}: the {shown}, more than the limit of "
+                            f"{MAX_EXACT_NONZEROS:,} nonzeros (estimated before building); use a smaller instance"
+                            + ("" if formulation == "flow" else " or --formulation flow" if grain else ""))
 
 
 def _keywords(function: Callable) -> tuple[str, ...]:

@@ -58,6 +58,8 @@ from vcsched.problems.vc import (
     allocation_from_placement,
     check_allocation,
     host_loads,
+    host_memory,
+    per_host_sum,
 )
 from vcsched.problems.vc_metrics import migration_cost
 from vcsched.registry import Registry
@@ -123,7 +125,7 @@ class _Moves:
         np.add.at(self.new, (instance.task_job, task_host), 1)
         self.task_host = task_host.copy()
         self.load = host_loads(instance, task_host)
-        self.mem = np.bincount(task_host, weights=instance.task_mem, minlength=H)
+        self.mem = host_memory(instance, task_host)
 
     def cost(self) -> float:
         return float(np.dot(np.maximum(self.new - self.cur, 0).sum(axis=1), self.weight))
@@ -155,8 +157,8 @@ def stay_and_place_new(instance: VCInstance) -> np.ndarray | None:
     th = instance.current_task_host()
     free = th < 0
     placed = ~free
-    load = np.bincount(th[placed], weights=instance.task_cpu[placed], minlength=instance.hosts)
-    mem = np.bincount(th[placed], weights=instance.task_mem[placed], minlength=instance.hosts)
+    load = per_host_sum(th[placed], instance.task_cpu[placed], instance.hosts)
+    mem = per_host_sum(th[placed], instance.task_mem[placed], instance.hosts)
     for k in np.flatnonzero(free):
         c, m = instance.task_cpu[k], instance.task_mem[k]
         fits = mem + m <= 1 + MEM_SLACK

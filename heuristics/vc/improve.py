@@ -44,7 +44,7 @@ import numpy as np
 
 from heuristics.vc._common import MEM_EPS, validate_instance
 from vcsched.errors import InvalidInputError
-from vcsched.problems.vc import VCInstance, host_loads, host_memory
+from vcsched.problems.vc import VCInstance, host_loads, host_memory, per_host_sum
 
 __all__ = ["improve_placement", "ImproveStats"]
 
@@ -249,8 +249,8 @@ def _lns_step(instance, task_host, load, h, rng, n_hosts, time_limit):
     if not res.status.has_solution:
         return False
     sub_host = np.asarray(res.solution.task_host)
-    new_load = np.bincount(sub_host, weights=sub.cpu, minlength=group.size)
-    new_mem = np.bincount(sub_host, weights=sub.mem, minlength=group.size)
+    new_load = per_host_sum(sub_host, sub.cpu, group.size)
+    new_mem = per_host_sum(sub_host, sub.mem, group.size)
     if new_load.max() >= load[group].max() - _EPS or np.any(new_mem > 1 + MEM_EPS):
         return False
     task_host[tasks] = group[sub_host]

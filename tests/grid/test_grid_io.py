@@ -86,9 +86,9 @@ def test_corrupted_and_truncated_gz_are_one_line_errors(tmp_path, capsys):
     truncated = tmp_path / "short.swf.gz"
     truncated.write_bytes(data[: len(data) // 2])
     for path in (corrupted, truncated):
-        with pytest.raises(InvalidInputError, match=f"{path}: cannot read it"):
+        with pytest.raises(InvalidInputError, match=f"{path}: cannot be read"):
             read_swf(path)
-        assert "cannot read it" in one_error_line(capsys, ["grid", "simulate", "--trace", str(path), "--procs", "8"])
+        assert "cannot be read" in one_error_line(capsys, ["grid", "simulate", "--trace", str(path), "--procs", "8"])
 
 
 def test_written_swf_reads_back_with_the_same_fields(tmp_path):

@@ -77,7 +77,7 @@ def test_skip_bad_lines_counts_them(tmp_path, caplog):
 
 
 def test_missing_file_is_invalid_input(tmp_path):
-    with pytest.raises(InvalidInputError, match="no such file"):
+    with pytest.raises(InvalidInputError, match="file not found"):
         read_swf(tmp_path / "nope.swf")
 
 

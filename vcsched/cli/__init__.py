@@ -8,13 +8,19 @@ that needs them; nothing in the core imports this package.
 
 Exit codes: 0 success (also when a solver reports ``infeasible`` or a
 heuristic ``failed``: those are results), 2 bad input or usage, 1 an
-unexpected internal error (or memory exhausted), 130 interrupted, 141 the
+unexpected internal error (or memory exhausted), 130 interrupted (SIGINT,
+Ctrl-C), 143 terminated (SIGTERM, ``kill PID``), 141 the
 reader of standard output went away (``vcsched ... --json | head -1``: the
 output is cut short on purpose, so nothing is printed, as for a process ended
 by SIGPIPE).
 
 Every handler runs under :func:`main`, which handles these cases once for all
-command groups. ``RuntimeWarning`` s (numpy on degenerate arithmetic) are not
+command groups. Both signals raise an exception in the main thread (SIGTERM
+:class:`~vcsched.errors.Terminated`, a ``KeyboardInterrupt``), so clean-up
+code runs, partial output files are removed, and a HiGHS solve in progress is
+stopped through its interrupt callback
+(:func:`vcsched.formulations.solve.run_interruptibly`): the command ends
+within about a second with one line on standard error. ``RuntimeWarning`` s (numpy on degenerate arithmetic) are not
 printed unless Python's warning options ask for them (``-W`` or
 ``PYTHONWARNINGS``).
 
@@ -27,13 +33,16 @@ matplotlib and dask are imported inside the command that needs them, so
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 
-from vcsched.errors import InvalidInputError, VcschedError
+from vcsched.errors import InvalidInputError, Terminated, VcschedError
 
 __all__ = ["main", "build_parser", "GROUPS"]
 
@@ -80,9 +89,78 @@ def _silence_stdout() -> None:
         pass
 
 
+def _terminate(signum, frame):  # pragma: no cover - exercised by a signal in a subprocess test
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """While a command runs in the main thread, SIGTERM raises :class:`Terminated`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _guarded_stdout():
+    """Install :class:`~vcsched.cli.common.GuardedStdout` for the command. When the process
+    started with standard output closed, descriptor 1 is held on /dev/null first, so that no
+    file opened later becomes descriptor 1 (and receives a solver's C-level output)."""
+    from vcsched.cli.common import GuardedStdout
+
+    if sys.stdout is None:
+        try:
+            os.fstat(1)
+        except OSError:
+            with contextlib.suppress(OSError):
+                fd = os.open(os.devnull, os.O_WRONLY)
+                if fd != 1:
+                    os.dup2(fd, 1)
+                    os.close(fd)
+    saved = sys.stdout
+    sys.stdout = GuardedStdout(saved)
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+def _stdout_failed(exc: Exception) -> int:
+    _silence_stdout()  # the interpreter's final flush must not fail a second time
+    print(f"vcsched: error: {exc}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    from vcsched.cli.common import StdoutUnwritable
+
+    with _guarded_stdout():
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except StdoutUnwritable as err:  # a long --help text flushed while written
+            return _stdout_failed(err)
+        except SystemExit as exc:  # --help, --version (0) or a usage error (2): the text must reach stdout
+            try:
+                sys.stdout.flush()
+            except StdoutUnwritable as err:
+                return _stdout_failed(err)
+            except BrokenPipeError:
+                _silence_stdout()
+                return 141
+            raise exc from None
+        with _sigterm_raises():
+            return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from vcsched.cli.common import StdoutUnwritable
+
     try:
         with warnings.catch_warnings():
             if not sys.warnoptions:
@@ -92,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 141
+    except StdoutUnwritable as exc:
+        return _stdout_failed(exc)
     except InvalidInputError as exc:
         print(f"vcsched: error: {exc}", file=sys.stderr)
         return 2
@@ -101,6 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         print("vcsched: error: out of memory; try a smaller instance or option values", file=sys.stderr)
         return 1
+    except Terminated:
+        print("vcsched: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("vcsched: interrupted", file=sys.stderr)
         return 130

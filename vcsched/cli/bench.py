@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
 
 from vcsched.cli.common import nonneg_int, positive_int
 from vcsched.errors import InvalidInputError
@@ -59,10 +57,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _interrupt(signum, frame):  # pragma: no cover - exercised by a signal
-    raise KeyboardInterrupt
-
-
 def _workers_text(started: int, asked: int) -> str:
     """How many local worker processes really ran (capped at the cells to run)."""
     if not started:
@@ -77,16 +71,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     exp = get_experiment(args.name)
     if args.scheduler is not None and args.workers is not None:
         raise InvalidInputError("--workers and --scheduler exclude each other: with --scheduler the Dask workers run the cells")
-    if args.scheduler is not None and "://" not in args.scheduler:
-        raise InvalidInputError(f"--scheduler: expected an address like tcp://host:8786, got {args.scheduler!r}")
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # `kill PID`: stop workers, keep parts
-    try:
-        summary = run_experiment(exp, args.out, quick=args.quick, workers=args.workers, scheduler=args.scheduler,
-                                 resume=args.resume, seed=args.seed)
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
+    if args.scheduler is not None:
+        from benchmarks.executors import check_scheduler_address
+
+        check_scheduler_address(args.scheduler)  # before the run folder is created
+    # `kill PID` raises Terminated (vcsched.cli.main): the workers stop, finished parts are kept
+    summary = run_experiment(exp, args.out, quick=args.quick, workers=args.workers, scheduler=args.scheduler,
+                             resume=args.resume, seed=args.seed)
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else _workers_text(summary.workers,
                                                                                    args.workers or os.cpu_count())
     print(f"{summary.experiment}: {summary.n_cells} cells ({summary.n_run} run, {summary.n_skipped} resumed, "

@@ -18,7 +18,8 @@ from vcsched.errors import InvalidInputError
 
 __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "nonneg_int", "print_table",
            "progress_bar", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
-           "SEED_MAX"]
+           "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
+           "run_instance_set"]
 
 
 def jsonable(value: Any) -> Any:
@@ -130,6 +131,63 @@ SEED_MAX = 2**63 - 1
 def seed_option():
     """The ``type=`` of every ``--seed``: an integer in ``[0, 2^63 - 1]``."""
     return number_option(int, low=0, high=SEED_MAX)
+
+
+class StdoutUnwritable(InvalidInputError):
+    """Standard output cannot be written: closed (``>&-``), a full disk or ``/dev/full``."""
+
+
+class GuardedStdout:
+    """``sys.stdout`` while a command runs (:func:`vcsched.cli.main` installs it).
+
+    * A write or flush that fails (``OSError`` other than a broken pipe, a closed
+      stream, no stream at all when the process started with standard output closed)
+      raises :class:`StdoutUnwritable`: one line, exit status 2, as a failed ``-o`` write.
+      ``BrokenPipeError`` passes unchanged (exit 141, nothing printed).
+    * Text the stream's encoding cannot hold (an ASCII locale, ``PYTHONIOENCODING=ascii``)
+      is written with ``?`` in place of each such character (tables keep their columns;
+      JSON output is ASCII already).
+
+    Everything else is the wrapped stream's (``fileno``, ``isatty``, ``encoding``).
+    """
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _fail(self, reason: str) -> StdoutUnwritable:
+        return StdoutUnwritable(f"cannot write to standard output ({reason}); redirect it to a writable file")
+
+    def _call(self, name: str, *args):
+        if self._stream is None:
+            raise self._fail("it is closed")
+        try:
+            return getattr(self._stream, name)(*args)
+        except (BrokenPipeError, UnicodeEncodeError):
+            raise
+        except OSError as exc:
+            raise self._fail(exc.strerror or str(exc)) from None
+        except ValueError as exc:  # I/O operation on closed file
+            raise self._fail(str(exc)) from None
+
+    def write(self, text: str) -> int:
+        try:
+            return self._call("write", text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return self._call("write", text.encode(encoding, errors="replace").decode(encoding))
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if self._stream is not None:  # closed from the start: nothing was written, nothing to flush
+            self._call("flush")
+
+    def __getattr__(self, name: str):
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
 
 
 def write_stdout(text: str, chunk: int = 1 << 16) -> None:

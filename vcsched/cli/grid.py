@@ -237,6 +237,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
     if args.output:
         check_output_path(args.output, option="-o", inputs=inputs)
         suffix = Path(args.output).suffix.lower()
+        device = os.path.exists(args.output) and not os.path.isfile(args.output)  # /dev/stdout: CSV
+        if suffix == "" and not device:
+            raise InvalidInputError(f"-o {args.output}: no suffix; name the format with .csv or .parquet")
         if suffix not in (".csv", ".parquet", ".pq", ""):
             raise InvalidInputError(f"-o {args.output}: unknown output format {suffix!r}; use .csv or .parquet")
     if args.gantt:

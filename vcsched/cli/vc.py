@@ -35,6 +35,7 @@ from vcsched.cli.common import (
     write_stdout,
 )
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.problems.vc_plain import MIN_CPU
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
@@ -75,8 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"coefficient of variation of memory needs, 0 to {MAX_CV:g} (default 0.25)")
     g.add_argument("--cv-cpu", type=number_option(float, low=0, high=MAX_CV), default=0.25,
                    help=f"coefficient of variation of CPU needs, 0 to {MAX_CV:g} (default 0.25)")
-    g.add_argument("--mean-cpu", type=number_option(float, low=0, low_open=True, high=1), default=0.5,
-                   help="mean CPU need, in (0, 1] (default 0.5)")
+    g.add_argument("--mean-cpu", type=number_option(float, low=MIN_CPU, low_open=True, high=1), default=0.5,
+                   help=f"mean CPU need, in ({MIN_CPU:g}, 1] as in the instance files (default 0.5)")
     g.add_argument("--tasks", choices=["one", "lublin"], default="one", help="task counts: one per job, or Lublin-Feitelson (1-64)")
     g.add_argument("--seed", type=seed_option(), default=0)
     g.add_argument("-o", "--output", help="output file (default: standard output)")

@@ -20,6 +20,7 @@ import dataclasses
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -29,7 +30,8 @@ import pulp
 from vcsched.errors import SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
-__all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var", "new_highs", "quiet_stdout"]
+__all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var", "new_highs", "quiet_stdout",
+           "run_interruptibly"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +94,71 @@ def new_highs():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return highspy, h
+
+
+_POLL_SECONDS = 0.05
+_STOP_SECONDS = 5.0
+"""How long an interrupted solve may take to stop before the exception propagates anyway."""
+
+
+def _interrupt_callback(stop: threading.Event):
+    """A HiGHS callback (``setCallback`` signature) that asks the solve to stop once ``stop`` is set."""
+
+    def callback(callback_type, message, data_out, data_in, user_data) -> None:
+        if data_in is not None and stop.is_set():
+            data_in.user_interrupt = True
+
+    return callback
+
+
+def run_interruptibly(h) -> None:
+    """``h.run()`` in a worker thread, so that a signal (SIGINT, SIGTERM) is honoured at once.
+
+    The C++ solve does not return to Python until it ends, so a signal handler
+    called from the main thread would wait for the time limit. Here the main
+    thread waits for the solve in short slices (signal handlers run between
+    them); when one raises (``KeyboardInterrupt``, or
+    :class:`~vcsched.errors.Terminated` for SIGTERM), HiGHS is asked to stop
+    through its interrupt callbacks (simplex, interior point, MIP), the main
+    thread waits for it to return (at most ``_STOP_SECONDS``; measured: 0.1 to
+    0.4 s) and the exception propagates. A solve that is not interrupted gives
+    the same result as ``h.run()``; the callback is a bare function (not
+    highspy's event objects), about 4 % of CPU time on simplex-heavy solves.
+    An exception in the worker is re-raised here.
+    """
+    import highspy
+
+    stop = threading.Event()
+    failure: list[BaseException] = []
+    kinds = highspy.cb.HighsCallbackType
+    highspy.Highs.__mro__[1].setCallback(h, _interrupt_callback(stop), None)
+    for kind in (kinds.kCallbackSimplexInterrupt, kinds.kCallbackIpmInterrupt, kinds.kCallbackMipInterrupt):
+        h.startCallback(kind)
+
+    def work() -> None:
+        try:
+            h.run()
+        except BaseException as exc:  # pragma: no cover - HiGHS raising is a bug; re-raised below
+            failure.append(exc)
+        finally:
+            # HiGHS's task scheduler belongs to the thread that ran the solve: shut it down
+            # before saying the solve is over, so that no process exit races its teardown.
+            type(h).resetGlobalScheduler(True)
+            done.set()
+
+    # Wait on an Event, not Thread.join: a join cut short by a signal marks a running
+    # thread as stopped (Python 3.11), and the process would exit under a running solve.
+    done = threading.Event()
+    threading.Thread(target=work, name="highs", daemon=True).start()
+    try:
+        while not done.wait(_POLL_SECONDS):
+            pass
+    except BaseException:
+        stop.set()
+        done.wait(_STOP_SECONDS)
+        raise
+    if failure:  # pragma: no cover
+        raise failure[0]
 
 
 def translate_status(model_status, has_solution: bool) -> tuple[Status, str]:
@@ -282,7 +349,7 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, variables) -> _Run:
     for key, value in settings.items():
         if value is not None:
             h.setOptionValue(key, value)
-    h.run()
+    run_interruptibly(h)
     model_status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible

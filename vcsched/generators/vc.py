@@ -16,7 +16,7 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.generators.lublin import lublin_sizes
-from vcsched.problems.vc import VCInstance
+from vcsched.problems.vc import MIN_CPU, VCInstance
 
 __all__ = [
     "VCSpec",
@@ -104,7 +104,7 @@ def generate_vc_instance(
     counts = lublin_sizes(jobs, rng) if tasks == "lublin" else np.ones(jobs, dtype=np.int64)
     mean_mem = hosts * (1.0 - slack) / float(counts.sum())
     mem = truncated_normal(min(mean_mem, 1.0), cv_mem, jobs, rng)
-    cpu = truncated_normal(mean_cpu, cv_cpu, jobs, rng)
+    cpu = truncated_normal(mean_cpu, cv_cpu, jobs, rng, low=MIN_CPU)  # the file format's range, (1e-9, 1]
     return VCInstance(hosts=hosts, cpu=cpu, mem=mem, tasks=counts)
 
 

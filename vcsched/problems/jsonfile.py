@@ -1,6 +1,11 @@
-"""One way to read the toolkit's JSON files, with one error style.
+"""One way to read the toolkit's input files and JSON documents, with one error style.
 
-Every JSON input (VCSched and moldable instances, grid platforms, Batsim
+Every input file (JSON documents, SWF traces, plain or gzip-compressed) is read
+by :func:`read_input_bytes`: only regular files (a device such as
+``/dev/zero``, a FIFO or a socket is refused, also through a symbolic link,
+and a FIFO is never waited on), and at most :data:`MAX_FILE_BYTES` bytes,
+counted on the decompressed data for a ``.gz`` file (the size ``stat`` gives is
+not trusted: the read itself stops at the limit). Every JSON input (VCSched and moldable instances, grid platforms, Batsim
 workloads) goes through :func:`load_json`, and every object in it through
 :func:`check_keys` and the field readers below. Errors are
 :class:`~vcsched.errors.InvalidInputError` with one line of the form
@@ -14,6 +19,8 @@ Choices
 * Unknown keys are refused with the nearest known name as a hint, so a typo
   (``procz``) is never silently ignored.
 * Booleans are not numbers (``true`` is refused where a number is expected).
+* A key given twice in one object (``{"mem": 2.0, "mem": 0.5}``) is refused,
+  naming the key: Python's ``json`` would keep the last one silently.
 
 Examples
 --------
@@ -28,49 +35,106 @@ vcsched.errors.InvalidInputError: inst.json: unknown field 'jbos' (did you mean 
 from __future__ import annotations
 
 import difflib
+import gzip
 import json
 import math
 import os
+import stat
+import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["load_json", "check_keys", "number_field", "int_field", "MAX_FILE_BYTES"]
+__all__ = ["load_json", "read_input_bytes", "check_keys", "number_field", "int_field", "MAX_FILE_BYTES"]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
-"""Largest JSON file read (512 MiB): a bigger one is refused before reading."""
+"""Largest input file read (512 MiB; for a ``.gz`` file, of decompressed data): a bigger one is refused."""
+
+
+def _open_regular(source: str, what: str) -> int:
+    """A read-only descriptor of the regular file ``source`` (symbolic links followed)."""
+    from vcsched.data import user_path
+
+    path = user_path(source, what=what)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO opens at once
+    except FileNotFoundError:
+        raise InvalidInputError(f"{source}: file not found; give the path of a {what}") from None
+    except OSError as exc:
+        raise InvalidInputError(f"{source}: cannot be read ({exc.strerror or exc}); give the path of a {what}") from None
+    except ValueError as exc:  # NUL byte in the path
+        raise InvalidInputError(f"{source!r}: not a valid path ({exc}); give the path of a {what}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
+        raise InvalidInputError(f"{source}: is {kind}; give the path of a {what}")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_input_bytes(path: str | os.PathLike, *, what: str, limit: int = MAX_FILE_BYTES,
+                     compressed: bool | None = None) -> bytes:
+    """The bytes of the input file ``path``, decompressed when it is gzip data; one line on failure.
+
+    ``compressed`` None means "when the name ends in ``.gz``". Refused: a missing
+    file, a path that cannot be expanded or entered, a directory, a file that is
+    not regular, more than ``limit`` bytes (decompressed), a corrupt ``.gz``.
+    """
+    source = os.fspath(path)
+    if compressed is None:
+        compressed = source.endswith(".gz")
+    fd = _open_regular(source, what)
+    too_big = f"{source}: larger than the {limit:,}-byte limit for a {what}"
+    size = os.fstat(fd).st_size
+    if size > limit:  # stat is believed when it says too big (a sparse file), never when it says small
+        os.close(fd)
+        raise InvalidInputError(f"{too_big} ({size:,} bytes)")
+    try:
+        with os.fdopen(fd, "rb") as raw:
+            if not compressed:
+                data = raw.read(limit + 1)
+            else:
+                with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
+                    data = fh.read(limit + 1)
+                too_big += " (decompressed)"
+    except (OSError, EOFError, zlib.error) as exc:  # I/O error, a truncated or corrupted .gz
+        raise InvalidInputError(f"{source}: cannot be read ({exc}); check that it is a valid {what}") from None
+    if len(data) > limit:
+        raise InvalidInputError(too_big)
+    return data
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def load_json(path: str | os.PathLike, *, what: str = "JSON file") -> Any:
     """Parse the JSON document at ``path``; every failure is one clear line.
 
     ``what`` names the expected content in messages (``"VCSched instance"``,
-    ``"platform file"``). Refused: a missing file, a directory, a file over
-    :data:`MAX_FILE_BYTES`, bytes that are not UTF-8 text (a binary or a UTF-16
-    file), malformed JSON, ``NaN``/``Infinity``, integers of more than 4,300
-    digits.
+    ``"platform file"``). Refused: everything :func:`read_input_bytes` refuses
+    (a missing or non-regular file, more than :data:`MAX_FILE_BYTES`), bytes
+    that are not UTF-8 text (a binary or a UTF-16 file), malformed JSON, a key
+    given twice in one object, ``NaN``/``Infinity``, integers of more than
+    4,300 digits.
     """
     source = os.fspath(path)
-    if os.path.isdir(source):
-        raise InvalidInputError(f"{source}: is a directory; give the path of a {what}")
-    try:
-        size = os.path.getsize(source)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found; give the path of a {what}") from None
-    except OSError as exc:
-        raise InvalidInputError(f"{source}: cannot be read ({exc.strerror}); give the path of a {what}") from None
-    if size > MAX_FILE_BYTES:
-        raise InvalidInputError(f"{source}: {size:,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit for a {what}")
-    try:
-        with open(source, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise InvalidInputError(f"{source}: cannot be read ({exc.strerror}); give the path of a {what}") from None
+    raw = read_input_bytes(source, what=what, compressed=False)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -78,7 +142,9 @@ def load_json(path: str | os.PathLike, *, what: str = "JSON file") -> Any:
     if "\x00" in text:
         raise InvalidInputError(f"{source}: contains NUL bytes (binary or UTF-16?); expected a {what} in JSON")
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InvalidInputError(f"{source}: key {exc.args[0]!r} appears twice in one object; keep one") from None
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}; "
                                 f"expected a {what}") from None

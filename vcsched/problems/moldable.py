@@ -286,33 +286,58 @@ def check_schedule(instance: MoldableInstance, schedule: Schedule, *, tol: float
     return CheckReport(not violations, tuple(violations), makespan, minsum)
 
 
+def _task_processor_error(i: int, ps: list, k: int, m: int) -> str | None:
+    """The first problem of task ``i``'s processor list (``k`` processors on ``m``), or None."""
+    if len(ps) != k:
+        return f"task {i}: {len(ps)} processor indices for {k} processors"
+    try:
+        repeated = len(set(ps)) != len(ps)
+    except TypeError:  # unhashable entries: reported as bad indices below
+        repeated = False
+    if repeated:
+        return f"task {i}: repeated processor index"
+    for p in ps:
+        if not (isinstance(p, (int, np.integer)) and not isinstance(p, bool) and 0 <= p < m):
+            return f"task {i}: processor index {p} outside 0..{m - 1}"
+    return None
+
+
 def _check_processors(processors, start, end, procs, m, eps) -> list[str]:
+    """Explicit processors: valid distinct indices per task, and no processor used by two tasks
+    at once (per processor, the first overlap in start order). Vectorised over all
+    (task, processor) pairs: a gang schedule of ``n x m`` pairs is checked in numpy."""
     out: list[str] = []
     n = len(start)
     if len(processors) != n:
         return [f"processor lists given for {len(processors)} tasks, expected {n}"]
-    per_proc: list[list[tuple[float, float, int]]] = [[] for _ in range(m)]
+    owners, used = [], []
     for i, ps in enumerate(processors):
         if ps is None:
             continue
-        ps = list(ps)
-        if len(ps) != procs[i]:
-            out.append(f"task {i}: {len(ps)} processor indices for {procs[i]} processors")
-            continue
-        if len(set(ps)) != len(ps):
-            out.append(f"task {i}: repeated processor index")
-            continue
-        for p in ps:
-            if not (isinstance(p, (int, np.integer)) and 0 <= p < m):
-                out.append(f"task {i}: processor index {p} outside 0..{m - 1}")
-                break
-            per_proc[int(p)].append((float(start[i]), float(end[i]), i))
-    for p, intervals in enumerate(per_proc):
-        intervals.sort()
-        for (s1, e1, i1), (s2, e2, i2) in zip(intervals, intervals[1:]):
-            if s2 < e1 - eps:
-                out.append(f"processor {p}: tasks {i1} and {i2} overlap in time ({s2:.6g} < {e1:.6g})")
-                break
+        arr = np.asarray(ps)
+        fast = arr.ndim == 1 and arr.size == procs[i] and np.issubdtype(arr.dtype, np.integer) and arr.dtype != bool
+        if fast and arr.size and (arr.min() < 0 or arr.max() >= m or np.unique(arr).size != arr.size):
+            fast = False
+        if not fast:
+            error = _task_processor_error(i, list(ps), int(procs[i]), m)
+            if error is not None:
+                out.append(error)
+                continue
+            arr = np.asarray(list(ps), dtype=np.int64)
+        used.append(arr.astype(np.int64, copy=False))
+        owners.append(np.full(arr.size, i, dtype=np.int64))
+    if not used:
+        return out
+    P, T = np.concatenate(used), np.concatenate(owners)
+    order = np.lexsort((T, end[T], start[T], P))  # per processor, by (start, end, task)
+    P, T = P[order], T[order]
+    clash = (P[1:] == P[:-1]) & (start[T[1:]] < end[T[:-1]] - eps)
+    first_per_proc = {}
+    for k in np.flatnonzero(clash):
+        first_per_proc.setdefault(int(P[k]), int(k))
+    for p, k in first_per_proc.items():
+        i1, i2 = int(T[k]), int(T[k + 1])
+        out.append(f"processor {p}: tasks {i1} and {i2} overlap in time ({start[i2]:.6g} < {end[i1]:.6g})")
     return out
 
 
@@ -343,8 +368,9 @@ def _show(value: Any) -> str:
 MAX_PROCESSORS = 100_000
 """Most processors ``m`` in an instance."""
 
-MAX_TIME_ENTRIES = 20_000_000
-"""Largest ``n x m`` (entries of the times table, 160 MB as float64; the algorithms keep a few
+MAX_TIME_ENTRIES = 2_000_000
+"""Largest ``n x m`` (entries of the times table, 16 MB as float64; the JSON text of such an instance
+is about 45 MB and takes about 250 MB and 5 s to read and solve with gang; the algorithms keep a few
 arrays of that shape). Checked before the table is allocated."""
 
 MIN_VALUE = 1e-9
@@ -366,7 +392,7 @@ def check_size(m: int, n: int, *, where: str = "instance") -> None:
                                 f"limit of {MAX_TIME_ENTRIES:,}")
 
 
-def _times_row(values: Any, m: int, source: str, where: str) -> list[float]:
+def _times_row(values: Any, m: int, source: str, where: str) -> list[float] | np.ndarray:
     """The ``m`` processing times of one task, each a number in ``[MIN_VALUE, MAX_VALUE]``."""
     if not isinstance(values, list):
         raise _fail(source, f"{where}, field 'times'", f"expected a list of {m} numbers, got {_show(values)}")
@@ -374,7 +400,14 @@ def _times_row(values: Any, m: int, source: str, where: str) -> list[float]:
         raise _fail(source, f"{where}, field 'times'",
                     f"has {len(values)} values, expected m = {m} (one per number of processors 1..m; "
                     "a missing tail is not padded)")
-    row = []
+    if all(type(v) is float or type(v) is int for v in values):  # fast path: one array, one range check
+        try:
+            row = np.asarray(values, dtype=float)
+        except OverflowError:
+            row = None
+        if row is not None and np.all((row >= MIN_VALUE) & (row <= MAX_VALUE)):
+            return row
+    row = []  # find the first bad entry, with its message
     for k, v in enumerate(values):
         row.append(number_field({"times": v}, "times", where=f"{source}: {where}, entry {k} (p_i({k + 1}))",
                                 low=MIN_VALUE, high=MAX_VALUE))

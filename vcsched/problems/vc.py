@@ -262,14 +262,25 @@ class CheckReport:
             raise AssertionError("invalid allocation: " + "; ".join(self.violations[:5]))
 
 
+def per_host_sum(task_host: np.ndarray, weights: np.ndarray, hosts: int) -> np.ndarray:
+    """Sum of ``weights`` per host, always as float64 (length ``hosts``).
+
+    ``np.bincount`` returns int64 zeros when no task is placed, even with float
+    weights: loads added to such an array later would be truncated to 0. Every
+    per-host sum of loads or memory goes through here.
+    """
+    host = np.asarray(task_host, dtype=np.int64)
+    return np.bincount(host, weights=np.asarray(weights, dtype=float), minlength=hosts).astype(float, copy=False)
+
+
 def host_loads(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     """Total CPU need ``L_j`` of the tasks placed on each host."""
-    return np.bincount(task_host, weights=instance.task_cpu, minlength=instance.hosts)
+    return per_host_sum(task_host, instance.task_cpu, instance.hosts)
 
 
 def host_memory(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     """Total memory of the tasks placed on each host."""
-    return np.bincount(task_host, weights=instance.task_mem, minlength=instance.hosts)
+    return per_host_sum(task_host, instance.task_mem, instance.hosts)
 
 
 def placement_problem(instance: VCInstance, task_host: Any) -> str | None:
@@ -317,7 +328,7 @@ def check_allocation(instance: VCInstance, allocation: Allocation, *, tol: float
         return CheckReport(False, tuple(violations), None, None, None)
     if not np.all(np.isfinite(cpu)):
         return CheckReport(False, ("non-finite CPU fraction",), None, None, None)
-    used_cpu = np.bincount(host, weights=cpu, minlength=instance.hosts)
+    used_cpu = per_host_sum(host, cpu, instance.hosts)
     for j in np.flatnonzero(used_cpu > 1 + tol):
         violations.append(f"host {j} CPU {used_cpu[j]:.9g} > 1")
     used_mem = host_memory(instance, host)
@@ -390,7 +401,7 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
                       bounds=np.column_stack([base, alpha]), method="highs")
         job_cpu = base if res.status != 0 or res.x is None else np.clip(res.x, base, alpha)
         return Allocation(task_host, np.repeat(job_cpu, instance.tasks))
-    used = np.bincount(task_host, weights=base, minlength=instance.hosts)
+    used = per_host_sum(task_host, base, instance.hosts)
     spare = np.maximum(1.0 - used, 0.0)
     order = np.lexsort((np.arange(instance.n_jobs), alpha, task_host))
     headroom = (alpha - base)[order]

@@ -54,14 +54,13 @@ import gzip
 import io
 import logging
 import re
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
+from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field, read_input_bytes
 
 __all__ = [
     "SWF_FIELDS",
@@ -92,6 +91,8 @@ TIME_LIMIT = 1e12
 PROCS_LIMIT = 10**9
 """Largest processor count accepted in a job."""
 _ID_LIMIT = 2.0**53
+HEADER_DIGITS = 18
+"""Most digits of a ``MaxProcs`` / ``MaxNodes`` header value (Python refuses to convert 4,300)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,22 +164,26 @@ class Workload:
 
 
 def _open_text(path: Path) -> str:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as fh:
-            return fh.read().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path}: no such file; give the path of an .swf or .swf.gz trace") from None
-    except (OSError, EOFError, zlib.error) as exc:  # a directory, a truncated or a corrupted .gz
-        raise InvalidInputError(f"{path}: cannot read it ({exc}); check that it is a valid .swf or .swf.gz file") from None
+    """The text of an SWF trace (``.gz``: decompressed), read by the toolkit's one input reader."""
+    data = read_input_bytes(path, what=".swf or .swf.gz trace")
+    return data.decode("utf-8", errors="replace")
 
 
-def _header_int(header: Iterable[str], key: str) -> int | None:
+def _header_int(header: Iterable[str], key: str, source: str = "") -> int | None:
+    """The integer of header line ``key:`` (None when absent or <= 0).
+
+    A value of more than :data:`HEADER_DIGITS` digits is refused (one line); a large
+    value that fits is kept, for the command that uses it to judge (``--procs`` may
+    override it)."""
     pattern = re.compile(rf"^\s*{key}\s*:\s*(-?\d+)", re.IGNORECASE)
     for line in header:
         m = pattern.match(line)
         if m:
-            value = int(m.group(1))
+            digits = m.group(1)
+            if len(digits.lstrip("-")) > HEADER_DIGITS:
+                raise InvalidInputError(f"{source}: header line {key}: an integer of {len(digits.lstrip('-')):,} "
+                                        f"digits; at most {HEADER_DIGITS} digits are read (a machine size)")
+            value = int(digits)
             return value if value > 0 else None
     return None
 
@@ -320,8 +325,8 @@ def _finish(fields: np.ndarray, header: list[str], source: str, bad: int) -> Wor
         fields = fields[~invalid]
     order = np.argsort(fields[:, 1], kind="stable")
     fields = np.ascontiguousarray(fields[order])
-    return Workload(fields=fields, header=tuple(header), max_procs=_header_int(header, "MaxProcs"),
-                    max_nodes=_header_int(header, "MaxNodes"), source=source, skipped=n_invalid + bad)
+    return Workload(fields=fields, header=tuple(header), max_procs=_header_int(header, "MaxProcs", source),
+                    max_nodes=_header_int(header, "MaxNodes", source), source=source, skipped=n_invalid + bad)
 
 
 _BATSIM_TOP = ("nb_res", "jobs", "profiles", "description", "command", "date", "version")

@@ -31,7 +31,8 @@ the same functions run as plain Python (slowly), for debugging.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 _INF = np.inf
 
