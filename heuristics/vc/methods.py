@@ -133,11 +133,11 @@ def _task_variables(instance: VCInstance) -> int:
 
 
 def _milp(formulation: str) -> Callable[..., Result]:
-    def run(instance, *, time_limit=None, gap=None, budget_mode="memory"):
+    def run(instance, *, time_limit=None, gap=None, budget_mode="memory", starts=()):
         from vcsched.formulations.vc_milp import solve_vc_milp
 
         return solve_vc_milp(instance, formulation=formulation, time_limit=time_limit, gap_rel=gap,
-                             budget_mode=budget_mode)
+                             budget_mode=budget_mode, starts=starts)
     return run
 
 
@@ -208,8 +208,9 @@ def _heuristic_method(name: str) -> Method:
 def _build() -> tuple[Registry, Registry]:
     methods: Registry = Registry("VCSched method")
     table = [
-        Method("milp", _milp("compact"), ("time_limit", "gap", "budget_mode"), timed=True, variables=_job_variables),
-        Method("milp-literal", _milp("literal"), ("time_limit", "gap", "budget_mode"), timed=True,
+        Method("milp", _milp("compact"), ("time_limit", "gap", "budget_mode", "starts"), timed=True,
+               variables=_job_variables),
+        Method("milp-literal", _milp("literal"), ("time_limit", "gap", "budget_mode", "starts"), timed=True,
                variables=_task_variables, in_all="never"),
         Method("lp", _lp("compact"), ("time_limit",), timed=True, provides_lp=True, variables=_job_variables),
         Method("lp-literal", _lp("literal"), ("time_limit",), timed=True, variables=_task_variables, in_all="never"),
@@ -299,20 +300,32 @@ def _with_time_limit(result: Result, limit: float, *, default: bool) -> Result:
 
 
 def solve_many(instance: VCInstance, methods: Iterable[str], **options: Any) -> list[Result]:
-    """:func:`solve` for each method in order, each given the options it takes (an option that no
-    method of :data:`METHODS` takes is a ``TypeError``); the LP relaxation that ``lp`` solves to
-    optimality is handed to the later methods that round it (``lp=``), which would otherwise
-    solve it again."""
-    table = [_method(name) for name in methods]
+    """:func:`solve` for each method, results in the order asked, each method given the options
+    it takes (an option that no method of :data:`METHODS` takes is a ``TypeError``).
+
+    Two results feed later methods: the LP relaxation that ``lp`` solves to optimality is
+    handed to the methods that round it (``lp=``), which would otherwise solve it again; and
+    the methods that take ``starts`` (the MILPs) run after the others, starting from their
+    allocations, so an exact method never reports less than a heuristic already found. Each
+    method's start is reported to :mod:`vcsched.progress` (``method``, ``index``, ``total``).
+    """
+    from vcsched import progress
+
+    names = list(methods)
+    table = [_method(name) for name in names]
     check_options(options, sorted({o for name in METHODS for o in METHODS.get(name).options}), owner="VCSched methods")
-    results: list[Result] = []
+    order = sorted(range(len(table)), key=lambda k: "starts" in table[k].options)  # stable: MILPs last
+    results: dict[int, Result] = {}
     lp = None
-    for m in table:
-        own = {k: v for k, v in options.items() if k in m.options}
+    for step, k in enumerate(order):
+        m = table[k]
+        own = {key: v for key, v in options.items() if key in m.options}
         if m.rounds_lp and lp is not None and own.get("lp") is None:
             own["lp"] = lp
-        result = solve(instance, m.name, **own)
-        if m.provides_lp and result.status.value == "optimal":
-            lp = result
-        results.append(result)
-    return results
+        if "starts" in m.options and "starts" not in options:
+            own["starts"] = [r for r in results.values() if r.status.has_solution]
+        progress.report(method=m.name, index=step + 1, total=len(table))
+        results[k] = solve(instance, m.name, **own)
+        if m.provides_lp and results[k].status.value == "optimal":
+            lp = results[k]
+    return [results[k] for k in range(len(table))]

@@ -19,7 +19,7 @@ from vcsched.errors import InvalidInputError
 __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "nonneg_int", "print_table",
            "progress_bar", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
-           "run_instance_set"]
+           "run_instance_set", "short_message", "status_line"]
 
 
 def jsonable(value: Any) -> Any:
@@ -302,3 +302,51 @@ def run_instance_set(args: argparse.Namespace, problem: str, methods: list[str],
     where = f"; table: {args.output}" if args.output is not None else ""
     print(f"{len(files)} files x {len(methods)} methods = {len(table)} rows, {errors} errors{where}", file=sys.stderr)
     return 0
+
+
+def short_message(text: str | None, width: int = 60) -> str | None:
+    """A result's message cut to ``width`` characters for a text table (the JSON keeps it whole)."""
+    if not text:
+        return None
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class status_line:
+    """While the block runs, one line on standard error (a terminal only) says which method is
+    being solved, since when, and a MILP's incumbent and bound (:mod:`vcsched.progress`)."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.state: dict = {}
+        self.context = None
+
+    def __enter__(self):
+        if not (hasattr(self.stream, "isatty") and self.stream.isatty()):
+            return self
+        from vcsched import progress
+
+        self.context = progress.observe(self.update)
+        self.context.__enter__()
+        return self
+
+    def update(self, fields: dict) -> None:
+        if "method" in fields:
+            self.state = dict(fields)
+        else:
+            self.state.update(fields)
+        s = self.state
+        parts = [f"[{s.get('index', '?')}/{s.get('total', '?')}] {s.get('method', '')}"]
+        if s.get("elapsed") is not None:
+            parts.append(f"{s['elapsed']:.0f} s")
+        if s.get("incumbent") is not None:
+            parts.append(f"incumbent {s['incumbent']:.6g}")
+        if s.get("bound") is not None:
+            parts.append(f"bound {s['bound']:.6g}")
+        self.stream.write("\r\x1b[K" + "  ".join(parts))
+        self.stream.flush()
+
+    def __exit__(self, *exc) -> None:
+        if self.context is not None:
+            self.context.__exit__(*exc)
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

@@ -22,11 +22,12 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pulp
 
+from vcsched import progress
 from vcsched.errors import SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
@@ -101,17 +102,21 @@ _STOP_SECONDS = 5.0
 """How long an interrupted solve may take to stop before the exception propagates anyway."""
 
 
-def _interrupt_callback(stop: threading.Event):
-    """A HiGHS callback (``setCallback`` signature) that asks the solve to stop once ``stop`` is set."""
+def _interrupt_callback(stop: threading.Event, seen: dict):
+    """A HiGHS callback (``setCallback`` signature) that asks the solve to stop once ``stop`` is set,
+    and keeps the MIP's latest primal and dual bounds in ``seen``."""
 
     def callback(callback_type, message, data_out, data_in, user_data) -> None:
+        if data_out is not None and getattr(data_out, "mip_node_count", -1) >= 0:
+            seen["incumbent"] = getattr(data_out, "mip_primal_bound", None)
+            seen["bound"] = getattr(data_out, "mip_dual_bound", None)
         if data_in is not None and stop.is_set():
             data_in.user_interrupt = True
 
     return callback
 
 
-def run_interruptibly(h) -> None:
+def run_interruptibly(h, describe: Callable[[float], float] | None = None) -> None:
     """``h.run()`` in a worker thread, so that a signal (SIGINT, SIGTERM) is honoured at once.
 
     The C++ solve does not return to Python until it ends, so a signal handler
@@ -124,14 +129,17 @@ def run_interruptibly(h) -> None:
     0.4 s) and the exception propagates. A solve that is not interrupted gives
     the same result as ``h.run()``; the callback is a bare function (not
     highspy's event objects), about 4 % of CPU time on simplex-heavy solves.
-    An exception in the worker is re-raised here.
+    An exception in the worker is re-raised here. While an observer watches
+    (:mod:`vcsched.progress`), the elapsed time and the MIP's incumbent and bound (through
+    ``describe``, into the caller's terms) are reported about every half second.
     """
     import highspy
 
     stop = threading.Event()
     failure: list[BaseException] = []
+    seen: dict = {}
     kinds = highspy.cb.HighsCallbackType
-    highspy.Highs.__mro__[1].setCallback(h, _interrupt_callback(stop), None)
+    highspy.Highs.__mro__[1].setCallback(h, _interrupt_callback(stop, seen), None)
     for kind in (kinds.kCallbackSimplexInterrupt, kinds.kCallbackIpmInterrupt, kinds.kCallbackMipInterrupt):
         h.startCallback(kind)
 
@@ -150,15 +158,26 @@ def run_interruptibly(h) -> None:
     # thread as stopped (Python 3.11), and the process would exit under a running solve.
     done = threading.Event()
     threading.Thread(target=work, name="highs", daemon=True).start()
+    t0 = time.perf_counter()
+    polls = 0
     try:
         while not done.wait(_POLL_SECONDS):
-            pass
+            polls += 1
+            if polls % 10 == 0 and progress.observing():
+                progress.report(elapsed=time.perf_counter() - t0, incumbent=_described(seen.get("incumbent"), describe),
+                                bound=_described(seen.get("bound"), describe))
     except BaseException:
         stop.set()
         done.wait(_STOP_SECONDS)
         raise
     if failure:  # pragma: no cover
         raise failure[0]
+
+
+def _described(value, describe: Callable[[float], float] | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return describe(value) if describe is not None else float(value)
 
 
 def translate_status(model_status, has_solution: bool) -> tuple[Status, str]:
@@ -245,6 +264,7 @@ def solve_model(
     variables: Sequence[pulp.LpVariable] | None = None,
     start: dict | None = None,
     options: dict | None = None,
+    describe: Callable[[float], float] | None = None,
 ) -> SolveOutcome:
     """Solve ``prob`` with HiGHS and report status, objective, bound and gap.
 
@@ -267,6 +287,9 @@ def solve_model(
         (variables left out start at 0).
     options : dict, optional
         Extra HiGHS options by name (``{"mip_heuristic_effort": 0.1}``).
+    describe : callable, optional
+        Maps the model's objective to the caller's terms (e.g. a load to a yield) in the
+        progress reports (:mod:`vcsched.progress`).
     """
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
@@ -279,7 +302,7 @@ def solve_model(
                 "mip_rel_gap": None if gap_rel is None else float(gap_rel),
                 "threads": None if threads is None else int(threads), **(options or {})}
     starts = _start_columns(variables, start)
-    outcome = _run_checked(lp, is_mip, starts, settings, variables)
+    outcome = _run_checked(lp, is_mip, starts, settings, variables, describe)
     retries = ([(None, {})] if starts is not None else []) + [(None, {"presolve": "off"})]
     for retry_start, changes in retries:  # a HiGHS MIP start can mislead presolve: retry without it, then without presolve
         if not outcome.inconsistent:
@@ -287,7 +310,8 @@ def solve_model(
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
             break
-        outcome = _run_checked(lp, is_mip, retry_start, {**settings, **changes, "time_limit": left}, variables)
+        outcome = _run_checked(lp, is_mip, retry_start, {**settings, **changes, "time_limit": left}, variables,
+                               describe)
     seconds = time.perf_counter() - t0
     if outcome.inconsistent:
         message = (f"HiGHS reported objective {outcome.reported:.9g} for a solution whose objective is "
@@ -334,7 +358,7 @@ class _Run:
         return abs(self.objective - self.reported) > 1e-6 * max(1.0, abs(self.objective))
 
 
-def _run_checked(lp, is_mip: bool, starts, settings: dict, variables) -> _Run:
+def _run_checked(lp, is_mip: bool, starts, settings: dict, variables, describe=None) -> _Run:
     """One HiGHS run; the solution's objective is recomputed in the original space.
 
     HiGHS 1.16 can evaluate a MIP start in its presolved space without the
@@ -349,7 +373,7 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, variables) -> _Run:
     for key, value in settings.items():
         if value is not None:
             h.setOptionValue(key, value)
-    run_interruptibly(h)
+    run_interruptibly(h, describe)
     model_status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible

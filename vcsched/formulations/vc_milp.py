@@ -46,13 +46,21 @@ from __future__ import annotations
 import abc
 import dataclasses
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import pulp
 
 from vcsched.formulations.solve import new_var, solve_model
-from vcsched.problems.vc import MEM_EPS, VCInstance, allocation_from_placement, check_allocation, host_loads
+from vcsched.problems.vc import (
+    MEM_EPS,
+    VCInstance,
+    allocation_from_placement,
+    check_allocation,
+    host_loads,
+    placement_problem,
+)
 from vcsched.problems.vc_metrics import current_counts, load_lower_bound, migration_cost
 from vcsched.result import Result, Status, relative_gap
 
@@ -478,6 +486,7 @@ def solve_vc_milp(
     second_phase: bool = True,
     symmetry_breaking: bool = True,
     threads: int | None = 1,
+    starts: Sequence[Any] = (),
 ) -> Result:
     """Maximise the minimum yield exactly (seed 001 eq. 3-11, 12-21, 22-31).
 
@@ -496,6 +505,10 @@ def solve_vc_milp(
     budget_mode : {"memory", "count"}
     second_phase : bool
         Apply the average-yield phase (§3.5) to the optimal placement.
+    starts : sequence of placements or Results
+        Allocations already found (e.g. the heuristics' Results): the best one that fits
+        (memory, and the migration budget when there is one) starts HiGHS, and the result
+        is never worse than it (at a time limit HiGHS may not have improved on it).
 
     Returns
     -------
@@ -525,22 +538,23 @@ def solve_vc_milp(
     t0 = time.perf_counter()
     method = "milp" if formulation == "compact" else "milp-literal"
     model = _build(instance, formulation, budget, budget_mode, symmetry_breaking)
-    start: dict = {}
+    best = _best_start(instance, starts, budget, budget_mode)
     if formulation == "compact" and _effective_budget(instance, budget) is None:
         incumbent = load_balancing_incumbent(instance)
         if incumbent is not None:
             if float(host_loads(instance, incumbent).max()) <= load_lower_bound(instance) + 1e-12:
                 return _certified(instance, incumbent, t0, second_phase)
-            start = model.start_values(instance, incumbent)
+            best = _better_placement(instance, best, incumbent)
+    start = model.start_values(instance, best) if best is not None else {}
     build_seconds = time.perf_counter() - t0
     out = solve_model(model.problem, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=model.variables,
-                      start=start, options=model.highs_options(bool(start)))
+                      start=start, options=model.highs_options(bool(start)), describe=model.min_yield)
     bound = None if out.bound is None else model.min_yield(out.bound)
     extra: dict[str, Any] = {"build_seconds": build_seconds, "solve_seconds": out.seconds, "formulation": formulation,
                              "nodes": out.nodes}
     if not out.status.has_solution:
         return Result(method, out.status, None, bound, None, None, time.perf_counter() - t0, out.message, extra)
-    task_host = model.placement(instance)
+    task_host = _better_placement(instance, model.placement(instance), best)
     alloc = allocation_from_placement(instance, task_host, second_phase=second_phase)
     report = check_allocation(instance, alloc)
     if not report.valid:
@@ -553,6 +567,39 @@ def solve_vc_milp(
         bound = max(bound, objective)
     return Result(method, out.status, objective, bound, relative_gap(objective, bound), alloc,
                   time.perf_counter() - t0, out.message, extra)
+
+
+def _placement_of(start: Any) -> np.ndarray | None:
+    """A placement array from a placement or a Result holding an Allocation (None otherwise)."""
+    solution = getattr(start, "solution", start) if isinstance(start, Result) else start
+    if isinstance(start, Result) and not start.status.has_solution:
+        return None
+    task_host = getattr(solution, "task_host", solution)
+    return None if task_host is None else np.asarray(task_host)
+
+
+def _best_start(instance: VCInstance, starts: Sequence[Any], budget, budget_mode: str) -> np.ndarray | None:
+    """The placement of least peak load among ``starts`` that fit in memory and in the budget."""
+    limit = _effective_budget(instance, budget)
+    best = None
+    for start in starts:
+        task_host = _placement_of(start)
+        if task_host is None or placement_problem(instance, task_host) is not None:
+            continue
+        if limit is not None:
+            cost = migration_cost(instance, task_host)
+            spent = cost.get("migrated_memory" if budget_mode == "memory" else "migrations", 0.0)
+            if spent > limit + 1e-9:
+                continue
+        best = _better_placement(instance, best, task_host)
+    return best
+
+
+def _better_placement(instance: VCInstance, a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """The placement of smaller peak load (``a`` on ties; either when the other is None)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return b if host_loads(instance, b).max() < host_loads(instance, a).max() - 1e-12 else a
 
 
 def _certified(instance: VCInstance, task_host: np.ndarray, t0: float, second_phase: bool) -> Result:
