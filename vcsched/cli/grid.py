@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("grid", help="batch clusters (FCFS / CBF / EASY) on SWF traces, several sites with MCT (seed 000)")
     gsub = p.add_subparsers(dest="grid_command", metavar="ACTION")
     gsub.required = True
+    from vcsched.cli import grid_convert
+
+    grid_convert.register(gsub)
     s = gsub.add_parser("simulate", help="simulate one cluster (--trace) or a platform of clusters (--platform)")
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim JSON workload (.json); a bare name is looked "

@@ -36,10 +36,12 @@ Batsim JSON workloads
 :func:`read_batsim_json` reads ``{"nb_res": N, "jobs": [{"id", "subtime", "res",
 "walltime", "profile"}], "profiles": {name: {"type": "delay", "delay": seconds}}}``:
 a job runs the ``delay`` of its profile; ``walltime`` (optional, ``-1`` = none) is its
-requested time; ``nb_res`` becomes ``MaxProcs``. Profiles of another type (``parallel``,
-``parallel_homogeneous``, ``composed``, ...) are refused: the simulator models a job by
-its run time only. :func:`read_workload` picks the reader by the file name (``.json``:
-Batsim, else SWF).
+requested time; ``nb_res`` becomes ``MaxProcs``. The delay type is ``delay`` or Batsim 5's
+``DelayProfile``; a job ``id`` is an integer or a string holding one, also as Batsim's
+``workload!id``; ``extra_data`` (jobs, profiles) and ``ret`` (profiles) are ignored. Profiles
+of another type (``parallel``, ``ParallelTaskProfile``, ``composed``, ...) are refused: the
+simulator models a job by its run time only. :func:`read_workload` picks the reader by the
+file name (``.json``: Batsim, else SWF); :func:`write_batsim_json` writes one.
 
 SWF fields (1-based): 1 job id, 2 submit time, 3 wait time, 4 run time,
 5 allocated processors, 6 average CPU time, 7 used memory, 8 requested processors,
@@ -71,6 +73,8 @@ __all__ = [
     "TIME_LIMIT",
     "PROCS_LIMIT",
     "write_swf",
+    "write_batsim_json",
+    "batsim_json",
     "from_arrays",
     "time_window",
     "shift_to_origin",
@@ -330,15 +334,19 @@ def _finish(fields: np.ndarray, header: list[str], source: str, bad: int) -> Wor
 
 
 _BATSIM_TOP = ("nb_res", "jobs", "profiles", "description", "command", "date", "version")
-_BATSIM_JOB = ("id", "subtime", "res", "walltime", "profile")
-_BATSIM_DELAY = ("type", "delay")
+_BATSIM_JOB = ("id", "subtime", "res", "walltime", "profile", "extra_data")
+_BATSIM_DELAY = ("type", "delay", "ret", "extra_data")
+BATSIM_DELAY_TYPES = ("delay", "DelayProfile")
+"""Names of Batsim's delay profile type: the older one and the one of Batsim 5's workload format."""
 
 
 def _batsim_id(job: dict, where: str) -> int:
+    """The integer id of a job: an integer, or a string holding one, possibly as Batsim's
+    ``workload!id`` (the part after the last ``!``)."""
     value = job.get("id")
     if isinstance(value, str):
         try:
-            value = int(value.strip())
+            value = int(value.rsplit("!", 1)[-1].strip())
         except ValueError:
             raise InvalidInputError(f"{where}: field 'id' must be an integer (or a string of one), got {job['id']!r}; "
                                     f"vcsched keeps job ids as SWF integers") from None
@@ -355,9 +363,9 @@ def _batsim_delays(profiles, source: str) -> dict[str, float]:
         if not isinstance(profile, dict):
             raise InvalidInputError(f"{where}: expected an object such as {{\"type\": \"delay\", \"delay\": 10}}")
         kind = profile.get("type")
-        if kind != "delay":
-            raise InvalidInputError(f"{where}: profile type {kind!r} is not simulated by vcsched; only 'delay' "
-                                    f"profiles (the job runs 'delay' seconds) can be read")
+        if kind not in BATSIM_DELAY_TYPES:
+            raise InvalidInputError(f"{where}: profile type {kind!r} is not simulated by vcsched; only delay "
+                                    f"profiles ('delay' or 'DelayProfile': the job runs 'delay' seconds) can be read")
         check_keys(profile, _BATSIM_DELAY, where=where)
         delays[str(name)] = number_field(profile, "delay", where=where, required=True, low=0, high=TIME_LIMIT)
     return delays
@@ -444,6 +452,43 @@ def from_arrays(submit_time, run_time, requested_time, processors, *, job_id=Non
 
 def _format_value(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def batsim_json(workload: Workload, *, nb_res: int | None = None) -> dict:
+    """The workload as a Batsim JSON workload (the document :func:`read_batsim_json` reads).
+
+    One job per row: ``id`` the SWF job id (a string, as Batsim's format has it), ``subtime``
+    field 2, ``res`` the job's processors (field 8, else 5), ``walltime`` field 9 (left out
+    when unknown, ``-1``), and a ``delay`` profile of the run time (field 4), shared by the
+    jobs of equal run time. ``nb_res`` defaults to the header's ``MaxProcs`` (or
+    ``MaxNodes``), else the widest job. The other SWF fields have no place in the format.
+    """
+    if nb_res is None:
+        nb_res = workload.machine_size or (int(workload.processors.max()) if len(workload) else 1)
+    profiles: dict[str, dict] = {}
+    jobs = []
+    for job_id, submit, run, procs, walltime in zip(workload.job_id.tolist(), workload.submit_time.tolist(),
+                                                    workload.run_time.tolist(), workload.processors.tolist(),
+                                                    workload.fields[:, 8].tolist()):
+        name = f"delay_{_format_value(run)}"
+        profiles.setdefault(name, {"type": "delay", "delay": _plain_number(run)})
+        job = {"id": str(job_id), "subtime": _plain_number(submit), "res": int(procs), "profile": name}
+        if walltime != -1:
+            job["walltime"] = _plain_number(walltime)
+        jobs.append(job)
+    return {"nb_res": int(nb_res), "jobs": jobs, "profiles": profiles,
+            "description": f"Converted by vcsched from {Path(workload.source).name or 'a workload'}"}
+
+
+def _plain_number(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else float(v)
+
+
+def write_batsim_json(workload: Workload, path: str | Path, *, nb_res: int | None = None) -> None:
+    """Write :func:`batsim_json` of the workload to ``path``."""
+    import json
+
+    Path(path).write_text(json.dumps(batsim_json(workload, nb_res=nb_res), indent=1) + "\n", encoding="utf-8")
 
 
 def write_swf(workload: Workload, path: str | Path) -> None:

@@ -1,0 +1,58 @@
+"""``vcsched grid convert IN -o OUT``: a workload between SWF and Batsim JSON.
+
+::
+
+    vcsched grid convert CTC-SP2-1996-3.1-cln.swf.gz -o ctc.json   # SWF -> Batsim JSON
+    vcsched grid convert ctc.json -o ctc.swf                        # and back
+
+The input is read as ``grid simulate --trace`` reads it (a bare name is looked up in the
+traces folder; ``.json`` is a Batsim workload, anything else SWF); the output format comes
+from its suffix: ``.json`` (:func:`vcsched.problems.workload.write_batsim_json`), ``.swf``
+or ``.swf.gz`` (:func:`~vcsched.problems.workload.write_swf`). Batsim's format keeps the
+fields the simulator uses (id, submit time, run time, processors, requested time); the
+other SWF fields are ``-1`` after a round trip.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from vcsched.cli.common import check_output_path, number_option
+from vcsched.errors import InvalidInputError
+
+SUFFIXES = (".json", ".swf", ".swf.gz")
+
+
+def register(gsub) -> None:
+    c = gsub.add_parser("convert", help="convert a workload between SWF and Batsim JSON")
+    c.add_argument("workload", help="SWF trace (.swf, .swf.gz) or Batsim JSON workload (.json); a bare name is looked "
+                   "up in the traces folder")
+    c.add_argument("-o", "--output", required=True,
+                   help="output file: .json (Batsim JSON workload), .swf or .swf.gz (SWF)")
+    c.add_argument("--nb-res", type=number_option(int, low=1, high=10**9), default=None,
+                   help="Batsim nb_res (default: the trace's MaxProcs, else MaxNodes, else its widest job)")
+    c.set_defaults(handler=cmd_convert)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from vcsched.data import trace_path
+    from vcsched.files import atomic_write
+    from vcsched.problems.workload import batsim_json, read_workload, write_swf
+
+    name = args.output.lower()
+    if not name.endswith(SUFFIXES):
+        raise InvalidInputError(f"-o {args.output}: the format comes from the suffix, one of {', '.join(SUFFIXES)}")
+    source = trace_path(args.workload)
+    check_output_path(args.output, option="-o", inputs=[str(source)])
+    workload = read_workload(source)
+    if name.endswith(".json"):
+        import json
+
+        text = json.dumps(batsim_json(workload, nb_res=args.nb_res), indent=1) + "\n"
+        atomic_write(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:
+        if args.nb_res is not None:
+            raise InvalidInputError("--nb-res applies to a Batsim JSON output (.json) only")
+        atomic_write(args.output, lambda tmp: write_swf(workload, tmp), keep_suffix=name.endswith(".gz"))
+    print(f"{len(workload):,} jobs: {source} -> {args.output}")
+    return 0
