@@ -180,7 +180,13 @@ def test_binary_and_utf16_vc_files(tmp_path, capsys, content, fragment):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     assert_refused(*run(capsys, ["vc", "solve", str(path)])[::2], fragment)
-    assert_refused(*run(capsys, ["vc", "solve", str(tmp_path)])[::2], "is a directory")
+    # a folder is an instance set: the bad file is one error row naming the problem, not the end of the run
+    out = tmp_path / "set.csv"
+    assert main(["vc", "solve", str(tmp_path), "--method", "mcb8", "-o", str(out), "--workers", "1"]) == 0
+    import pandas
+
+    row = pandas.read_csv(out).iloc[0]
+    assert row["status"] == "error" and fragment in row["message"]
 
 
 @pytest.mark.parametrize("content, fragment", [
