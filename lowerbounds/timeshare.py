@@ -41,19 +41,26 @@ import time
 
 import numpy as np
 
-from lowerbounds.timeshare_lp import VARIABLE_BUDGET, bisect_threshold, deadline_feasible, sumflow_interval_lp
+from lowerbounds.timeshare_lp import (
+    VARIABLE_BUDGET,
+    bisect_threshold,
+    deadline_feasible,
+    makespan_lp,
+    sumflow_interval_lp,
+)
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
            "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
-           "makespan_lp_bound", "MAKESPAN_LP_TASKS"]
+           "makespan_lp_bound"]
 
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 METHODS = ("quick", "lp", "exact", "best")
 BISECTION_BUDGET = 25_000
 """Most variables of one feasibility LP of a bisection (finer than that, the grid is coarsened: still valid)."""
-MAKESPAN_LP_TASKS = 40
+MAX_DOUBLINGS = 2
+"""Times the sumflow LP's windows may be doubled for tasks left with a tail."""
 EXACT_RTOL_TASKS = 100
 """Bisections stop at 1e-6 relative up to this many tasks, at 1e-3 above (each step is an LP of the whole
 workload; the bound proven is valid either way)."""
@@ -217,6 +224,7 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     S = sub.p.shape[1]
     best = -math.inf
     delta = None
+    doublings = 0
     while True:
         if delta is None:
             delta = float(sub.p.min()) / 10.0
@@ -230,7 +238,9 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
         if outcome.objective is None or not grow.any():
             break
         window = np.where(grow, 2.0 * window, window)
-        if S * float(np.sum(window / delta + 2.0)) > budget or (deadline and time.perf_counter() > deadline):
+        doublings += 1
+        if (doublings > MAX_DOUBLINGS or S * float(np.sum(window / delta + 2.0)) > budget
+                or (deadline and time.perf_counter() > deadline)):
             break
     lower = float(sub.dur.min(axis=1).sum())
     return max(best, lower) + rest
@@ -299,24 +309,18 @@ def maxflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
                                      deadline=deadline, budget=budget, rtol=rtol))
 
 
-def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = BISECTION_BUDGET,
-                      rtol: float | None = None, tasks: int = MAKESPAN_LP_TASKS) -> float:
-    """Makespan >= the smallest ``T`` at which the preemptive relaxation of the last ``tasks`` tasks (by
-    ``est``) ends by ``T`` (bisection), each released at ``est_i + input_is`` and due ``T - output_is``.
+def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None) -> float:
+    """Makespan >= the least makespan of the preemptive relaxation (:func:`lowerbounds.timeshare_lp.makespan_lp`),
+    each task released at ``est_i + input_is``.
 
     Validity: a task reaches the agent no earlier than ``est_i`` (:func:`critical_path`), so these
-    windows contain every real schedule's; dropping the other tasks and the DAG's precedences only
-    relaxes the problem.
+    windows contain every real schedule's; dropping the DAG's precedences only relaxes the problem.
     """
     lo = quick_bounds(costs)["makespan"]
     if costs.n == 0:
         return lo
-    idx = np.argsort(costs.est, kind="stable")[-tasks:]
-    p = costs.p[idx]
-    release = costs.est[idx, None] + costs.inp[idx]
-    out = costs.out[idx]
-    return max(lo, _bisect_deadlines(release, lambda v: v - out + 0.0 * release, p, lo,
-                                     deadline=deadline, budget=budget, rtol=rtol))
+    outcome = makespan_lp(costs.est[:, None] + costs.inp, costs.p, costs.out, lo, time_limit=_remaining(deadline))
+    return lo if outcome.objective is None else max(lo, outcome.objective)
 
 
 LP_BOUNDS = {"makespan": makespan_lp_bound, "sumflow": sumflow_lp_bound, "maxflow": maxflow_lp_bound,

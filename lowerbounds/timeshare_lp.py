@@ -34,7 +34,7 @@ import numpy as np
 from vcsched.formulations.solve import new_highs, translate_status
 from vcsched.result import Status
 
-__all__ = ["LPOutcome", "solve_lp", "sumflow_interval_lp", "deadline_feasible", "bisect_threshold",
+__all__ = ["LPOutcome", "solve_lp", "sumflow_interval_lp", "deadline_feasible", "bisect_threshold", "makespan_lp",
            "VARIABLE_BUDGET"]
 
 VARIABLE_BUDGET = 100_000
@@ -301,6 +301,57 @@ def deadline_feasible(release, deadline, p, *, grid: float | None = None,
     if outcome.status is not Status.OPTIMAL:
         return None, outcome.seconds
     return bool(outcome.objective >= n * (1 - 1e-7)), outcome.seconds
+
+
+def makespan_lp(release, p, out, lower: float, *, time_limit: float | None = None) -> LPOutcome:
+    """Least makespan of the preemptive relaxation, in one LP; ``objective`` is that makespan.
+
+    Parameters
+    ----------
+    release, p, out : ndarray (n, S)
+        Earliest computation start, computation and output times of each task on each server.
+    lower : float
+        A known lower bound on the makespan (the critical path): it splits the time line.
+
+    Notes
+    -----
+    Every computation must end by ``D = C_max - min out`` (relaxed from ``C_max - out_is``: a
+    larger window). The elementary intervals are those between the releases before
+    ``lower - min out`` and that date, then one last interval ``[lower - min out, D]`` of variable
+    length ``L >= 0``; a pair released after ``lower - min out`` may use the whole last interval
+    (relaxed). Rows as in :func:`deadline_feasible` (capacity and full speed per interval, the
+    last ones against ``L``); minimise ``L``. The makespan bound is ``lower + L``: any mapping's
+    processor-sharing schedule is a point of this LP with ``L = C_max - lower`` or less.
+    """
+    n, S = p.shape
+    omin = float(np.min(out)) if n else 0.0
+    split = float(lower) - omin
+    r = np.minimum(np.asarray(release, dtype=float), split)
+    points = np.unique(np.concatenate([r.ravel(), [split]]))
+    first = np.searchsorted(points, r)
+    count = (len(points) - first).ravel()  # the cells up to split, and the last (variable) one
+    task = np.repeat(np.repeat(np.arange(n), S), count)
+    server = np.repeat(np.tile(np.arange(S), n), count)
+    cell = np.repeat(first.ravel(), count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+    last = cell == len(points) - 1
+    lengths = np.append(np.diff(points), np.inf)
+    ps = p[task, server]
+    b = _Builder()
+    length = b.columns([1.0], np.inf)
+    x = b.columns(np.zeros(task.size), np.where(last, np.inf, lengths[cell] / ps))
+    assign = b.rows(np.ones(n), np.ones(n))
+    b.entries(assign[task], x, 1.0)
+    width = len(points)
+    early = ~last
+    _grouped_rows(b, task[early] * width + cell[early], x[early], ps[early], lengths[cell[early]])
+    _grouped_rows(b, server[early] * width + cell[early], x[early], ps[early], lengths[cell[early]])
+    for owner, size in ((task[last], n), (server[last], S)):  # in the last interval: Σ p x <= L
+        rows = b.rows(np.full(size, -np.inf), np.zeros(size))
+        b.entries(rows[owner], x[last], ps[last])
+        b.entries(rows, np.full(size, length[0]), -1.0)
+    outcome = b.solve(time_limit=time_limit)
+    value = None if outcome.objective is None else float(lower) + outcome.objective
+    return dataclasses.replace(outcome, objective=value)
 
 
 def bisect_threshold(feasible: Callable[[float], bool | None], lo: float, *, rtol: float = 1e-6,

@@ -1,0 +1,208 @@
+"""Lower bounds and the best clairvoyant mapping for time-shared servers (lowerbounds.timeshare*)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heuristics.timeshare import REGISTRY, run_heuristic
+from lowerbounds.timeshare import (
+    METRICS,
+    TaskCosts,
+    area_bound,
+    critical_path,
+    lp_bounds,
+    maxstretch_lp_bound,
+    quick_bounds,
+    timeshare_bounds,
+)
+from lowerbounds.timeshare_lp import deadline_feasible
+from lowerbounds.timeshare_mapping import best_mapping, evaluate_mapping
+from vcsched.generators.timeshare import generate_scenario
+from vcsched.problems.timeshare import Platform, TimeshareInstance, Workload, first_tasks, metrics, platform_for
+from vcsched.sim.timeshare import TimesharePolicy, simulate_timeshare
+
+RTOL = 1e-7
+
+
+class Fixed(TimesharePolicy):
+    """The oracle's agent: a given server per task."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def choose(self, task, ttype, now):
+        return [int(self.mapping[task])]
+
+
+def simulated(platform, workload, mapping):
+    run = simulate_timeshare(platform, workload, Fixed(mapping))
+    return metrics(run.arrival, run.completion, run.duration), run
+
+
+def brute_force(platform, workload):
+    """Best value of each metric over every mapping, by the simulator itself (mappings that lose a task excluded)."""
+    best = {m: math.inf for m in METRICS}
+    for mapping in itertools.product(range(platform.n_servers), repeat=workload.n_tasks):
+        values, run = simulated(platform, workload, mapping)
+        if values["completed"] < workload.n_tasks:
+            continue
+        for m in METRICS:
+            best[m] = min(best[m], values[m])
+    return best
+
+
+def random_platform(rng, servers=3, types=2, memory=None):
+    compute = rng.uniform(2.0, 40.0, size=(servers, types))
+    return Platform(name="rand", servers=tuple(f"s{i}" for i in range(servers)),
+                    input=rng.uniform(0.0, 2.0, size=(servers, types)), compute=compute,
+                    output=rng.uniform(0.0, 1.0, size=(servers, types)),
+                    memory=np.full(servers, np.inf) if memory is None else memory,
+                    task_memory=np.zeros(types) if memory is None else rng.uniform(1, 3, size=types))
+
+
+def b_prefix(n, mu, seed):
+    inst = generate_scenario("b", mu=mu, rng=seed)
+    return inst.platform, first_tasks(inst.workload, n)[0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_best_mapping_equals_brute_force_and_bounds_stay_below(seed):
+    rng = np.random.default_rng(seed)
+    platform = random_platform(rng, servers=3)
+    workload = Workload.independent(np.sort(rng.uniform(0, 30, size=5)), rng.integers(0, 2, size=5))
+    truth = brute_force(platform, workload)
+    costs = TaskCosts.of(platform, workload)
+    lp = lp_bounds(costs, time_limit=30)
+    quick = quick_bounds(costs)
+    for m in METRICS:
+        res = best_mapping(costs, m, time_limit=30)
+        assert res.status == "optimal"
+        assert res.objective == pytest.approx(truth[m], rel=1e-9)
+        values, _ = simulated(platform, workload, res.mapping)  # the mapping found has the value claimed
+        assert values[m] == pytest.approx(res.objective, rel=1e-9)
+        assert quick[m] <= truth[m] * (1 + RTOL)
+        assert lp[m].value <= truth[m] * (1 + RTOL)
+
+
+def test_brute_force_with_memory_refusals():
+    # two dgemm-like tasks cannot share the small server: mappings that lose a task are not candidates
+    rng = np.random.default_rng(7)
+    platform = random_platform(rng, servers=2, types=1, memory=np.array([2.5, 100.0]))
+    workload = Workload.independent([0.0, 1.0, 2.0, 3.0], [0, 0, 0, 0])
+    truth = brute_force(platform, workload)
+    costs = TaskCosts.of(platform, workload)
+    for m in ("sumflow", "makespan"):
+        res = best_mapping(costs, m, time_limit=30)
+        assert res.status == "optimal"
+        assert res.objective == pytest.approx(truth[m], rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_evaluate_mapping_is_the_simulator(seed):
+    rng = np.random.default_rng(seed)
+    platform, workload = b_prefix(12, 15.0, seed)
+    mapping = rng.integers(0, platform.n_servers, size=workload.n_tasks)
+    _, run = simulated(platform, workload, mapping)
+    np.testing.assert_allclose(evaluate_mapping(TaskCosts.of(platform, workload), mapping), run.completion,
+                               rtol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(arrivals=st.lists(st.floats(0, 60, allow_nan=False), min_size=1, max_size=5),
+       seed=st.integers(0, 2**32 - 1))
+def test_bounds_never_exceed_the_best_mapping(arrivals, seed):
+    rng = np.random.default_rng(seed)
+    platform = random_platform(rng, servers=int(rng.integers(2, 4)))
+    workload = Workload.independent(np.array(arrivals), rng.integers(0, 2, size=len(arrivals)))
+    costs = TaskCosts.of(platform, workload)
+    lp = lp_bounds(costs, time_limit=30)
+    for m in METRICS:
+        res = best_mapping(costs, m, time_limit=30)
+        assert res.status == "optimal"
+        assert lp[m].value <= res.objective * (1 + RTOL)
+
+
+def test_ten_tasks_of_scenario_b_are_solved_exactly():
+    platform, workload = b_prefix(10, 17.0, 1)
+    costs = TaskCosts.of(platform, workload)
+    res = best_mapping(costs, "sumflow", time_limit=60)
+    assert res.status == "optimal" and res.gap == 0.0
+    values, _ = simulated(platform, workload, res.mapping)
+    assert values["sumflow"] == pytest.approx(res.objective, rel=1e-9)
+    for name in REGISTRY.names():  # no heuristic beats the best mapping
+        run = run_heuristic(name, TimeshareInstance("b", platform, workload))
+        assert metrics(run.arrival, run.completion, run.duration)["sumflow"] >= res.objective * (1 - 1e-9)
+
+
+def test_time_limit_is_reported_with_bound_and_gap():
+    platform, workload = b_prefix(16, 15.0, 2)
+    res = best_mapping(TaskCosts.of(platform, workload), "sumflow", time_limit=0.05)
+    assert res.status in ("time_limit", "optimal")
+    if res.status == "time_limit":
+        assert res.bound <= res.objective and res.gap == pytest.approx((res.objective - res.bound) / res.bound)
+
+
+def test_too_large_falls_back_to_bound_and_gap():
+    platform, workload = b_prefix(20, 17.0, 0)
+    refs = timeshare_bounds(platform, workload, method="exact", time_limit=10, metrics=("sumflow",))
+    ref = refs["sumflow"]
+    assert ref.status == "too_large" and ref.optimum is None
+    lp = lp_bounds(TaskCosts.of(platform, workload), time_limit=10, metrics=("sumflow",))["sumflow"]
+    assert ref.value == pytest.approx(lp.value)
+    assert ref.gap > 0 and ref.mapping is not None
+
+
+@pytest.mark.parametrize("mu", [15.0, 17.0, 20.0])
+def test_no_bound_above_any_heuristic(mu):
+    platform, workload = b_prefix(25, mu, 3)
+    refs = timeshare_bounds(platform, workload, method="lp", time_limit=20)
+    for name in REGISTRY.names():
+        run = run_heuristic(name, TimeshareInstance("b", platform, workload))
+        values = metrics(run.arrival, run.completion, run.duration)
+        assert values["completed"] == workload.n_tasks
+        for m in METRICS:
+            assert refs[m].value <= values[m] * (1 + RTOL), (name, m)
+
+
+@pytest.mark.parametrize("scenario, n", [("c", 60), ("f", 60), ("e", 60)])
+def test_dag_bounds_below_heuristics(scenario, n):
+    inst = generate_scenario(scenario, rng=1)
+    workload = first_tasks(inst.workload, n)[0]
+    costs = TaskCosts.of(inst.platform, workload)
+    assert critical_path(costs) > 0 and area_bound(costs) > 0
+    refs = timeshare_bounds(inst.platform, workload, method="best", time_limit=20)
+    for name in REGISTRY.names():
+        run = run_heuristic(name, TimeshareInstance(scenario, inst.platform, workload))
+        values = metrics(run.arrival, run.completion, run.duration)
+        for m in METRICS:
+            assert refs[m].value <= values[m] * (1 + RTOL), (name, m)
+
+
+def test_critical_path_of_a_chain():
+    platform = platform_for("2")
+    workload = Workload(np.array([0, 1, 2]), np.array([5.0, np.nan, np.nan]), ((), (0,), (1,)), np.zeros(3, int))
+    d = platform.duration.min(axis=0)
+    assert critical_path(TaskCosts.of(platform, workload)) == pytest.approx(5.0 + d.sum())
+
+
+def test_maxstretch_bisection_is_exact_to_1e6():
+    platform = platform_for("2")
+    workload = Workload.independent([0.0, 0.0, 0.0, 1.0, 2.0, 2.0], [2, 2, 1, 0, 0, 1])  # loaded: stretch > 1
+    costs = TaskCosts.of(platform, workload)
+    sigma = maxstretch_lp_bound(costs)
+    assert sigma > 1.0
+    a = costs.arrival[:, None]
+    release = a + costs.inp
+    assert deadline_feasible(release, a + sigma * (1 + 2e-6) * costs.den - costs.out, costs.p)[0] is True
+    assert deadline_feasible(release, a + sigma * costs.den - costs.out, costs.p)[0] is False
+
+
+def test_first_tasks_keeps_parents():
+    inst = generate_scenario("f", rng=0)
+    workload, keep = first_tasks(inst.workload, 25)
+    assert workload.n_tasks == 25 and np.all(np.diff(keep) > 0)
+    assert all(p < i for i, ps in enumerate(workload.parents) for p in ps)
