@@ -59,6 +59,8 @@ METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 METHODS = ("quick", "lp", "exact", "best")
 BISECTION_BUDGET = 25_000
 """Most variables of one feasibility LP of a bisection (finer than that, the grid is coarsened: still valid)."""
+MAKESPAN_LP_TASKS = 60
+"""The makespan LP keeps the last tasks by ``est`` only (dropping tasks is a relaxation)."""
 MAX_DOUBLINGS = 2
 """Times the sumflow LP's windows may be doubled for tasks left with a tail."""
 EXACT_RTOL_TASKS = 100
@@ -142,12 +144,16 @@ class MetricBound:
     optimum: float | None = None
     gap: float | None = None
     mapping: tuple | None = None
+    message: str = ""
 
     def to_dict(self) -> dict:
+        """``value``, ``method``, ``seconds``; with the exact search also ``status``, ``optimum`` (when optimal),
+        ``bound``, ``gap`` (of the best mapping found to the bound), ``mapping`` (server index per task) and
+        ``message``."""
         out = {"value": self.value, "method": self.method, "seconds": self.seconds}
         if self.method == "exact" or self.mapping is not None:
             out.update(status=self.status, optimum=self.optimum, bound=self.value, gap=self.gap,
-                       mapping=None if self.mapping is None else list(self.mapping))
+                       mapping=None if self.mapping is None else list(self.mapping), message=self.message)
         return out
 
 
@@ -309,19 +315,25 @@ def maxflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
                                      deadline=deadline, budget=budget, rtol=rtol))
 
 
-def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None) -> float:
-    """Makespan >= the least makespan of the preemptive relaxation (:func:`lowerbounds.timeshare_lp.makespan_lp`),
-    each task released at ``est_i + input_is``.
+def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, tasks: int = MAKESPAN_LP_TASKS) -> float:
+    """Makespan >= the least makespan of the preemptive relaxation (:func:`lowerbounds.timeshare_lp.makespan_lp`)
+    of the last ``tasks`` tasks by ``est``, each released at ``est_i + input_is``.
 
     Validity: a task reaches the agent no earlier than ``est_i`` (:func:`critical_path`), so these
-    windows contain every real schedule's; dropping the DAG's precedences only relaxes the problem.
+    windows contain every real schedule's; dropping the other tasks and the DAG's precedences only
+    relaxes the problem.
     """
     lo = quick_bounds(costs)["makespan"]
     if costs.n == 0:
         return lo
-    outcome = makespan_lp(costs.est[:, None] + costs.inp, costs.p, costs.out, lo, time_limit=_remaining(deadline))
+    idx = np.argsort(costs.est, kind="stable")[-tasks:]
+    outcome = makespan_lp(costs.est[idx, None] + costs.inp[idx], costs.p[idx], costs.out[idx], lo,
+                          time_limit=_remaining(deadline))
     return lo if outcome.objective is None else max(lo, outcome.objective)
 
+
+TIME_SHARE = {"makespan": 0.1, "sumflow": 0.5, "maxflow": 0.2, "maxstretch": 0.2}
+"""Share of the time limit of each metric's LP bound (the time one leaves unused goes to the next ones)."""
 
 LP_BOUNDS = {"makespan": makespan_lp_bound, "sumflow": sumflow_lp_bound, "maxflow": maxflow_lp_bound,
              "maxstretch": maxstretch_lp_bound}
@@ -332,13 +344,14 @@ def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) ->
     quick = quick_bounds(costs)
     out = {}
     stop = time.perf_counter() + time_limit
-    for r, metric in enumerate(metrics):
+    ordered = [m for m in METRICS if m in metrics]
+    for r, metric in enumerate(ordered):
         tic = time.perf_counter()
-        share = (stop - tic) / (len(metrics) - r)
+        share = (stop - tic) * TIME_SHARE[metric] / sum(TIME_SHARE[m] for m in ordered[r:])
         value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05))
         method = "lp" if value > quick[metric] * (1 + 1e-12) else "quick"
         out[metric] = MetricBound(metric, max(value, quick[metric]), method, time.perf_counter() - tic)
-    return out
+    return {m: out[m] for m in metrics}
 
 
 def _quick(costs: TaskCosts, metrics) -> dict[str, MetricBound]:

@@ -320,5 +320,6 @@ def exact_references(costs: TaskCosts, lower: dict[str, MetricBound], *, time_li
         gap = (res.objective - value) / value if value > 0 and math.isfinite(res.objective) else None
         out[metric] = MetricBound(metric, value, "exact", res.seconds, status=res.status,
                                   optimum=res.objective if res.status == "optimal" else None,
-                                  gap=0.0 if res.status == "optimal" else gap, mapping=res.mapping or None)
+                                  gap=0.0 if res.status == "optimal" else gap, mapping=res.mapping or None,
+                                  message=res.message)
     return {m: out[m] for m in metrics}
