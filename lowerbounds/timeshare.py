@@ -19,8 +19,9 @@ Methods (``METHODS``):
 * ``quick``: closed forms, O(n log n): every task's flow is at least its shortest unloaded
   duration; the critical path and an area bound for the makespan (also for DAGs);
 * ``lp``: ``quick`` and the preemptive relaxations of :mod:`lowerbounds.timeshare_lp`: the
-  interval-indexed LP for sumflow, bisection on a deadline-feasibility LP for maxstretch,
-  maxflow and makespan;
+  interval-indexed LP for sumflow, bisection on a deadline-feasibility LP for maxstretch and
+  maxflow, one LP for the makespan; for sumflow also the pairwise processor-sharing bound of
+  :mod:`lowerbounds.timeshare_pairs` (``method`` ``pairs`` when it is the larger);
 * ``exact``: the best clairvoyant mapping (:mod:`lowerbounds.timeshare_mapping`) per metric, with
   its status; its optimum is the reference itself (and a bound on every mapping's value);
 * ``best``: ``lp``, then ``exact`` when the workload is small enough, keeping the larger bound.
@@ -48,12 +49,13 @@ from lowerbounds.timeshare_lp import (
     makespan_lp,
     sumflow_interval_lp,
 )
+from lowerbounds.timeshare_pairs import sumflow_pair_bound
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
            "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
-           "makespan_lp_bound"]
+           "makespan_lp_bound", "sumflow_pairs_bound"]
 
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 METHODS = ("quick", "lp", "exact", "best")
@@ -252,6 +254,17 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     return max(best, lower) + rest
 
 
+def sumflow_pairs_bound(costs: TaskCosts) -> float:
+    """Sumflow >= the pairwise processor-sharing bound (:func:`lowerbounds.timeshare_pairs.sumflow_pair_bound`) of
+    the tasks without parents + ``Σ min dur`` of the others (whose flows start at a schedule-dependent date)."""
+    idx = np.flatnonzero(costs.fixed)
+    rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
+    if idx.size == 0:
+        return rest
+    sub = costs.subset(idx)
+    return sumflow_pair_bound(sub.arrival, sub.inp, sub.p, sub.out) + rest
+
+
 def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: int) -> float | None:
     """``None`` (exact breakpoints) when their variables fit in ``budget``, else the finest grid that does."""
     ok = np.isfinite(release) & np.isfinite(deadline) & (deadline > release)
@@ -350,6 +363,10 @@ def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) ->
         share = (stop - tic) * TIME_SHARE[metric] / sum(TIME_SHARE[m] for m in ordered[r:])
         value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05))
         method = "lp" if value > quick[metric] * (1 + 1e-12) else "quick"
+        if metric == "sumflow":
+            pairs = sumflow_pairs_bound(costs)
+            if pairs > max(value, quick[metric]) * (1 + 1e-12):
+                value, method = pairs, "pairs"
         out[metric] = MetricBound(metric, max(value, quick[metric]), method, time.perf_counter() - tic)
     return {m: out[m] for m in metrics}
 

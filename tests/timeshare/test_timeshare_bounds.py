@@ -206,3 +206,41 @@ def test_first_tasks_keeps_parents():
     workload, keep = first_tasks(inst.workload, 25)
     assert workload.n_tasks == 25 and np.all(np.diff(keep) > 0)
     assert all(p < i for i, ps in enumerate(workload.parents) for p in ps)
+
+
+def test_pair_bound_is_processor_sharing_when_tasks_arrive_together():
+    from lowerbounds.timeshare_pairs import sumflow_pair_bound
+
+    p = np.array([[10.0], [30.0], [20.0]])
+    zero = np.zeros_like(p)
+    # one server: Σ p + 2 Σ_{i<j} min(p_i, p_j) = 60 + 2 (10 + 10 + 20) = 140 = 30 + 60 + 50, the PS sumflow
+    ps_sum = float(ps_sum_of([10.0, 30.0, 20.0]))
+    assert sumflow_pair_bound(np.zeros(3), zero, p, zero) == pytest.approx(ps_sum) == pytest.approx(140.0)
+
+
+def ps_sum_of(works):
+    from vcsched.sim.processor_sharing import ps_completion_times
+
+    return ps_completion_times(works).sum()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_dynamic_programme_is_the_minimum_over_mappings(seed):
+    from lowerbounds.timeshare_pairs import pair_slowdowns, sumflow_pair_bound
+
+    rng = np.random.default_rng(seed)
+    n, S = 5, 3
+    a = np.sort(rng.uniform(0, 20, n))
+    inp, p, out = rng.uniform(0, 1, (n, S)), rng.uniform(2, 20, (n, S)), rng.uniform(0, 1, (n, S))
+    join = a[:, None] + inp
+
+    def objective(m):
+        total = sum(inp[i, m[i]] + p[i, m[i]] + out[i, m[i]] for i in range(n))
+        for j in range(n):
+            u = pair_slowdowns(join, p, np.arange(j), j)
+            total += sum(2 * u[i, m[i]] for i in range(j) if m[i] == m[j])
+        return total
+
+    best = min(objective(m) for m in itertools.product(range(S), repeat=n))
+    assert sumflow_pair_bound(a, inp, p, out, window=n - 1) == pytest.approx(best)
+    assert sumflow_pair_bound(a, inp, p, out, window=1) <= best + 1e-9
