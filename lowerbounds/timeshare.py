@@ -20,8 +20,9 @@ Methods (``METHODS``):
   duration; the critical path and an area bound for the makespan (also for DAGs);
 * ``lp``: ``quick`` and the preemptive relaxations of :mod:`lowerbounds.timeshare_lp`: the
   interval-indexed LP for sumflow, bisection on a deadline-feasibility LP for maxstretch and
-  maxflow, one LP for the makespan; for sumflow also the pairwise processor-sharing bound of
-  :mod:`lowerbounds.timeshare_pairs` (``method`` ``pairs`` when it is the larger);
+  maxflow, one LP for the makespan; for sumflow, maxflow and maxstretch also the pairwise
+  processor-sharing bounds of :mod:`lowerbounds.timeshare_pairs` (``method`` is ``pairs`` when
+  they give the value);
 * ``exact``: the best clairvoyant mapping (:mod:`lowerbounds.timeshare_mapping`) per metric, with
   its status; its optimum is the reference itself (and a bound on every mapping's value);
 * ``best``: ``lp``, then ``exact`` when the workload is small enough, keeping the larger bound.
@@ -49,13 +50,13 @@ from lowerbounds.timeshare_lp import (
     makespan_lp,
     sumflow_interval_lp,
 )
-from lowerbounds.timeshare_pairs import sumflow_pair_bound
+from lowerbounds.timeshare_pairs import max_pair_bound, sumflow_pair_bound
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
            "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
-           "makespan_lp_bound", "sumflow_pairs_bound"]
+           "makespan_lp_bound", "pairs_bounds"]
 
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 METHODS = ("quick", "lp", "exact", "best")
@@ -63,8 +64,8 @@ BISECTION_BUDGET = 25_000
 """Most variables of one feasibility LP of a bisection (finer than that, the grid is coarsened: still valid)."""
 MAKESPAN_LP_TASKS = 60
 """The makespan LP keeps the last tasks by ``est`` only (dropping tasks is a relaxation)."""
-MAX_DOUBLINGS = 2
-"""Times the sumflow LP's windows may be doubled for tasks left with a tail."""
+MAX_REFINES = 2
+"""Times the sumflow LP is solved again with more levels while it leaves tasks with a tail."""
 EXACT_RTOL_TASKS = 100
 """Bisections stop at 1e-6 relative up to this many tasks, at 1e-3 above (each step is an LP of the whole
 workload; the bound proven is valid either way)."""
@@ -217,10 +218,12 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
 
     A DAG task's flow is measured from its (schedule-dependent) submission, so it enters only through
     its shortest duration; dropping tasks from the LP keeps it a relaxation (the remaining tasks' pieces
-    still satisfy every row). The grid has cells of a tenth of the shortest computation, coarsened to
-    stay within ``budget`` variables; each task is time-indexed over four times its shortest duration
-    after its arrival, and the windows of tasks left with a tail are doubled while time and budget
-    allow. Every solve is a valid bound; the largest is returned.
+    still satisfy every row). The finest grid has cells of a tenth of the shortest computation,
+    coarsened to stay within ``budget`` variables; each task is time-indexed over four times its
+    shortest duration after its arrival. While the LP leaves tasks with a tail (computed after their
+    window, without using capacity) and time remains, it is solved again with cells twice as long and
+    two more levels of coarser cells behind the window (``levels``), up to ``MAX_REFINES`` times.
+    Every solve is a valid bound; the largest is returned.
     """
     idx = np.flatnonzero(costs.fixed)
     rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
@@ -229,40 +232,37 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     sub = costs.subset(idx)
     a = sub.arrival
     window = 4.0 * sub.dur.min(axis=1)
-    S = sub.p.shape[1]
+    delta = float(sub.p.min()) / 10.0
+    delta *= max(1.0, sub.p.shape[1] * float(np.sum(window / delta + 2.0)) / budget)
     best = -math.inf
-    delta = None
-    doublings = 0
-    while True:
-        if delta is None:
-            delta = float(sub.p.min()) / 10.0
-            estimate = S * float(np.sum(window / delta + 2.0))
-            delta *= max(1.0, estimate / budget)
-        outcome, tail = sumflow_interval_lp(a, a[:, None] + sub.inp, sub.p, sub.out, window=window, delta=delta,
+    for refine in range(MAX_REFINES + 1):
+        outcome, tail = sumflow_interval_lp(a, a[:, None] + sub.inp, sub.p, sub.out, window=window,
+                                            delta=delta * 2 ** refine, levels=1 + 2 * refine,
                                             time_limit=_remaining(deadline))
         if outcome.objective is not None:
             best = max(best, outcome.objective)
-        grow = tail > 1e-6
-        if outcome.objective is None or not grow.any():
+        if outcome.objective is None or not (tail > 1e-6).any():
             break
-        window = np.where(grow, 2.0 * window, window)
-        doublings += 1
-        if (doublings > MAX_DOUBLINGS or S * float(np.sum(window / delta + 2.0)) > budget
-                or (deadline and time.perf_counter() > deadline)):
-            break
+        if deadline is not None and time.perf_counter() + 2.5 * outcome.seconds > deadline:
+            break  # the next solve, with more levels, would not end in time
     lower = float(sub.dur.min(axis=1).sum())
     return max(best, lower) + rest
 
 
-def sumflow_pairs_bound(costs: TaskCosts) -> float:
-    """Sumflow >= the pairwise processor-sharing bound (:func:`lowerbounds.timeshare_pairs.sumflow_pair_bound`) of
-    the tasks without parents + ``Σ min dur`` of the others (whose flows start at a schedule-dependent date)."""
+def pairs_bounds(costs: TaskCosts) -> dict[str, float]:
+    """The processor-sharing pair bounds (:mod:`lowerbounds.timeshare_pairs`) of sumflow, maxflow and maxstretch.
+
+    Only the tasks without parents enter (a DAG task's flow starts at a schedule-dependent date);
+    the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
+    """
     idx = np.flatnonzero(costs.fixed)
     rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
     if idx.size == 0:
-        return rest
+        return {"sumflow": rest, "maxflow": 0.0, "maxstretch": 0.0}
     sub = costs.subset(idx)
-    return sumflow_pair_bound(sub.arrival, sub.inp, sub.p, sub.out) + rest
+    args = (sub.arrival, sub.inp, sub.p, sub.out)
+    return {"sumflow": sumflow_pair_bound(*args) + rest, "maxflow": max_pair_bound(*args),
+            "maxstretch": max_pair_bound(*args, sub.den)}
 
 
 def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: int) -> float | None:
@@ -294,7 +294,7 @@ def _bisect_deadlines(release: np.ndarray, deadline_of, p: np.ndarray, lo: float
 
 
 def maxstretch_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = BISECTION_BUDGET,
-                        rtol: float | None = None) -> float:
+                        rtol: float | None = None, lower: float = 0.0) -> float:
     """Maxstretch >= the smallest ``σ`` at which the preemptive relaxation meets every deadline
     ``a_i + σ d_is`` (bisection to ``rtol``).
 
@@ -302,9 +302,10 @@ def maxstretch_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budg
     output_is]``, with the denominator ``den_is`` of that server (see the module docstring). Only
     tasks without parents enter (their arrival is known); the quick bound covers the others.
     Infeasibility at ``σ`` proves that no mapping has a maxstretch ``<= σ``, so the largest ``σ``
-    proven infeasible is a bound (:func:`lowerbounds.timeshare_lp.deadline_feasible`).
+    proven infeasible is a bound (:func:`lowerbounds.timeshare_lp.deadline_feasible`). The search
+    starts from ``lower`` when it is a larger valid bound (e.g. :func:`pairs_bounds`'s).
     """
-    lo = quick_bounds(costs)["maxstretch"]
+    lo = max(quick_bounds(costs)["maxstretch"], lower)
     idx = np.flatnonzero(costs.fixed)
     if idx.size == 0:
         return lo
@@ -315,10 +316,11 @@ def maxstretch_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budg
 
 
 def maxflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = BISECTION_BUDGET,
-                     rtol: float | None = None) -> float:
+                     rtol: float | None = None, lower: float = 0.0) -> float:
     """Maxflow >= the smallest ``F`` at which the preemptive relaxation meets every deadline ``a_i + F``
-    (bisection; same argument as :func:`maxstretch_lp_bound` with one deadline per task)."""
-    lo = quick_bounds(costs)["maxflow"]
+    (bisection from ``max(quick, lower)``; same argument as :func:`maxstretch_lp_bound` with one deadline
+    per task)."""
+    lo = max(quick_bounds(costs)["maxflow"], lower)
     idx = np.flatnonzero(costs.fixed)
     if idx.size == 0:
         return lo
@@ -358,16 +360,19 @@ def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) ->
     out = {}
     stop = time.perf_counter() + time_limit
     ordered = [m for m in METRICS if m in metrics]
+    tic = time.perf_counter()
+    pairs = pairs_bounds(costs) if set(ordered) & {"sumflow", "maxflow", "maxstretch"} else {}
+    pair_seconds = time.perf_counter() - tic
     for r, metric in enumerate(ordered):
         tic = time.perf_counter()
         share = (stop - tic) * TIME_SHARE[metric] / sum(TIME_SHARE[m] for m in ordered[r:])
-        value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05))
-        method = "lp" if value > quick[metric] * (1 + 1e-12) else "quick"
-        if metric == "sumflow":
-            pairs = sumflow_pairs_bound(costs)
-            if pairs > max(value, quick[metric]) * (1 + 1e-12):
-                value, method = pairs, "pairs"
-        out[metric] = MetricBound(metric, max(value, quick[metric]), method, time.perf_counter() - tic)
+        options = {"lower": pairs[metric]} if metric in ("maxflow", "maxstretch") else {}
+        value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05), **options)
+        pair = pairs.get(metric, -math.inf)
+        floor = max(quick[metric], pair)
+        method = "lp" if value > floor * (1 + 1e-12) else "pairs" if pair > quick[metric] * (1 + 1e-12) else "quick"
+        seconds = time.perf_counter() - tic + (pair_seconds / 3 if metric in pairs else 0.0)
+        out[metric] = MetricBound(metric, max(value, floor), method, seconds)
     return {m: out[m] for m in metrics}
 
 

@@ -138,7 +138,7 @@ def _grid_cells(lo: float, hi: float, t0: float, delta: float) -> tuple[int, int
     return j0, j1
 
 
-def sumflow_interval_lp(arrival, release, p, out, *, window, delta: float,
+def sumflow_interval_lp(arrival, release, p, out, *, window, delta: float, levels: int = 1,
                         time_limit: float | None = None) -> tuple[LPOutcome, np.ndarray]:
     """Interval-indexed LP relaxation of the sum of flows; returns the outcome and each task's tail mass.
 
@@ -151,43 +151,52 @@ def sumflow_interval_lp(arrival, release, p, out, *, window, delta: float,
     p, out : ndarray (n, S)
         Computation (unloaded) and output-transfer times.
     window : ndarray (n,)
-        Length after ``a_i`` over which task ``i`` is time-indexed; its mass beyond is a *tail*.
+        Length after ``a_i`` over which task ``i`` is time-indexed on the finest grid.
     delta : float
-        Length of the grid cells (the grid starts at ``min a``).
+        Length of the finest grid's cells (the grid starts at ``min a``).
+    levels : int
+        Number of grids: level ``k`` has cells of ``delta 2^k`` and indexes task ``i`` from the end of
+        level ``k - 1`` to about ``a_i + window_i 2^k``; what is computed after the last level is the
+        task's *tail*.
 
     Notes
     -----
-    Variables: ``x_ist`` (fraction of ``i`` computed on ``s`` in cell ``t``, only cells that meet
-    ``[r_is, end_i)``), ``z_is`` (fraction computed on ``s`` after ``end_i``, the end of the cell
-    holding ``a_i + window_i``), ``F_i`` (flow). Constraints: ``Σ x + Σ z = 1``; server capacity
-    ``Σ_i x_ist p_is <= Δ``; full speed ``Σ_s x_ist p_is <= |cell ∩ [min_s r_is, ∞)|`` and
-    ``x_ist p_is <= |cell ∩ [r_is, ∞)|``; ``F_i >= Σ x_ist (l_ist + p_is/2 + out_is) + Σ z_is
-    (end_i + p_is/2 + out_is) - a_i`` with ``l_ist = max(cell start, r_is)``; ``F_i >= Σ_s
-    (Σ_t x_ist + z_is)(r_is - a_i + p_is + out_is)``. Minimise ``Σ F_i``.
+    Variables: ``x_ist`` (fraction of ``i`` computed on ``s`` in cell ``t`` of some level, only the
+    cells that meet ``[r_is, ∞)`` inside the task's span of that level), ``z_is`` (fraction computed
+    on ``s`` after ``end_i``, the end of its last level), ``F_i`` (flow). Constraints: ``Σ x + Σ z =
+    1``; server capacity ``Σ x_ist p_is <= |C|`` for every cell ``C`` of every level, over the
+    columns of that level and the finer ones inside ``C`` (the grids are nested); full speed
+    ``Σ_s x_ist p_is <= |cell ∩ [min_s r_is, ∞)|`` and ``x_ist p_is <= |cell ∩ [r_is, ∞)|``;
+    ``F_i >= Σ x_ist (l_ist + p_is/2 + out_is) + Σ z_is (end_i + p_is/2 + out_is) - a_i`` with
+    ``l_ist = max(cell start, r_is)``; ``F_i >= Σ_s (Σ_t x_ist + z_is)(r_is - a_i + p_is + out_is)``.
+    Minimise ``Σ F_i``.
 
     Validity: take any mapping and its processor-sharing schedule; set ``x_ist`` to the share of
     ``i``'s computation done in cell ``t`` (on its server ``s`` only; the tail takes what is done
     after ``end_i``). Capacity and speed hold (a server computes at rate 1 in total, a task at rate
-    ``1/n <= 1``). The computation's *mean busy date* ``M_i = ∫ t y_i(t) dt`` (``y_i`` its rate as a
-    fraction per second, ``y_i <= 1/p_is``) is at least ``Σ x_ist l_ist + z_is end_i`` (each piece
-    is done no earlier than the start of its part of the cell), and since at most ``1/p_is`` of the
-    task is done per second before its end ``E_i``, ``M_i <= E_i - p_is/2``. The completion is
-    ``E_i + out_is``, so the flow satisfies the first ``F`` row; the second is ``flow >= unloaded
-    duration``. Tail columns use no capacity (dropping those terms only loosens the capacity rows),
-    so the LP minimum is at most the mapping's sumflow, whatever the window.
+    ``1/n <= 1``; a coarse row only leaves out the columns of coarser levels). The computation's
+    *mean busy date* ``M_i = ∫ t y_i(t) dt`` (``y_i`` its rate as a fraction per second, ``y_i <=
+    1/p_is``) is at least ``Σ x_ist l_ist + z_is end_i`` (each piece is done no earlier than the
+    start of its part of the cell), and since at most ``1/p_is`` of the task is done per second
+    before its end ``E_i``, ``M_i <= E_i - p_is/2``. The completion is ``E_i + out_is``, so the
+    flow satisfies the first ``F`` row; the second is ``flow >= unloaded duration``. Tail columns
+    use no capacity (dropping those terms only loosens the capacity rows), so the LP minimum is at
+    most the mapping's sumflow, whatever the windows.
     """
     n, S = p.shape
     b = _Builder()
     arrival = np.asarray(arrival, dtype=float)
+    window = np.asarray(window, dtype=float)
     t0 = float(np.min(arrival)) if n else 0.0
-    end_cell = np.array([_grid_cells(a, a + w, t0, delta)[1] for a, w in zip(arrival.tolist(), window.tolist())])
-    end = t0 + end_cell * delta
-    task, server, cell = _window_cells(release, end_cell, t0, delta)
+    task, server, level, cell, bounds = _level_cells(arrival, release, window, t0, delta, levels)
+    size = delta * (2.0 ** level)
     ps, o = p[task, server], out[task, server]
-    left = np.maximum(t0 + cell * delta, release[task, server])
-    avail = t0 + (cell + 1) * delta - left
+    left = np.maximum(t0 + cell * size, release[task, server])
+    avail = t0 + (cell + 1) * size - left
     keep = avail > 1e-12
-    task, server, cell, ps, o, left, avail = (a[keep] for a in (task, server, cell, ps, o, left, avail))
+    task, server, level, cell, size, ps, o, left, avail = (
+        a[keep] for a in (task, server, level, cell, size, ps, o, left, avail))
+    end = bounds[:, -1]
     dur = release - arrival[:, None] + p + out
     flow_cols = b.columns(np.ones(n), np.inf)
     x = b.columns(np.zeros(task.size), avail / ps)
@@ -205,33 +214,61 @@ def sumflow_interval_lp(arrival, release, p, out, *, window, delta: float,
     b.entries(meanrow[zi], z.ravel(), (np.maximum(end[:, None], release) + p / 2 + out - arrival[:, None]).ravel())
     b.entries(durrow[zi], z.ravel(), dur.ravel())
     rmin = release.min(axis=1)[task]
-    _grouped_rows(b, task * (cell.max() + 1 if cell.size else 1) + cell, x, ps,
-                  t0 + (cell + 1) * delta - np.maximum(t0 + cell * delta, rmin))
-    _grouped_rows(b, server * (cell.max() + 1 if cell.size else 1) + cell, x, ps, np.full(x.size, float(delta)))
+    width = int(cell.max()) + 1 if cell.size else 1
+    _grouped_rows(b, (task * levels + level) * width + cell, x, ps,
+                  t0 + (cell + 1) * size - np.maximum(t0 + cell * size, rmin))
+    for k in range(levels):  # capacity of the level-k cells, over the columns of levels <= k inside them
+        fine = level <= k
+        key = server[fine] * width + (cell[fine] >> (k - level[fine]))
+        _grouped_rows(b, key, x[fine], ps[fine], np.full(int(fine.sum()), delta * 2.0 ** k),
+                      need=level[fine] == k)
     outcome = b.solve(time_limit=time_limit)
     tail = outcome.x[z].sum(axis=1) if outcome.x is not None else np.zeros(n)
     return outcome, tail
 
 
-def _window_cells(release: np.ndarray, end_cell: np.ndarray, t0: float, delta: float):
-    """(task, server, cell) of every grid cell from the one holding ``r_is`` to ``end_cell[i]`` (excluded)."""
-    first = np.maximum(np.floor((release - t0) / delta), 0).astype(np.int64)
-    count = np.maximum(end_cell[:, None] - first, 0)
+def _level_cells(arrival, release, window, t0: float, delta: float, levels: int):
+    """(task, server, level, cell, bounds): the cells of every level for every (task, server) pair.
+
+    ``bounds[i, k]`` is the end of task ``i``'s span at level ``k``, aligned to the next level's grid
+    (the last to its own), so that level ``k + 1`` starts on one of its cells.
+    """
     n, S = release.shape
-    task = np.repeat(np.repeat(np.arange(n), S), count.ravel())
-    server = np.repeat(np.tile(np.arange(S), n), count.ravel())
-    offsets = np.arange(count.sum()) - np.repeat(np.cumsum(count.ravel()) - count.ravel(), count.ravel())
-    cell = np.repeat(first.ravel(), count.ravel()) + offsets
-    return task, server, cell
+    bounds = np.empty((n, levels))
+    for k in range(levels):
+        unit = delta * 2.0 ** min(k + 1, levels - 1)
+        bounds[:, k] = t0 + np.ceil((arrival + window * 2.0 ** k - t0) / unit) * unit
+        if k:
+            bounds[:, k] = np.maximum(bounds[:, k], bounds[:, k - 1])
+    parts = []
+    for k in range(levels):
+        size = delta * 2.0 ** k
+        first = np.maximum(np.floor((release - t0) / size), 0).astype(np.int64)
+        if k:
+            first = np.maximum(first, np.round((bounds[:, k - 1] - t0) / size).astype(np.int64)[:, None])
+        last = np.round((bounds[:, k] - t0) / size).astype(np.int64)
+        count = np.maximum(last[:, None] - first, 0).ravel()
+        task = np.repeat(np.repeat(np.arange(n), S), count)
+        server = np.repeat(np.tile(np.arange(S), n), count)
+        cell = np.repeat(first.ravel(), count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+        parts.append((task, server, np.full(task.size, k, dtype=np.int64), cell))
+    task, server, level, cell = (np.concatenate([q[j] for q in parts]) for j in range(4))
+    return task, server, level, cell, bounds
 
 
-def _grouped_rows(b: _Builder, key: np.ndarray, cols: np.ndarray, weight: np.ndarray, room: np.ndarray) -> None:
+def _grouped_rows(b: _Builder, key: np.ndarray, cols: np.ndarray, weight: np.ndarray, room: np.ndarray,
+                  need: np.ndarray | None = None) -> None:
     """One row ``Σ weight * x <= room`` per distinct ``key`` met by at least two columns (one column alone is
-    already bounded by its upper bound)."""
+    already bounded by its upper bound) and, with ``need``, by at least one column where ``need`` holds
+    (the other groups' rows are implied by finer ones)."""
     if key.size == 0:
         return
     uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
     multi = counts[inverse] > 1
+    if need is not None:
+        has = np.zeros(uniq.size, dtype=bool)
+        has[inverse[need]] = True
+        multi &= has[inverse]
     if not multi.any():
         return
     sub_uniq, sub_inv = np.unique(inverse[multi], return_inverse=True)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for"]
+__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "max_pair_bound"]
 
 STATE_LIMIT = 1 << 15
 """Most entries of one step of the dynamic programme (``S^(K+1)``)."""
@@ -95,3 +95,44 @@ def sumflow_pair_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
                 cost += (2.0 * eye * u[k][None, :]).reshape(shape)
         value = (value[..., None] + cost).min(axis=0)
     return float(value.min())
+
+
+def max_pair_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray,
+                   den: np.ndarray | None = None, *, group: int | None = None) -> float:
+    """Maxflow (or, with ``den``, maxstretch) >= ``max`` over groups of ``group`` consecutive tasks (in arrival
+    order) of ``min`` over the group's mappings of ``max_i (d_{i,s(i)} + Σ_{j in group, s(j)=s(i)} u_ij) / den``.
+
+    Validity: for any mapping, ``flow_i >= d_is + Σ_j u_ij`` over the tasks ``j`` sharing its server (module
+    docstring); keeping only the group's pairs drops terms >= 0, and the group's own mapping is one of those
+    the minimum ranges over. ``den`` is the stretch's denominator per task and server (the tables'
+    duration). ``group`` defaults to the largest with ``S^group <= 1024`` (at most 6).
+    """
+    n, S = p.shape
+    if n == 0:
+        return 0.0
+    if group is None:
+        group = 1
+        while group < 6 and S ** (group + 1) <= 1024:
+            group += 1
+    group = max(1, min(group, n))
+    order = np.argsort(arrival, kind="stable")
+    join = (arrival[:, None] + inp)[order]
+    p = p[order]
+    dur = (inp + out)[order] + p
+    den = np.ones_like(p) if den is None else den[order]
+    maps = np.array(np.unravel_index(np.arange(S ** group), (S,) * group)).T  # (S^group, group)
+    same = maps[:, :, None] == maps[:, None, :]
+    np.einsum("akk->ak", same)[:] = False
+    rows = np.arange(group)
+    best = 0.0
+    for w in range(n - group + 1):
+        tasks = np.arange(w, w + group)
+        u = np.zeros((group, group, S))
+        for k in range(1, group):
+            u[:k, k] = pair_slowdowns(join, p, tasks[:k], tasks[k])
+            u[k, :k] = u[:k, k]
+        served = u[rows[None, :, None], rows[None, None, :], maps[:, :, None]]  # (maps, k, m): u on k's server
+        flows = dur[tasks[None, :], maps] + (served * same).sum(axis=2)
+        value = (flows / den[tasks[None, :], maps]).max(axis=1).min()
+        best = max(best, float(value))
+    return best
