@@ -273,8 +273,9 @@ def best_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float
     Returns
     -------
     MappingResult
-        ``status`` is ``optimal`` (``bound == objective``), ``time_limit`` or ``too_large`` (not
-        searched: see :func:`search_applies`; the greedy mapping, the bound and the gap).
+        ``status`` is ``optimal`` (``bound == objective``), ``time_limit``, ``too_large`` (not
+        searched: see :func:`search_applies`; the greedy mapping, the bound and the gap) or
+        ``not_searched`` (DAG applications: the bound alone).
     """
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
@@ -283,7 +284,8 @@ def best_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float
     lower = -math.inf if lower is None else float(lower)
     reason = search_applies(costs)
     if reason is not None:
-        return _result(metric, "too_large", value, lower, mapping, 0, tic, reason)
+        status = "too_large" if costs.fixed.all() else "not_searched"
+        return _result(metric, status, value, lower, mapping, 0, tic, reason)
     search = _Search(costs, metric, tic + time_limit, mapping, value, lower)
     try:
         root = search.run()
@@ -308,7 +310,8 @@ def exact_references(costs: TaskCosts, lower: dict[str, MetricBound], *, time_li
     """:func:`best_mapping` of each metric (sumflow first), sharing ``time_limit``, as :class:`MetricBound`.
 
     ``value`` is the optimum when the status is ``optimal``, else the proven bound (at least
-    ``lower``'s); ``gap`` is the relative gap of the best mapping found to that bound.
+    ``lower``'s); ``gap`` is the relative gap of the best mapping found to that bound; ``seconds``
+    include those of ``lower``.
     """
     ordered = [m for m in ("sumflow", "makespan", "maxstretch", "maxflow") if m in metrics]
     stop = time.perf_counter() + time_limit
@@ -318,7 +321,7 @@ def exact_references(costs: TaskCosts, lower: dict[str, MetricBound], *, time_li
         res = best_mapping(costs, metric, time_limit=share, lower=lower[metric].value)
         value = max(res.bound, lower[metric].value)
         gap = (res.objective - value) / value if value > 0 and math.isfinite(res.objective) else None
-        out[metric] = MetricBound(metric, value, "exact", res.seconds, status=res.status,
+        out[metric] = MetricBound(metric, value, "exact", lower[metric].seconds + res.seconds, status=res.status,
                                   optimum=res.objective if res.status == "optimal" else None,
                                   gap=0.0 if res.status == "optimal" else gap, mapping=res.mapping or None,
                                   message=res.message)
