@@ -181,9 +181,18 @@ def _small_lines(ok: pandas.DataFrame, out_dir: pathlib.Path, save_table) -> lis
         lines.append(f"best sumflow mapping of 10 tasks on (b)'s platform: at most {ten['exact_seconds'].max():.2f} s, "
                      f"{(ten['status'] == 'optimal').mean() * 100:.0f} % proven optimal")
     hs = ok[ok["kind"] == "small_heuristic"]
+    for mu in (20.0, 17.0, 15.0):
+        at = hs[(hs["mu"] == mu) & (hs["servers"] == 4) & (hs["tasks"] == 10)]
+        if not at.empty:
+            g = at.groupby("heuristic")[["sumflow_to_best", "maxflow_to_best", "maxstretch_to_best"]].mean()
+            lines.append(f"(b) first 10 tasks, platform 2, mu={mu:g}, heuristic / best mapping (sumflow, maxflow, "
+                         "maxstretch): " + "; ".join(f"{h.upper()} {g.loc[h].iloc[0]:.3f}, {g.loc[h].iloc[1]:.3f}, "
+                                                     f"{g.loc[h].iloc[2]:.3f}" for h in HEURISTICS if h in g.index))
+    hs = hs[hs["mu"] != STRESS_MU]
     if not hs.empty:
         g = hs.groupby("heuristic")[["sumflow_to_best", "maxstretch_to_best", "makespan_to_best"]].mean()
-        lines.append("small workloads, heuristic / best mapping (sumflow, maxstretch, makespan): " + "; ".join(
+        lines.append("small workloads (mu 15/17/20), heuristic / best mapping (sumflow, maxstretch, makespan): "
+                     + "; ".join(
             f"{h.upper()} {g.loc[h].iloc[0]:.3f}, {g.loc[h].iloc[1]:.3f}, {g.loc[h].iloc[2]:.3f}"
             for h in HEURISTICS if h in g.index))
     return lines
