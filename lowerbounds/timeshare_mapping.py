@@ -88,7 +88,13 @@ def _server_dates(costs: TaskCosts, tasks: list, s: int) -> np.ndarray:
 
 
 def _fits(costs: TaskCosts, tasks: list, dates: np.ndarray, j: int, s: int) -> bool:
-    """Does task ``j`` fit in server ``s``'s memory at its arrival, beside ``tasks`` (placed before it)?"""
+    """Does task ``j`` fit in server ``s``'s memory at its arrival, beside ``tasks`` (placed before it)?
+
+    The simulator's rule (``TimeshareSimulation._submit``): refused when the memory held plus the
+    task's need exceeds the capacity (+1e-9); the tasks accepted before it hold their memory until
+    their completion, and one completing at the arrival date has freed it (ends come before
+    submissions at one instant). Tested against the simulator.
+    """
     need = costs.task_memory[j]
     if need <= 0 or not math.isfinite(costs.memory[s]):
         return True

@@ -111,6 +111,23 @@ def test_evaluate_mapping_is_the_simulator(seed):
                                rtol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_evaluate_mapping_refuses_as_the_simulator(seed):
+    # dgemm tasks on servers of 40-60 MB: some tasks are refused (lost) as in the simulator
+    rng = np.random.default_rng(seed)
+    inst = generate_scenario("a", mu=5.0, rng=seed)
+    platform = Platform(name="small", servers=inst.platform.servers, input=inst.platform.input,
+                        compute=inst.platform.compute, output=inst.platform.output,
+                        memory=np.array([60.0, 40.0, 60.0, 40.0]), task_memory=inst.platform.task_memory)
+    workload = first_tasks(inst.workload, 14)[0]
+    mapping = rng.integers(0, 2, size=workload.n_tasks)  # crowd the first two servers
+    _, run = simulated(platform, workload, mapping)
+    ours = evaluate_mapping(TaskCosts.of(platform, workload), mapping)
+    assert np.isnan(run.completion).any()
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(run.completion))
+    np.testing.assert_allclose(ours, run.completion, rtol=1e-12)
+
+
 @settings(max_examples=25, deadline=None)
 @given(arrivals=st.lists(st.floats(0, 60, allow_nan=False), min_size=1, max_size=5),
        seed=st.integers(0, 2**32 - 1))

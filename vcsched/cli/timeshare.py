@@ -3,7 +3,12 @@
 ``vcsched timeshare simulate --scenario a|b|...|j [--platform 1|2] [--mu 17] [--seed S]
 --heuristic mct|hmct|mp|msf|all [--json]``, plus the model options ``--interarrival``, ``--noise``,
 ``--load-sensor``, ``--memory``, ``--swap-share``, ``--overflow``, ``--mct-completion``,
-``--compute-scale`` and ``--runs``.
+``--compute-scale`` and ``--runs``; ``--tasks N`` keeps the first N tasks, ``--bound`` adds each metric's
+lower bound and ratio to it.
+
+``vcsched timeshare bound`` with the same workload options, ``--method quick|lp|exact|best``,
+``--time-limit S`` and ``--json``: lower bounds and the best clairvoyant mapping
+(:mod:`lowerbounds.timeshare`).
 """
 
 from __future__ import annotations
