@@ -50,7 +50,7 @@ from lowerbounds.timeshare_lp import (
     makespan_lp,
     sumflow_interval_lp,
 )
-from lowerbounds.timeshare_pairs import max_pair_bound, sumflow_pair_bound
+from lowerbounds.timeshare_pairs import max_group_bounds, sumflow_pair_bound
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
@@ -261,8 +261,8 @@ def pairs_bounds(costs: TaskCosts) -> dict[str, float]:
         return {"sumflow": rest, "maxflow": 0.0, "maxstretch": 0.0}
     sub = costs.subset(idx)
     args = (sub.arrival, sub.inp, sub.p, sub.out)
-    return {"sumflow": sumflow_pair_bound(*args) + rest, "maxflow": max_pair_bound(*args),
-            "maxstretch": max_pair_bound(*args, sub.den)}
+    maxflow, maxstretch = max_group_bounds(*args, sub.den)
+    return {"sumflow": sumflow_pair_bound(*args) + rest, "maxflow": maxflow, "maxstretch": maxstretch}
 
 
 def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: int) -> float | None:

@@ -277,5 +277,15 @@ def test_pair_dynamic_programme_is_the_minimum_over_mappings(seed):
         return total
 
     best = min(objective(m) for m in itertools.product(range(S), repeat=n))
-    assert sumflow_pair_bound(a, inp, p, out, window=n - 1) == pytest.approx(best)
-    assert sumflow_pair_bound(a, inp, p, out, window=1) <= best + 1e-9
+    assert sumflow_pair_bound(a, inp, p, out, window=n - 1, shared=False) == pytest.approx(best)
+    assert sumflow_pair_bound(a, inp, p, out, window=1, shared=False) <= best + 1e-9
+    # sharing among the window's tasks only raises it, and it stays below the best mapping's sumflow
+    platform = Platform(name="r", servers=tuple("xyz"), input=inp[0][:, None],
+                        compute=p[0][:, None], output=out[0][:, None], memory=np.full(S, np.inf),
+                        task_memory=np.zeros(1))
+    workload = Workload.independent(a, np.zeros(n, dtype=int))
+    costs = TaskCosts.of(platform, workload)
+    args = (costs.arrival, costs.inp, costs.p, costs.out)
+    shared = sumflow_pair_bound(*args, window=n - 1)
+    assert shared >= sumflow_pair_bound(*args, window=n - 1, shared=False) - 1e-9
+    assert shared <= best_mapping(costs, "sumflow").objective * (1 + RTOL)
