@@ -1,4 +1,4 @@
-"""A sumflow bound specific to processor sharing: pairwise slow-downs, minimised over mappings by dynamic programming.
+"""Bounds specific to processor sharing: pairwise slow-downs for sumflow, groups of tasks for maxflow and maxstretch.
 
 The preemptive relaxation (:mod:`lowerbounds.timeshare_lp`) lets a server run one task at a time at
 full speed, which shortest-remaining-time-first exploits: two equal tasks arriving together then
@@ -23,6 +23,11 @@ this is processor sharing's sumflow exactly (``Σ p + 2 Σ_{i<j} min(p_i, p_j)``
 the pairs more than ``K`` tasks apart in arrival order (the terms are >= 0) leaves a chain, which a
 dynamic programme over the tasks in arrival order minimises exactly, with the servers of the last
 ``K`` tasks as its state (``S^K`` states). The result is a lower bound on every mapping's sumflow.
+Knowing which window tasks share the server, the earlier task's work left is taken from processor
+sharing among them (``shared``), which only makes ``u`` larger and stays valid.
+
+**Groups (maxflow, maxstretch).** :func:`max_group_bounds` minimises, over the mappings of a few
+consecutive tasks, their largest flow (or stretch) under processor sharing among themselves alone.
 """
 
 from __future__ import annotations
