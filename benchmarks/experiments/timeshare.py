@@ -10,6 +10,10 @@ heuristic (the metrics of §3 and the comparison with MCT), ``kind = "server"`` 
 (per-server share of tasks and sumflow, Tables 10/12/14) and ``kind = "client"`` rows
 (per-application makespan, Figs 7-18).
 
+``part = "bound"`` and ``part = "small"``: the references (lower bounds of whole workloads with
+every heuristic's ratio to them; the best clairvoyant mapping of small workloads), see
+:mod:`benchmarks.experiments._timeshare_bounds`.
+
 ``part = "timing"``: wall time of scenario (b) (500 tasks) with the four heuristics and
 three seeds (target: 5 s). ``part = "htm_cost"``: cost of one HTM decision
 (predict on every server + commit) with ``concurrent`` tasks in the system, up to 10,000.
@@ -41,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from benchmarks.experiments._timeshare_bounds import bound_cells, bound_report, bound_rows, small_cells, small_rows
 from benchmarks.experiments._timeshare_paper import (
     FAST_0916,
     PAPER,
@@ -97,7 +102,7 @@ def cells(quick: bool) -> list[dict]:
         for n in (10, 100, 1000):
             out.append({"part": "htm_cost", "scenario": "-", "platform": "2", "mu": 0.0, "workload_seed": 0,
                         "interarrival": "-", "load_sensor": "-", "concurrent": n})
-        return out
+        return out + bound_cells(quick) + small_cells(quick)
     for mu in (20.0, 17.0, 15.0):
         add("b", "2", mu, (1, 2, 3))
     for mu in (20.0, 15.0):
@@ -129,7 +134,7 @@ def cells(quick: bool) -> list[dict]:
     for n in (10, 30, 100, 300, 1000, 3000, 10000, 30000):
         out.append({"part": "htm_cost", "scenario": "-", "platform": "2", "mu": 0.0, "workload_seed": 0,
                     "interarrival": "-", "load_sensor": "-", "concurrent": n})
-    return out
+    return out + bound_cells(quick) + small_cells(quick)
 
 
 def _scenario_rows(params: dict) -> list[dict]:
@@ -237,6 +242,10 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         return _timing_rows(params)
     if part == "htm_cost":
         return [{"kind": "htm_cost", "decision_seconds": htm_decision_cost(int(params["concurrent"]))}]
+    if part == "bound":
+        return bound_rows(params)
+    if part == "small":
+        return small_rows(params)
     raise ValueError(f"unknown part {part!r}")
 
 
@@ -426,13 +435,16 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             lines.append("best heuristic per scenario (mean makespan / sumflow / maxflow): " + "; ".join(
                 f"({sc}) " + "/".join(wins.loc[sc, m][1].upper() for m in ("makespan", "sumflow", "maxflow"))
                 for sc in wins.index))
+    lines += bound_report(ok, out_dir)
     text = "\n".join(lines)
-    speeds = implied_speed_table(ok)
-    save_table(speeds, out_dir, "implied_speed", title="Speed the paper's fast servers needed (Table 5 = 1)",
-               digits=3)
-    top = speeds[speeds["mu"] == 15.0].groupby("server")["paper implied speed"].max()
-    text += ("\nthe paper's utilisation tables at mu = 15 need spinnaker at >= " f"{top.get('spinnaker', np.nan):.3f}"
-             f" and artimon at >= {top.get('artimon', np.nan):.3f} times their Table 5 speed (implied_speed.md)")
+    if (ok["kind"] == "server").any():
+        speeds = implied_speed_table(ok)
+        save_table(speeds, out_dir, "implied_speed", title="Speed the paper's fast servers needed (Table 5 = 1)",
+                   digits=3)
+        top = speeds[speeds["mu"] == 15.0].groupby("server")["paper implied speed"].max()
+        text += ("\nthe paper's utilisation tables at mu = 15 need spinnaker at >= "
+                 f"{top.get('spinnaker', np.nan):.3f} and artimon at >= {top.get('artimon', np.nan):.3f} times their "
+                 "Table 5 speed (implied_speed.md)")
     if (everything["kind"] == "summary").any():
         dev = deviation_table(everything)
         if dev["ours (defaults)"].notna().any():

@@ -117,3 +117,27 @@ def test_parse_scale_and_variant_cells_stay_out_of_the_paper_tables():
     mask = _is_variant(df)
     assert not mask[df["compute_scale"].isna() & df["runs"].isna()].any()
     assert mask[df["compute_scale"].notna() | df["runs"].notna()].all()
+
+
+def test_bound_and_small_cells_and_report(tmp_path):
+    from benchmarks.experiments._timeshare_bounds import bound_cells, small_cells
+
+    assert {c["part"] for c in cells(True)} >= {"bound", "small"}
+    assert all(c["mu"] in (20.0, 17.0, 15.0) for c in bound_cells(True))
+    small = {**small_cells(True)[0], "tasks": 6}
+    bound = {**bound_cells(True)[0], "tasks": 40}  # the first 40 tasks of (b): quicker
+    small_rows = run_cell(small, seed=0)
+    exact = [r for r in small_rows if r["kind"] == "small_exact"]
+    assert {r["metric"] for r in exact} == {"sumflow", "makespan", "maxflow", "maxstretch"}
+    for r in exact:  # the LP bound never exceeds the best mapping, which no heuristic beats
+        assert r["status"] == "optimal" and r["lp_bound"] <= r["best"] * (1 + 1e-7)
+    for r in (r for r in small_rows if r["kind"] == "small_heuristic"):
+        assert all(r[f"{m}_to_best"] >= 1 - 1e-9 for m in ("sumflow", "makespan", "maxflow", "maxstretch"))
+    bound_rows = run_cell(bound, seed=0)
+    assert {r["heuristic"] for r in bound_rows} == {"mct", "hmct", "mp", "msf"}
+    assert all(r["sumflow_ratio_to_bound"] >= 1 - 1e-9 for r in bound_rows)
+    df = pd.DataFrame([{**small, **r} for r in small_rows] + [{**bound, **r} for r in bound_rows])
+    df["cell_status"] = "ok"
+    text = EXPERIMENT.report(df, tmp_path)
+    assert "bound / best mapping" in text
+    assert (tmp_path / "bound_gaps.md").exists() and (tmp_path / "small_exact.md").exists()

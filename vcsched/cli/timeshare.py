@@ -3,7 +3,12 @@
 ``vcsched timeshare simulate --scenario a|b|...|j [--platform 1|2] [--mu 17] [--seed S]
 --heuristic mct|hmct|mp|msf|all [--json]``, plus the model options ``--interarrival``, ``--noise``,
 ``--load-sensor``, ``--memory``, ``--swap-share``, ``--overflow``, ``--mct-completion``,
-``--compute-scale`` and ``--runs``.
+``--compute-scale`` and ``--runs``; ``--tasks N`` keeps the first N tasks, ``--bound`` adds each metric's
+lower bound and ratio to it.
+
+``vcsched timeshare bound`` with the same workload options, ``--method quick|lp|exact|best``,
+``--time-limit S`` and ``--json``: lower bounds and the best clairvoyant mapping
+(:mod:`lowerbounds.timeshare`).
 """
 
 from __future__ import annotations
@@ -21,6 +26,11 @@ MAX_NOISE = 10.0
 """Largest ``--noise`` (coefficient of variation of the lognormal factor)."""
 MAX_RUNS = 100
 """Largest ``--runs`` (executions per heuristic)."""
+MAX_TASKS = 10**7
+"""Largest ``--tasks``."""
+MAX_TIME_LIMIT = 86400.0
+"""Largest ``--time-limit`` (seconds)."""
+BOUND_METHODS = ("quick", "lp", "exact", "best")
 MAX_SCALE = 100.0
 """Largest factor of ``--compute-scale``."""
 JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",
@@ -32,6 +42,43 @@ def register(sub: argparse._SubParsersAction) -> None:
     tsub = p.add_subparsers(dest="timeshare_command", metavar="ACTION")
     tsub.required = True
     s = tsub.add_parser("simulate", help="simulate a scenario (a)-(j) of Table 2 under one or all heuristics")
+    _workload_options(s)
+    s.add_argument("--heuristic", required=True, type=str.lower, choices=list(HEURISTICS) + ["all"])
+    s.add_argument("--load-sensor", choices=["count", "loadavg"], default="count",
+                   help="what servers report to MCT's agent: number of computing tasks (default) or a "
+                        "Unix-style 1-minute load average")
+    s.add_argument("--mct-completion", choices=["notify", "report"], default="notify",
+                   help="when MCT's agent takes a finished task off a server's recorded load: at once (default) or "
+                        "only with the server's next load report")
+    s.add_argument("--runs", type=number_option(int, low=1, high=MAX_RUNS), default=1,
+                   help=f"executions per heuristic, 1 to {MAX_RUNS} (default 1); with more, each run has its own "
+                        "--noise draw, metrics are means over runs and the sooner/later percentages compare every "
+                        "run with every MCT run (the paper's cross product); needs --noise > 0")
+    s.add_argument("--json", action="store_true",
+                   help="print JSON: one object, or a list with --heuristic all")
+    s.add_argument("--bound", action="store_true",
+                   help="add each metric's lower bound (method best) and the ratio of the value to it")
+    _time_limit_option(s)
+    s.set_defaults(handler=cmd_simulate)
+    b = tsub.add_parser("bound", help="lower bounds and the best clairvoyant mapping of a scenario's workload")
+    _workload_options(b)
+    b.add_argument("--method", choices=list(BOUND_METHODS), default="best",
+                   help="quick: closed forms; lp: the preemptive relaxations; exact: the best mapping by branch "
+                        "and bound (status, optimum or bound and gap, mapping); best (default): lp, then exact "
+                        "when the workload is small enough")
+    _time_limit_option(b)
+    b.add_argument("--json", action="store_true", help="print JSON: one object per metric")
+    b.set_defaults(handler=cmd_bound)
+
+
+def _time_limit_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT),
+                   default=60.0, metavar="S",
+                   help=f"seconds for the bounds and the exact search, up to {MAX_TIME_LIMIT:g} (default 60)")
+
+
+def _workload_options(s: argparse.ArgumentParser) -> None:
+    """The options that make the workload and the platform (shared by simulate and bound)."""
     s.add_argument("--scenario", required=True, choices=list("abcdefghij"), type=str.lower,
                    help="scenario of Table 2")
     s.add_argument("--platform", choices=["1", "2"], default=None,
@@ -40,15 +87,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"mean inter-arrival time in s, up to {MAX_MU:g} (default the paper's: a 20, b 17, c-d 15, "
                         "e 20, h 28, i 40, j 25)")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the workload (default 0)")
-    s.add_argument("--heuristic", required=True, type=str.lower, choices=list(HEURISTICS) + ["all"])
     s.add_argument("--interarrival", choices=["poisson", "exponential"], default="poisson",
                    help="gaps drawn as integer Poisson(mu) (default, the paper's wording) or exponential")
     s.add_argument("--noise", type=number_option(float, low=0, high=MAX_NOISE), default=0.0,
                    help=f"coefficient of variation of real computation times around the tables, 0 to {MAX_NOISE:g} "
                         "(default 0)")
-    s.add_argument("--load-sensor", choices=["count", "loadavg"], default="count",
-                   help="what servers report to MCT's agent: number of computing tasks (default) or a "
-                        "Unix-style 1-minute load average")
     s.add_argument("--memory", choices=["ram", "ram+swap", "none"], default="ram",
                    help="server capacity for dgemm tasks (scenario a): physical memory (default), memory + swap "
                         "(times --swap-share), or unlimited")
@@ -57,19 +100,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--overflow", choices=["refuse", "close"], default="refuse",
                    help="a request that would exceed a server's memory is refused (default); with close the "
                         "server also refuses every later request (the paper's collapse, §5.2.1)")
-    s.add_argument("--mct-completion", choices=["notify", "report"], default="notify",
-                   help="when MCT's agent takes a finished task off a server's recorded load: at once (default) or "
-                        "only with the server's next load report")
     s.add_argument("--compute-scale", action="append", type=_server_factor, default=[], metavar="SERVER=F",
                    help=f"multiply the tabulated computation times of SERVER by F, in (0, {MAX_SCALE:g}]; repeat for "
                         "several servers (e.g. --compute-scale spinnaker=0.916)")
-    s.add_argument("--runs", type=number_option(int, low=1, high=MAX_RUNS), default=1,
-                   help=f"executions per heuristic, 1 to {MAX_RUNS} (default 1); with more, each run has its own "
-                        "--noise draw, metrics are means over runs and the sooner/later percentages compare every "
-                        "run with every MCT run (the paper's cross product); needs --noise > 0")
-    s.add_argument("--json", action="store_true",
-                   help="print JSON: one object, or a list with --heuristic all")
-    s.set_defaults(handler=cmd_simulate)
+    s.add_argument("--tasks", type=number_option(int, low=1, high=MAX_TASKS), default=None, metavar="N",
+                   help="keep only the first N tasks of the workload by arrival (a DAG task counts at its "
+                        "application's submission)")
 
 
 def _server_factor(text: str) -> tuple[str, float]:
@@ -101,23 +137,95 @@ def _platform(args: argparse.Namespace):
                          compute_scale=scale)
 
 
+def _instance(args: argparse.Namespace):
+    """The scenario's instance with the workload options, cut to the first ``--tasks`` tasks."""
+    import dataclasses
+
+    from vcsched.errors import InvalidInputError
+    from vcsched.generators.timeshare import generate_scenario
+    from vcsched.problems.timeshare import first_tasks
+
+    instance = generate_scenario(args.scenario, platform=_platform(args), mu=args.mu, rng=args.seed,
+                                 interarrival=args.interarrival, noise=args.noise)
+    n = instance.workload.n_tasks
+    if args.tasks is None:
+        return instance
+    if args.tasks > n:
+        raise InvalidInputError(f"--tasks: scenario {args.scenario} has {n} tasks; give at most {n}")
+    workload, keep = first_tasks(instance.workload, args.tasks)
+    factor = None if instance.work_factor is None else instance.work_factor[keep]
+    return dataclasses.replace(instance, workload=workload, work_factor=factor)
+
+
+def _bounds(instance, method: str, time_limit: float) -> dict:
+    from lowerbounds.timeshare import timeshare_bounds
+
+    return timeshare_bounds(instance.platform, instance.workload, work_factor=instance.work_factor, method=method,
+                            time_limit=time_limit)
+
+
+def _header(instance, seed) -> str:
+    mu = "-" if instance.mu is None else f"{instance.mu:g}"
+    return (f"scenario {instance.scenario}, platform {instance.platform.name} "
+            f"({', '.join(instance.platform.servers)}), mu {mu}, seed {seed}, {instance.workload.n_tasks} tasks")
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from heuristics.timeshare import evaluate
-    from vcsched.generators.timeshare import generate_scenario
+    from vcsched.errors import InvalidInputError
 
-    platform = _platform(args)
-    instance = generate_scenario(args.scenario, platform=platform, mu=args.mu, rng=args.seed,
-                                 interarrival=args.interarrival, noise=args.noise)
+    if args.bound and args.runs > 1:
+        raise InvalidInputError("--bound applies to one run (each of --runs has its own noise); drop --runs or --bound")
+    instance = _instance(args)
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
     rows = [{k: row[k] for k in JSON_FIELDS}
             for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow,
                                 runs=args.runs, mct_completion=args.mct_completion)]
+    columns = list(JSON_FIELDS)
+    if args.bound:
+        bounds = _bounds(instance, "best", args.time_limit)
+        for row in rows:
+            _add_bounds(row, bounds, instance.workload.n_tasks)
+        columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound")]
     if args.json:
         print_json(rows if args.heuristic == "all" else rows[0])
     else:
-        mu = "-" if instance.mu is None else f"{instance.mu:g}"
-        print(f"scenario {instance.scenario}, platform {instance.platform.name} "
-              f"({', '.join(instance.platform.servers)}), mu {mu}, seed {args.seed}, "
-              f"{instance.workload.n_tasks} tasks")
-        print_table(rows, list(JSON_FIELDS), floatfmt="{:.1f}")
+        print(_header(instance, args.seed))
+        print_table(rows, columns, floatfmt="{:.1f}" if not args.bound else "{:.4g}")
+    return 0
+
+
+BOUND_METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
+
+
+def _add_bounds(row: dict, bounds: dict, n_tasks: int) -> None:
+    """``<metric>_bound`` and ``<metric>_ratio_to_bound`` (value / bound; ``None`` for a run that lost tasks, whose
+    metrics cover fewer tasks than the bound)."""
+    for m in BOUND_METRICS:
+        b = bounds[m].value
+        row[f"{m}_bound"] = b
+        v = row[m]
+        ok = row["completed"] == n_tasks and v is not None and b > 0
+        row[f"{m}_ratio_to_bound"] = v / b if ok else None
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    instance = _instance(args)
+    bounds = _bounds(instance, args.method, args.time_limit)
+    out = {m: b.to_dict() for m, b in bounds.items()}
+    if args.json:
+        print_json(out)
+        return 0
+    print(_header(instance, args.seed))
+    for m, b in bounds.items():
+        if b.message:
+            print(f"{m}: {b.message}")
+    rows = [{"metric": m, **{k: v for k, v in d.items() if k != "mapping"}} for m, d in out.items()]
+    columns = ["metric", "value", "method", "seconds"]
+    if any("status" in d for d in out.values()):
+        columns += ["status", "optimum", "gap"]
+    print_table(rows, columns, floatfmt="{:.6g}")
+    for m, d in out.items():
+        if d.get("mapping") is not None and d.get("status") == "optimal":
+            print(f"{m}: best mapping (server per task) {' '.join(str(s) for s in d['mapping'])}")
     return 0

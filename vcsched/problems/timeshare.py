@@ -426,7 +426,33 @@ class TimeshareWorkload:
 
 Workload = TimeshareWorkload
 
-__all__ += ["TimeshareWorkload", "Workload"]
+
+def first_tasks(workload: TimeshareWorkload, n: int) -> tuple[TimeshareWorkload, np.ndarray]:
+    """The first ``n`` tasks of ``workload`` by arrival, and their indices in it.
+
+    A task without parents arrives at its release date; a DAG task is ranked at the latest
+    arrival rank of its parents (its application's submission), then by index, so the tasks kept
+    always include the parents of each kept task (indices are topological). Ties keep the
+    workload's order.
+
+    >>> w = TimeshareWorkload.independent([5.0, 1.0, 3.0], [0, 1, 2])
+    >>> first_tasks(w, 2)[0].release.tolist()
+    [1.0, 3.0]
+    """
+    if not (isinstance(n, (int, np.integer)) and n >= 1):
+        raise InvalidInputError(f"the number of tasks must be an integer >= 1, got {n!r}")
+    key = np.where(np.isfinite(workload.release), workload.release, -np.inf)
+    for i, ps in enumerate(workload.parents):
+        if ps:
+            key[i] = max(key[q] for q in ps)
+    keep = np.sort(np.lexsort((np.arange(workload.n_tasks), key))[:n])
+    pos = {int(i): r for r, i in enumerate(keep)}
+    parents = tuple(tuple(pos[q] for q in workload.parents[i]) for i in keep)
+    return (TimeshareWorkload(workload.ttype[keep], workload.release[keep], parents, workload.client[keep]),
+            keep)
+
+
+__all__ += ["TimeshareWorkload", "Workload", "first_tasks"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,417 @@
+"""Lower bounds on the metrics of the time-shared servers simulator (seed 003, Caniou & Jeannot RR-5168).
+
+The simulator (:mod:`vcsched.sim.timeshare`) runs each task in three phases on the server the
+agent chose: a dedicated input transfer, a computation under processor sharing (each of the
+``n`` tasks computing gets ``1/n`` of the CPU), a dedicated output transfer; metrics (§3,
+:func:`vcsched.problems.timeshare.metrics`) are the makespan ``max C_i``, the sumflow
+``Σ (C_i - a_i)``, the maxflow and the maxstretch ``max (C_i - a_i) / d_i`` where ``a_i`` is
+the date the request reaches the agent and ``d_i`` the task's duration on *its own* server
+unloaded (the tables' input + computation + output).
+
+Every bound here is a lower bound on the value of the metric for **any** mapping of the tasks
+to the servers (so for any agent, clairvoyant or not) in any run that completes every task;
+a run that loses tasks to the memory model reports metrics over fewer tasks and is not
+bounded. The bounds read the platform and the workload (and the real work factors, when
+the instance has noise), never a policy nor the simulator.
+
+Methods (``METHODS``):
+
+* ``quick``: closed forms, O(n log n): every task's flow is at least its shortest unloaded
+  duration; the critical path and an area bound for the makespan (also for DAGs);
+* ``lp``: ``quick`` and the preemptive relaxations of :mod:`lowerbounds.timeshare_lp`: the
+  interval-indexed LP for sumflow, bisection on a deadline-feasibility LP for maxstretch and
+  maxflow, one LP for the makespan; for sumflow, maxflow and maxstretch also the pairwise
+  processor-sharing bounds of :mod:`lowerbounds.timeshare_pairs` (``method`` is ``pairs`` when
+  they give the value);
+* ``exact``: the best clairvoyant mapping (:mod:`lowerbounds.timeshare_mapping`) per metric, with
+  its status; its optimum is the reference itself (and a bound on every mapping's value);
+* ``best``: ``lp``, then ``exact`` when the workload is small enough, keeping the larger bound.
+
+**The stretch's denominator depends on the server chosen.** The bisection on a maxstretch
+``σ`` gives task ``i`` on server ``s`` the deadline ``a_i + σ d_is`` with the denominator of
+*that* server: a fraction of the task placed on ``s`` must be computed inside
+``[a_i + input_is, a_i + σ d_is - output_is]``. A mapping of stretch at most ``σ`` meets the
+deadline of the server it uses, so it is a feasible point; the relaxation may split a task
+between servers with different deadlines, which only enlarges its feasible set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from lowerbounds.timeshare_lp import (
+    VARIABLE_BUDGET,
+    bisect_threshold,
+    deadline_feasible,
+    makespan_lp,
+    sumflow_interval_lp,
+)
+from lowerbounds.timeshare_pairs import max_group_bounds, sumflow_pair_bound
+from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.problems.timeshare import Platform, TimeshareWorkload
+
+__all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
+           "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
+           "makespan_lp_bound", "pairs_bounds"]
+
+METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
+METHODS = ("quick", "lp", "exact", "best")
+BISECTION_BUDGET = 25_000
+"""Most variables of one feasibility LP of a bisection (finer than that, the grid is coarsened: still valid)."""
+MAKESPAN_LP_TASKS = 60
+"""The makespan LP keeps the last tasks by ``est`` only (dropping tasks is a relaxation)."""
+MAX_REFINES = 2
+"""Times the sumflow LP is solved again with more levels while it leaves tasks with a tail."""
+EXACT_RTOL_TASKS = 100
+"""Bisections stop at 1e-6 relative up to this many tasks, at 1e-3 above (each step is an LP of the whole
+workload; the bound proven is valid either way)."""
+"""The makespan LP keeps the last tasks (by earliest submission) only: dropping tasks is a relaxation."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskCosts:
+    """Per (task, server) costs as the simulator applies them.
+
+    ``p`` is the real computation time (tables x work factor), ``inp`` / ``out`` the transfers,
+    ``dur = inp + p + out`` the real unloaded duration, ``den`` the stretch's denominator (the
+    tables' unloaded duration, :attr:`Platform.duration`, what the simulator divides by);
+    ``arrival`` the release of tasks without parents (``nan`` for the others), ``fixed`` which tasks
+    have one, ``est`` the earliest date a task can reach the agent (its release, or for a DAG task
+    the latest ``est + min dur`` of its parents).
+    """
+
+    p: np.ndarray
+    inp: np.ndarray
+    out: np.ndarray
+    den: np.ndarray
+    arrival: np.ndarray
+    fixed: np.ndarray
+    est: np.ndarray
+    parents: tuple
+    memory: np.ndarray
+    task_memory: np.ndarray
+
+    @classmethod
+    def of(cls, platform: Platform, workload: TimeshareWorkload, work_factor=None) -> TaskCosts:
+        n = workload.n_tasks
+        k = workload.ttype
+        if n and k.max() >= platform.n_types:
+            raise InvalidInputError(f"workload has task type {int(k.max())} but the platform has "
+                                    f"{platform.n_types} types")
+        f = np.ones(n) if work_factor is None else np.asarray(work_factor, dtype=float)
+        if f.shape != (n,) or np.any(~(f > 0)):
+            raise InvalidInputError(f"work_factor must hold one positive number per task ({n} tasks)")
+        p = platform.compute[:, k].T * f[:, None]
+        inp, out = platform.input[:, k].T, platform.output[:, k].T
+        fixed = np.array([not ps for ps in workload.parents], dtype=bool)
+        dmin = (inp + p + out).min(axis=1) if n else np.empty(0)
+        est = np.where(fixed, workload.release, 0.0)
+        for i, ps in enumerate(workload.parents):
+            if ps:
+                est[i] = max(est[q] + dmin[q] for q in ps)
+        return cls(p=p, inp=inp, out=out, den=platform.duration[:, k].T, arrival=np.asarray(workload.release),
+                   fixed=fixed, est=est, parents=workload.parents, memory=platform.memory,
+                   task_memory=platform.task_memory[k])
+
+    @property
+    def n(self) -> int:
+        return self.p.shape[0]
+
+    @property
+    def dur(self) -> np.ndarray:
+        return self.inp + self.p + self.out
+
+    def subset(self, idx) -> TaskCosts:
+        """The tasks ``idx`` alone (their parents outside ``idx`` forgotten; use on tasks without parents)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        pos = {int(i): r for r, i in enumerate(idx)}
+        parents = tuple(tuple(pos[q] for q in self.parents[i] if q in pos) for i in idx)
+        return dataclasses.replace(self, p=self.p[idx], inp=self.inp[idx], out=self.out[idx], den=self.den[idx],
+                                   arrival=self.arrival[idx], fixed=self.fixed[idx], est=self.est[idx],
+                                   parents=parents, task_memory=self.task_memory[idx])
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricBound:
+    """One metric's reference: ``value`` (a lower bound, or the optimum when ``status`` is optimal)."""
+
+    metric: str
+    value: float
+    method: str
+    seconds: float
+    status: str = "bound"
+    optimum: float | None = None
+    gap: float | None = None
+    mapping: tuple | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        """``value``, ``method``, ``seconds``; with the exact search also ``status``, ``optimum`` (when optimal),
+        ``bound``, ``gap`` (of the best mapping found to the bound), ``mapping`` (server index per task) and
+        ``message``."""
+        out = {"value": self.value, "method": self.method, "seconds": self.seconds}
+        if self.method == "exact" or self.mapping is not None:
+            out.update(status=self.status, optimum=self.optimum, bound=self.value, gap=self.gap,
+                       mapping=None if self.mapping is None else list(self.mapping), message=self.message)
+        return out
+
+
+# ----------------------------------------------------------------------------- quick bounds
+
+def critical_path(costs: TaskCosts) -> float:
+    """``max_i (est_i + min_s dur_is)``: a task reaches the agent no earlier than ``est_i`` and then needs at
+    least its shortest unloaded duration (a DAG task is submitted when its parents are done, each no
+    earlier than its own ``est + min dur``, by induction in topological order)."""
+    if costs.n == 0:
+        return 0.0
+    return float(np.max(costs.est + costs.dur.min(axis=1)))
+
+
+def area_bound(costs: TaskCosts) -> float:
+    """Makespan >= ``t0 + Σ_{est_i >= t0} min_s(λ_s p_is) / Σ_s λ_s`` for every ``t0`` in the ``est`` dates.
+
+    Validity: the tasks with ``est_i >= t0`` are computed inside ``[t0, C_max]``; with ``x_is`` the
+    (0/1) mapping, server ``s`` computes ``Σ_i x_is p_is <= C_max - t0``. Weighting server ``s`` by
+    ``λ_s >= 0`` and summing: ``Σ_i Σ_s x_is λ_s p_is <= (C_max - t0) Σ λ_s``, and the left side is
+    at least ``Σ_i min_s λ_s p_is`` (weak duality of the fractional assignment). ``λ_s`` is the
+    server's speed (1 / its mean computation time), which makes the bound tight on related servers.
+    """
+    if costs.n == 0:
+        return 0.0
+    lam = 1.0 / costs.p.mean(axis=0)
+    work = (costs.p * lam).min(axis=1)
+    order = np.argsort(costs.est, kind="stable")
+    suffix = np.cumsum(work[order][::-1])[::-1] / lam.sum()
+    return float(np.max(costs.est[order] + suffix))
+
+
+def quick_bounds(costs: TaskCosts) -> dict[str, float]:
+    """The closed-form bounds of every metric (see the module docstring).
+
+    ``sumflow >= Σ_i min_s dur_is`` and ``maxflow >= max_i min_s dur_is`` (a task's flow is at least
+    its unloaded duration on the server it uses: the transfers are dedicated and processor sharing
+    never computes a task faster than alone); ``maxstretch >= max_i min_s dur_is / den_is`` (1 without
+    noise); the makespan is at least the critical path and the area bound.
+    """
+    if costs.n == 0:
+        return {m: 0.0 for m in METRICS}
+    dur = costs.dur
+    return {"makespan": max(critical_path(costs), area_bound(costs)),
+            "sumflow": float(dur.min(axis=1).sum()),
+            "maxflow": float(dur.min(axis=1).max()),
+            "maxstretch": float((dur / costs.den).min(axis=1).max())}
+
+
+# ----------------------------------------------------------------------------- LP bounds
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(deadline - time.perf_counter(), 0.01)
+
+
+def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = VARIABLE_BUDGET) -> float:
+    """Sumflow >= the interval LP (:func:`lowerbounds.timeshare_lp.sumflow_interval_lp`) of the tasks without
+    parents + ``Σ min dur`` of the others.
+
+    A DAG task's flow is measured from its (schedule-dependent) submission, so it enters only through
+    its shortest duration; dropping tasks from the LP keeps it a relaxation (the remaining tasks' pieces
+    still satisfy every row). The finest grid has cells of a tenth of the shortest computation,
+    coarsened to stay within ``budget`` variables; each task is time-indexed over four times its
+    shortest duration after its arrival. While the LP leaves tasks with a tail (computed after their
+    window, without using capacity) and time remains, it is solved again with cells twice as long and
+    two more levels of coarser cells behind the window (``levels``), up to ``MAX_REFINES`` times.
+    Every solve is a valid bound; the largest is returned.
+    """
+    idx = np.flatnonzero(costs.fixed)
+    rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
+    if idx.size == 0:
+        return rest
+    sub = costs.subset(idx)
+    a = sub.arrival
+    window = 4.0 * sub.dur.min(axis=1)
+    delta = float(sub.p.min()) / 10.0
+    delta *= max(1.0, sub.p.shape[1] * float(np.sum(window / delta + 2.0)) / budget)
+    best = -math.inf
+    for refine in range(MAX_REFINES + 1):
+        outcome, tail = sumflow_interval_lp(a, a[:, None] + sub.inp, sub.p, sub.out, window=window,
+                                            delta=delta * 2 ** refine, levels=1 + 2 * refine,
+                                            time_limit=_remaining(deadline))
+        if outcome.objective is not None:
+            best = max(best, outcome.objective)
+        if outcome.objective is None or not (tail > 1e-6).any():
+            break
+        if deadline is not None and time.perf_counter() + 2.5 * outcome.seconds > deadline:
+            break  # the next solve, with more levels, would not end in time
+    lower = float(sub.dur.min(axis=1).sum())
+    return max(best, lower) + rest
+
+
+def pairs_bounds(costs: TaskCosts) -> dict[str, float]:
+    """The processor-sharing pair bounds (:mod:`lowerbounds.timeshare_pairs`) of sumflow, maxflow and maxstretch.
+
+    Only the tasks without parents enter (a DAG task's flow starts at a schedule-dependent date);
+    the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
+    """
+    idx = np.flatnonzero(costs.fixed)
+    rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
+    if idx.size == 0:
+        return {"sumflow": rest, "maxflow": 0.0, "maxstretch": 0.0}
+    sub = costs.subset(idx)
+    args = (sub.arrival, sub.inp, sub.p, sub.out)
+    maxflow, maxstretch = max_group_bounds(*args, sub.den)
+    return {"sumflow": sumflow_pair_bound(*args) + rest, "maxflow": maxflow, "maxstretch": maxstretch}
+
+
+def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: int) -> float | None:
+    """``None`` (exact breakpoints) when their variables fit in ``budget``, else the finest grid that does."""
+    ok = np.isfinite(release) & np.isfinite(deadline) & (deadline > release)
+    points = np.unique(np.concatenate([release[ok], deadline[ok]]))
+    count = int(np.sum(np.searchsorted(points, deadline[ok]) - np.searchsorted(points, release[ok])))
+    if count <= budget:
+        return None
+    grid = float(p.min()) / 8.0
+    while np.sum(np.ceil(deadline[ok] / grid) - np.floor(release[ok] / grid)) > budget:
+        grid *= 2.0
+    return grid
+
+
+def _bisect_deadlines(release: np.ndarray, deadline_of, p: np.ndarray, lo: float, *, deadline: float | None,
+                      budget: int, rtol: float | None) -> float:
+    """Bisection (:func:`lowerbounds.timeshare_lp.bisect_threshold`) on ``deadline_feasible(release, deadline_of(v))``."""
+    def feasible(value: float) -> bool | None:
+        d = deadline_of(value)
+        grid = _grid_for(release, d, p, budget)
+        ok, _ = deadline_feasible(release, d, p, grid=grid, time_limit=_remaining(deadline))
+        return ok
+
+    if rtol is None:
+        rtol = 1e-6 if release.shape[0] <= EXACT_RTOL_TASKS else 1e-3
+    bound, _, _ = bisect_threshold(feasible, lo, rtol=rtol, deadline=deadline)
+    return bound
+
+
+def maxstretch_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = BISECTION_BUDGET,
+                        rtol: float | None = None, lower: float = 0.0) -> float:
+    """Maxstretch >= the smallest ``σ`` at which the preemptive relaxation meets every deadline
+    ``a_i + σ d_is`` (bisection to ``rtol``).
+
+    The fraction of task ``i`` on server ``s`` is computed inside ``[a_i + input_is, a_i + σ den_is -
+    output_is]``, with the denominator ``den_is`` of that server (see the module docstring). Only
+    tasks without parents enter (their arrival is known); the quick bound covers the others.
+    Infeasibility at ``σ`` proves that no mapping has a maxstretch ``<= σ``, so the largest ``σ``
+    proven infeasible is a bound (:func:`lowerbounds.timeshare_lp.deadline_feasible`). The search
+    starts from ``lower`` when it is a larger valid bound (e.g. :func:`pairs_bounds`'s).
+    """
+    lo = max(quick_bounds(costs)["maxstretch"], lower)
+    idx = np.flatnonzero(costs.fixed)
+    if idx.size == 0:
+        return lo
+    sub = costs.subset(idx)
+    a = sub.arrival[:, None]
+    return max(lo, _bisect_deadlines(a + sub.inp, lambda v: a + v * sub.den - sub.out, sub.p, lo,
+                                     deadline=deadline, budget=budget, rtol=rtol))
+
+
+def maxflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = BISECTION_BUDGET,
+                     rtol: float | None = None, lower: float = 0.0) -> float:
+    """Maxflow >= the smallest ``F`` at which the preemptive relaxation meets every deadline ``a_i + F``
+    (bisection from ``max(quick, lower)``; same argument as :func:`maxstretch_lp_bound` with one deadline
+    per task)."""
+    lo = max(quick_bounds(costs)["maxflow"], lower)
+    idx = np.flatnonzero(costs.fixed)
+    if idx.size == 0:
+        return lo
+    sub = costs.subset(idx)
+    a = sub.arrival[:, None]
+    return max(lo, _bisect_deadlines(a + sub.inp, lambda v: a + v - sub.out, sub.p, lo,
+                                     deadline=deadline, budget=budget, rtol=rtol))
+
+
+def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, tasks: int = MAKESPAN_LP_TASKS) -> float:
+    """Makespan >= the least makespan of the preemptive relaxation (:func:`lowerbounds.timeshare_lp.makespan_lp`)
+    of the last ``tasks`` tasks by ``est``, each released at ``est_i + input_is``.
+
+    Validity: a task reaches the agent no earlier than ``est_i`` (:func:`critical_path`), so these
+    windows contain every real schedule's; dropping the other tasks and the DAG's precedences only
+    relaxes the problem.
+    """
+    lo = quick_bounds(costs)["makespan"]
+    if costs.n == 0:
+        return lo
+    idx = np.argsort(costs.est, kind="stable")[-tasks:]
+    outcome = makespan_lp(costs.est[idx, None] + costs.inp[idx], costs.p[idx], costs.out[idx], lo,
+                          time_limit=_remaining(deadline))
+    return lo if outcome.objective is None else max(lo, outcome.objective)
+
+
+TIME_SHARE = {"makespan": 0.1, "sumflow": 0.5, "maxflow": 0.2, "maxstretch": 0.2}
+"""Share of the time limit of each metric's LP bound (the time one leaves unused goes to the next ones)."""
+
+LP_BOUNDS = {"makespan": makespan_lp_bound, "sumflow": sumflow_lp_bound, "maxflow": maxflow_lp_bound,
+             "maxstretch": maxstretch_lp_bound}
+
+
+def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) -> dict[str, MetricBound]:
+    """``quick`` and the LP bound of each metric (the larger; ``method`` says which), sharing ``time_limit``."""
+    quick = quick_bounds(costs)
+    out = {}
+    stop = time.perf_counter() + time_limit
+    ordered = [m for m in METRICS if m in metrics]
+    tic = time.perf_counter()
+    pairs = pairs_bounds(costs) if set(ordered) & {"sumflow", "maxflow", "maxstretch"} else {}
+    pair_seconds = time.perf_counter() - tic
+    for r, metric in enumerate(ordered):
+        tic = time.perf_counter()
+        share = (stop - tic) * TIME_SHARE[metric] / sum(TIME_SHARE[m] for m in ordered[r:])
+        options = {"lower": pairs[metric]} if metric in ("maxflow", "maxstretch") else {}
+        value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05), **options)
+        pair = pairs.get(metric, -math.inf)
+        floor = max(quick[metric], pair)
+        method = "lp" if value > floor * (1 + 1e-12) else "pairs" if pair > quick[metric] * (1 + 1e-12) else "quick"
+        seconds = time.perf_counter() - tic + (pair_seconds / 3 if metric in pairs else 0.0)
+        out[metric] = MetricBound(metric, max(value, floor), method, seconds)
+    return {m: out[m] for m in metrics}
+
+
+def _quick(costs: TaskCosts, metrics) -> dict[str, MetricBound]:
+    tic = time.perf_counter()
+    q = quick_bounds(costs)
+    seconds = time.perf_counter() - tic
+    return {m: MetricBound(m, q[m], "quick", seconds) for m in metrics}
+
+
+def timeshare_bounds(platform: Platform, workload: TimeshareWorkload, *, work_factor=None, method: str = "best",
+                     time_limit: float = 60.0, metrics=METRICS) -> dict[str, MetricBound]:
+    """References of each metric for ``workload`` on ``platform`` by ``method`` (``METHODS``).
+
+    ``quick`` and ``lp`` return lower bounds; ``exact`` searches the best mapping of each metric
+    (:func:`lowerbounds.timeshare_mapping.best_mapping`; sumflow first) with ``time_limit`` shared
+    between the metrics, and reports its status, the optimum or the bound and gap, and the mapping
+    (a workload too large for the search, or with DAGs, says so and keeps the LP bound); ``best``
+    runs ``lp`` on half the time, then ``exact`` when the search applies, and keeps the larger
+    value.
+    """
+    if method not in METHODS:
+        raise UnknownNameError(f"unknown bound method {method!r}; choose one of {', '.join(METHODS)}")
+    if not (time_limit > 0 and math.isfinite(time_limit)):
+        raise InvalidInputError(f"time limit must be a positive number of seconds, got {time_limit}")
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise UnknownNameError(f"unknown metric {unknown[0]!r}; choose among {', '.join(METRICS)}")
+    costs = TaskCosts.of(platform, workload, work_factor)
+    if method == "quick":
+        return _quick(costs, metrics)
+    from lowerbounds.timeshare_mapping import exact_references, search_applies
+
+    if method == "lp" or (method == "best" and search_applies(costs) is not None):
+        return lp_bounds(costs, time_limit=time_limit, metrics=metrics)
+    start = time.perf_counter()
+    lower = lp_bounds(costs, time_limit=time_limit / 2, metrics=metrics)
+    rest = max(time_limit - (time.perf_counter() - start), 0.1)
+    exact = exact_references(costs, lower, time_limit=rest, metrics=metrics)
+    if method == "exact":
+        return exact
+    return {m: exact[m] if exact[m].value >= lower[m].value else lower[m] for m in metrics}

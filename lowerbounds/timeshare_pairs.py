@@ -1,0 +1,206 @@
+"""Bounds specific to processor sharing: pairwise slow-downs for sumflow, groups of tasks for maxflow and maxstretch.
+
+The preemptive relaxation (:mod:`lowerbounds.timeshare_lp`) lets a server run one task at a time at
+full speed, which shortest-remaining-time-first exploits: two equal tasks arriving together then
+have flows ``p`` and ``2p`` where processor sharing gives ``2p`` and ``2p``. This bound keeps the
+sharing.
+
+**Pair property.** Let tasks ``e`` and ``l`` share server ``s``, ``e`` joining the computation first
+(at ``r_e <= r_l``, the end of its input transfer). Alone with ``e``, ``l`` would find ``e`` with
+``R = max(p_e - (r_l - r_e), 0)`` work left; with other tasks on the server, ``e`` has received at
+most ``r_l - r_e`` seconds of service by then, so it has at least ``R`` left. While both compute,
+processor sharing gives them the same service, until one ends; so each receives at least
+``u_el = min(R, p_l)`` while the other is present. A task's computation lasts at least the CPU time
+the server spends during it: its own ``p_i`` plus, for every other task ``j`` on the server, the
+service ``j`` receives while ``i`` is present. Hence, for any mapping,
+
+    flow_i >= d_is + Σ_{j on s, j != i} u_ij^s        (d_is: unloaded duration, u_ij = u_ji)
+
+and ``sumflow >= Σ_i d_{i,s(i)} + 2 Σ_{i<j, s(i)=s(j)} u_ij^{s(i)}``. With all tasks arriving together
+this is processor sharing's sumflow exactly (``Σ p + 2 Σ_{i<j} min(p_i, p_j)``).
+
+**Minimum over mappings.** The right side is a sum of a per-task cost and pairwise costs. Dropping
+the pairs more than ``K`` tasks apart in arrival order (the terms are >= 0) leaves a chain, which a
+dynamic programme over the tasks in arrival order minimises exactly, with the servers of the last
+``K`` tasks as its state (``S^K`` states). The result is a lower bound on every mapping's sumflow.
+Knowing which window tasks share the server, the earlier task's work left is taken from processor
+sharing among them (``shared``), which only makes ``u`` larger and stays valid.
+
+**Groups (maxflow, maxstretch).** :func:`max_group_bounds` minimises, over the mappings of a few
+consecutive tasks, their largest flow (or stretch) under processor sharing among themselves alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
+
+__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "max_group_bounds"]
+
+STATE_LIMIT = 1 << 15
+"""Most entries of one step of the dynamic programme (``S^(K+1)``)."""
+SHARED_RUNS = 100_000
+"""With ``shared``, the default window keeps ``n S 2^K`` (processor-sharing replays of window subsets) below this."""
+
+
+def window_for(servers: int, n: int) -> int:
+    """The largest ``K <= min(n - 1, 10)`` with ``servers^(K+1) <= STATE_LIMIT`` (at least 1)."""
+    k = 1
+    while k + 1 <= min(n - 1, 10) and servers ** (k + 2) <= STATE_LIMIT:
+        k += 1
+    return k
+
+
+def pair_slowdowns(join: np.ndarray, p: np.ndarray, earlier: np.ndarray, later: int) -> np.ndarray:
+    """``u`` between task ``later`` and each of ``earlier`` on every server, shape (len(earlier), S).
+
+    ``join``, ``p``: (n, S) computation start (alone) and computation time.
+    """
+    je, jl = join[earlier], join[later][None, :]
+    pe, pl = p[earlier], p[later][None, :]
+    first_e = je <= jl
+    r_first = np.where(first_e, je, jl)
+    r_second = np.where(first_e, jl, je)
+    p_first = np.where(first_e, pe, pl)
+    p_second = np.where(first_e, pl, pe)
+    left = np.maximum(p_first - (r_second - r_first), 0.0)
+    return np.minimum(left, p_second)
+
+
+def sumflow_pair_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, *,
+                       window: int | None = None, shared: bool = True) -> float:
+    """``min over mappings of Σ_i d_{i,s(i)} + 2 Σ u_ij`` over pairs at most ``window`` apart in arrival order.
+
+    Parameters
+    ----------
+    arrival : ndarray (n,)
+        Arrival dates of independent tasks.
+    inp, p, out : ndarray (n, S)
+        Input, computation and output times per task and server.
+    window : int, optional
+        ``K``; default :func:`window_for`, made smaller with ``shared`` until ``n S 2^K <= SHARED_RUNS``.
+    shared : bool
+        Take the earlier task's work left when the later one joins from processor sharing among the
+        tasks of the window on that server (known in the state), not from the earlier task alone:
+        more tasks only leave it more work (:func:`_window_slowdowns`), so the bound stays valid and
+        grows. False: the plain ``u`` of :func:`pair_slowdowns`.
+    """
+    n, S = p.shape
+    if n == 0:
+        return 0.0
+    order = np.argsort(arrival, kind="stable")
+    join = (arrival[:, None] + inp)[order]
+    p = p[order]
+    dur = (inp + out)[order] + p
+    if window is None:
+        K = window_for(S, n)
+        while shared and K > 1 and n * S * 2 ** K > SHARED_RUNS:
+            K -= 1
+    else:
+        K = max(1, min(int(window), n - 1 if n > 1 else 1))
+    digits = np.array(np.unravel_index(np.arange(S ** K), (S,) * K)).T  # (states, K): slot 0 the oldest
+    value = np.zeros(S ** K)
+    for t in range(n):
+        slots = np.arange(t - K, t)  # the task in each slot (negative: none yet)
+        cost = np.broadcast_to(dur[t], (S ** K, S)).copy()
+        live = slots >= 0
+        if live.any():
+            u = _window_slowdowns(join, p, slots, t, shared)  # (S, 2^K, K)
+            on = (digits[:, :, None] == np.arange(S)[None, None, :]) & live[None, :, None]  # (states, K, S)
+            masks = (on * (1 << np.arange(K))[None, :, None]).sum(axis=1)  # (states, S)
+            picked = u[np.arange(S)[None, :, None], masks[:, :, None], np.arange(K)[None, None, :]]
+            cost += 2.0 * (picked * on.transpose(0, 2, 1)).sum(axis=2)
+        value = (value[:, None] + cost).reshape(S, S ** (K - 1), S).min(axis=0).ravel()
+    return float(value.min())
+
+
+def _window_slowdowns(join: np.ndarray, p: np.ndarray, slots: np.ndarray, t: int, shared: bool) -> np.ndarray:
+    """``u[s, mask, k]``: slow-down shared by task ``t`` and the task of slot ``k`` when the tasks of ``mask``
+    (a set of slots) are the window's tasks on server ``s``.
+
+    ``u = min(R, p_second)`` with ``R`` the earlier task's work left when the second joins. With
+    ``shared``, ``R`` of a slot task joining before ``t`` comes from processor sharing among the tasks
+    of ``mask`` from their joins (:func:`vcsched.sim.processor_sharing.ps_advance`, the simulator's
+    rule); the real server holds at least these tasks, so the earlier task has at least that much
+    left (processor sharing gives each task less service when tasks are added). Otherwise, and for a
+    slot task joining after ``t``, the alone value of :func:`pair_slowdowns`.
+    """
+    S = p.shape[1]
+    K = slots.size
+    live = np.flatnonzero(slots >= 0)
+    alone = np.zeros((K, S))
+    alone[live] = pair_slowdowns(join, p, slots[live], t)
+    out = np.repeat(alone.T[:, None, :], 1 << K, axis=1)  # (S, 2^K, K)
+    if not shared:
+        return out
+    for s in range(S):
+        for mask in range(1, 1 << K):
+            members = [k for k in live.tolist() if mask >> k & 1]
+            if len(members) < 2:
+                continue
+            left = _work_left(join[slots[members], s], p[slots[members], s], join[t, s])
+            for k, rest in zip(members, left):
+                if join[slots[k], s] <= join[t, s]:
+                    out[s, mask, k] = max(out[s, mask, k], min(rest, p[t, s]))
+    return out
+
+
+def _work_left(start: np.ndarray, work: np.ndarray, until: float) -> list[float]:
+    """Work left at ``until`` of tasks sharing one server from ``start`` (processor sharing, no other task)."""
+    order = np.argsort(start, kind="stable")
+    joins = [(float(start[i]), float(work[i]), int(i)) for i in order if start[i] <= until]
+    left = [0.0] * len(start)
+    for i in range(len(start)):
+        if start[i] > until:
+            left[i] = float(work[i])
+    if not joins:
+        return left
+    _, v, tags, ids, _, _, _ = ps_advance(joins[0][0], 0.0, np.empty(0), np.empty(0, dtype=np.int64), joins,
+                                          until=until)
+    for tag, i in zip(tags.tolist(), ids.tolist()):
+        left[i] = tag - v
+    return left
+
+
+def max_group_bounds(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, den: np.ndarray, *,
+                     group: int | None = None) -> tuple[float, float]:
+    """(maxflow, maxstretch) >= ``max`` over groups of ``group`` consecutive tasks (in arrival order) of ``min``
+    over the group's mappings of the largest flow (stretch) when only the group's tasks are on the servers.
+
+    Validity: processor sharing never makes a task end sooner when tasks are added to its server, so in
+    any mapping each task's flow is at least its flow among the group's tasks mapped to its server alone
+    (computed by :func:`vcsched.sim.processor_sharing.ps_completion_times`, the simulator's rule, plus the
+    dedicated transfers); the group's own mapping is one of those the minimum ranges over. ``den`` is
+    the stretch's denominator per task and server (the tables' unloaded duration). ``group`` defaults
+    to the largest with ``S^group <= 1024`` (at most 6).
+    """
+    n, S = p.shape
+    if n == 0:
+        return 0.0, 0.0
+    if group is None:
+        group = 1
+        while group < 6 and S ** (group + 1) <= 1024:
+            group += 1
+    group = max(1, min(group, n))
+    order = np.argsort(arrival, kind="stable")
+    a, join, p, out, den = arrival[order], (arrival[:, None] + inp)[order], p[order], out[order], den[order]
+    maps = np.array(np.unravel_index(np.arange(S ** group), (S,) * group)).T  # (S^group, group)
+    on = maps[:, None, :] == np.arange(S)[None, :, None]  # (maps, S, group)
+    masks = (on * (1 << np.arange(group))[None, None, :]).sum(axis=2)  # (maps, S)
+    mask_of = masks[np.arange(maps.shape[0])[:, None], maps]  # (maps, group): the mask of each task's server
+    rows = np.arange(group)[None, :]
+    best_flow = best_stretch = 0.0
+    for w in range(n - group + 1):
+        tasks = np.arange(w, w + group)
+        flow = np.zeros((S, 1 << group, group))
+        for s in range(S):
+            for mask in range(1, 1 << group):
+                members = [k for k in range(group) if mask >> k & 1]
+                idx = tasks[members]
+                done = ps_completion_times(p[idx, s], join[idx, s]) + out[idx, s]
+                flow[s, mask, members] = done - a[idx]
+        flows = flow[maps, mask_of, rows]  # (maps, group)
+        best_flow = max(best_flow, float(flows.max(axis=1).min()))
+        best_stretch = max(best_stretch, float((flows / den[tasks[None, :], maps]).max(axis=1).min()))
+    return best_flow, best_stretch
