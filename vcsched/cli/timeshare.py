@@ -15,7 +15,16 @@ from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import number_option, print_json, print_table, seed_option
+from vcsched.cli.common import (
+    add_seed_options,
+    number_option,
+    over_seeds,
+    print_json,
+    print_seed_tables,
+    print_table,
+    seed_option,
+    seeds_of,
+)
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
 
@@ -59,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--bound", action="store_true",
                    help="add each metric's lower bound (method best) and the ratio of the value to it")
     _time_limit_option(s)
+    add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
     b = tsub.add_parser("bound", help="lower bounds and the best clairvoyant mapping of a scenario's workload")
     _workload_options(b)
@@ -176,8 +186,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     if args.bound and args.runs > 1:
         raise InvalidInputError("--bound applies to one run (each of --runs has its own noise); drop --runs or --bound")
-    instance = _instance(args)
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
+    seeds = seeds_of(args)
+    if seeds is not None:
+        return _simulate_seeds(args, names, seeds)
+    instance = _instance(args)
     rows = [{k: row[k] for k in JSON_FIELDS}
             for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow,
                                 runs=args.runs, mct_completion=args.mct_completion)]
@@ -192,6 +205,35 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(_header(instance, args.seed))
         print_table(rows, columns, floatfmt="{:.1f}" if not args.bound else "{:.4g}")
+    return 0
+
+
+SEED_METRICS = ("completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow")
+
+
+def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]) -> int:
+    """``simulate --seeds``: one workload per seed, every heuristic on it; means, intervals and the
+    differences to the first heuristic paired on the seeds (with ``--bound``, each run's ratios too)."""
+    from heuristics.timeshare import evaluate
+
+    metrics = list(SEED_METRICS) + ([f"{m}_ratio_to_bound" for m in BOUND_METRICS] if args.bound else [])
+
+    def run_one(seed: int) -> list[dict]:
+        instance = _instance(argparse.Namespace(**{**vars(args), "seed": seed}))
+        rows = [{k: row[k] for k in JSON_FIELDS} for row in evaluate(
+            instance, names, load_sensor=args.load_sensor, overflow=args.overflow, runs=args.runs,
+            mct_completion=args.mct_completion)]
+        if args.bound:
+            bounds = _bounds(instance, "quick", args.time_limit)
+            for row in rows:
+                _add_bounds(row, bounds, instance.workload.n_tasks)
+        return rows
+
+    doc = over_seeds(run_one, seeds, "heuristic", metrics, desc="timeshare")
+    if args.json:
+        print_json(doc)
+    else:
+        print_seed_tables(doc, "heuristic", metrics)
     return 0
 
 

@@ -22,14 +22,18 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from vcsched.cli.common import (
+    add_seed_options,
     add_set_options,
     check_output_path,
     number_option,
+    over_seeds,
     print_json,
+    print_seed_tables,
     print_table,
     progress_bar,
     run_instance_set,
     seed_option,
+    seeds_of,
     short_message,
     status_line,
     wants_instance_set,
@@ -116,7 +120,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--duration", type=number_option(float, low=0, low_open=True, high=MAX_TIME), required=True,
                    help=f"simulated time, up to {MAX_TIME:g}")
     a.add_argument("--seed", type=seed_option(), default=0)
-    a.add_argument("--policy", required=True, help="exact, none, mcb8, mcb8-sticky or local-search")
+    a.add_argument("--policy", required=True, help="exact, none, mcb8, mcb8-sticky or local-search; with --seeds, "
+                   "several separated by commas, compared on the same seeds")
     a.add_argument("--budget", type=_budget_value, required=True,
                    help="memory that may move at each adaptation (eq. 31); 'inf' for unbounded")
     a.add_argument("--budget-mode", choices=["memory", "count"], default="memory")
@@ -129,6 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "arrivals: processors become tasks, --duration seconds from the trace's start")
     a.add_argument("--events-csv", help="write the per-event trace (time, kind, job, yields, migrations) as CSV")
     a.add_argument("--json", action="store_true")
+    add_seed_options(a)
     a.add_argument("--no-progress", action="store_true",
                    help="no progress bar over the simulated time (it is off anyway when stderr is not a TTY)")
     a.set_defaults(handler=cmd_adapt)
@@ -159,12 +165,50 @@ def cmd_adapt(args: argparse.Namespace) -> int:
             raise InvalidInputError(f"vc adapt: --arrival-rate {args.arrival_rate:g} x --duration {args.duration:g} = "
                                     f"{expected:.4g} expected arrivals, more than the limit of {MAX_EXPECTED_ARRIVALS:,}; "
                                     "lower the rate or the duration")
-    from heuristics.vc.adapt import ADAPT_POLICIES, make_policy
+    from heuristics.vc.adapt import ADAPT_POLICIES
+
+    policies = [p.strip().lower() for p in args.policy.split(",") if p.strip()]
+    for name in policies or [args.policy]:
+        if name not in ADAPT_POLICIES:
+            raise UnknownNameError(f"--policy: unknown policy {name!r}; choose one of: {', '.join(ADAPT_POLICIES.names())}")
+    seeds = seeds_of(args)
+    if len(policies) > 1 and seeds is None:
+        raise InvalidInputError("--policy: several policies are compared over --seeds / --repeat; give one without them")
+    if seeds is not None:
+        if args.events_csv:
+            raise InvalidInputError("--events-csv writes one run's events; drop it with --seeds / --repeat")
+
+        def run_one(seed: int) -> list[dict]:
+            return [_adapt_run(argparse.Namespace(**{**vars(args), "policy": p}), seed, progress=False)[0]
+                    for p in policies]
+
+        doc = over_seeds(run_one, seeds, "policy", ADAPT_METRICS, desc="vc adapt")
+        if args.json:
+            print_json(doc)
+        else:
+            print_seed_tables(doc, "policy", ADAPT_METRICS)
+        return 0
+    doc, result = _adapt_run(args, args.seed, progress=not args.no_progress)
+    if args.events_csv:
+        write_output(args.events_csv, _events_csv(result.trace), option="--events-csv")
+    if args.json:
+        print_json(doc)
+    else:
+        print_table([doc], ["policy", "budget", "mean_min_yield", "min_min_yield", "migrated_memory", "migrations",
+                            "rejected", "events"])
+    return 0
+
+
+ADAPT_METRICS = ("mean_min_yield", "min_min_yield", "mean_avg_yield", "migrated_memory", "migrations", "rejected")
+"""The metrics ``vc adapt --seeds`` summarizes."""
+
+
+def _adapt_run(args: argparse.Namespace, seed: int, *, progress: bool):
+    """One ``vc adapt`` run with ``seed`` (workload and policy): ``(doc, result)``."""
+    from heuristics.vc.adapt import make_policy
     from vcsched.scenarios.vc_dynamic import poisson_workload
     from vcsched.sim.vcdynamic import simulate_dynamic
 
-    if args.policy.lower() not in ADAPT_POLICIES:
-        raise UnknownNameError(f"--policy: unknown policy {args.policy!r}; choose one of: {', '.join(ADAPT_POLICIES.names())}")
     if args.swf:
         from vcsched.data import trace_path
         from vcsched.problems.workload import read_swf, time_window
@@ -173,31 +217,24 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         jobs = read_swf(trace_path(args.swf))
         start = float(jobs.submit_time.min()) if len(jobs) else 0.0
         jobs = time_window(jobs, start=start, end=start + args.duration)
-        workload = swf_workload(jobs, args.hosts, slack=args.slack, rng=args.seed)
+        workload = swf_workload(jobs, args.hosts, slack=args.slack, rng=seed)
     else:
         workload = poisson_workload(args.hosts, args.arrival_rate, args.mean_lifetime, args.duration, slack=args.slack,
-                                    tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
+                                    tasks=None if args.tasks == "one" else "lublin", rng=seed)
     policy = make_policy(args.policy, budget_mode=args.budget_mode, time_limit=args.time_limit)
-    if args.policy.lower() == "exact":
+    if args.policy.lower() == "exact" and progress:
         print(adapt_exact_estimate(workload, args.duration, args.time_limit), file=sys.stderr)
-    bar, update = progress_bar(args.duration, disable=args.no_progress, desc="vc adapt", bar_format=ADAPT_BAR)
+    bar, update = progress_bar(args.duration, disable=not progress, desc="vc adapt", bar_format=ADAPT_BAR)
     try:
         result = simulate_dynamic(args.hosts, workload, policy, budget=args.budget, duration=args.duration,
                                   progress=update)
     finally:
         bar.close()
-    if args.events_csv:
-        write_output(args.events_csv, _events_csv(result.trace), option="--events-csv")
     doc = result.to_dict()
     doc.pop("mean_avg_yield", None)
     doc["mean_avg_yield"] = result.mean_avg_yield
     doc["budget"] = result.budget if result.budget != float("inf") else "inf"
-    if args.json:
-        print_json(doc)
-    else:
-        print_table([doc], ["policy", "budget", "mean_min_yield", "min_min_yield", "migrated_memory", "migrations",
-                            "rejected", "events"])
-    return 0
+    return doc, result
 
 
 def adapt_exact_estimate(workload, duration: float, time_limit: float) -> str:
