@@ -41,7 +41,7 @@ from vcsched.cli.common import (
     write_stdout,
 )
 from vcsched.errors import InvalidInputError, UnknownNameError
-from vcsched.problems.vc import MIN_CPU
+from vcsched.problems.vc_limits import MIN_CPU
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance

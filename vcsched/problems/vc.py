@@ -43,6 +43,7 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
+from vcsched.problems.vc_limits import MIN_CPU
 
 __all__ = [
     "VCInstance",
@@ -79,11 +80,6 @@ Tiny (the checker tolerates ``1e-7`` in total) so that packings filled
 exactly to capacity, like the planted instances of the tests, are accepted
 despite rounding."""
 
-MIN_CPU = 1e-9
-"""Smallest CPU need accepted (``cpu`` in ``[1e-9, 1]``): the heuristics divide by
-``alpha_i`` and sort by ratios of needs, which overflow for needs near the
-smallest float (``5e-324``); a VM needing less than a billionth of a host is
-not a meaningful model."""
 
 MAX_HOSTS = 100_000
 """Most hosts in an instance: the heuristics keep per-host arrays and scan them per task."""

@@ -1,0 +1,12 @@
+"""Ranges of VCSched instance values that the command line needs before numpy is imported.
+
+:mod:`vcsched.problems.vc` (which imports numpy) re-reads them from here, so that
+``vcsched --help`` stays light and the file format and the generator's options share one
+definition.
+"""
+
+MIN_CPU = 1e-9
+"""Smallest CPU need accepted (``cpu`` in ``[1e-9, 1]``): the heuristics divide by
+``alpha_i`` and sort by ratios of needs, which overflow for needs near the
+smallest float (``5e-324``); a VM needing less than a billionth of a host is
+not a meaningful model."""
