@@ -33,7 +33,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -171,7 +170,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=None, help="only the first N jobs (default: the whole trace)")
     ap.add_argument("--no-accasim", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="runs per policy, the fastest is kept")
-    ap.add_argument("--out", default=None, help="folder for results.json / results.md (default: a temporary one)")
+    ap.add_argument("--out", default="results/bench_batch_ctc",
+                    help="folder for results.json / results.md (default: results/bench_batch_ctc)")
     args = ap.parse_args(argv)
 
     from vcsched.data import trace_path
@@ -192,7 +192,7 @@ def main(argv=None) -> int:
     for r in rows:
         print(f"vcsched {r['policy']:5s} {r['wall_s']:8.3f} s wall {r['cpu_s']:8.3f} s CPU {r['jobs_per_s']:10.0f} jobs/s",
               flush=True)
-    out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="bench_batch_ctc_"))
+    out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     comparison = {}
     if not args.no_accasim:

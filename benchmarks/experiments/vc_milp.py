@@ -203,6 +203,11 @@ def _figure(milp: pandas.DataFrame, out_dir: pathlib.Path) -> pathlib.Path:
                      logy=True, legend_loc="lower right")
 
 
+def _verdict(met: bool, full: bool) -> str:
+    """A timing target is judged on the full run only (a quick run's few instances say little)."""
+    return ("met" if met else "NOT met") if full else "timing targets are judged on the full run"
+
+
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Per-jobs and per-spec tables, LP timing table, the time-vs-jobs figure and the target checks."""
     ok = df[df["cell_status"] == "ok"] if "cell_status" in df else df
@@ -222,15 +227,16 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         lines.append("Exact MILP on the small set (paper, GLPK: mean 28.7 s, max 11,549 s)")
         lines.append(text_table(shown).rstrip("\n"))
         last = jobs_t.iloc[-1]
+        full = bool((milp["reps"] >= 10).all()) if "reps" in milp else True
         proven = last["optimal"] + last["infeasible"]
         lines.append(f"target: all proven optimal or infeasible: {proven}/{last['instances']} "
                      f"({'met' if proven == last['instances'] else 'NOT met'})")
         lines.append(f"target: mean compact time <= {TARGET_MEAN} s: {last['mean_s']:.4f} s "
-                     f"({'met' if last['mean_s'] <= TARGET_MEAN else 'NOT met'})")
+                     f"({_verdict(last['mean_s'] <= TARGET_MEAN, full)})")
         if last["literal_instances"]:
             lines.append(f"target: >= {TARGET_RATIO:g}x faster than literal on the same {last['literal_instances']} "
                          f"instances: {last['ratio_literal_compact']:.1f}x "
-                         f"({'met' if last['ratio_literal_compact'] >= TARGET_RATIO else 'NOT met'})")
+                         f"({_verdict(last['ratio_literal_compact'] >= TARGET_RATIO, full)})")
     if not lp.empty:
         lp_t = lp_table(lp)
         save_table(lp_t, out_dir, "lp_64x500", title="LP relaxation at 64 hosts x 500 jobs, build included")
@@ -239,7 +245,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         comp = lp_t[lp_t["formulation"] == "compact"]
         if len(comp):
             worst = float(comp["max_s"].iloc[0])
-            lines.append(f"target: compact LP <= {TARGET_LP:g} s: max {worst:.3f} s ({'met' if worst <= TARGET_LP else 'NOT met'})")
+            lines.append(f"target: compact LP <= {TARGET_LP:g} s: max {worst:.3f} s "
+                         f"({_verdict(worst <= TARGET_LP, len(lp) >= 6)})")
     return "\n".join(lines) + "\n"
 
 

@@ -91,7 +91,7 @@ def test_moldable_cli_bound_method_refined_json(tmp_path, capsys):
     assert ref["method"] == "refined" and ref["status"] == "optimal"
     assert main(["moldable", "bound", str(path), "--json"]) == 0  # default stays the paper's
     paper = json.loads(capsys.readouterr().out)
-    assert paper["method"] == "interval-lp"
+    assert paper["method"] == "interval" and paper["relaxation"] == "interval-lp" and paper["integer"] is False
     assert paper["makespan_lb"] == pytest.approx(ref["makespan_lb"])
     opt = brute_force_optimum(inst).objective
     assert paper["minsum_lb"] <= opt * (1 + 1e-7) and ref["minsum_lb"] <= opt * (1 + 1e-7)

@@ -281,7 +281,9 @@ def cmd_bound(args: argparse.Namespace) -> int:
         "makespan_lb": makespan_lb,
         "status": res.status.value,
         "seconds": time.perf_counter() - t0,
-        "method": res.method,
+        "method": args.method,
+        "integer": bool(args.integer),
+        "relaxation": res.method,
         "message": res.message,
     }
     if args.json:

@@ -61,15 +61,20 @@ _BANNER_SILENCED = False
 
 @contextlib.contextmanager
 def quiet_stdout():
-    """HiGHS prints a banner on stdout when the first Highs object is made; hide it
-    so that ``--json`` output stays clean."""
+    """HiGHS prints a banner on the process's standard output (file descriptor 1) when the first
+    Highs object is made; hide it so that ``--json`` output stays clean. Descriptor 1 is
+    silenced even when ``sys.stdout`` is not a file (a notebook kernel, a test's capture), since
+    the C++ library writes to the descriptor, not to Python's stream."""
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, OSError):
+        fd = 1
+    try:
+        sys.stdout.flush()
+        saved = os.dup(fd)
+    except (OSError, ValueError):
         yield
         return
-    sys.stdout.flush()
-    saved = os.dup(fd)
     try:
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), fd)
