@@ -72,6 +72,10 @@ def trace_path(name: str) -> Path:
     given = user_path(name, what="trace")
     if path_exists(given, what="trace"):
         return given
+    if len(given.parts) > 1:  # a path, not a bare name: say where it was looked for
+        raise InvalidInputError(
+            f"trace {name!r}: no such file ({given.absolute()}); give an existing path, or the bare file name "
+            f"to look it up in {traces_dir()} (${TRACES_ENV})")
     path = traces_dir() / name
     if not path_exists(path, what="trace"):
         raise InvalidInputError(
