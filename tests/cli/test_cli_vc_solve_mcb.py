@@ -154,10 +154,14 @@ def test_bad_instances_get_the_same_message_whatever_the_method(tmp_path, capsys
 def test_bad_files_get_the_same_message_whatever_the_method(tmp_path, capsys, content):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    for target in (path, tmp_path):  # the file, then a directory
-        plain = run(capsys, ["vc", "solve", str(target), "--method", "mcb8"])
-        full = run(capsys, ["vc", "solve", str(target), "--method", "milp"])
-        assert plain == full and plain[0] == 2
+    plain = run(capsys, ["vc", "solve", str(path), "--method", "mcb8"])
+    full = run(capsys, ["vc", "solve", str(path), "--method", "milp"])
+    assert plain == full and plain[0] == 2
+    # a directory is an instance set: the bad file is an error row, the same whatever the method
+    plain = run(capsys, ["vc", "solve", str(tmp_path), "--method", "mcb8", "--workers", "1"])
+    full = run(capsys, ["vc", "solve", str(tmp_path), "--method", "milp", "--workers", "1"])
+    assert plain[0] == full[0] == 0
+    assert plain[1].replace("mcb8", "milp") == full[1] and " error " in plain[1]
 
 
 def test_an_unknown_method_among_known_ones_is_refused(tmp_path, capsys):
