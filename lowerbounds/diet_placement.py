@@ -1,0 +1,272 @@
+"""The best clairvoyant placement of DIET requests (seed 004 §5-6): which SeD runs each request, and when.
+
+The model
+---------
+An omniscient agent knows every submission and every request's actual work (:class:`lowerbounds.diet.DietInstance`:
+the ``k``-th submitted request does ``cost x`` the run's ``k``-th noise factor, which is what the simulator gives
+it when the SeDs accept the requests in submission order, as they do in the paper's experiments). For each
+request it chooses a SeD CPU and a start time; the request's solve reaches that SeD no earlier than
+:meth:`~lowerbounds.diet.DietInstance.earliest_start` (the hierarchy's latency and agent time, the client's
+submit overhead and data transfer), computes ``work / speed`` on the CPU without sharing it, and its result is
+back ``d_out`` later; a SeD never runs more jobs than CPUs (with at most ``cpus`` jobs, each runs at full speed
+and interference does not apply), and a job on a SeD that leaves must end before it leaves. Every such schedule
+can be played by the simulator: the agent holds each request (as the Task Scheduler's MA does) so that its solve
+arrives when its CPU frees. A SeD Queue or Task Scheduler run (at most ``cpus`` solves per SeD) is one of these
+schedules, so the best placement is a lower bound on them; Standard shares a SeD's CPUs among more jobs
+(processor sharing), which a placement does not do and which can occasionally end a set of jobs earlier -- the
+preemptive bounds of :mod:`lowerbounds.diet` hold for Standard too.
+
+The search (:func:`best_placement`)
+-----------------------------------
+Depth-first branch and bound over semi-active schedules (each job starts at the later of its earliest start and
+its CPU's previous end), built in non-decreasing start order so each schedule is generated once up to ties;
+CPUs in the same state (speed, join, leave, free time) are tried once. Incumbent: list scheduling (requests in
+submission order, each on the CPU where it ends first). Root bound: the larger of the preemptive bounds and the
+slot-assignment bound :func:`slot_bound`; node bound: the partial objective plus every unplaced request's earliest
+completion (and, for the makespan, the remaining work over the CPUs' free capacity). At the time limit the
+status is ``feasible`` with the incumbent, the bound and the relative gap; ``optimal`` when the search ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from lowerbounds.diet import DietInstance, quick_bounds
+from vcsched.result import Status, relative_gap
+
+__all__ = ["SLOT_MAX_TASKS", "PlacementResult", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
+
+OBJECTIVES = ("makespan", "mean_turnaround")
+SLOT_MAX_TASKS = 200
+"""Largest number of requests for :func:`slot_bound` (its assignment has ``n x CPUs x n`` costs)."""
+
+
+@dataclasses.dataclass
+class PlacementResult:
+    """Outcome of :func:`best_placement` for one objective."""
+
+    objective: str
+    status: Status
+    value: float | None
+    bound: float
+    gap: float | None
+    seconds: float
+    nodes: int
+    placement: list[dict[str, Any]]
+    message: str = ""
+
+
+def _timing(inst: DietInstance) -> tuple[np.ndarray, np.ndarray, list]:
+    """``e[j, m]`` earliest start of ``j`` on CPU ``m`` and ``p[j, m]`` its computing time there."""
+    e = np.array([[inst.earliest_start(j, m) for m in inst.machines] for j in range(inst.n)]).reshape(inst.n, -1)
+    speeds = np.array([m.speed for m in inst.machines])
+    p = inst.work[:, None] / speeds[None, :]
+    return e, p, list(inst.machines)
+
+
+def evaluate(inst: DietInstance, ends: np.ndarray, objective: str) -> float:
+    """Objective of computations ending at ``ends`` (results back ``d_out`` later)."""
+    done = ends + inst.d_out
+    if objective == "makespan":
+        return float(np.max(done) - np.min(inst.submit))
+    return float(np.mean(done - inst.submit))
+
+
+def _rows(inst: DietInstance, starts: np.ndarray, cpus: list[int]) -> list[dict[str, Any]]:
+    _, p, machines = _timing(inst)
+    out = []
+    for j in range(inst.n):
+        m = machines[cpus[j]]
+        end = float(starts[j] + p[j, cpus[j]])
+        out.append({"task": j, "sed": m.sed, "cpu": m.cpu, "arrive": float(starts[j]), "start": float(starts[j]),
+                    "end": end, "done": end + float(inst.d_out[j])})
+    return out
+
+
+def greedy_placement(inst: DietInstance) -> tuple[np.ndarray, list[int]] | None:
+    """List scheduling: requests in submission order, each on the CPU where it ends first (``None`` if some
+    request fits on no CPU before it leaves)."""
+    e, p, machines = _timing(inst)
+    free = np.full(len(machines), -math.inf)
+    leave = np.array([m.leave for m in machines])
+    starts, cpus = np.zeros(inst.n), []
+    for j in range(inst.n):
+        st = np.maximum(e[j], free)
+        end = st + p[j]
+        end[end > leave + 1e-9] = math.inf
+        m = int(np.argmin(end))
+        if not math.isfinite(end[m]):
+            return None
+        starts[j], free[m] = st[m], end[m]
+        cpus.append(m)
+    return starts, cpus
+
+
+def _slot_costs(inst: DietInstance) -> np.ndarray:
+    """Completion lower bound of ``j`` as the ``i``-th job on CPU ``m`` (rows ``j``, columns ``(m, i)``):
+    ``max(e[j, m], A_m + sum of the i - 1 smallest p[., m]) + p[j, m]``, ``A_m`` the earliest start on ``m``."""
+    e, p, machines = _timing(inst)
+    n = inst.n
+    cols = []
+    for m, mach in enumerate(machines):
+        prefix = np.cumsum(np.sort(p[:, m]))
+        a = float(np.min(e[:, m]))
+        for i in range(n):
+            c = np.maximum(e[:, m], a + (prefix[i - 1] if i else 0.0)) + p[:, m]
+            c[c > mach.leave + 1e-9] = math.inf
+            cols.append(c)
+    return np.array(cols).T
+
+
+def slot_bound(inst: DietInstance, objective: str) -> float:
+    """Lower bound on the best placement by assigning requests to (CPU, position) slots.
+
+    Validity: in a placement, the ``i``-th job on CPU ``m`` cannot start before ``A_m`` (no request reaches
+    ``m`` sooner) and the CPU has done ``i - 1`` jobs before it, at least the ``i - 1`` smallest computing times
+    there, and it starts no earlier than its own earliest start; then it computes for its own time. Every placement maps its
+    requests one-to-one to slots, so the least total (a min-cost assignment) bounds the sum of ends, and the
+    least largest cost (bisection over the cost values with a bipartite matching) bounds the last end.
+    """
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    if inst.n == 0:
+        return 0.0
+    cost = _slot_costs(inst)
+    if objective == "mean_turnaround":
+        finite = np.where(np.isfinite(cost), cost, 1e18)
+        rows, cols = linear_sum_assignment(finite)
+        ends = finite[rows, cols]
+        return float(np.mean(ends + inst.d_out[rows] - inst.submit[rows]))
+    done = cost + inst.d_out[:, None]
+    values = np.unique(done[np.isfinite(done)])
+    lo, hi = 0, len(values) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        graph = csr_matrix((done <= values[mid]).astype(np.int8))
+        matched = maximum_bipartite_matching(graph, perm_type="column")
+        lo, hi = (lo, mid) if np.all(matched >= 0) else (mid + 1, hi)
+    return float(values[lo] - np.min(inst.submit))
+
+
+class _Search:
+    """Depth-first branch and bound over semi-active placements built in start order (module docstring)."""
+
+    def __init__(self, inst: DietInstance, objective: str, deadline: float) -> None:
+        self.inst, self.objective, self.deadline = inst, objective, deadline
+        self.e, self.p, machines = _timing(inst)
+        self.speed = np.array([m.speed for m in machines])
+        self.key = [(m.speed, m.join, m.leave) for m in machines]
+        self.leave = np.array([m.leave for m in machines])
+        self.s0 = float(np.min(inst.submit))
+        self.nodes = 0
+        self.stopped = False
+        self.best = math.inf
+        self.best_plan: tuple[np.ndarray, list[int]] | None = None
+
+    def _final(self, partial: float) -> float:
+        """Objective of a complete placement from its running max of results back (makespan) or sum of
+        turnarounds."""
+        return partial - self.s0 if self.objective == "makespan" else partial / self.inst.n
+
+    def _lower(self, free: np.ndarray, t_last: float, left: list[int], partial: float) -> float:
+        if not left:
+            return self._final(partial)
+        st = np.maximum(np.maximum(self.e[left], free[None, :]), t_last)
+        ends = st + self.p[left]
+        ends[ends > self.leave[None, :] + 1e-9] = math.inf
+        first = ends.min(axis=1) + self.inst.d_out[left]
+        if self.objective == "makespan":
+            return max(partial, float(first.max()), self._energy(free, t_last, left)) - self.s0
+        return (partial + float(np.sum(first - self.inst.submit[left]))) / self.inst.n
+
+    def _energy(self, free: np.ndarray, t_last: float, left: list[int]) -> float:
+        """Earliest time the CPUs, from their free times, can have done the remaining work (at their speeds)."""
+        work = float(np.sum(self.inst.work[left]))
+        avail = np.maximum(np.maximum(free, t_last), self.e[left].min(axis=0))
+        order = np.argsort(avail)
+        a, v = avail[order], self.speed[order]
+        done, rate = 0.0, 0.0
+        for k in range(len(a)):
+            nxt = a[k + 1] if k + 1 < len(a) else math.inf
+            rate += v[k]
+            if done + rate * (nxt - a[k]) >= work:
+                return a[k] + (work - done) / rate + float(np.min(self.inst.d_out[left]))
+            done += rate * (nxt - a[k])
+        return math.inf
+
+    def run(self, free, t_last, left, partial, starts, cpus) -> None:
+        self.nodes += 1
+        if not left:
+            value = self._final(partial)
+            if value < self.best - 1e-9:
+                self.best, self.best_plan = value, (starts.copy(), list(cpus))
+            return
+        if self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
+            self.stopped = True
+        if self.stopped or self._lower(free, t_last, left, partial) >= self.best - 1e-9:
+            return
+        for st, j, m in self._children(free, t_last, left):
+            old = free[m]
+            free[m], starts[j], cpus[j] = st + self.p[j, m], st, m
+            done = free[m] + self.inst.d_out[j]
+            nxt = max(partial, done) if self.objective == "makespan" else partial + done - self.inst.submit[j]
+            self.run(free, st, [k for k in left if k != j], nxt, starts, cpus)
+            free[m] = old
+            if self.stopped:
+                return
+
+    def _children(self, free, t_last, left):
+        out = []
+        for j in left:
+            seen = set()
+            for m in range(len(free)):
+                sig = (self.key[m], free[m])
+                if sig in seen:
+                    continue
+                seen.add(sig)
+                st = max(self.e[j, m], free[m])
+                if st >= t_last - 1e-12 and st + self.p[j, m] <= self.leave[m] + 1e-9:
+                    out.append((st + self.p[j, m], st, j, m))
+        out.sort()
+        return [(st, j, m) for _, st, j, m in out]
+
+
+def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60.0,
+                   root_bound: float | None = None) -> PlacementResult:
+    """The best clairvoyant placement for ``objective`` (``makespan`` or ``mean_turnaround``), or the best
+    found within ``time_limit`` seconds with a proven bound and gap (module docstring).
+
+    ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the root bound is
+    the largest of it, the closed forms and :func:`slot_bound` (skipped beyond ``SLOT_MAX_TASKS`` requests).
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    t0 = time.perf_counter()
+    root = max(quick_bounds(inst)[objective], -math.inf if root_bound is None else root_bound)
+    if inst.n <= SLOT_MAX_TASKS:
+        root = max(root, slot_bound(inst, objective))
+    greedy = greedy_placement(inst)
+    if greedy is None:
+        return PlacementResult(objective, Status.INFEASIBLE, None, root, None, time.perf_counter() - t0, 0, [],
+                               "some request fits on no SeD before it leaves")
+    search = _Search(inst, objective, t0 + time_limit)
+    search.best_plan = greedy
+    search.best = evaluate(inst, greedy[0] + search.p[np.arange(inst.n), greedy[1]], objective)
+    if time_limit > 0 and search.best > root * (1 + 1e-9) + 1e-9:
+        search.run(np.full(len(inst.machines), -math.inf), -math.inf, list(range(inst.n)), -math.inf
+                   if objective == "makespan" else 0.0, np.zeros(inst.n), [0] * inst.n)
+    starts, cpus = search.best_plan
+    value = search.best
+    proven = not search.stopped and (time_limit > 0 or search.best <= root * (1 + 1e-9) + 1e-9)
+    bound = value if proven else min(root, value)
+    status = Status.OPTIMAL if proven else Status.FEASIBLE
+    msg = "" if proven else f"time limit of {time_limit:g} s reached after {search.nodes} nodes"
+    return PlacementResult(objective, status, value, bound, relative_gap(value, bound), time.perf_counter() - t0,
+                           search.nodes, _rows(inst, starts, cpus), msg)
