@@ -158,8 +158,9 @@ def slot_bound(inst: DietInstance, objective: str) -> float:
 class _Search:
     """Depth-first branch and bound over semi-active placements built in start order (module docstring)."""
 
-    def __init__(self, inst: DietInstance, objective: str, deadline: float) -> None:
+    def __init__(self, inst: DietInstance, objective: str, deadline: float, node_limit: int | None) -> None:
         self.inst, self.objective, self.deadline = inst, objective, deadline
+        self.node_limit = math.inf if node_limit is None else node_limit
         self.e, self.p, machines = _timing(inst)
         self.speed = np.array([m.speed for m in machines])
         self.key = [(m.speed, m.join, m.leave) for m in machines]
@@ -208,7 +209,7 @@ class _Search:
             if value < self.best - 1e-9:
                 self.best, self.best_plan = value, (starts.copy(), list(cpus))
             return
-        if self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
+        if self.nodes >= self.node_limit or (self.nodes % 256 == 0 and time.perf_counter() > self.deadline):
             self.stopped = True
         if self.stopped or self._lower(free, t_last, left, partial) >= self.best - 1e-9:
             return
@@ -239,11 +240,12 @@ class _Search:
 
 
 def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60.0,
-                   root_bound: float | None = None) -> PlacementResult:
+                   root_bound: float | None = None, node_limit: int | None = None) -> PlacementResult:
     """The best clairvoyant placement for ``objective`` (``makespan`` or ``mean_turnaround``), or the best
     found within ``time_limit`` seconds with a proven bound and gap (module docstring).
 
-    ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the root bound is
+    ``node_limit``: stop after that many search nodes as well (a limit that does not depend on the machine, so
+    a run is reproducible). ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the root bound is
     the largest of it, the closed forms and :func:`slot_bound` (skipped beyond ``SLOT_MAX_TASKS`` requests).
     """
     if objective not in OBJECTIVES:
@@ -256,7 +258,7 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     if greedy is None:
         return PlacementResult(objective, Status.INFEASIBLE, None, root, None, time.perf_counter() - t0, 0, [],
                                "some request fits on no SeD before it leaves")
-    search = _Search(inst, objective, t0 + time_limit)
+    search = _Search(inst, objective, t0 + time_limit, node_limit)
     search.best_plan = greedy
     search.best = evaluate(inst, greedy[0] + search.p[np.arange(inst.n), greedy[1]], objective)
     if time_limit > 0 and search.best > root * (1 + 1e-9) + 1e-9:
@@ -267,6 +269,6 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     proven = not search.stopped and (time_limit > 0 or search.best <= root * (1 + 1e-9) + 1e-9)
     bound = value if proven else min(root, value)
     status = Status.OPTIMAL if proven else Status.FEASIBLE
-    msg = "" if proven else f"time limit of {time_limit:g} s reached after {search.nodes} nodes"
+    msg = "" if proven else f"time limit of {time_limit:g} s or node limit reached after {search.nodes} nodes"
     return PlacementResult(objective, status, value, bound, relative_gap(value, bound), time.perf_counter() - t0,
                            search.nodes, _rows(inst, starts, cpus), msg)
