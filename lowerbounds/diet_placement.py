@@ -39,10 +39,12 @@ import numpy as np
 from lowerbounds.diet import DietInstance, quick_bounds
 from vcsched.result import Status, relative_gap
 
-__all__ = ["SLOT_MAX_TASKS", "PlacementResult", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
+__all__ = ["SLOT_MAX_TASKS", "MILP_MAX_TASKS", "PlacementResult", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
 
 OBJECTIVES = ("makespan", "mean_turnaround")
-SLOT_MAX_TASKS = 200
+SLOT_MAX_TASKS = 100
+MILP_MAX_TASKS = 100
+"""Largest number of requests for the makespan MILP of :mod:`lowerbounds.diet_milp`."""
 """Largest number of requests for :func:`slot_bound` (its assignment has ``n x CPUs x n`` costs)."""
 
 
@@ -109,13 +111,21 @@ def greedy_placement(inst: DietInstance) -> tuple[np.ndarray, list[int]] | None:
 
 def _slot_costs(inst: DietInstance) -> np.ndarray:
     """Completion lower bound of ``j`` as the ``i``-th job on CPU ``m`` (rows ``j``, columns ``(m, i)``):
-    ``max(e[j, m], A_m + sum of the i - 1 smallest p[., m]) + p[j, m]``, ``A_m`` the earliest start on ``m``."""
+    ``max(e[j, m], A_m + sum of the i - 1 smallest p[., m]) + p[j, m]``.
+
+    ``A_m``: the CPUs of one class (same speed, join and leave: interchangeable) are numbered in the order of
+    their first starts, so the ``k``-th of them starts no earlier than the ``k``-th smallest ``e[., m]`` (their
+    first jobs are distinct requests)."""
     e, p, machines = _timing(inst)
     n = inst.n
     cols = []
+    rank: dict[tuple, int] = {}
     for m, mach in enumerate(machines):
+        key = (mach.speed, mach.join, mach.leave)
+        k = rank.get(key, 0)
+        rank[key] = k + 1
         prefix = np.cumsum(np.sort(p[:, m]))
-        a = float(np.min(e[:, m]))
+        a = float(np.sort(e[:, m])[min(k, n - 1)])
         for i in range(n):
             c = np.maximum(e[:, m], a + (prefix[i - 1] if i else 0.0)) + p[:, m]
             c[c > mach.leave + 1e-9] = math.inf
@@ -127,7 +137,8 @@ def slot_bound(inst: DietInstance, objective: str) -> float:
     """Lower bound on the best placement by assigning requests to (CPU, position) slots.
 
     Validity: in a placement, the ``i``-th job on CPU ``m`` cannot start before ``A_m`` (no request reaches
-    ``m`` sooner) and the CPU has done ``i - 1`` jobs before it, at least the ``i - 1`` smallest computing times
+    ``m`` sooner; among interchangeable CPUs, numbered by first start, the ``k``-th one's first job is one of
+    ``k`` distinct requests, so it starts no earlier than the ``k``-th smallest earliest start) and the CPU has done ``i - 1`` jobs before it, at least the ``i - 1`` smallest computing times
     there, and it starts no earlier than its own earliest start; then it computes for its own time. Every placement maps its
     requests one-to-one to slots, so the least total (a min-cost assignment) bounds the sum of ends, and the
     least largest cost (bisection over the cost values with a bipartite matching) bounds the last end.
@@ -244,9 +255,12 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     """The best clairvoyant placement for ``objective`` (``makespan`` or ``mean_turnaround``), or the best
     found within ``time_limit`` seconds with a proven bound and gap (module docstring).
 
-    ``node_limit``: stop after that many search nodes as well (a limit that does not depend on the machine, so
-    a run is reproducible). ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the root bound is
-    the largest of it, the closed forms and :func:`slot_bound` (skipped beyond ``SLOT_MAX_TASKS`` requests).
+    For the makespan of up to ``MILP_MAX_TASKS`` requests, when the search has not finished in half the time,
+    the position-indexed MILP (:mod:`lowerbounds.diet_milp`) gets the other half, started from the incumbent;
+    the better placement and the larger bound are kept. ``node_limit``: stop the search (and HiGHS's branch
+    and bound) after that many nodes as well, a limit that does not depend on the machine, so a run is
+    reproducible. ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the
+    root bound is the largest of it, the closed forms and :func:`slot_bound` (up to ``SLOT_MAX_TASKS`` requests).
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -258,17 +272,64 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     if greedy is None:
         return PlacementResult(objective, Status.INFEASIBLE, None, root, None, time.perf_counter() - t0, 0, [],
                                "some request fits on no SeD before it leaves")
-    search = _Search(inst, objective, t0 + time_limit, node_limit)
+    milp = objective == "makespan" and inst.n <= MILP_MAX_TASKS
+    search = _Search(inst, objective, t0 + (time_limit / 2 if milp else time_limit), node_limit)
     search.best_plan = greedy
     search.best = evaluate(inst, greedy[0] + search.p[np.arange(inst.n), greedy[1]], objective)
-    if time_limit > 0 and search.best > root * (1 + 1e-9) + 1e-9:
+    if time_limit > 0 and search.best > _closed(root):
         search.run(np.full(len(inst.machines), -math.inf), -math.inf, list(range(inst.n)), -math.inf
                    if objective == "makespan" else 0.0, np.zeros(inst.n), [0] * inst.n)
-    starts, cpus = search.best_plan
-    value = search.best
-    proven = not search.stopped and (time_limit > 0 or search.best <= root * (1 + 1e-9) + 1e-9)
+    (starts, cpus), value = search.best_plan, search.best
+    proven = not search.stopped and (time_limit > 0 or value <= _closed(root))
+    nodes, msg = search.nodes, ""
+    if not proven and milp and time_limit > 0:
+        remaining = max(0.0, t0 + time_limit - time.perf_counter())
+        proven, value, root, starts, cpus, msg = _with_milp(inst, value, root, starts, cpus, remaining, node_limit)
     bound = value if proven else min(root, value)
     status = Status.OPTIMAL if proven else Status.FEASIBLE
-    msg = "" if proven else f"time limit of {time_limit:g} s or node limit reached after {search.nodes} nodes"
+    if not proven:
+        msg = (f"time or node limit reached (search: {nodes} nodes{msg}); best found, bound and gap reported")
     return PlacementResult(objective, status, value, bound, relative_gap(value, bound), time.perf_counter() - t0,
-                           search.nodes, _rows(inst, starts, cpus), msg)
+                           nodes, _rows(inst, starts, cpus), "" if proven else msg)
+
+
+def _closed(root: float) -> float:
+    return root * (1 + 1e-9) + 1e-9
+
+
+def _semi_active(inst: DietInstance, cpus: list[int], order: np.ndarray) -> np.ndarray:
+    """Starts of the placement ``cpus`` when each CPU runs its jobs in ``order`` as early as possible."""
+    e, p, _ = _timing(inst)
+    free: dict[int, float] = {}
+    starts = np.zeros(inst.n)
+    for j in np.argsort(order, kind="stable"):
+        m = cpus[j]
+        starts[j] = max(e[j, m], free.get(m, -math.inf))
+        free[m] = starts[j] + p[j, m]
+    return starts
+
+
+def _with_milp(inst, value, root, starts, cpus, seconds, node_limit):
+    """Run the makespan MILP from the incumbent; the better placement and the larger bound."""
+    from lowerbounds.diet_milp import makespan_milp
+
+    position: dict[int, list[int]] = {}
+    for j in np.argsort(starts, kind="stable"):
+        position.setdefault(cpus[j], []).append(int(j))
+    start = [(j, m, k) for m, js in position.items() for k, j in enumerate(js)]
+    out, found = makespan_milp(inst, value, time_limit=seconds, start=start, node_limit=node_limit)
+    s0 = float(np.min(inst.submit))
+    if out.bound is not None and math.isfinite(out.bound):
+        root = max(root, out.bound - s0)
+    if found is not None:
+        new_cpus = [0] * inst.n
+        order = np.zeros(inst.n)
+        for j, m, st in found:
+            new_cpus[j], order[j] = m, st
+        new_starts = _semi_active(inst, new_cpus, order)
+        e, p, _ = _timing(inst)
+        new_value = evaluate(inst, new_starts + p[np.arange(inst.n), new_cpus], "makespan")
+        if new_value < value - 1e-9:
+            value, starts, cpus = new_value, new_starts, new_cpus
+    proven = value <= _closed(root) or (out.status == Status.OPTIMAL and value <= (out.objective - s0) + 1e-6)
+    return proven, value, root, starts, cpus, f"; MILP: {out.status}, {out.nodes} nodes"
