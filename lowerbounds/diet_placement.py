@@ -251,15 +251,16 @@ class _Search:
 
 
 def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60.0,
-                   root_bound: float | None = None, node_limit: int | None = None) -> PlacementResult:
+                   root_bound: float | None = None, node_limit: int | None = None,
+                   milp_node_limit: int | None = None) -> PlacementResult:
     """The best clairvoyant placement for ``objective`` (``makespan`` or ``mean_turnaround``), or the best
     found within ``time_limit`` seconds with a proven bound and gap (module docstring).
 
     For the makespan of up to ``MILP_MAX_TASKS`` requests, when the search has not finished in half the time,
     the position-indexed MILP (:mod:`lowerbounds.diet_milp`) gets the other half, started from the incumbent;
-    the better placement and the larger bound are kept. ``node_limit``: stop the search (and HiGHS's branch
-    and bound) after that many nodes as well, a limit that does not depend on the machine, so a run is
-    reproducible. ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the
+    the better placement and the larger bound are kept. ``node_limit`` and ``milp_node_limit``: stop the
+    search and HiGHS's branch and bound after that many nodes as well, limits that do not depend on the
+    machine, so a run is reproducible (``milp_node_limit=0``: no MILP). ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the
     root bound is the largest of it, the closed forms and :func:`slot_bound` (up to ``SLOT_MAX_TASKS`` requests).
     """
     if objective not in OBJECTIVES:
@@ -272,7 +273,7 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     if greedy is None:
         return PlacementResult(objective, Status.INFEASIBLE, None, root, None, time.perf_counter() - t0, 0, [],
                                "some request fits on no SeD before it leaves")
-    milp = objective == "makespan" and inst.n <= MILP_MAX_TASKS
+    milp = objective == "makespan" and inst.n <= MILP_MAX_TASKS and milp_node_limit != 0
     search = _Search(inst, objective, t0 + (time_limit / 2 if milp else time_limit), node_limit)
     search.best_plan = greedy
     search.best = evaluate(inst, greedy[0] + search.p[np.arange(inst.n), greedy[1]], objective)
@@ -284,7 +285,8 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     nodes, msg = search.nodes, ""
     if not proven and milp and time_limit > 0:
         remaining = max(0.0, t0 + time_limit - time.perf_counter())
-        proven, value, root, starts, cpus, msg = _with_milp(inst, value, root, starts, cpus, remaining, node_limit)
+        proven, value, root, starts, cpus, msg = _with_milp(inst, value, root, starts, cpus, remaining,
+                                                                 milp_node_limit)
     bound = value if proven else min(root, value)
     status = Status.OPTIMAL if proven else Status.FEASIBLE
     if not proven:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.experiments._diet_references import BEST_NODES, reference_report, references
+from benchmarks.experiments._diet_references import BEST_NODES, MILP_NODES, reference_report, references
 from benchmarks.figures import line_plot, save_figure
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
@@ -76,7 +76,8 @@ def cells(quick: bool) -> list[dict]:
     """Bursty: one cell per inter-arrival; add-seds: one per repetition; steady: one per approach x repetition."""
     reps = 2 if quick else 5
     out: list[dict] = [{"experiment": "bursty", "interarrival": ia, "reps": reps} for ia in INTERARRIVALS]
-    out += [{"experiment": "add-seds", "rep": r, "best_nodes": BEST_NODES[quick]}
+    out += [{"experiment": "add-seds", "rep": r, "best_nodes": BEST_NODES[quick],
+             "milp_nodes": MILP_NODES[quick]}
             for r in range(1 if quick else 5)]
     out += [{"experiment": "mixed", "rep": r} for r in range(1 if quick else 5)]
     duration = 2700.0 if quick else 10800.0
@@ -189,16 +190,17 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     scen, appr, tag = _variant(params)
     default = tag["variant"] == "default"
     rows = []
-    limit = int(params.get("best_nodes", BEST_NODES[True]))
+    limit = {"nodes": int(params.get("best_nodes", BEST_NODES[True])),
+             "milp_nodes": int(params.get("milp_nodes", MILP_NODES[True]))}
     if exp == "bursty":
         scenario = bursty(float(params["interarrival"]), **scen)
         for rep in range(int(params["reps"])):
-            ref = references(scenario, _rep_seed(seed, rep), placement=default, nodes=limit)
+            ref = references(scenario, _rep_seed(seed, rep), placement=default, **limit)
             for name, pol in _policies(appr, variants=default):
                 rows.append(_row(name, simulate_scenario(scenario, pol, seed=_rep_seed(seed, rep)), rep) | ref)
     elif exp == "add-seds":
         scenario = add_seds(1.0, **scen)
-        ref = references(scenario, seed, placement=default, nodes=limit)
+        ref = references(scenario, seed, placement=default, **limit)
         for name, pol in _policies(appr, variants=default):
             rows.append(_row(name, simulate_scenario(scenario, pol, seed=seed), int(params["rep"])) | ref)
     elif exp == "mixed":
@@ -209,7 +211,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         name = params["steady_approach"]
         scenario = steady(duration=float(params["duration"]), **scen)
         rows.append(_row(name, simulate_scenario(scenario, make_approach(name, **appr), seed=seed),
-                         int(params["rep"])) | references(scenario, seed, placement=False, nodes=limit))
+                         int(params["rep"])) | references(scenario, seed, placement=False, **limit))
     else:
         raise ValueError(f"unknown diet experiment {exp!r}")
     return [dict(r, **tag) for r in rows]
