@@ -45,6 +45,8 @@ OBJECTIVES = ("makespan", "mean_turnaround")
 SLOT_MAX_TASKS = 100
 MILP_MAX_TASKS = 100
 """Largest number of requests for the makespan MILP of :mod:`lowerbounds.diet_milp`."""
+MILP_MIN_SECONDS = 0.5
+"""The MILP is not started with less time than this left."""
 """Largest number of requests for :func:`slot_bound` (its assignment has ``n x CPUs x n`` costs)."""
 
 
@@ -109,25 +111,31 @@ def greedy_placement(inst: DietInstance) -> tuple[np.ndarray, list[int]] | None:
     return starts, cpus
 
 
-def _slot_costs(inst: DietInstance) -> np.ndarray:
-    """Completion lower bound of ``j`` as the ``i``-th job on CPU ``m`` (rows ``j``, columns ``(m, i)``):
-    ``max(e[j, m], A_m + sum of the i - 1 smallest p[., m]) + p[j, m]``.
+def _slot_costs(inst: DietInstance, by: str) -> np.ndarray:
+    """Completion lower bound of ``j`` as the ``i``-th job (from 1) on CPU ``m`` (rows ``j``, columns ``(m, i)``).
 
-    ``A_m``: the CPUs of one class (same speed, join and leave: interchangeable) are numbered in the order of
-    their first starts, so the ``k``-th of them starts no earlier than the ``k``-th smallest ``e[., m]`` (their
-    first jobs are distinct requests)."""
+    The CPUs of one class (same speed, join and leave: interchangeable) are numbered in the order of their
+    first starts (``by="start"``) or of their first ends (``by="end"``). Their first jobs are distinct
+    requests, so the ``k``-th CPU's first start is at least the ``k``-th smallest ``e[., m]`` (``A``), and its
+    first end at least the ``k``-th smallest ``e[., m] + p[., m]`` (``F``). Then, ``P(q)`` being the sum of the
+    ``q`` smallest ``p[., m]``: ``by="start"``: ``max(e[j, m], A + P(i - 1)) + p[j, m]``; ``by="end"``:
+    ``max(e[j, m] + p[j, m], F)`` at position 1 and ``max(e[j, m], F + P(i - 2)) + p[j, m]`` after it."""
     e, p, machines = _timing(inst)
     n = inst.n
     cols = []
     rank: dict[tuple, int] = {}
     for m, mach in enumerate(machines):
         key = (mach.speed, mach.join, mach.leave)
-        k = rank.get(key, 0)
-        rank[key] = k + 1
-        prefix = np.cumsum(np.sort(p[:, m]))
-        a = float(np.sort(e[:, m])[min(k, n - 1)])
-        for i in range(n):
-            c = np.maximum(e[:, m], a + (prefix[i - 1] if i else 0.0)) + p[:, m]
+        k = min(rank.get(key, 0), n - 1)
+        rank[key] = rank.get(key, 0) + 1
+        prefix = np.concatenate([[0.0], np.cumsum(np.sort(p[:, m]))])
+        first = float(np.sort(e[:, m] + p[:, m])[k]) if by == "end" else float(np.sort(e[:, m])[k])
+        for i in range(1, n + 1):
+            if by == "end":
+                c = np.maximum(e[:, m] + p[:, m], first) if i == 1 else \
+                    np.maximum(e[:, m], first + prefix[i - 2]) + p[:, m]
+            else:
+                c = np.maximum(e[:, m], first + prefix[i - 1]) + p[:, m]
             c[c > mach.leave + 1e-9] = math.inf
             cols.append(c)
     return np.array(cols).T
@@ -136,20 +144,24 @@ def _slot_costs(inst: DietInstance) -> np.ndarray:
 def slot_bound(inst: DietInstance, objective: str) -> float:
     """Lower bound on the best placement by assigning requests to (CPU, position) slots.
 
-    Validity: in a placement, the ``i``-th job on CPU ``m`` cannot start before ``A_m`` (no request reaches
-    ``m`` sooner; among interchangeable CPUs, numbered by first start, the ``k``-th one's first job is one of
-    ``k`` distinct requests, so it starts no earlier than the ``k``-th smallest earliest start) and the CPU has done ``i - 1`` jobs before it, at least the ``i - 1`` smallest computing times
-    there, and it starts no earlier than its own earliest start; then it computes for its own time. Every placement maps its
-    requests one-to-one to slots, so the least total (a min-cost assignment) bounds the sum of ends, and the
-    least largest cost (bisection over the cost values with a bipartite matching) bounds the last end.
+    Validity: in a placement, the ``i``-th job on CPU ``m`` ends no earlier than the slot cost of
+    :func:`_slot_costs` (no request reaches ``m`` before ``e[., m]``, a CPU runs its jobs one after the other,
+    each at least the smallest computing times there, and the numbering of interchangeable CPUs only
+    relabels them). Every placement maps its requests one-to-one to slots, so the least total (a min-cost
+    assignment) bounds the sum of ends, and the least largest cost (bisection over the cost values with a
+    bipartite matching) bounds the last end. Both numberings give a bound; the larger is kept.
     """
+    if inst.n == 0:
+        return 0.0
+    return max(_slot_value(inst, _slot_costs(inst, by), objective) for by in ("start", "end"))
+
+
+def _slot_value(inst: DietInstance, cost: np.ndarray, objective: str) -> float:
+    """Least assignment value of requests to slots of completion lower bounds ``cost``."""
     from scipy.optimize import linear_sum_assignment
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
-    if inst.n == 0:
-        return 0.0
-    cost = _slot_costs(inst)
     if objective == "mean_turnaround":
         finite = np.where(np.isfinite(cost), cost, 1e18)
         rows, cols = linear_sum_assignment(finite)
@@ -283,8 +295,8 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     (starts, cpus), value = search.best_plan, search.best
     proven = not search.stopped and (time_limit > 0 or value <= _closed(root))
     nodes, msg = search.nodes, ""
-    if not proven and milp and time_limit > 0:
-        remaining = max(0.0, t0 + time_limit - time.perf_counter())
+    remaining = t0 + time_limit - time.perf_counter()
+    if not proven and milp and remaining > MILP_MIN_SECONDS:
         proven, value, root, starts, cpus, msg = _with_milp(inst, value, root, starts, cpus, remaining,
                                                                  milp_node_limit)
     bound = value if proven else min(root, value)

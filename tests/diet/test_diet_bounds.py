@@ -211,3 +211,14 @@ def test_add_seds_without_noise_best_placement_is_proven():
         res = best_placement(inst, objective, time_limit=10)
         assert res.status.value == "optimal" and res.gap == pytest.approx(0, abs=1e-9)
         assert slot_bound(inst, objective) == pytest.approx(res.value, rel=1e-9)
+
+
+def test_exact_too_large_says_so_and_gives_bound_and_gap(monkeypatch):
+    import lowerbounds.diet as ld
+
+    monkeypatch.setattr(ld, "EXACT_MAX_TASKS", 3)
+    out = diet_bounds(tiny([0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [1.0, 1.0]), method="exact", time_limit=5)
+    for m in ("makespan", "mean_turnaround"):
+        b = out[m]
+        assert "too large for the exact search" in b.message and b.status in ("feasible", "optimal")
+        assert b.bound <= b.value and b.gap == pytest.approx(abs(b.value - b.bound) / b.bound)
