@@ -21,7 +21,8 @@ The search (:func:`best_placement`)
 Depth-first branch and bound over semi-active schedules (each job starts at the later of its earliest start and
 its CPU's previous end), built in non-decreasing start order so each schedule is generated once up to ties;
 CPUs in the same state (speed, join, leave, free time) are tried once. Incumbent: list scheduling (requests in
-submission order, each on the CPU where it ends first). Root bound: the larger of the preemptive bounds and the
+submission order, each on the CPU where it ends first), improved by a local search (:func:`improve`: move a
+request, or swap two, while the objective improves; a quarter of the time limit). Root bound: the larger of the preemptive bounds and the
 slot-assignment bound :func:`slot_bound`; node bound: the partial objective plus every unplaced request's earliest
 completion (and, for the makespan, the remaining work over the CPUs' free capacity). At the time limit the
 status is ``feasible`` with the incumbent, the bound and the relative gap; ``optimal`` when the search ends.
@@ -39,7 +40,7 @@ import numpy as np
 from lowerbounds.diet import DietInstance, quick_bounds
 from vcsched.result import Status, relative_gap
 
-__all__ = ["SLOT_MAX_TASKS", "MILP_MAX_TASKS", "PlacementResult", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
+__all__ = ["SLOT_MAX_TASKS", "MILP_MAX_TASKS", "PlacementResult", "improve", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
 
 OBJECTIVES = ("makespan", "mean_turnaround")
 SLOT_MAX_TASKS = 100
@@ -262,9 +263,112 @@ class _Search:
         return [(st, j, m) for _, st, j, m in out]
 
 
+def _lists(cpus: list[int], order: np.ndarray) -> dict[int, list[int]]:
+    lists: dict[int, list[int]] = {}
+    for j in np.argsort(order, kind="stable"):
+        lists.setdefault(cpus[j], []).append(int(j))
+    return lists
+
+
+def _chain_ends(e: np.ndarray, p: np.ndarray, m: int, jobs: list[int], leave: float) -> list[float] | None:
+    """Ends of ``jobs`` run in that order on CPU ``m`` as early as possible (``None`` past ``leave``)."""
+    t, ends = -math.inf, []
+    for j in jobs:
+        t = max(e[j, m], t) + p[j, m]
+        ends.append(t)
+    return None if ends and ends[-1] > leave + 1e-9 else ends
+
+
+def _summary(inst: DietInstance, jobs: list[int], ends: list[float]) -> tuple[float, float]:
+    """(last result back, sum of turnarounds) of one CPU's jobs."""
+    if not jobs:
+        return -math.inf, 0.0
+    done = [t + inst.d_out[j] for j, t in zip(jobs, ends)]
+    return max(done), sum(d - inst.submit[j] for j, d in zip(jobs, done))
+
+
+def _score(summ: np.ndarray, objective: str) -> tuple[float, float]:
+    """Objective from per-CPU summaries; for the makespan, ties broken by the sum of squared CPU ends."""
+    if objective == "makespan":
+        last = summ[:, 0][np.isfinite(summ[:, 0])]
+        return float(last.max()), float(np.sum(last ** 2))
+    return float(summ[:, 1].sum()), 0.0
+
+
+def improve(inst: DietInstance, cpus: list[int], starts: np.ndarray, objective: str, *,
+            deadline: float = math.inf, max_rounds: int = 200) -> tuple[np.ndarray, list[int]]:
+    """Local search from a placement: move one request to another CPU position, or swap two requests, while
+    the objective improves (first improvement; at most ``max_rounds`` improvements, until ``deadline``).
+    Returns starts and CPUs of a placement no worse than the one given."""
+    e, p, machines = _timing(inst)
+    leave = [m.leave for m in machines]
+    lists = _lists(cpus, starts)
+    for m in range(len(machines)):
+        lists.setdefault(m, [])
+    ends = {m: _chain_ends(e, p, m, js, leave[m]) for m, js in lists.items()}
+    summ = np.array([_summary(inst, lists[m], ends[m]) for m in range(len(machines))])
+    best = _score(summ, objective)
+    for _ in range(max_rounds):
+        better = False
+        for count, (a, b, new_a, new_b) in enumerate(_neighbours(lists)):
+            if count % 512 == 0 and time.perf_counter() > deadline:
+                break
+            ea = _chain_ends(e, p, a, new_a, leave[a])
+            eb = ea if a == b else _chain_ends(e, p, b, new_b, leave[b])
+            if ea is None or eb is None:
+                continue
+            old_a, old_b = summ[a].copy(), summ[b].copy()
+            summ[a], summ[b] = _summary(inst, new_a, ea), _summary(inst, new_b, eb)
+            score = _score(summ, objective)
+            if score[0] < best[0] - 1e-9 or (score[0] <= best[0] + 1e-12 and score[1] < best[1] - 1e-9):
+                best, better = score, True
+                lists[a], ends[a], lists[b], ends[b] = new_a, ea, new_b, eb
+                break
+            summ[a], summ[b] = old_a, old_b
+        if not better:
+            break
+    out_cpus, out_starts = [0] * inst.n, np.zeros(inst.n)
+    for m, js in lists.items():
+        for j, t in zip(js, ends[m]):
+            out_cpus[j], out_starts[j] = m, t - p[j, m]
+    return out_starts, out_cpus
+
+
+def _neighbours(lists: dict[int, list[int]]):
+    """Moves (a request to another CPU and position) and swaps (two requests), as new lists of two CPUs."""
+    cpus = sorted(lists)
+    for a in cpus:
+        for i, j in enumerate(lists[a]):
+            rest = lists[a][:i] + lists[a][i + 1:]
+            for b in cpus:
+                target = rest if b == a else lists[b]
+                for k in range(len(target) + 1):
+                    new_b = target[:k] + [j] + target[k:]
+                    if b == a:
+                        if new_b != lists[a]:
+                            yield a, a, new_b, new_b
+                    else:
+                        yield a, b, rest, new_b
+    for a in cpus:
+        for b in cpus:
+            if b < a:
+                continue
+            for i, j in enumerate(lists[a]):
+                for k, jj in enumerate(lists[b]):
+                    if a == b and k <= i:
+                        continue
+                    new_a, new_b = list(lists[a]), list(lists[b])
+                    if a == b:
+                        new_a[i], new_a[k] = jj, j
+                        yield a, a, new_a, new_a
+                    else:
+                        new_a[i], new_b[k] = jj, j
+                        yield a, b, new_a, new_b
+
+
 def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60.0,
                    root_bound: float | None = None, node_limit: int | None = None,
-                   milp_node_limit: int | None = None) -> PlacementResult:
+                   milp_node_limit: int | None = None, polish_rounds: int = 200) -> PlacementResult:
     """The best clairvoyant placement for ``objective`` (``makespan`` or ``mean_turnaround``), or the best
     found within ``time_limit`` seconds with a proven bound and gap (module docstring).
 
@@ -272,7 +376,8 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     the position-indexed MILP (:mod:`lowerbounds.diet_milp`) gets the other half, started from the incumbent;
     the better placement and the larger bound are kept. ``node_limit`` and ``milp_node_limit``: stop the
     search and HiGHS's branch and bound after that many nodes as well, limits that do not depend on the
-    machine, so a run is reproducible (``milp_node_limit=0``: no MILP). ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the
+    machine, so a run is reproducible (``milp_node_limit=0``: no MILP); the local search then stops after
+    ``polish_rounds`` improvements instead of a quarter of the time limit. ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the
     root bound is the largest of it, the closed forms and :func:`slot_bound` (up to ``SLOT_MAX_TASKS`` requests).
     """
     if objective not in OBJECTIVES:
@@ -287,8 +392,14 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
                                "some request fits on no SeD before it leaves")
     milp = objective == "makespan" and inst.n <= MILP_MAX_TASKS and milp_node_limit != 0
     search = _Search(inst, objective, t0 + (time_limit / 2 if milp else time_limit), node_limit)
+    # with a node limit (reproducible runs) the local search is bounded by its passes, not by the clock
+    polish = math.inf if node_limit is not None else t0 + time_limit / 4
     search.best_plan = greedy
     search.best = evaluate(inst, greedy[0] + search.p[np.arange(inst.n), greedy[1]], objective)
+    if search.best > _closed(root):
+        search.best_plan = improve(inst, greedy[1], greedy[0], objective, deadline=polish, max_rounds=polish_rounds)
+        search.best = evaluate(inst, search.best_plan[0] + search.p[np.arange(inst.n), search.best_plan[1]],
+                               objective)
     if time_limit > 0 and search.best > _closed(root):
         search.run(np.full(len(inst.machines), -math.inf), -math.inf, list(range(inst.n)), -math.inf
                    if objective == "makespan" else 0.0, np.zeros(inst.n), [0] * inst.n)

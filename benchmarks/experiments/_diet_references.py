@@ -21,19 +21,22 @@ from benchmarks.tables import save_table, text_table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["references", "reference_report", "BEST_NODES", "MILP_NODES", "SAFETY_SECONDS"]
+__all__ = ["references", "reference_report", "BEST_NODES", "MILP_NODES", "POLISH_ROUNDS", "SAFETY_SECONDS"]
 
 BEST_NODES = {True: 20_000, False: 200_000}
 """Search nodes per metric for the best placement (quick grid, full grid): a limit independent of the
 machine, so the rows are reproducible; ``bursty`` is proven well within it, ``add-seds`` is not."""
 MILP_NODES = {True: 20, False: 200}
 """HiGHS branch-and-bound nodes of the makespan MILP after the search (quick grid, full grid)."""
+POLISH_ROUNDS = {True: 50, False: 200}
+"""Improvements of the incumbent's local search (quick grid, full grid)."""
 SAFETY_SECONDS = 600.0
 """Time limit per metric on top of the node limit (not reached on the grids above)."""
 METRICS = ("makespan", "mean_turnaround", "throughput")
 
 
-def references(scenario: Any, seed: int, *, placement: bool, nodes: int, milp_nodes: int) -> dict[str, Any]:
+def references(scenario: Any, seed: int, *, placement: bool, nodes: int, milp_nodes: int,
+               polish_rounds: int) -> dict[str, Any]:
     """Columns ``<metric>_bound`` and, with ``placement``, ``<metric>_best``, ``..._best_bound``,
     ``..._best_status``, ``..._best_gap`` for the makespan and the mean turnaround."""
     from lowerbounds.diet import diet_bounds, diet_instance
@@ -44,7 +47,7 @@ def references(scenario: Any, seed: int, *, placement: bool, nodes: int, milp_no
         inst = diet_instance(scenario, seed=seed)
         for m in ("makespan", "mean_turnaround"):
             res = best_placement(inst, m, time_limit=SAFETY_SECONDS, root_bound=out[f"{m}_bound"], node_limit=nodes,
-                                 milp_node_limit=milp_nodes)
+                                 milp_node_limit=milp_nodes, polish_rounds=polish_rounds)
             out.update({f"{m}_best": res.value, f"{m}_best_bound": res.bound, f"{m}_best_status": str(res.status),
                         f"{m}_best_gap": res.gap, f"{m}_best_seconds": res.seconds})
     return out

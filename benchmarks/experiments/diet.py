@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.experiments._diet_references import BEST_NODES, MILP_NODES, reference_report, references
+from benchmarks.experiments._diet_references import BEST_NODES, MILP_NODES, POLISH_ROUNDS, reference_report, references
 from benchmarks.figures import line_plot, save_figure
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
@@ -77,7 +77,7 @@ def cells(quick: bool) -> list[dict]:
     reps = 2 if quick else 5
     out: list[dict] = [{"experiment": "bursty", "interarrival": ia, "reps": reps} for ia in INTERARRIVALS]
     out += [{"experiment": "add-seds", "rep": r, "best_nodes": BEST_NODES[quick],
-             "milp_nodes": MILP_NODES[quick]}
+             "milp_nodes": MILP_NODES[quick], "polish_rounds": POLISH_ROUNDS[quick]}
             for r in range(1 if quick else 5)]
     out += [{"experiment": "mixed", "rep": r} for r in range(1 if quick else 5)]
     duration = 2700.0 if quick else 10800.0
@@ -191,7 +191,8 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     default = tag["variant"] == "default"
     rows = []
     limit = {"nodes": int(params.get("best_nodes", BEST_NODES[True])),
-             "milp_nodes": int(params.get("milp_nodes", MILP_NODES[True]))}
+             "milp_nodes": int(params.get("milp_nodes", MILP_NODES[True])),
+             "polish_rounds": int(params.get("polish_rounds", POLISH_ROUNDS[True]))}
     if exp == "bursty":
         scenario = bursty(float(params["interarrival"]), **scen)
         for rep in range(int(params["reps"])):

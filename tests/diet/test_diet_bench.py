@@ -30,7 +30,7 @@ def frame(cells, seed=11):
 
 def test_run_cell_and_report(tmp_path):
     cells = [{"experiment": "bursty", "interarrival": 0.0, "reps": 2},
-             {"experiment": "add-seds", "rep": 0, "best_nodes": 2000, "milp_nodes": 0},
+             {"experiment": "add-seds", "rep": 0, "best_nodes": 2000, "milp_nodes": 0, "polish_rounds": 2},
              {"experiment": "mixed", "rep": 0},
              {"experiment": "steady", "steady_approach": "sed-queue", "duration": 600.0, "rep": 0},
              {"experiment": "steady", "steady_approach": "standard", "duration": 600.0, "rep": 0}]
@@ -55,7 +55,7 @@ def test_run_cell_and_report(tmp_path):
 
 
 def test_variant_cells_and_deviation_table(tmp_path):
-    cells = [{"experiment": "add-seds", "rep": 0, "best_nodes": 500, "milp_nodes": 0},
+    cells = [{"experiment": "add-seds", "rep": 0, "best_nodes": 500, "milp_nodes": 0, "polish_rounds": 0},
              {"experiment": "add-seds", "rep": 0, "variant": "literal-sorting"},
              {"experiment": "add-seds", "rep": 0, "variant": "dgemm-110s"},
              {"experiment": "steady", "steady_approach": "standard", "duration": 900.0, "rep": 0},

@@ -222,3 +222,25 @@ def test_exact_too_large_says_so_and_gives_bound_and_gap(monkeypatch):
         b = out[m]
         assert "too large for the exact search" in b.message and b.status in ("feasible", "optimal")
         assert b.bound <= b.value and b.gap == pytest.approx(abs(b.value - b.bound) / b.bound)
+
+
+@settings(max_examples=15, deadline=None)
+@given(gaps=st.lists(st.floats(0, 3), min_size=3, max_size=4), cost=st.floats(2, 20), seed=st.integers(0, 50),
+       objective=st.sampled_from(["makespan", "mean_turnaround"]))
+def test_local_search_never_worsens_and_stays_feasible(gaps, cost, seed, objective):
+    from lowerbounds.diet_placement import greedy_placement, improve
+
+    scen = tiny(np.cumsum([0.0, *gaps[1:]]), [cost] * len(gaps), [1.0, 2.0], cv=0.1, join=4.0)
+    inst = diet_instance(scen, seed=seed)
+    starts, cpus = greedy_placement(inst)
+    speed = np.array([inst.machines[m].speed for m in cpus])
+    before = evaluate(inst, starts + inst.work / speed, objective)
+    new_starts, new_cpus = improve(inst, cpus, starts, objective)
+    speed = np.array([inst.machines[m].speed for m in new_cpus])
+    ends = new_starts + inst.work / speed
+    assert evaluate(inst, ends, objective) <= before + 1e-9
+    assert evaluate(inst, ends, objective) >= brute_force(inst, objective) - 1e-9
+    for j, m in enumerate(new_cpus):
+        assert new_starts[j] >= inst.earliest_start(j, inst.machines[m]) - 1e-9
+        others = [k for k in range(inst.n) if k != j and new_cpus[k] == m]
+        assert all(ends[k] <= new_starts[j] + 1e-9 or new_starts[k] >= ends[j] - 1e-9 for k in others)
