@@ -436,7 +436,7 @@ def lp_bounds(inst: DietInstance, *, time_limit: float = 60.0) -> dict[str, floa
     return preemptive_lp_bounds(inst, time_limit=time_limit)
 
 
-def timed(fn, *args, **kwargs) -> tuple[Any, float]:
+def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
     t = time.perf_counter()
     out = fn(*args, **kwargs)
     return out, time.perf_counter() - t
@@ -451,11 +451,11 @@ EXACT_MAX_TASKS = 200
 
 
 def _relaxation(inst: DietInstance, method: str, time_limit: float) -> dict[str, MetricBound]:
-    quick, tq = timed(quick_bounds, inst)
+    quick, tq = _timed(quick_bounds, inst)
     out = {k: MetricBound(k, float(v), "quick", tq, "upper" if k == "throughput" else "lower")
            for k, v in quick.items()}
     if method in ("lp", "best") and not inst.users:
-        lp, tl = timed(lp_bounds, inst, time_limit=time_limit)
+        lp, tl = _timed(lp_bounds, inst, time_limit=time_limit)
         for k, v in lp.items():
             better = v < quick[k] if k == "throughput" else v > quick[k]
             if method == "lp" or better:
