@@ -59,7 +59,7 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.problems.diet import DietPlatform
-from vcsched.sim.diet import answer_time, execution_factors
+from vcsched.sim.diet import answer_time, execution_factors, iter_execution_factors
 
 __all__ = ["DietInstance", "Machine", "diet_instance", "MetricBound", "quick_bounds", "lp_bounds",
            "makespan_bound", "turnaround_bound", "throughput_bound", "sed_rate", "diet_bounds", "METRICS",
@@ -362,7 +362,9 @@ def _user_draw_bound(inst: DietInstance, cycle_base: float, c_min: float) -> tup
 
     if inst.platform.exec_cv <= 0:
         return np.ones(1), count(1.0)
-    m = count(0.0)
+    m = count(0.0)  # no work at all: the most requests there can be; streamed, it can be tens of millions
+    f_min = min(float(np.min(c)) for c in iter_execution_factors(inst.platform, inst.seed, m))
+    m = min(m, count(f_min))
     factors = execution_factors(inst.platform, inst.seed, m)
     for _ in range(_FACTOR_ITERATIONS):
         m_next = count(float(np.min(factors)))

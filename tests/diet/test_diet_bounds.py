@@ -71,6 +71,15 @@ def test_execution_factors_are_the_simulators_draws_in_acceptance_order():
     assert np.allclose([(r.end - r.start) / r.cost for r in recs], f, rtol=1e-9)
 
 
+def test_execution_factors_in_pieces_are_the_same_stream():
+    from vcsched.sim.diet import iter_execution_factors
+
+    p = DietPlatform(exec_cv=0.03)
+    whole = execution_factors(p, 4, 2500)
+    assert np.array_equal(whole, np.concatenate(list(iter_execution_factors(p, 4, 2500, chunk=700))))
+    assert np.array_equal(execution_factors(DietPlatform(), 4, 3), np.ones(3))
+
+
 def test_sed_rate_never_exceeds_cpus_times_speed():
     p = DietPlatform(interference=0.7)
     rates = [sed_rate(p, 1.5, n) for n in range(0, 20)]

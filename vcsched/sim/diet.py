@@ -115,6 +115,7 @@ __all__ = [
     "simulate_diet",
     "answer_time",
     "execution_factors",
+    "iter_execution_factors",
     # the problem's types (vcsched.problems.diet), importable from here too
     "DietPlatform",
     "AgentTree",
@@ -165,10 +166,20 @@ def execution_factors(platform: DietPlatform, seed: Any, count: int) -> np.ndarr
     its own (independent of the agents' tie-breaks, hence of the policy): the ``k``-th job accepted gets
     the ``k``-th factor. All ones when ``platform.exec_cv`` is 0.
     """
+    return np.concatenate([np.zeros(0), *iter_execution_factors(platform, seed, count)])
+
+
+def iter_execution_factors(platform: DietPlatform, seed: Any, count: int, *, chunk: int = 1 << 20):
+    """:func:`execution_factors` in consecutive pieces of at most ``chunk`` factors (same values, bounded
+    memory)."""
+    count = int(count)
     if platform.exec_cv <= 0:
-        return np.ones(int(count))
+        for k in range(0, count, chunk):
+            yield np.ones(min(chunk, count - k))
+        return
     gen = _noise_generator(np.random.default_rng(seed))
-    return np.asarray(_gamma_factors(gen, platform.exec_cv, int(count)), dtype=float)
+    for k in range(0, count, chunk):
+        yield np.asarray(_gamma_factors(gen, platform.exec_cv, min(chunk, count - k)), dtype=float)
 
 
 # ----------------------------------------------------------------------------------------------------------------
