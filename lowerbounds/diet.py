@@ -222,10 +222,10 @@ def diet_instance(scenario: Any, *, seed: int = 0) -> DietInstance:
     cost = np.array([float(t.cost) for t in specs])
     factors = None
     if wl.arrivals:
-        if removed and p.exec_cv > 0:
-            raise InvalidInputError("DIET bounds: with a SeD removed, resubmitted jobs draw more noise factors; "
-                                    "bound such a run with exec_cv = 0")
         factors = execution_factors(p, seed, len(order))
+    if removed and p.exec_cv > 0:
+        raise InvalidInputError("DIET bounds: with a SeD removed, resubmitted jobs draw more noise factors; "
+                                "bound such a run with exec_cv = 0")
     return DietInstance(p, submit, cost, d_in, d_out, factors, machines, tuple(wl.users), scenario.window,
                         int(seed))
 
@@ -383,11 +383,11 @@ def throughput_bound(inst: DietInstance, makespan_lb: float | None = None) -> fl
     Sequential users over the measured window ``[t0, t1)`` (throughput = requests submitted in it and completed,
     over ``t1 - t0``). Validity: (a) a user's submissions are at least a cycle ``d_in + c f_min / v_max +
     d_out + think`` apart, so it submits at most ``ceil((t1 - max(t0, start)) / cycle)`` in the window;
-    (b) all but the last of a user's windowed requests start computing at or after ``t0 + d_in`` and finish by
-    ``t1 - think - d_out`` (the next one is submitted before ``t1``), so their works fit in the capacity of
-    that interval, at most ``sum cpus x speed`` (:func:`sed_rate`: interference never raises a SeD's rate above
-    that); their number is at most the largest ``k`` whose ``k`` smallest possible works fit. Factors: the run's
-    first ``M`` factors, ``M`` bounding the jobs ever accepted (:func:`_user_draw_bound`).
+    (b) all but the last of a user's windowed requests reach their SeD in ``I = [t0 + d_in, t1 - think - d_out]``
+    and end computing in it (the next one is submitted before ``t1``), so their works fit in the capacity of
+    ``I``, at most ``sum cpus x speed`` per second (:func:`sed_rate`: interference never raises a SeD's rate
+    above that); :func:`_jobs_fitting` bounds their number. Factors: the run's first ``M`` factors, ``M``
+    bounding the jobs ever accepted (:func:`_user_draw_bound`).
     """
     if not inst.users:
         if makespan_lb is None:
@@ -404,10 +404,41 @@ def throughput_bound(inst: DietInstance, makespan_lb: float | None = None) -> fl
     per_user = sum(math.ceil((t1 - max(t0, u.start)) / cycle) for u in active)
     span = (t1 - think - float(np.min(inst.d_out))) - (t0 + float(np.min(inst.d_in)))
     cap = sum(m.speed for m in inst.machines) * max(0.0, span)
-    works = np.cumsum(np.sort(factors)) * c_min if inst.platform.exec_cv > 0 else \
-        c_min * np.arange(1, per_user + 1)
-    fitting = int(np.searchsorted(works, cap * (1 + 1e-12), side="right"))
+    if inst.platform.exec_cv > 0:
+        fitting = _jobs_fitting(factors, cap / c_min, len(inst.users))
+    else:
+        fitting = int(math.floor(cap / c_min * (1 + 1e-12)))
     return min(per_user, len(active) + fitting) / (t1 - t0)
+
+
+def _jobs_fitting(factors: np.ndarray, budget: float, in_flight: int) -> int:
+    """Most jobs ``C`` that can be accepted and end computing within one interval whose capacity is ``budget``
+    (in units of the cost), when the ``k``-th job accepted does ``factors[k]`` (sequential users).
+
+    Validity: the jobs the SeDs accept during the interval are consecutive in acceptance order, so they use a
+    block ``[A, B)`` of the factors; at most ``in_flight`` of them (one per user) are still in the system at its
+    end, so ``B - A <= |C| + in_flight``; ``C``'s works fit in the budget, and they are at least the ``|C|``
+    smallest factors of the block, hence at least the sum of the window ``[A, A + |C| + in_flight)`` minus its
+    ``in_flight`` largest factors, at least minus the ``in_flight`` largest of all. The least such window sum
+    over ``A`` grows with ``|C|``: bisection on ``|C|``. (A block longer than the stream allows is bounded by the
+    ``|C|`` smallest factors of all.)
+    """
+    m = len(factors)
+    sums = np.concatenate([[0.0], np.cumsum(factors)])
+    top = float(np.sum(np.sort(factors)[m - min(in_flight, m):]))
+    smallest = np.concatenate([[0.0], np.cumsum(np.sort(factors))])
+
+    def least(k: int) -> float:
+        length = k + in_flight
+        if length > m:
+            return float(smallest[min(k, m)]) if k <= m else math.inf
+        return float(np.min(sums[length:] - sums[:m - length + 1])) - top
+
+    lo, hi = 0, m
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if least(mid) <= budget * (1 + 1e-12) else (lo, mid - 1)
+    return lo
 
 
 def _users_turnaround(inst: DietInstance) -> float:

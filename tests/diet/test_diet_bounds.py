@@ -253,3 +253,31 @@ def test_local_search_never_worsens_and_stays_feasible(gaps, cost, seed, objecti
         assert new_starts[j] >= inst.earliest_start(j, inst.machines[m]) - 1e-9
         others = [k for k in range(inst.n) if k != j and new_cpus[k] == m]
         assert all(ends[k] <= new_starts[j] + 1e-9 or new_starts[k] >= ends[j] - 1e-9 for k in others)
+
+
+@settings(max_examples=40, deadline=None)
+@given(factors=st.lists(st.floats(0.5, 1.5), min_size=1, max_size=12), budget=st.floats(0, 12),
+       in_flight=st.integers(0, 4))
+def test_jobs_fitting_is_at_least_every_feasible_block(factors, budget, in_flight):
+    from lowerbounds.diet import _jobs_fitting
+
+    f = np.array(factors)
+    best = 0
+    for a in range(len(f)):
+        for b in range(a + 1, len(f) + 1):
+            smallest = np.cumsum(np.sort(f[a:b]))
+            for k in range(1, b - a + 1):
+                if b - a <= k + in_flight and smallest[k - 1] <= budget:
+                    best = max(best, k)
+    assert _jobs_fitting(f, budget, in_flight) >= best
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", [{}, {"queue_sync": 1.5}, {"interference": 0.25}])
+def test_steady_three_hours_bounds_hold_for_every_approach(platform):
+    from vcsched.scenarios.diet import PLATFORM
+
+    scen = steady(platform=dataclasses.replace(PLATFORM, **platform))
+    bounds = quick_bounds(diet_instance(scen, seed=2))
+    for name, options in APPROACHES:
+        assert_bounds_hold(bounds, simulated(scen, 2, name, options))
