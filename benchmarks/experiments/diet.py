@@ -22,7 +22,9 @@ add-seds and steady with memory/cache interference between jobs (every approach)
 Row fields: ``variant`` (``default`` for the paper's grid), ``approach``, ``rep``, ``makespan``, ``mean_turnaround``, ``std_turnaround``,
 ``throughput`` (requests/s), ``mean_choose``, ``mean_queue``, ``mean_compute`` (s),
 ``tasks_per_sed`` ("sed:count ..."), ``max_tasks_per_sed``, ``tasks_on_new_seds``,
-``completed``, ``events``.
+``completed``, ``events``; and the references of :mod:`benchmarks.experiments._diet_references`:
+``<metric>_bound`` for every row (bursty, add-seds, steady), ``<metric>_best`` (best clairvoyant placement) with
+its ``_best_bound``, ``_best_status``, ``_best_gap`` for the default bursty and add-seds cells.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from benchmarks.experiments._diet_references import BEST_NODES, MILP_NODES, POLISH_ROUNDS, reference_report, references
 from benchmarks.figures import line_plot, save_figure
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
@@ -73,7 +76,9 @@ def cells(quick: bool) -> list[dict]:
     """Bursty: one cell per inter-arrival; add-seds: one per repetition; steady: one per approach x repetition."""
     reps = 2 if quick else 5
     out: list[dict] = [{"experiment": "bursty", "interarrival": ia, "reps": reps} for ia in INTERARRIVALS]
-    out += [{"experiment": "add-seds", "rep": r} for r in range(1 if quick else 5)]
+    out += [{"experiment": "add-seds", "rep": r, "best_nodes": BEST_NODES[quick],
+             "milp_nodes": MILP_NODES[quick], "polish_rounds": POLISH_ROUNDS[quick]}
+            for r in range(1 if quick else 5)]
     out += [{"experiment": "mixed", "rep": r} for r in range(1 if quick else 5)]
     duration = 2700.0 if quick else 10800.0
     out += [{"experiment": "steady", "steady_approach": a, "duration": duration, "rep": r}
@@ -185,15 +190,20 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     scen, appr, tag = _variant(params)
     default = tag["variant"] == "default"
     rows = []
+    limit = {"nodes": int(params.get("best_nodes", BEST_NODES[True])),
+             "milp_nodes": int(params.get("milp_nodes", MILP_NODES[True])),
+             "polish_rounds": int(params.get("polish_rounds", POLISH_ROUNDS[True]))}
     if exp == "bursty":
         scenario = bursty(float(params["interarrival"]), **scen)
         for rep in range(int(params["reps"])):
+            ref = references(scenario, _rep_seed(seed, rep), placement=default, **limit)
             for name, pol in _policies(appr, variants=default):
-                rows.append(_row(name, simulate_scenario(scenario, pol, seed=_rep_seed(seed, rep)), rep))
+                rows.append(_row(name, simulate_scenario(scenario, pol, seed=_rep_seed(seed, rep)), rep) | ref)
     elif exp == "add-seds":
         scenario = add_seds(1.0, **scen)
+        ref = references(scenario, seed, placement=default, **limit)
         for name, pol in _policies(appr, variants=default):
-            rows.append(_row(name, simulate_scenario(scenario, pol, seed=seed), int(params["rep"])))
+            rows.append(_row(name, simulate_scenario(scenario, pol, seed=seed), int(params["rep"])) | ref)
     elif exp == "mixed":
         scenario = _mixed(seed)
         for name, pol in _policies():
@@ -202,7 +212,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         name = params["steady_approach"]
         scenario = steady(duration=float(params["duration"]), **scen)
         rows.append(_row(name, simulate_scenario(scenario, make_approach(name, **appr), seed=seed),
-                         int(params["rep"])))
+                         int(params["rep"])) | references(scenario, seed, placement=False, **limit))
     else:
         raise ValueError(f"unknown diet experiment {exp!r}")
     return [dict(r, **tag) for r in rows]
@@ -473,7 +483,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         return "diet: no rows (every cell failed?)"
     out_dir = pathlib.Path(out_dir)
     parts = [p for p in (_bursty(df, out_dir), _add_seds(df, out_dir), _mixed_report(df, out_dir),
-                          _steady(df, out_dir)) if p]
+                          _steady(df, out_dir), reference_report(df, out_dir, _ok, _order)) if p]
     if "variant" in df and (df["variant"].fillna("default") != "default").any():
         dev = deviation_table(df)
         save_table(dev, out_dir, "deviations", title="Deviations from seed 004 and their measured causes")

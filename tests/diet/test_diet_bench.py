@@ -5,6 +5,7 @@ import json
 import pandas as pd
 
 from benchmarks.experiments import diet as bench
+from benchmarks.harness import stable_table
 
 
 def test_cells_are_unique_json_scalars():
@@ -29,7 +30,7 @@ def frame(cells, seed=11):
 
 def test_run_cell_and_report(tmp_path):
     cells = [{"experiment": "bursty", "interarrival": 0.0, "reps": 2},
-             {"experiment": "add-seds", "rep": 0},
+             {"experiment": "add-seds", "rep": 0, "best_nodes": 2000, "milp_nodes": 0, "polish_rounds": 2},
              {"experiment": "mixed", "rep": 0},
              {"experiment": "steady", "steady_approach": "sed-queue", "duration": 600.0, "rep": 0},
              {"experiment": "steady", "steady_approach": "standard", "duration": 600.0, "rep": 0}]
@@ -38,16 +39,23 @@ def test_run_cell_and_report(tmp_path):
     assert len(bursty) == 2 * 6 and set(bursty["completed"]) == {8}
     ts = df[(df["experiment"] == "add-seds") & (df["approach"] == "task-scheduler")].iloc[0]
     assert ts["tasks_on_new_seds"] > 0 and ts["completed"] == 54
-    assert frame(cells[:2]).equals(frame(cells[:2]))            # same seed, same rows
+    assert stable_table(frame(cells[:2])).equals(stable_table(frame(cells[:2])))  # same seed, same rows
     text = bench.report(df, tmp_path)
     assert "Table 1" in text and "460.1" in text and "-2.8" in text
     assert len(df[df["experiment"] == "mixed"]) == 6
-    for name in ("mixed.csv", "bursty.csv", "add_seds.md", "steady.csv", "bursty_makespan.png", "steady_decomposition.png"):
+    assert "bounds violated by a simulated value in 0 of" in text
+    ref = df[df["experiment"].isin(["bursty", "add-seds"])]
+    assert (ref["makespan_bound"] <= ref["makespan_best"] * (1 + 1e-9)).all()
+    assert (ref[ref["experiment"] == "bursty"]["makespan_best_status"] == "optimal").all()
+    ts = ref[ref["approach"] == "task-scheduler"]             # at most 2 solves per SeD: a placement
+    assert (ts["makespan_best"] <= ts["makespan"] * (1 + 1e-9)).all()
+    for name in ("mixed.csv", "bursty.csv", "add_seds.md", "steady.csv", "bursty_makespan.png", "steady_decomposition.png",
+                 "references_bursty.png", "references_add_seds.png", "references_steady.png", "references_add_seds.csv"):
         assert (tmp_path / name).exists(), name
 
 
 def test_variant_cells_and_deviation_table(tmp_path):
-    cells = [{"experiment": "add-seds", "rep": 0},
+    cells = [{"experiment": "add-seds", "rep": 0, "best_nodes": 500, "milp_nodes": 0, "polish_rounds": 0},
              {"experiment": "add-seds", "rep": 0, "variant": "literal-sorting"},
              {"experiment": "add-seds", "rep": 0, "variant": "dgemm-110s"},
              {"experiment": "steady", "steady_approach": "standard", "duration": 900.0, "rep": 0},

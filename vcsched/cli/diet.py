@@ -22,6 +22,10 @@ MAX_EXEC_CV = 10.0
 """Largest ``--exec-cv``."""
 MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
+BOUND_METHODS = ("quick", "lp", "exact", "best")
+BOUND_METRICS = ("makespan", "mean_turnaround", "throughput")
+MAX_TIME_LIMIT = 86400.0
+"""Largest ``--time-limit`` of ``diet bound`` (seconds)."""
 MAX_INTERFERENCE = 1.0
 """Largest ``--interference``: ``vcsched.problems.diet.MAX_INTERFERENCE`` (not imported, it loads numpy; a test
 keeps the two equal)."""
@@ -32,28 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     dsub = p.add_subparsers(dest="diet_command", metavar="ACTION")
     dsub.required = True
     s = dsub.add_parser("simulate", help="simulate one experiment of seed 004 §6 under one or all approaches")
-    s.add_argument("--experiment", required=True, choices=EXPERIMENT_NAMES,
-                   help="bursty (§6.2, 8 tasks), add-seds (§6.3, 54 tasks, 4 SeDs added), steady (§6.4, 96 users)")
+    _workload_options(s)
     s.add_argument("--approach", required=True, choices=APPROACH_NAMES + ("all",),
                    help="standard, sed-queue, task-scheduler, or all three")
-    s.add_argument("--interarrival", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
-                   help=f"seconds between submissions, 0 to {MAX_SECONDS:g} (bursty: default 0.5; add-seds: default 1); "
-                        "not for steady")
-    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the agents' random tie-breaks")
     s.add_argument("--refine", choices=REFINE_NAMES, default="first-free",
                    help="RefinePlacement of the task scheduler: Algorithm 3 (first-free: the first unused server "
                         "of each list; last-free: the figure to the letter, the last one) or minmin/sufferage/msf")
     s.add_argument("--limit", type=number_option(int, low=1, high=MAX_LIMIT), default=2,
                    help=f"concurrent solves per SeD for sed-queue and task-scheduler, 1 to {MAX_LIMIT} (default 2, "
                         "as in the paper)")
-    s.add_argument("--duration", type=number_option(float, low=0, low_open=True, high=MAX_DURATION), default=None,
-                   help=f"steady only: simulated seconds, up to {MAX_DURATION:g} (default 10800 = 3 h; margins scale "
-                        "with it)")
-    s.add_argument("--submit-overhead", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
-                   help="seconds from the client getting its server list to the SeD registering the solve, "
-                        "before data transfer (default 1.25, a documented assumption)")
-    s.add_argument("--exec-cv", type=number_option(float, low=0, high=MAX_EXEC_CV), default=None,
-                   help="coefficient of variation of actual execution times (default 0.03, an assumption; 0: exact)")
     s.add_argument("--win-adapt-factor", type=number_option(float, low=0, low_open=True, high=MAX_WIN_ADAPT_FACTOR),
                    default=0.5, help=f"task-scheduler: winAdaptFactor of Algorithm 2, in (0, {MAX_WIN_ADAPT_FACTOR:g}] "
                                      "(default 0.5, an assumption)")
@@ -62,6 +53,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--sorting", choices=["metrics", "literal"], default="metrics",
                    help="reading of Algorithm 1's ties: metrics (default: ties on the predicted time broken by jobs, "
                         "then time since last solve) or literal (prediction + queue-wait estimate, ties at random)")
+    s.add_argument("--bound", action="store_true",
+                   help="add each metric's bound (best method: lower for makespan and turnaround, upper for "
+                        "throughput) and the ratio value / bound")
+    s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
+    s.set_defaults(handler=cmd_simulate)
+    _bound_parser(dsub)
+
+
+def _workload_options(s: argparse.ArgumentParser) -> None:
+    """The options that fix the run's workload and platform, shared by ``simulate`` and ``bound``."""
+    s.add_argument("--experiment", required=True, choices=EXPERIMENT_NAMES,
+                   help="bursty (§6.2, 8 tasks), add-seds (§6.3, 54 tasks, 4 SeDs added), steady (§6.4, 96 users)")
+    s.add_argument("--interarrival", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
+                   help=f"seconds between submissions, 0 to {MAX_SECONDS:g} (bursty: default 0.5; add-seds: default 1); "
+                        "not for steady")
+    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the run: the agents' random tie-breaks and the execution noise")
+    s.add_argument("--duration", type=number_option(float, low=0, low_open=True, high=MAX_DURATION), default=None,
+                   help=f"steady only: simulated seconds, up to {MAX_DURATION:g} (default 10800 = 3 h; margins scale "
+                        "with it)")
+    s.add_argument("--submit-overhead", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
+                   help="seconds from the client getting its server list to the SeD registering the solve, "
+                        "before data transfer (default 1.25, a documented assumption)")
+    s.add_argument("--exec-cv", type=number_option(float, low=0, high=MAX_EXEC_CV), default=None,
+                   help="coefficient of variation of actual execution times (default 0.03, an assumption; 0: exact)")
     s.add_argument("--queue-sync", type=number_option(float, low=0, high=MAX_SECONDS), default=None,
                    help="seconds a SeD-queue hand-off holds a freed slot before the next queued job computes "
                         "(default 0)")
@@ -69,8 +84,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"memory/cache interference a in [0, {MAX_INTERFERENCE:g}] between jobs beyond a SeD's CPUs: "
                         "each of n jobs on c CPUs runs at speed*min(1,c/n)/(1+a*max(0,n-c)/c) (default 0, the "
                         "paper's dgemm)")
-    s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
-    s.set_defaults(handler=cmd_simulate)
+
+
+def _bound_parser(dsub: argparse._SubParsersAction) -> None:
+    b = dsub.add_parser("bound", help="lower bounds on makespan and mean turnaround, an upper bound on throughput, "
+                                      "or the best clairvoyant placement (exact)")
+    _workload_options(b)
+    b.add_argument("--method", choices=BOUND_METHODS, default="best",
+                   help="quick (closed forms), lp (preemptive LP), best (the stronger, default): valid for every "
+                        "approach; exact: the best clairvoyant placement with status, bound and gap")
+    b.add_argument("--time-limit", type=number_option(float, low=0, high=MAX_TIME_LIMIT), default=60.0,
+                   help=f"seconds per metric for lp and exact, 0 to {MAX_TIME_LIMIT:g} (default 60)")
+    b.add_argument("--json", action="store_true", help="print JSON: one object per metric under 'metrics'")
+    b.set_defaults(handler=cmd_bound)
 
 
 def _scenario(args: argparse.Namespace):
@@ -122,10 +148,54 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                               max_win_size=scenario.platform.n_best)
         policy = make_approach(name, limit=args.limit, refine=args.refine, window=window, sorting=args.sorting)
         rows.append(result_row(simulate_scenario(scenario, policy, seed=args.seed), args.experiment, args.seed))
+    columns = ["approach", "makespan", "mean_turnaround", "std_turnaround", "throughput", "mean_choose",
+               "mean_queue", "mean_compute", "tasks_per_sed"]
+    if args.bound:
+        rows = add_bounds(rows, scenario, args.seed)
+        columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound")]
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)
     else:
         table = [dict(r, tasks_per_sed=" ".join(f"{k}:{v}" for k, v in r["tasks_per_sed"].items())) for r in rows]
-        print_table(table, ["approach", "makespan", "mean_turnaround", "std_turnaround", "throughput",
-                            "mean_choose", "mean_queue", "mean_compute", "tasks_per_sed"], floatfmt="{:.3f}")
+        print_table(table, columns, floatfmt="{:.3f}")
+    return 0
+
+
+def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dict[str, Any]]:
+    """Each row gains ``<metric>_bound`` (method ``best``) and ``<metric>_ratio_to_bound`` = value / bound
+    (>= 1 for makespan and mean turnaround, <= 1 for throughput)."""
+    from lowerbounds.diet import diet_bounds
+
+    bounds = diet_bounds(scenario, seed=seed, method="best")
+    out = []
+    for row in rows:
+        row = dict(row)
+        for m in BOUND_METRICS:
+            b, v = bounds[m].value, row.get(m)
+            row[f"{m}_bound"] = b
+            row[f"{m}_ratio_to_bound"] = v / b if v is not None and b else None
+        out.append(row)
+    return out
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    from lowerbounds.diet import diet_bounds
+
+    scenario = _scenario(args)
+    bounds = diet_bounds(scenario, seed=args.seed, method=args.method, time_limit=args.time_limit)
+    result = {"experiment": args.experiment, "seed": args.seed, "requested_method": args.method,
+              "metrics": {m: b.to_dict() for m, b in bounds.items()}}
+    if args.json:
+        print_json(result)
+        return 0
+    rows = []
+    for m, b in bounds.items():
+        d = b.to_dict()
+        rows.append({"metric": m, "kind": d["kind"], "value": d["value"], "method": d["method"],
+                     "seconds": d["seconds"], "status": d.get("status", ""), "bound": d.get("bound"),
+                     "gap": d.get("gap")})
+    print_table(rows, ["metric", "kind", "value", "method", "seconds", "status", "bound", "gap"], floatfmt="{:.4f}")
+    for m, b in bounds.items():
+        if b.message:
+            print(f"{m}: {b.message}")
     return 0

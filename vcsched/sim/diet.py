@@ -88,7 +88,7 @@ for Network-Enabled Server Environments", INRIA RR-5527, 2005 (seed 004).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -113,6 +113,9 @@ __all__ = [
     "DietPolicy",
     "MasterPolicy",
     "simulate_diet",
+    "answer_time",
+    "execution_factors",
+    "iter_execution_factors",
     # the problem's types (vcsched.problems.diet), importable from here too
     "DietPlatform",
     "AgentTree",
@@ -126,6 +129,57 @@ __all__ = [
 ]
 
 _EPS = 1e-9
+
+
+def answer_time(node: str, now: float, children: Mapping[str, Sequence[str]], seds: Container[str],
+                platform: DietPlatform, depth: int = 0) -> float:
+    """Time ``node`` sends its answer up for a request the MA released at ``now`` (``node`` at ``depth``).
+
+    The request reaches a node at depth ``d`` after ``d`` x (``agent_time`` + ``hop_latency``); a SeD answers
+    ``sed_time`` later; an agent waits for all its children's answers (each one hop up), then spends
+    ``agent_time`` sorting. ``answer_time(root, t, ...)`` is when the MA holds the sorted lists.
+    """
+    p = platform
+    arrive = now + depth * (p.agent_time + p.hop_latency)
+    if node in seds:
+        return arrive + p.sed_time
+    kids = children.get(node, [])
+    latest = max((answer_time(c, now, children, seds, p, depth + 1) + p.hop_latency for c in kids),
+                 default=arrive + p.agent_time)
+    return latest + p.agent_time
+
+
+def _noise_generator(rng: np.random.Generator) -> np.random.Generator:
+    """The execution-noise stream of a run whose tie-break generator is ``rng`` (its first spawned child)."""
+    return rng.spawn(1)[0]
+
+
+def _gamma_factors(gen: np.random.Generator, cv: float, size: int | None):
+    shape = 1.0 / (cv * cv)
+    return gen.gamma(shape, 1.0 / shape, size=size)
+
+
+def execution_factors(platform: DietPlatform, seed: Any, count: int) -> np.ndarray:
+    """The factors (actual work / cost) of the first ``count`` jobs the SeDs accept in a run seeded ``seed``.
+
+    The simulator draws one factor per accepted job, in the order the SeDs accept them, from a stream of
+    its own (independent of the agents' tie-breaks, hence of the policy): the ``k``-th job accepted gets
+    the ``k``-th factor. All ones when ``platform.exec_cv`` is 0.
+    """
+    return np.concatenate([np.zeros(0), *iter_execution_factors(platform, seed, count)])
+
+
+def iter_execution_factors(platform: DietPlatform, seed: Any, count: int, *, chunk: int = 1 << 20):
+    """:func:`execution_factors` in consecutive pieces of at most ``chunk`` factors (same values, bounded
+    memory)."""
+    count = int(count)
+    if platform.exec_cv <= 0:
+        for k in range(0, count, chunk):
+            yield np.ones(min(chunk, count - k))
+        return
+    gen = _noise_generator(np.random.default_rng(seed))
+    for k in range(0, count, chunk):
+        yield np.asarray(_gamma_factors(gen, platform.exec_cv, min(chunk, count - k)), dtype=float)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -284,7 +338,7 @@ class _Simulation:
         self.platform = platform
         self.policy = policy
         self.rng = rng
-        self.noise_rng = rng.spawn(1)[0]  # execution noise: its own stream, tie-breaks unchanged
+        self.noise_rng = _noise_generator(rng)  # execution noise: its own stream, tie-breaks unchanged
         self.tracing = trace
         self.trace: list[tuple] = []
         self.windows: list[tuple[float, int, float]] = []
@@ -318,8 +372,7 @@ class _Simulation:
         cv = self.platform.exec_cv
         if cv <= 0:
             return cost
-        shape = 1.0 / (cv * cv)
-        return cost * float(self.noise_rng.gamma(shape, 1.0 / shape))
+        return cost * float(_gamma_factors(self.noise_rng, cv, None))
 
     # -- tree --
     def _add_node(self, node: str, par: str) -> None:
@@ -409,15 +462,9 @@ class _Simulation:
             d += 1
         return d
 
-    def _ready(self, node: str, now: float, depth: int = 0) -> float:
+    def _ready(self, node: str, now: float) -> float:
         """Time ``node`` sends its answer up for a request the MA released at ``now``."""
-        p = self.platform
-        arrive = now + depth * (p.agent_time + p.hop_latency)
-        if node in self.seds:
-            return arrive + p.sed_time
-        kids = self.children.get(node, [])
-        latest = max((self._ready(c, now, depth + 1) + p.hop_latency for c in kids), default=arrive + p.agent_time)
-        return latest + p.agent_time
+        return answer_time(node, now, self.children, self.seds, self.platform)
 
     def _snapshot(self, arg: tuple) -> None:
         reqs, names = arg
