@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vcsched.cli.common import number_option, print_json, print_table, seed_option
+from vcsched.cli.common import (
+    add_seed_options,
+    number_option,
+    over_seeds,
+    print_json,
+    print_seed_tables,
+    print_table,
+    seed_option,
+    seeds_of,
+)
 from vcsched.errors import InvalidInputError
 
 APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
@@ -24,6 +33,8 @@ MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
 BOUND_METHODS = ("quick", "lp", "exact", "best")
 BOUND_METRICS = ("makespan", "mean_turnaround", "throughput")
+SEED_METRICS = ("makespan", "mean_turnaround", "std_turnaround", "throughput")
+"""The metrics ``simulate --seeds`` summarizes."""
 MAX_TIME_LIMIT = 86400.0
 """Largest ``--time-limit`` of ``diet bound`` (seconds)."""
 MAX_INTERFERENCE = 1.0
@@ -57,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="add each metric's bound (best method: lower for makespan and turnaround, upper for "
                         "throughput) and the ratio value / bound")
     s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
+    add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
     _bound_parser(dsub)
 
@@ -142,21 +154,35 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     scenario = _scenario(args)
     names = list(APPROACH_NAMES) if args.approach == "all" else [args.approach]
-    rows = []
-    for name in names:
-        window = WindowParams(win_adapt_factor=args.win_adapt_factor, task_latency=args.task_latency,
-                              max_win_size=scenario.platform.n_best)
-        policy = make_approach(name, limit=args.limit, refine=args.refine, window=window, sorting=args.sorting)
-        rows.append(result_row(simulate_scenario(scenario, policy, seed=args.seed), args.experiment, args.seed))
+
+    def run_one(seed: int) -> list[dict[str, Any]]:
+        rows = []
+        for name in names:
+            window = WindowParams(win_adapt_factor=args.win_adapt_factor, task_latency=args.task_latency,
+                                  max_win_size=scenario.platform.n_best)
+            policy = make_approach(name, limit=args.limit, refine=args.refine, window=window, sorting=args.sorting)
+            rows.append(result_row(simulate_scenario(scenario, policy, seed=seed), args.experiment, seed))
+        return add_bounds(rows, scenario, seed) if args.bound else rows
+
+    seeds = seeds_of(args)
+    if seeds is not None:
+        metrics = list(SEED_METRICS) + ([f"{m}_ratio_to_bound" for m in BOUND_METRICS] if args.bound else [])
+        doc = over_seeds(run_one, seeds, "approach", metrics, desc="diet")
+        if args.json:
+            print_json(doc)
+        else:
+            print_seed_tables(doc, "approach", metrics)
+        return 0
+    rows = run_one(args.seed)
     columns = ["approach", "makespan", "mean_turnaround", "std_turnaround", "throughput", "mean_choose",
                "mean_queue", "mean_compute", "tasks_per_sed"]
     if args.bound:
-        rows = add_bounds(rows, scenario, args.seed)
         columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound")]
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)
     else:
-        table = [dict(r, tasks_per_sed=" ".join(f"{k}:{v}" for k, v in r["tasks_per_sed"].items())) for r in rows]
+        table = [dict(r, tasks_per_sed=" ".join(f"{k}:{v}" for k, v in sorted(r["tasks_per_sed"].items())))
+                 for r in rows]
         print_table(table, columns, floatfmt="{:.3f}")
     return 0
 
