@@ -36,13 +36,18 @@ FORMATS = (".parquet", ".csv")
 
 def is_instance_set(text: str) -> bool:
     """Whether a command's instance argument names a set: a folder or a glob pattern."""
-    return any(c in text for c in "*?[") or pathlib.Path(text).expanduser().is_dir()
+    try:
+        return any(c in text for c in "*?[") or pathlib.Path(text).expanduser().is_dir()
+    except (RuntimeError, OSError):  # ~nosuchuser, a name too long
+        return False
 
 
 def expand_instances(text: str) -> list[str]:
     """The files of a set, sorted: ``*.json`` in a folder, or the files a glob matches."""
-    path = pathlib.Path(text).expanduser()
-    if path.is_dir():
+    from vcsched.data import path_exists, user_path
+
+    path = user_path(text, what="instance set")
+    if path_exists(path, what="instance set") and path.is_dir():
         files = sorted(str(p) for p in path.glob("*.json") if p.is_file())
         where = f"{text}: no *.json file in this folder"
     else:

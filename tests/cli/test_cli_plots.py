@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vcsched import plots
 from vcsched.cli import main
+from vcsched.problems import plots
 from vcsched.problems.moldable import MoldableInstance, Schedule
 from vcsched.problems.vc import Allocation, VCInstance
 

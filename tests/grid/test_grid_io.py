@@ -146,7 +146,7 @@ def test_batsim_json_round_trips_through_grid_simulate(tmp_path, capsys):
 
 @pytest.mark.parametrize("change, message", [
     (dict(profiles={"p10": {"type": "parallel", "cpu": [1], "com": [0]}, "p3": {"type": "delay", "delay": 3}}),
-     "w.json: profiles['p10']: profile type 'parallel' is not simulated by vcsched; only 'delay' profiles"),
+     "w.json: profiles['p10']: profile type 'parallel' is not simulated by vcsched; only delay profiles ('delay' or 'DelayProfile'"),
     (dict(profiles={"p10": {"type": "delay", "dealy": 10}, "p3": {"type": "delay", "delay": 3}}),
      "w.json: profiles['p10']: unknown field 'dealy' (did you mean 'delay'?)"),
     (dict(jobs=[{"id": 1, "subtiem": 0, "res": 1, "profile": "p3"}]),

@@ -264,7 +264,11 @@ def wants_instance_set(args: argparse.Namespace) -> bool:
     import pathlib
 
     text = args.instance
-    return (any(c in text for c in "*?[") or pathlib.Path(text).expanduser().is_dir() or args.output is not None
+    try:
+        folder = pathlib.Path(text).expanduser().is_dir()
+    except (RuntimeError, OSError):  # ~nosuchuser, a name too long: the file reader says it in one line
+        folder = False
+    return (any(c in text for c in "*?[") or folder or args.output is not None
             or args.workers is not None or args.scheduler is not None or args.resume)
 
 

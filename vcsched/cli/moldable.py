@@ -214,7 +214,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def draw_best_schedule(instance, results, path: str) -> None:
     """``--gantt``: the schedule of least ``sum w_i C_i`` among the results (the first on ties)."""
-    from vcsched.plots import plot_moldable_schedule
+    from vcsched.problems.plots import plot_moldable_schedule
 
     scheduled = [r for r in results if r.status.has_solution]
     if not scheduled:

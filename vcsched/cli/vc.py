@@ -347,7 +347,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def plot_best_allocation(instance: VCInstance, results: list[Result], path: str) -> None:
     """``--plot``: the allocation of the largest minimum yield among the results (the first on ties)."""
-    from vcsched.plots import plot_allocation
+    from vcsched.problems.plots import plot_allocation
     from vcsched.problems.vc import Allocation
 
     placed = [r for r in results if r.status.has_solution and isinstance(r.solution, Allocation)]
