@@ -1,0 +1,52 @@
+"""Verification campaign, references in simulation: the time-shared servers' bounds and best mapping
+(``lowerbounds.timeshare``) and DIET's bounds and best placement (``lowerbounds.diet``) against brute force
+over every mapping / placement, evaluated by the simulator's own model, and against every simulated approach.
+
+The checks are the property tests of ``tests/timeshare/test_timeshare_bounds.py`` and
+``tests/diet/test_diet_bounds.py`` (their oracles live there), run here on more instances: ``EXAMPLES`` in the
+default suite (derandomized), ``SLOW_EXAMPLES`` behind ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.diet.test_diet_bounds import test_hypothesis_bounds_below_placement_and_every_approach as _diet
+from tests.timeshare.test_timeshare_bounds import test_bounds_never_exceed_the_best_mapping as _timeshare
+
+EXAMPLES = 150
+SLOW_EXAMPLES = 5_000
+
+TIMESHARE = dict(arrivals=st.lists(st.floats(0, 60, allow_nan=False), min_size=1, max_size=5),
+                 seed=st.integers(0, 2**32 - 1))
+DIET = dict(gaps=st.lists(st.floats(0, 6), min_size=2, max_size=4),
+            speeds=st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=1, max_size=2), cost=st.floats(2, 20),
+            cv=st.sampled_from([0.0, 0.1]), seed=st.integers(0, 50))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(**TIMESHARE)
+def test_timeshare_bounds_and_best_mapping(arrivals, seed):
+    _timeshare.hypothesis.inner_test(arrivals=arrivals, seed=seed)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(**DIET)
+def test_diet_bounds_and_best_placement(gaps, speeds, cost, cv, seed):
+    _diet.hypothesis.inner_test(gaps=gaps, speeds=speeds, cost=cost, cv=cv, seed=seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=SLOW_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**TIMESHARE)
+def test_timeshare_bounds_and_best_mapping_campaign(arrivals, seed):
+    _timeshare.hypothesis.inner_test(arrivals=arrivals, seed=seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=SLOW_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**DIET)
+def test_diet_bounds_and_best_placement_campaign(gaps, speeds, cost, cv, seed):
+    _diet.hypothesis.inner_test(gaps=gaps, speeds=speeds, cost=cost, cv=cv, seed=seed)
