@@ -52,8 +52,6 @@ __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "deviation_table", "QUIC
 QUICK_DAYS = 2.0
 PAPER_COLUMNS = ("jan", "feb", "mar", "apr", "may", "jun", "pwa-g5k")
 HEURISTICS = ("mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage")
-LABELS = {"mct": "Mct", "minmin": "MinMin", "maxmin": "MaxMin", "maxgain": "MaxGain", "maxrelgain": "MaxRelGain",
-          "sufferage": "Sufferage"}
 METRICS = {  # metric -> (paper table numbers without / with cancellation for hom, het; title)
     "impacted_pct": ((2, 3), (10, 11), "% of jobs whose completion time changed"),
     "reallocations": ((4, 5), (12, 13), "number of reallocations"),
@@ -184,6 +182,8 @@ def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous
     """Rows batch x heuristic, columns the scenarios (+ AVG, + the paper's AVG for the response time)."""
     import pandas as pd
 
+    from heuristics.grid.realloc import label
+
     sub = df[(df["algorithm"] == algorithm) & (df["heterogeneous"] == heterogeneous)]
     scen = [s for s in list(PAPER_COLUMNS) + ["pwa"] if s in set(sub["scenario"])]
     out = []
@@ -192,7 +192,7 @@ def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous
             r = sub[(sub["batch"] == batch) & (sub["heuristic"] == h)]
             if r.empty:
                 continue
-            row = {"batch": batch.upper(), "heuristic": LABELS[h] + ("-C" if algorithm == "cancel" else "")}
+            row = {"batch": batch.upper(), "heuristic": label(algorithm, h)}
             vals = []
             for s in scen:
                 v = r.loc[r["scenario"] == s, metric]

@@ -45,13 +45,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from heuristics.grid import fastselect
 from heuristics.grid.fastselect import _key, two_smallest
 from vcsched.sim.compiled import earliest, earliest_many, reserve, row_of
 
 __all__ = ["MCT", "plan_event", "plan_event_grouped", "monotone_after_lower"]
 
-MCT = 0
-"""Code of MCT (resubmission in submission order); the other codes are :mod:`heuristics.grid.fastselect`'s."""
+MCT = fastselect.MCT
 
 _INF = np.inf
 

@@ -86,7 +86,7 @@ import time
 import numpy as np
 
 from heuristics.grid import fastevent, fastselect
-from heuristics.grid.selection import _BUILTIN_CODES, HEURISTICS, select_job
+from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
 
 __all__ = ["HEURISTICS", "ALGORITHMS", "QUEUE_ORDERS", "CURRENT_ECTS", "Reallocation", "make_realloc", "select_job"]
@@ -101,6 +101,13 @@ ALGORITHMS = ("none", "no-cancel", "cancel")
 """Reallocation algorithms: none (MCT mapping only), ``no-cancel`` (Algorithm 1), ``cancel`` (Algorithm 2)."""
 
 _INF = float("inf")
+
+
+def label(algorithm: str, heuristic: str) -> str:
+    """Short name of a policy as in the paper's tables: ``MinMin``, ``MinMin-C`` (Algorithm 2), ``none``."""
+    if algorithm == "none":
+        return "none"
+    return HEURISTICS.get(heuristic).label + ("-C" if algorithm == "cancel" else "")
 
 
 class Reallocation:
@@ -205,11 +212,7 @@ class Reallocation:
     @property
     def label(self) -> str:
         """Short name as in the paper's tables: ``MinMin``, ``MinMin-C``, ``none``."""
-        if self.algorithm == "none":
-            return "none"
-        names = {"mct": "Mct", "minmin": "MinMin", "maxmin": "MaxMin", "maxgain": "MaxGain",
-                 "maxrelgain": "MaxRelGain", "sufferage": "Sufferage"}
-        return names[self.heuristic] + ("-C" if self.algorithm == "cancel" else "")
+        return label(self.algorithm, self.heuristic)
 
     def _reset(self, n_jobs: int, n_clusters: int) -> None:
         self.reallocations = 0
@@ -419,7 +422,7 @@ class Reallocation:
         The clusters' :meth:`~vcsched.sim.Cluster.resubmission_plan` are copied into 2-D arrays, the loop
         replays on them the reservations that the grid's submissions then make on the clusters themselves.
         """
-        code = fastevent.MCT if self.heuristic == "mct" else _BUILTIN_CODES.get(HEURISTICS.get(self.heuristic))
+        code = HEURISTICS.get(self.heuristic).code
         if code is None:
             return False
         plans = []

@@ -159,9 +159,9 @@ def test_grid_grouped_event_breaks_rounding_ties_by_row():
 
 
 def fastevent_code(name):
-    from heuristics.grid.realloc import _BUILTIN_CODES, HEURISTICS
+    from heuristics.grid.selection import HEURISTICS
 
-    return _BUILTIN_CODES[HEURISTICS.get(name)]
+    return HEURISTICS.get(name).code
 
 
 def test_grid_compiled_event_falls_back_for_other_clusters_and_user_heuristics():

@@ -256,7 +256,7 @@ def test_grid_compiled_selection_equals_numpy(seed):
     # the compiled selection of the built-in heuristics against the numpy reference, with ties
     # (few distinct values), infinite ECTs, one or three clusters, dead rows, and all rows dead
     from heuristics.grid import fastselect
-    from heuristics.grid.selection import _BUILTIN_CODES, _select_numpy
+    from heuristics.grid.selection import _select_numpy
 
     rng = np.random.default_rng(seed)
     n, K = int(rng.integers(1, 40)), int(rng.choice([1, 2, 3, 5]))
@@ -266,14 +266,16 @@ def test_grid_compiled_selection_equals_numpy(seed):
     current = np.where(np.isinf(current), E[:, 0], current)
     procs = rng.choice([1.0, 2.0, 4.0], size=n)
     alive = rng.random(n) < (0.0 if seed == 7 else 0.6)
-    for key_fn, code in _BUILTIN_CODES.items():
-        want = _select_numpy(key_fn, E, current, procs, alive)
-        got = fastselect.select_builtin(code, key_fn.maximise, E, current, procs, alive)
-        assert got == want, (key_fn.__name__, E, current, alive)
+    for spec in (HEURISTICS.get(name) for name in HEURISTICS):
+        if spec.code in (None, fastselect.MCT):
+            continue
+        want = _select_numpy(spec, E, current, procs, alive)
+        got = fastselect.select_builtin(spec.code, spec.maximise, E, current, procs, alive)
+        assert got == want, (spec.name, E, current, alive)
     nan_current = current.copy()
     nan_current[-1] = np.inf  # MaxGain key inf - inf = NaN on the last row when its best ECT is inf too
     E2 = E.copy()
     E2[-1] = np.inf
-    for key_fn in (HEURISTICS.get("maxgain"), HEURISTICS.get("minmin")):
-        assert (fastselect.select_builtin(_BUILTIN_CODES[key_fn], key_fn.maximise, E2, nan_current, procs, alive)
-                == _select_numpy(key_fn, E2, nan_current, procs, alive))
+    for spec in (HEURISTICS.get("maxgain"), HEURISTICS.get("minmin")):
+        assert (fastselect.select_builtin(spec.code, spec.maximise, E2, nan_current, procs, alive)
+                == _select_numpy(spec, E2, nan_current, procs, alive))
