@@ -48,12 +48,3 @@ def make_meta(name: str):
     """An instance of the meta-scheduler registered as ``name`` (``mct``, ``origin``)."""
     return META_SCHEDULERS.get(name)()
 
-
-def __getattr__(name: str):
-    """Lazy re-exports of the reallocation algorithms (seed 000 §2.2, :mod:`heuristics.grid.realloc`)."""
-    exports = {"Reallocation", "make_realloc", "ALGORITHMS", "REALLOC_HEURISTICS"}
-    if name in exports:
-        from heuristics.grid import realloc
-
-        return realloc.HEURISTICS if name == "REALLOC_HEURISTICS" else getattr(realloc, name)
-    raise AttributeError(name)

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from heuristics.grid.realloc import HEURISTICS, Reallocation, make_realloc, select_job
+from heuristics.grid.realloc import HEURISTICS, Reallocation, select_job
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, make_cluster, simulate
@@ -183,8 +183,8 @@ def test_grid_bad_arguments():
         Reallocation("cancel", "minimin")
     with pytest.raises(InvalidInputError, match="period must be positive"):
         Reallocation("cancel", "mct", period=0)
-    assert make_realloc("cancel", "minmin").label == "MinMin-C"
-    assert make_realloc("no-cancel", "maxrelgain").label == "MaxRelGain"
+    assert Reallocation("cancel", "minmin").label == "MinMin-C"
+    assert Reallocation("no-cancel", "maxrelgain").label == "MaxRelGain"
 
 
 # ----------------------------------------------------------------- random workloads

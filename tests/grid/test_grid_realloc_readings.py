@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from heuristics.grid.realloc import Reallocation, make_realloc
+from heuristics.grid.realloc import Reallocation
 from tests.grid.test_grid_realloc import ALL_HEURISTICS, FIGURE1, _threshold_case, jobs_of, run
 from vcsched.errors import InvalidInputError
 from vcsched.sim import make_cluster
@@ -135,7 +135,7 @@ def test_grid_reading_options_are_validated():
         Reallocation("cancel", "mct", queue_order="fifo")
     with pytest.raises(InvalidInputError, match="current-ECT"):
         Reallocation("cancel", "mct", current_ect="before")
-    pol = make_realloc("cancel", "maxgain", cancel_threshold=True, queue_order="submission", current_ect="planned")
+    pol = Reallocation("cancel", "maxgain", cancel_threshold=True, queue_order="submission", current_ect="planned")
     assert (pol.cancel_threshold, pol.queue_order, pol.current_ect) == (True, "submission", "planned")
 
 

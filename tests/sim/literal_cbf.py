@@ -77,6 +77,15 @@ class LiteralCBF(Cluster):
         self._react_pending = False
         self._replan_if_stale()
 
+    def resubmission_plan(self):
+        """What a submission now reserves its earliest slot from now on (for the grid's planning snapshot)."""
+        from vcsched.sim.profile import Profile
+
+        self._replan_if_stale()
+        prof = self.profile.copy()
+        prof.trim(self.kernel.now)
+        return Profile.from_steps(self.procs, prof.t, prof.f), self.kernel.now, False
+
     def _replan_if_stale(self):
         if self.stale:
             self.stale = False

@@ -249,18 +249,21 @@ class Cluster(abc.ABC):
         for j in jobs:
             self.cancel(j)
 
-    def submit_many(self, jobs: list[int], plan: tuple | None = None) -> None:
-        """Submit ``jobs`` now, in this order: the same as :meth:`submit` for each.
-
-        ``plan`` is ``(T, F, starts)``: the profile of :meth:`resubmission_plan` after
-        these submissions (breakpoints and free counts) and each job's reservation on it,
-        computed by a caller that replayed the submissions on that plan (a bulk
-        meta-scheduler, :mod:`heuristics.grid.fastevent`). Clusters whose estimate plan a
-        submission only extends (FCFS) install it instead of replaying it; the others
-        ignore it.
-        """
+    def submit_many(self, jobs: list[int]) -> None:
+        """Submit ``jobs`` now, in this order: the same as :meth:`submit` for each."""
         for j in jobs:
             self.submit(j)
+
+    def adopt_plan(self, jobs: list[int], t: np.ndarray, f: np.ndarray, starts: list[float], token) -> bool:
+        """Submit ``jobs`` now with the plan a :class:`vcsched.sim.planning.PlanningSnapshot` made for them here:
+        the profile after their reservations (``t``, ``f``) and their starts. ``token`` is :meth:`planning_token`
+        at the snapshot. False (nothing done) when this cluster does not adopt plans or its plan changed since;
+        the caller then submits them with :meth:`submit_many`."""
+        return False
+
+    def planning_token(self):
+        """What :meth:`adopt_plan` checks to know that the plan did not change since a snapshot (None: no adoption)."""
+        return None
 
     @abc.abstractmethod
     def ect(self, j: int) -> float:
@@ -484,36 +487,37 @@ class FCFSCluster(Cluster):
             self._plan = None
             self._request_pass()
 
-    def submit_many(self, jobs: list[int], plan: tuple | None = None) -> None:
-        """:meth:`Cluster.submit_many`; with ``plan``, the estimate plan is installed rather than replayed.
+    def planning_token(self):
+        return (self._plan, self._tickets)
 
-        What one :meth:`submit` per job would do: each job gets the next ticket and goes to
-        the end of the queue, and the current estimate plan (if any) plans it at its
-        earliest slot from the previous one's start. With ``plan`` the caller has done that
-        planning on a copy of this plan (:meth:`resubmission_plan`, which made the plan
-        current), so the result is installed: the profile, the jobs' planned starts, and
-        the lower bound of the next one (the last start). Tested equal to the replay.
+    def adopt_plan(self, jobs: list[int], t: np.ndarray, f: np.ndarray, starts: list[float], token) -> bool:
+        """:meth:`Cluster.adopt_plan`: what one :meth:`submit` per job would do, with the planning done.
+
+        Each job gets the next ticket and goes to the end of the queue, and the estimate
+        plan, the one the snapshot copied (:meth:`resubmission_plan` made it current, and
+        the token says it is still this plan with no submission since), takes the
+        snapshot's profile, the jobs' planned starts, and the lower bound of the next one
+        (the last start). Tested equal to one submission per job.
         """
-        if plan is None or self._plan is None:
-            Cluster.submit_many(self, jobs)
-            return
+        est = self._plan
+        if est is None or token is None or token[0] is not est or token[1] != self._tickets:
+            return False
         P, procs = self.P, self.procs
         if jobs and max(map(P.__getitem__, jobs)) > procs:
             self._too_wide(next(j for j in jobs if P[j] > procs))
-        t = self._tickets
-        tickets = range(t + 1, t + 1 + len(jobs))
+        t0 = self._tickets
+        tickets = range(t0 + 1, t0 + 1 + len(jobs))
         self.waiting_jobs.update(zip(jobs, tickets))
         self._fifo.extend(zip(tickets, jobs))
-        self._tickets = t + len(jobs)
-        T, F, starts = plan
-        est = self._plan
-        est.prof = Profile.from_steps(self.procs, T, F)
+        self._tickets = t0 + len(jobs)
+        est.prof = Profile.from_steps(self.procs, t, f)
         est.starts.update(zip(jobs, starts))
         est.heap.extend(zip(starts, jobs))
         heapq.heapify(est.heap)
         if jobs:
             est.lower = starts[-1]
             self._request_pass()
+        return True
 
 
 # conservative backfilling (CBFQueue, CBFCluster) lives in vcsched.sim.cbf and EASY (EasyCluster) in

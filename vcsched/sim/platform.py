@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from vcsched.errors import InvalidInputError
 from vcsched.sim.batch import Cluster
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
+
+if TYPE_CHECKING:
+    from vcsched.sim.planning import PlanningSnapshot
 
 __all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid", "simulate"]
 
@@ -145,6 +148,7 @@ class Grid:
         self._origin_list = origin.tolist()
         self._next = 0
         self.arrived = 0
+        self._snapshot = None  # the last planning snapshot, until the next submission or cancellation
         for k, c in enumerate(self.clusters):
             c.bind(self, k)
 
@@ -218,6 +222,7 @@ class Grid:
     def submit(self, job: int, cluster: int) -> None:
         """Submit ``job`` to ``cluster`` now (an arrival, or a resubmission after a cancel)."""
         c = self.clusters[cluster]
+        self._snapshot = None
         if self.location[job] >= 0 and job in self.clusters[self.location[job]].waiting_jobs:
             raise self._already_waiting(job)
         c.submit(job)
@@ -234,6 +239,7 @@ class Grid:
         k = self.location[job]
         if k < 0:
             return False
+        self._snapshot = None
         ok = self.clusters[k].cancel(job)
         if ok and self.log is not None:
             self.log.append((self.kernel.now, "cancel", self.jobs.job_id[job], self.clusters[k].name))
@@ -241,6 +247,7 @@ class Grid:
 
     def cancel_many(self, jobs: Sequence[int]) -> None:
         """Cancel every job of ``jobs`` that waits somewhere: the same as :meth:`cancel` for each, in this order."""
+        self._snapshot = None
         if self.log is not None:
             for j in jobs:
                 self.cancel(j)
@@ -249,15 +256,17 @@ class Grid:
             if k >= 0:
                 self.clusters[k].cancel_many(part)
 
-    def submit_many(self, jobs: Sequence[int], clusters: Sequence[int], plans: dict | None = None) -> None:
+    def submit_many(self, jobs: Sequence[int], clusters: Sequence[int]) -> None:
         """Submit ``jobs[i]`` to ``clusters[i]`` now, in this order: the same as :meth:`submit` for each (tested),
         with the bookkeeping done once per cluster.
 
-        ``plans`` maps a cluster index to the ``plan`` argument of its
-        :meth:`Cluster.submit_many` (its estimate plan after these submissions, computed by
-        the caller), for clusters that install it instead of replaying the submissions.
+        When these are exactly the reservations made on the last :meth:`planning_snapshot`
+        (same jobs, clusters and order, nothing submitted or cancelled since), a cluster
+        whose plan did not change adopts the snapshot's plan instead of planning the jobs
+        again (:meth:`Cluster.adopt_plan`).
         """
         jobs, clusters = list(jobs), np.asarray(clusters, dtype=np.int64).tolist()
+        snap, self._snapshot = self._snapshot, None
         if self.log is not None:
             for j, k in zip(jobs, clusters):
                 self.submit(j, k)
@@ -272,9 +281,34 @@ class Grid:
             at[j] = now
             seq[j] = base + i
         self._submissions = itertools.count(base + len(jobs))
-        plans = plans or {}
+        adopt = snap is not None and snap.state.now == now and _same_submissions(snap, jobs, clusters)
         for k, part in self._by_cluster(jobs, clusters):
-            self.clusters[k].submit_many(part, plans.get(k))
+            c = self.clusters[k]
+            if not (adopt and c.adopt_plan(part, *snap.cluster_plan(k), snap.tokens[k])):
+                c.submit_many(part)
+
+    def planning_snapshot(self, jobs: Sequence[int]) -> PlanningSnapshot | None:
+        """A :class:`vcsched.sim.planning.PlanningSnapshot` of every cluster for ``jobs`` (rows of the job table),
+        or None when a cluster does not offer a :meth:`Cluster.resubmission_plan`.
+
+        Valid until the next submission, cancellation or event: plan on it, then submit the
+        reserved jobs in their order with :meth:`submit_many`.
+        """
+        from vcsched.sim.planning import PlanningSnapshot
+
+        plans = [c.resubmission_plan() for c in self.clusters]
+        if any(p is None for p in plans):
+            return None
+        rows = np.asarray(jobs, dtype=np.int64)
+        durations = np.empty((rows.size, len(self.clusters)))
+        for k, c in enumerate(self.clusters):
+            durations[:, k] = c.planned_durations(rows)
+        totals = np.array([c.procs for c in self.clusters], dtype=np.int64)
+        widths = np.asarray(self.jobs.procs[rows], dtype=np.int64)
+        snap = PlanningSnapshot(rows, plans, durations, widths, totals, self.kernel.now,
+                                [c.planning_token() for c in self.clusters])
+        self._snapshot = snap
+        return snap
 
     def _refuse_waiting(self, jobs: list) -> None:
         """Raise :meth:`submit`'s error for the first of ``jobs`` that is already waiting somewhere."""
@@ -432,6 +466,13 @@ class Grid:
                                 resubmissions=np.array(self.resubmissions, dtype=np.int64),
                                 submission_seq=np.array(self.submission_seq, dtype=np.int64),
                                 events=self.kernel.processed, log=self.log)
+
+
+def _same_submissions(snap, jobs: list, clusters: list) -> bool:
+    """Whether ``jobs`` submitted to ``clusters`` are exactly the reservations made on ``snap``, in order."""
+    done, where, _ = snap.reservations()
+    return (done.size == len(jobs) and bool((done == np.asarray(jobs, dtype=np.int64)).all())
+            and bool((where == np.asarray(clusters, dtype=np.int64)).all()))
 
 
 def simulate_grid(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
