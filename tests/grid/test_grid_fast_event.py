@@ -226,8 +226,8 @@ def _plan_state(grid) -> list:
     """Every cluster's queue and FCFS estimate plan (profile, planned starts, lower bound, earliest planned start)."""
     out = []
     for c in grid.clusters:
-        plan = c._plan
-        state = (list(c.waiting_jobs.items()), c._tickets, c._pass_pending)
+        plan = getattr(c, "_plan", None)  # FCFS and EASY (vcsched.sim.queued); CBF has none
+        state = (list(c.waiting_jobs.items()), getattr(c, "_tickets", None), c._pass_pending)
         if plan is not None:
             state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(plan.starts.items()), plan.lower,
                       min(plan.heap) if plan.heap else None)
@@ -299,4 +299,4 @@ def test_grid_submit_many_and_cancel_many_equal_one_by_one():
         assert _plan_state(a) == _plan_state(b)
         assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
                (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
-        assert [list(c._fifo) for c in a.clusters] == [list(c._fifo) for c in b.clusters]
+        assert [list(getattr(c, "_fifo", ())) for c in a.clusters] == [list(getattr(c, "_fifo", ())) for c in b.clusters]

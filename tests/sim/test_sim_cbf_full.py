@@ -18,7 +18,7 @@ from tests.sim.test_sim_cbf_perf import RandomCanceller, random_jobs
 from vcsched.errors import InvalidInputError
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, make_cluster, simulate
-from vcsched.sim.batch import CBFCluster
+from vcsched.sim.cbf import CBFCluster
 from vcsched.sim.invariants import check_schedule
 
 

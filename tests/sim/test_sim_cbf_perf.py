@@ -1,6 +1,6 @@
 """The compiled conservative-backfilling engine is exact (issue 10: CBF on the whole CTC trace in seconds).
 
-:class:`vcsched.sim.batch.CBFCluster` keeps its profile and queue in numpy arrays and
+:class:`vcsched.sim.cbf.CBFCluster` keeps its profile and queue in numpy arrays and
 re-plans with the compiled functions of :mod:`vcsched.sim.compiled`. These tests compare
 it with :class:`tests.sim.literal_cbf.LiteralCBF`, the rule written on
 :class:`tests.sim.plain_profile.PlainProfile` with nothing in common but the base class, on random
@@ -23,7 +23,7 @@ from tests.sim.literal_cbf import LiteralCBF
 from tests.sim.plain_profile import PlainProfile
 from vcsched.problems.workload import from_arrays
 from vcsched.sim import JobTable, compiled, simulate
-from vcsched.sim.batch import CBFCluster
+from vcsched.sim.cbf import CBFCluster
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
 
@@ -279,7 +279,7 @@ def test_same_schedule_with_the_compiler_off(tmp_path):
         "import sys, numpy as np\n"
         "from vcsched.problems.workload import from_arrays\n"
         "from vcsched.sim import JobTable, simulate\n"
-        "from vcsched.sim.batch import CBFCluster\n"
+        "from vcsched.sim.cbf import CBFCluster\n"
         "a = np.load(sys.argv[2])\n"
         "jobs = JobTable.from_workloads([from_arrays(a['submit'], a['run'], a['req'], a['procs'])])\n"
         "res = simulate([CBFCluster('c', 32)], jobs)\n"
@@ -315,7 +315,7 @@ def test_compiled_engine_equals_the_literal_rule_on_any_small_workload(rows):
 
 
 def test_cbf_queue_keeps_submission_order_and_starts_by_reservation_then_stamp():
-    from vcsched.sim.batch import CBFQueue
+    from vcsched.sim.cbf import CBFQueue
 
     q = CBFQueue(2)  # grows twice
     for j, s in enumerate([5.0, 3.0, 5.0, 9.0, 3.0]):

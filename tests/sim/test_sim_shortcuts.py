@@ -16,7 +16,8 @@ import pytest
 from tests.sim.literal_cbf import LiteralCBF
 from vcsched.problems.workload import from_arrays, read_swf, time_window
 from vcsched.sim import JobTable, simulate
-from vcsched.sim.batch import CBFCluster, EasyCluster
+from vcsched.sim.cbf import CBFCluster
+from vcsched.sim.easy import EasyCluster
 from vcsched.sim.invariants import check_schedule
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest2", Path(__file__).resolve().parent.parent / "conftest.py")

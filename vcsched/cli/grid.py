@@ -28,7 +28,7 @@ With ``--json`` the metrics include ``reallocations`` overall and per cluster (m
 the cluster, and ``reallocations_out``); ``--compare`` also runs the reference without
 reallocation and adds the §3.4 metrics under ``"vs_reference"``. ``--cbf-replan full``
 makes CBF clusters re-plan their queue from scratch as Simbatch does
-(:meth:`vcsched.sim.batch.CBFCluster.set_replan_rule`).
+(:meth:`vcsched.sim.cbf.CBFCluster.set_replan_rule`).
 
 Outputs: ``-o jobs.csv|jobs.parquet`` (Batsim layout; ``--jobs-layout legacy`` for the old
 column names, :mod:`vcsched.sim.output`), ``--gantt out.png`` (Gantt chart and utilisation

@@ -4,7 +4,7 @@ This reproduces the simulator of the seed paper (§3.1): a *client* part injects
 jobs of the traces (here: arrival events in submission order), a *meta-scheduler* part
 maps each arriving job to a cluster and may act periodically, and a *server* part per
 cluster answers submit / cancel / list waiting jobs / estimated completion time
-(:class:`vcsched.sim.batch.Cluster`).
+(:class:`vcsched.sim.cluster.Cluster`).
 
 The engine never imports a policy: the meta-scheduler is an object passed in that
 implements :class:`MetaScheduler` (``heuristics.grid`` provides MCT, the later
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.batch import Cluster
+from vcsched.sim.cluster import Cluster, ClusterContext
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 
@@ -110,9 +110,8 @@ class Grid:
 
     Notes
     -----
-    The clusters record the starts and ends of their jobs (``Cluster.started``,
-    ``Cluster.ended``); :attr:`start`, :attr:`finish`, :attr:`where` and :attr:`done`
-    assemble them on request, and :meth:`run` returns them as columns. The grid keeps
+    The clusters record the starts and ends of their jobs (:meth:`Cluster.records`);
+    :attr:`start`, :attr:`finish`, :attr:`where` and :attr:`done` assemble them on request, and :meth:`run` returns them as columns. The grid keeps
     the arrivals, submissions and cancellations itself.
     """
 
@@ -149,8 +148,10 @@ class Grid:
         self._next = 0
         self.arrived = 0
         self._snapshot = None  # the last planning snapshot, until the next submission or cancellation
+        ctx = ClusterContext(self.kernel, jobs.job_id, self.P, jobs.run_time, jobs.requested_time,
+                             self.origin_speed_array, None if self.log is None else self._log_run_event)
         for k, c in enumerate(self.clusters):
-            c.bind(self, k)
+            c.join(ctx, k)
 
     def _check_widths(self) -> None:
         if not len(self.jobs):
@@ -183,7 +184,7 @@ class Grid:
             return self.clusters[cluster].waiting()
         out: list[int] = []
         for c in self.clusters:
-            out.extend(c.waiting_jobs)
+            out.extend(c.waiting())
         return out
 
     def ect(self, job: int, cluster: int) -> float:
@@ -223,7 +224,7 @@ class Grid:
         """Submit ``job`` to ``cluster`` now (an arrival, or a resubmission after a cancel)."""
         c = self.clusters[cluster]
         self._snapshot = None
-        if self.location[job] >= 0 and job in self.clusters[self.location[job]].waiting_jobs:
+        if self.location[job] >= 0 and self.clusters[self.location[job]].is_waiting(job):
             raise self._already_waiting(job)
         c.submit(job)
         if self.location[job] >= 0:
@@ -312,7 +313,7 @@ class Grid:
 
     def _refuse_waiting(self, jobs: list) -> None:
         """Raise :meth:`submit`'s error for the first of ``jobs`` that is already waiting somewhere."""
-        busy = [c.waiting_jobs for c in self.clusters if c.waiting_jobs]
+        busy = [waiting for waiting in (c.waiting() for c in self.clusters) if waiting]
         if not busy:
             return
         clash = set().union(*(set(jobs).intersection(waiting) for waiting in busy))
@@ -358,12 +359,12 @@ class Grid:
         """True while some job has still to arrive, or waits or runs on a cluster."""
         if self.arrived < len(self.jobs):
             return True
-        return any(c.waiting_jobs or c.running_jobs for c in self.clusters)
+        return any(c.busy() for c in self.clusters)
 
     # ------------------------------------------------------------------ starts and ends (recorded by the clusters)
-    def log_event(self, now: float, event: str, j: int, cluster: Cluster) -> None:
-        """Append ``(now, event, job id, cluster name)`` to the event log (called by the clusters when recording)."""
-        self.log.append((now, event, self.jobs.job_id[j], cluster.name))
+    def _log_run_event(self, now: float, event: str, j: int, cluster: str) -> None:
+        """Append ``(now, event, job id, cluster name)`` to the event log (the clusters' ``log`` when recording)."""
+        self.log.append((now, event, self.jobs.job_id[j], cluster))
 
     def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start, finish (``inf`` when not reached) and cluster (``-1``) of every job, from the clusters' records."""
@@ -371,13 +372,14 @@ class Grid:
         start, finish = np.full(n, _INF), np.full(n, _INF)
         where = np.full(n, -1, dtype=np.int64)
         for k, c in enumerate(self.clusters):
-            if c.started:
-                rows = np.fromiter(c.started, dtype=np.int64, count=len(c.started))
-                start[rows] = np.fromiter(c.started.values(), dtype=np.float64, count=rows.size)
+            started, ended = c.records()
+            if started:
+                rows = np.fromiter(started, dtype=np.int64, count=len(started))
+                start[rows] = np.fromiter(started.values(), dtype=np.float64, count=rows.size)
                 where[rows] = k
-            if c.ended:
-                rows = np.fromiter(c.ended, dtype=np.int64, count=len(c.ended))
-                finish[rows] = np.fromiter(c.ended.values(), dtype=np.float64, count=rows.size)
+            if ended:
+                rows = np.fromiter(ended, dtype=np.int64, count=len(ended))
+                finish[rows] = np.fromiter(ended.values(), dtype=np.float64, count=rows.size)
         return start, finish, where
 
     @property
@@ -398,7 +400,7 @@ class Grid:
     @property
     def done(self) -> int:
         """Number of jobs ended so far."""
-        return sum(len(c.ended) for c in self.clusters)
+        return sum(len(c.records()[1]) for c in self.clusters)
 
     # ------------------------------------------------------------------ arrivals
     def _arrive(self, _=None) -> None:
