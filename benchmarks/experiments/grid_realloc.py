@@ -114,7 +114,7 @@ def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
     """Fresh clusters of the cell's platform (CBF ones with the re-plan rule ``cbf_replan``), the cell's (shared,
     read-only) job table, one policy."""
     from vcsched.scenarios.grid import SCENARIOS, platform_clusters
-    from vcsched.sim import simulate
+    from vcsched.sim import simulate_grid
 
     clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
                                  batch=params["batch"])
@@ -122,7 +122,7 @@ def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
         if c.policy == "cbf":
             c.set_replan_rule(cbf_replan)
     t0 = time.perf_counter()
-    res = simulate(clusters, jobs, meta=policy)
+    res = simulate_grid(clusters, jobs, meta=policy)
     return res, time.perf_counter() - t0
 
 

@@ -1,7 +1,7 @@
 """Grid meta-scheduling policies for the batch-cluster engine (:mod:`vcsched.sim.platform`).
 
 The engine never imports this package: a policy object is passed to
-:func:`vcsched.sim.simulate` (or :class:`vcsched.sim.Grid`) as ``meta``. This module holds
+:func:`vcsched.sim.simulate_grid` (or :class:`vcsched.sim.Grid`) as ``meta``. This module holds
 the mapping used at arrival (seed §2.1: "we consider that the meta-scheduler uses a MCT
 policy"); the reallocation algorithms 1 and 2 and the offline heuristics (MinMin,
 MaxMin, MaxGain, MaxRelGain, Sufferage, §2.2) are in :mod:`heuristics.grid.realloc` and

@@ -164,11 +164,11 @@ class Reallocation:
     Examples
     --------
     >>> from vcsched.problems.workload import from_arrays
-    >>> from vcsched.sim import JobTable, make_cluster, simulate
+    >>> from vcsched.sim import JobTable, make_cluster, simulate_grid
     >>> w = from_arrays([0, 0, 1], [7200, 7200, 60], [7200, 7200, 60], [2, 2, 1])
     >>> jobs = JobTable.from_workloads([w])
     >>> pol = Reallocation("cancel", "minmin")
-    >>> r = simulate([make_cluster("a", 2), make_cluster("b", 2)], jobs, meta=pol)
+    >>> r = simulate_grid([make_cluster("a", 2), make_cluster("b", 2)], jobs, meta=pol)
     >>> pol.reallocations
     0
     """

@@ -17,7 +17,7 @@ from heuristics.grid.realloc import Reallocation
 from tests.grid.realloc_oracle import OracleReallocation
 from tests.grid.test_grid_realloc import ALL_HEURISTICS, check_run
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.output import write_jobs
 
 
@@ -44,7 +44,7 @@ def _clusters(batch: str, heterogeneous: bool, procs=(16, 24, 40)):
 def _run(batch, heterogeneous, jobs, compiled, **kw):
     """One Algorithm-2 run with the compiled event or the oracle, checked by ``check_run``."""
     pol = (Reallocation if compiled else OracleReallocation)("cancel", **kw)
-    res = simulate(_clusters(batch, heterogeneous), jobs, meta=pol, record=True)
+    res = simulate_grid(_clusters(batch, heterogeneous), jobs, meta=pol, record=True)
     check_run(res, pol)
     return res, pol
 
@@ -187,7 +187,7 @@ def test_grid_compiled_event_on_the_literal_cbf_reference():
     for compiled in (True, False):
         pol = (Reallocation if compiled else OracleReallocation)("cancel", "minmin")
         clusters = [LiteralCBF("a", 16), LiteralCBF("b", 24), LiteralCBF("c", 40)]
-        res = simulate(clusters, jobs, meta=pol, record=True)
+        res = simulate_grid(clusters, jobs, meta=pol, record=True)
         runs.append((res, pol))
     _same(*runs)
     assert runs[0][1].reallocations > 0
@@ -216,7 +216,7 @@ def test_grid_compiled_event_same_jobs_csv_on_scenario_windows(scenario, batch, 
     for compiled in (True, False):
         pol = (Reallocation if compiled else OracleReallocation)("cancel", heuristic)
         clusters = platform_clusters(SCENARIOS[scenario].platform, heterogeneous=heterogeneous, batch=batch)
-        res = simulate(clusters, jobs, meta=pol)
+        res = simulate_grid(clusters, jobs, meta=pol)
         out.append((_csv(res), pol.reallocations))
     assert out[0] == out[1]
     assert out[0][1] > 0
@@ -254,7 +254,7 @@ def test_grid_bulk_submission_equals_one_by_one(batch, heuristic):
             states.append(_plan_state(grid))
 
         pol.reallocate = spy
-        res = simulate(_clusters(batch, True), jobs, meta=pol)
+        res = simulate_grid(_clusters(batch, True), jobs, meta=pol)
         assert np.isfinite(res.finish).all() and (res.start >= jobs.submit).all()
         runs.append((res, pol, states))
     for res, pol, _states in runs[1:]:

@@ -18,7 +18,7 @@ import pytest
 from heuristics.grid.realloc import HEURISTICS, Reallocation, select_job
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.invariants import check_schedule
 
 ALL_HEURISTICS = ["mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage"]
@@ -58,7 +58,7 @@ def check_run(res, policy=None):
 
 
 def run(clusters, jobs, policy):
-    res = simulate(clusters, jobs, meta=policy, record=True)
+    res = simulate_grid(clusters, jobs, meta=policy, record=True)
     check_run(res, policy)
     return res
 
@@ -218,7 +218,7 @@ def test_grid_no_job_lost_or_duplicated_and_matrix_stays_exact(batch, algorithm)
 @pytest.mark.parametrize("heuristic", ALL_HEURISTICS)
 def test_grid_one_cluster_reallocation_changes_nothing(batch, algorithm, heuristic):
     w = _random_jobs(2, n=200, sites=1, procs=(32,))
-    ref = simulate([make_cluster("only", 32, policy=batch)], w, meta=Reallocation("none"))
+    ref = simulate_grid([make_cluster("only", 32, policy=batch)], w, meta=Reallocation("none"))
     pol = Reallocation(algorithm, heuristic)
     res = run([make_cluster("only", 32, policy=batch)], w, pol)
     assert pol.reallocations == 0 and res.resubmissions.sum() == 0
@@ -231,7 +231,7 @@ def test_grid_same_input_same_result(algorithm):
     outs = []
     for _ in range(2):
         pol = Reallocation(algorithm, "sufferage")
-        res = simulate([make_cluster("a", 32, 1.0, "cbf"), make_cluster("b", 48, 1.4, "cbf")], _random_jobs(3),
+        res = simulate_grid([make_cluster("a", 32, 1.0, "cbf"), make_cluster("b", 48, 1.4, "cbf")], _random_jobs(3),
                        meta=pol, record=True)
         outs.append((res.start.tolist(), res.finish.tolist(), res.cluster.tolist(), pol.reallocations, res.log))
     assert outs[0] == outs[1]
@@ -241,9 +241,9 @@ def test_grid_same_input_same_result(algorithm):
 def test_grid_policy_counters_reset_between_runs():
     pol = Reallocation("cancel", "minmin")
     clusters = lambda: [make_cluster("A", 4), make_cluster("B", 4)]  # noqa: E731
-    simulate(clusters(), jobs_of(FIGURE1), meta=pol)
+    simulate_grid(clusters(), jobs_of(FIGURE1), meta=pol)
     first = (pol.reallocations, pol.job_moves.tolist())
-    simulate(clusters(), jobs_of(FIGURE1), meta=pol)
+    simulate_grid(clusters(), jobs_of(FIGURE1), meta=pol)
     assert (pol.reallocations, pol.job_moves.tolist()) == first == (2, [0, 0, 1, 1])
     s = pol.stats(clusters())
     assert s["reallocations"] == 2 and s["clusters"]["B"]["reallocations"] == 2

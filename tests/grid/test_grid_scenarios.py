@@ -132,7 +132,7 @@ def test_grid_metrics_against_the_reference():
 
 
 def test_grid_cli_realloc_json(tmp_path, capsys):
-    """``vcsched grid simulate --scenario ... --realloc ... --json --compare`` (issue 6 interface)."""
+    """``vcsched grid simulate --scenario ... --realloc ... --json --compare``."""
     import json
 
     from vcsched.cli import main

@@ -16,7 +16,7 @@ import pytest
 
 from tests.sim.plain_profile import PlainProfile
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, Profile, make_cluster, simulate
+from vcsched.sim import JobTable, Profile, make_cluster, simulate_grid
 from vcsched.sim.cluster import planned_duration
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.queued import _EstimatePlan
@@ -115,7 +115,7 @@ def random_jobs(seed: int, n: int = 100) -> JobTable:
 def test_incremental_ect_equals_a_rebuild(policy, seed):
     meta = RandomMeta(seed, period=23.0)
     clusters = [make_cluster("a", 24, 1.0, policy), make_cluster("b", 16, 1.5, policy)]
-    res = simulate(clusters, random_jobs(seed), meta=meta)
+    res = simulate_grid(clusters, random_jobs(seed), meta=meta)
     check_schedule(res)
     assert meta.checks > 500 and meta.kept > 20
     assert res.resubmissions.sum() > 50
@@ -131,7 +131,7 @@ def test_fcfs_estimate_forgets_the_planned_second_of_a_zero_requested_job():
             seen[job] = grid.ect(job, 0)
             return 1 if job == 2 else 0  # job 2 elsewhere: cluster a keeps its plan from t=50
 
-    simulate([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w]), meta=Probe())
+    simulate_grid([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w]), meta=Probe())
     assert seen[3] == 110.5  # job 1 (requested 0) started and ended at 100: job 3 can start at its arrival
 
 

@@ -5,8 +5,8 @@ submission order) plus the SWF header it came from. It is the input of the batch
 simulator (:mod:`vcsched.sim`), which reproduces the experimental framework of the
 seed paper (§3.1 simulator, §3.3 scenarios built from real traces).
 
-Job model (issue 10)
---------------------
+Job model
+---------
 * processors: SWF field 8 (requested processors) when positive, else field 5
   (allocated processors);
 * requested time (walltime): SWF field 9; when it is ``-1`` (unknown) the run time

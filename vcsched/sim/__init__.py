@@ -11,8 +11,6 @@ profiles), :mod:`vcsched.sim.compiled` (the compiled profile rules and CBF loops
 time-shared client-agent-server simulator is :mod:`vcsched.sim.timeshare`
 (:func:`~vcsched.sim.timeshare.simulate_timeshare`), with
 :mod:`vcsched.sim.processor_sharing` and :mod:`vcsched.sim.htm`.
-
-``simulate`` is :func:`simulate_grid` under the name existing code uses.
 """
 
 from vcsched.sim.batch import BATCH_POLICIES, make_cluster
@@ -23,9 +21,9 @@ from vcsched.sim.fcfs import FCFSCluster
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import Kernel
 from vcsched.sim.output import JOBS_COLUMNS, jobs_frame, metrics, write_jobs
-from vcsched.sim.platform import Grid, MetaScheduler, SimulationResult, simulate, simulate_grid
+from vcsched.sim.platform import Grid, MetaScheduler, SimulationResult, simulate_grid
 from vcsched.sim.profile import Profile
 
 __all__ = ["Kernel", "Profile", "Cluster", "FCFSCluster", "EasyCluster", "CBFCluster", "CBFQueue", "BATCH_POLICIES",
-           "make_cluster", "JobTable", "Grid", "MetaScheduler", "SimulationResult", "simulate_grid", "simulate",
+           "make_cluster", "JobTable", "Grid", "MetaScheduler", "SimulationResult", "simulate_grid",
            "JOBS_COLUMNS", "jobs_frame", "metrics", "write_jobs"]

@@ -8,7 +8,7 @@ estimate plan, ECT queries), and :class:`vcsched.sim.cbf.CBFCluster` runs on the
 the loops over its waiting jobs, :class:`vcsched.sim.cbf.CBFQueue`: :func:`replan`,
 :func:`fit_before`, :func:`pop_due`, :func:`remove`, and Simbatch's re-plan from scratch
 :func:`replan_full` (an option of the cluster). The CBF re-plan is the literal rule
-of issue 10: every waiting job, in submission order, is released and re-inserted at its
+of :class:`~vcsched.sim.cbf.CBFCluster`: every waiting job, in submission order, is released and re-inserted at its
 earliest slot from now; compiled, examining every waiting job costs less than deciding
 in Python which ones need examining.
 
@@ -208,7 +208,7 @@ def fit_before(T, F, n, p, d, s, now):
 
 @njit(cache=True)
 def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
-    """Re-plan every waiting job once, in submission order, at its earliest slot from now (issue 10).
+    """Re-plan every waiting job once, in submission order, at its earliest slot from now (the CBF rule).
 
     A job reserved at or before ``now`` starts at this instant and is left alone. A job
     that can start earlier moves: its new slot ``[x, x + d)`` is taken and its old slot

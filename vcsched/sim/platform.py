@@ -30,7 +30,7 @@ from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 if TYPE_CHECKING:
     from vcsched.sim.planning import PlanningSnapshot
 
-__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid", "simulate"]
+__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid"]
 
 _INF = float("inf")
 
@@ -481,20 +481,15 @@ def simulate_grid(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaSche
                   record: bool = False, progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Simulate ``jobs`` on batch ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
 
-    Also importable as ``vcsched.sim.simulate`` (the name used throughout the examples
-    and by existing code); the time-shared simulator is
-    :func:`vcsched.sim.timeshare.simulate_timeshare`.
+    The time-shared simulator is :func:`vcsched.sim.timeshare.simulate_timeshare`.
 
     Examples
     --------
     >>> from vcsched.problems.workload import from_arrays
-    >>> from vcsched.sim import JobTable, make_cluster, simulate
+    >>> from vcsched.sim import JobTable, make_cluster, simulate_grid
     >>> w = from_arrays([0, 0, 1], [10, 5, 2], [10, 5, 2], [60, 60, 40])
-    >>> r = simulate([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
+    >>> r = simulate_grid([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
     >>> r.start.tolist(), r.finish.tolist()
     ([0.0, 10.0, 1.0], [10.0, 15.0, 3.0])
     """
     return Grid(clusters, jobs, meta=meta, record=record).run(progress=progress)
-
-
-simulate = simulate_grid
