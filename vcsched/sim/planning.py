@@ -101,14 +101,15 @@ def completion_on(st, i, k):
 def reserve_on(st, i, k):
     """Submit job ``i`` to cluster ``k`` on the snapshot: its earliest slot from the lower bound, taken; FCFS's
     lower bound moves to it. Records the reservation and returns its start."""
-    n, s = reserve(st.T[k], st.F[k], st.rows[k], st.widths[i], st.D[i, k], st.now, st.lower[k], st.total[k])
+    lower, log_start = st.lower, st.log_start
+    n, s = reserve(st.T[k], st.F[k], st.rows[k], st.widths[i], st.D[i, k], st.now, lower[k], st.total[k])
     st.rows[k] = n
     if st.advances[k]:
-        st.lower[k] = s
+        lower[k] = s
     c = st.count[0]
     st.log_row[c] = i
     st.log_cluster[c] = k
-    st.log_start[c] = s
+    log_start[c] = s
     st.count[0] = c + 1
     return s
 
