@@ -178,6 +178,110 @@ def _validate(policy: AdaptationPolicy, inst: VCInstance, task_host, budget: flo
     return th.astype(np.int64), cost
 
 
+class _Run:
+    """One run of :func:`simulate_dynamic`: the jobs in the system, the trace, the totals and the time integrals
+    of the yields, and the arrival and departure events."""
+
+    def __init__(self, hosts: int, workload: DynamicWorkload, policy: AdaptationPolicy, budget: float,
+                 duration: float, progress: Callable[[float], None] | None) -> None:
+        self.state = _State(hosts, workload)
+        self.workload, self.policy, self.budget, self.duration, self.progress = workload, policy, budget, duration, \
+            progress
+        self.kernel = Kernel()
+        self.trace: list[EventRecord] = []
+        self.totals = {"memory": 0.0, "moves": 0, "rejected": 0}
+        self.current = {"min": None, "avg": None, "since": 0.0}
+        self.integral = {"min": 0.0, "avg": 0.0, "busy": 0.0}
+
+    def tick(self) -> None:
+        if self.progress is not None:
+            self.progress(min(self.kernel.now, self.duration))
+
+    def advance(self, now: float) -> None:
+        """Add the yields' time integrals up to ``now`` (never past ``duration``)."""
+        current, integral = self.current, self.integral
+        t_end = min(now, self.duration)
+        if current["min"] is not None and t_end > current["since"]:
+            dt = t_end - current["since"]
+            integral["min"] += current["min"] * dt
+            integral["avg"] += current["avg"] * dt
+            integral["busy"] += dt
+        current["since"] = max(current["since"], t_end)
+
+    def apply(self, jobs: list[int], th: np.ndarray | None, inst: VCInstance) -> tuple[float | None, float | None]:
+        """Place ``jobs`` as ``th`` says; returns the allocation's minimum and average yields."""
+        state = self.state
+        state.jobs = jobs
+        state.task_host = {}
+        if not jobs:
+            return None, None
+        offsets = inst.offsets
+        for pos, j in enumerate(jobs):
+            state.task_host[j] = th[offsets[pos] : offsets[pos + 1]].copy()
+        report = check_allocation(inst, allocation_from_placement(inst, th))
+        if not report.valid:
+            raise PolicyError(f"policy {self.policy.name!r}: allocation rejected: {report.violations[:2]}")
+        return report.min_yield, report.avg_yield
+
+    def record(self, kind: str, job: int, y, a, cost) -> None:
+        self.current["min"], self.current["avg"] = y, a
+        self.trace.append(EventRecord(self.kernel.now, kind, job, len(self.state.jobs), y, a,
+                                      float(cost.get("migrated_memory", 0.0)), int(cost.get("migrations", 0))))
+
+    def adapt(self, kind: str, job: int, jobs: list[int], inst: VCInstance, th) -> None:
+        """Validate and apply the policy's placement ``th`` of ``jobs`` after the event, count and record it."""
+        th, cost = _validate(self.policy, inst, th, self.budget)
+        y, a = self.apply(jobs, th, inst)
+        self.totals["memory"] += cost["migrated_memory"]
+        self.totals["moves"] += cost["migrations"]
+        self.record(kind, job, y, a, cost)
+
+    def on_arrival(self, job: int) -> None:
+        self.advance(self.kernel.now)
+        jobs = self.state.jobs + [job]
+        inst = self.state.instance(jobs, new_job=job)
+        th = self.policy.adapt(inst, self.budget)
+        if th is None:
+            self.totals["rejected"] += 1
+            self.record("rejected", job, self.current["min"], self.current["avg"], {})
+        else:
+            self.adapt("arrival", job, jobs, inst, th)
+            self.kernel.schedule(self.kernel.now + float(self.workload.lifetime[job]), PRIORITY_DEPARTURE,
+                                 self.on_departure, job)
+        self.tick()
+
+    def on_departure(self, job: int) -> None:
+        self.advance(self.kernel.now)
+        jobs = [j for j in self.state.jobs if j != job]
+        if not jobs:
+            self.apply([], None, None)
+            self.record("departure", job, None, None, {})
+        else:
+            inst = self.state.instance(jobs, new_job=None)
+            th = self.policy.adapt(inst, self.budget)
+            if th is None:
+                raise PolicyError(f"policy {self.policy.name!r} rejected a departure (only arrivals can be rejected)")
+            self.adapt("departure", job, jobs, inst, th)
+        self.tick()
+
+    def result(self) -> DynamicResult:
+        trace, integral, totals = self.trace, self.integral, self.totals
+        yields = [r.min_yield for r in trace if r.min_yield is not None and r.kind != "rejected"]
+        busy = integral["busy"]
+        return DynamicResult(
+            policy=self.policy.name,
+            budget=float(self.budget),
+            mean_min_yield=integral["min"] / busy if busy > 0 else None,
+            min_min_yield=min(yields) if yields else None,
+            mean_avg_yield=integral["avg"] / busy if busy > 0 else None,
+            migrated_memory=totals["memory"],
+            migrations=totals["moves"],
+            rejected=totals["rejected"],
+            events=sum(r.kind != "rejected" for r in trace),
+            trace=tuple(trace),
+        )
+
+
 def simulate_dynamic(
     hosts: int,
     workload: DynamicWorkload,
@@ -203,99 +307,12 @@ def simulate_dynamic(
         raise ValueError(f"budget must be >= 0, got {budget}")
     if duration is None:
         duration = float(workload.arrival[-1]) if workload.n_jobs else 0.0
-    state = _State(hosts, workload)
-    kernel = Kernel()
-    trace: list[EventRecord] = []
-    totals = {"memory": 0.0, "moves": 0, "rejected": 0}
-    current = {"min": None, "avg": None, "since": 0.0}
-    integral = {"min": 0.0, "avg": 0.0, "busy": 0.0}
-
-    def tick() -> None:
-        if progress is not None:
-            progress(min(kernel.now, duration))
-
-    def advance(now: float) -> None:
-        t_end = min(now, duration)
-        if current["min"] is not None and t_end > current["since"]:
-            dt = t_end - current["since"]
-            integral["min"] += current["min"] * dt
-            integral["avg"] += current["avg"] * dt
-            integral["busy"] += dt
-        current["since"] = max(current["since"], t_end)
-
-    def apply(jobs: list[int], th: np.ndarray | None, inst: VCInstance) -> tuple[float | None, float | None]:
-        state.jobs = jobs
-        state.task_host = {}
-        if not jobs:
-            return None, None
-        offsets = inst.offsets
-        for pos, j in enumerate(jobs):
-            state.task_host[j] = th[offsets[pos] : offsets[pos + 1]].copy()
-        report = check_allocation(inst, allocation_from_placement(inst, th))
-        if not report.valid:
-            raise PolicyError(f"policy {policy.name!r}: allocation rejected: {report.violations[:2]}")
-        return report.min_yield, report.avg_yield
-
-    def record(kind: str, job: int, y, a, cost) -> None:
-        current["min"], current["avg"] = y, a
-        trace.append(EventRecord(kernel.now, kind, job, len(state.jobs), y, a,
-                                 float(cost.get("migrated_memory", 0.0)), int(cost.get("migrations", 0))))
-
-    def on_arrival(job: int) -> None:
-        advance(kernel.now)
-        jobs = state.jobs + [job]
-        inst = state.instance(jobs, new_job=job)
-        th = policy.adapt(inst, budget)
-        if th is None:
-            totals["rejected"] += 1
-            record("rejected", job, current["min"], current["avg"], {})
-            tick()
-            return
-        th, cost = _validate(policy, inst, th, budget)
-        y, a = apply(jobs, th, inst)
-        totals["memory"] += cost["migrated_memory"]
-        totals["moves"] += cost["migrations"]
-        record("arrival", job, y, a, cost)
-        kernel.schedule(kernel.now + float(workload.lifetime[job]), PRIORITY_DEPARTURE, on_departure, job)
-        tick()
-
-    def on_departure(job: int) -> None:
-        advance(kernel.now)
-        jobs = [j for j in state.jobs if j != job]
-        if not jobs:
-            apply([], None, None)
-            record("departure", job, None, None, {})
-            tick()
-            return
-        inst = state.instance(jobs, new_job=None)
-        th = policy.adapt(inst, budget)
-        if th is None:
-            raise PolicyError(f"policy {policy.name!r} rejected a departure (only arrivals can be rejected)")
-        th, cost = _validate(policy, inst, th, budget)
-        y, a = apply(jobs, th, inst)
-        totals["memory"] += cost["migrated_memory"]
-        totals["moves"] += cost["migrations"]
-        record("departure", job, y, a, cost)
-        tick()
-
+    run = _Run(hosts, workload, policy, budget, duration, progress)
     for job in range(workload.n_jobs):
         if workload.arrival[job] <= duration:
-            kernel.schedule(float(workload.arrival[job]), PRIORITY_ARRIVAL, on_arrival, job)
-    kernel.run(until=duration)
-    advance(duration)
+            run.kernel.schedule(float(workload.arrival[job]), PRIORITY_ARRIVAL, run.on_arrival, job)
+    run.kernel.run(until=duration)
+    run.advance(duration)
     if progress is not None:
         progress(duration)
-    yields = [r.min_yield for r in trace if r.min_yield is not None and r.kind != "rejected"]
-    busy = integral["busy"]
-    return DynamicResult(
-        policy=policy.name,
-        budget=float(budget),
-        mean_min_yield=integral["min"] / busy if busy > 0 else None,
-        min_min_yield=min(yields) if yields else None,
-        mean_avg_yield=integral["avg"] / busy if busy > 0 else None,
-        migrated_memory=totals["memory"],
-        migrations=totals["moves"],
-        rejected=totals["rejected"],
-        events=sum(r.kind != "rejected" for r in trace),
-        trace=tuple(trace),
-    )
+    return run.result()
