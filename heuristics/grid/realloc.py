@@ -237,6 +237,9 @@ class Reallocation:
         self._reset(len(grid.jobs), len(grid.clusters))
         if self.algorithm == "none" or not len(grid.jobs):
             return
+        if self.algorithm == "cancel" and any(c.resubmission_plan() is None for c in grid.clusters):
+            raise InvalidInputError("Algorithm 2 (cancel) needs clusters that offer a resubmission plan "
+                                    "(FCFS, EASY, CBF)")
         first = self.first if self.first is not None else float(grid.jobs.submit.min()) + self.period
         grid.every(self.period, self.reallocate, first=max(first, grid.now))
 
@@ -381,9 +384,7 @@ class Reallocation:
     def _resubmit(self, grid, jobs: np.ndarray, prev: np.ndarray, planned: np.ndarray | None) -> None:
         """Algorithm 2's choices on a planning snapshot of the grid (one compiled loop,
         :mod:`heuristics.grid.fastevent`), then the resubmissions in the chosen order."""
-        snap = grid.planning_snapshot(jobs)
-        if snap is None:
-            raise InvalidInputError("Algorithm 2 needs clusters that offer a resubmission plan (FCFS, EASY, CBF)")
+        snap = grid.planning_snapshot(jobs)  # not None: checked in start()
         spec = HEURISTICS.get(self.heuristic)
         choice = fastevent.Choice(spec.code, spec.maximise, prev, planned if planned is not None else np.zeros(jobs.size),
                                   planned is not None, self.threshold if self.cancel_threshold else 0.0, self.prune)

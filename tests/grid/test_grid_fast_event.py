@@ -300,3 +300,26 @@ def test_grid_submit_many_and_cancel_many_equal_one_by_one():
         assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
                (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
         assert [list(getattr(c, "_fifo", ())) for c in a.clusters] == [list(getattr(c, "_fifo", ())) for c in b.clusters]
+
+
+def test_grid_algorithm2_refuses_clusters_without_a_resubmission_plan_and_keys_without_a_compiled_form(monkeypatch):
+    """Algorithm 2 runs on the planning snapshot only: a cluster that offers no resubmission plan is refused before
+    the run, and so is a registered heuristic without a compiled key (both one-line errors)."""
+    from heuristics.grid.selection import HEURISTICS, HeuristicSpec
+    from tests.sim.literal_cbf import LiteralCBF
+    from vcsched.errors import InvalidInputError
+
+    class Planless(LiteralCBF):
+        def resubmission_plan(self):
+            return None
+
+    jobs = _workload(3, n=20)
+    with pytest.raises(InvalidInputError, match="resubmission plan"):
+        simulate_grid([Planless("a", 16), Planless("b", 24), Planless("c", 40)], jobs,
+                      meta=Reallocation("cancel", "minmin"))
+    # a user heuristic, registered for this test only
+    monkeypatch.setitem(HEURISTICS._items, "lifo", HeuristicSpec("lifo", "Lifo", True,
+                                                                 lambda best, second, current, procs: -best))
+    with pytest.raises(InvalidInputError, match="no compiled key"):
+        Reallocation("cancel", "lifo")
+    assert Reallocation("no-cancel", "lifo").label == "Lifo"  # Algorithm 1 takes any key (numpy selection)
