@@ -51,22 +51,22 @@ def warm_up_cbf() -> tuple[float, float]:
     """Simulate three jobs with CBF: numba's import and the compilation (or the load from
     its on-disk cache) of :mod:`vcsched.sim.compiled` happen here, timed apart from the runs."""
     from vcsched.problems.workload import from_arrays
-    from vcsched.sim import JobTable, make_cluster, simulate
+    from vcsched.sim import JobTable, make_cluster, simulate_grid
 
     tiny = JobTable.from_workloads([from_arrays(np.array([0.0, 1.0, 2.0]), np.array([1.0, 5.0, 1.0]),
                                                 np.array([10.0, 5.0, 2.0]), np.array([4, 8, 8]))])
-    _, wall, cpu = _timed(lambda: simulate([make_cluster("warm", 8, policy="cbf")], tiny))
+    _, wall, cpu = _timed(lambda: simulate_grid([make_cluster("warm", 8, policy="cbf")], tiny))
     return wall, cpu
 
 
 def run_ours(workload, policies, procs, repeat: int = 3):
     """Simulate each policy ``repeat`` times and keep the fastest run (as ``timeit`` does)."""
-    from vcsched.sim import JobTable, make_cluster, simulate
+    from vcsched.sim import JobTable, make_cluster, simulate_grid
 
     jobs, t_table, _ = _timed(lambda: JobTable.from_workloads([workload]))
     rows, results = [], {}
     for pol in policies:
-        runs = [_timed(lambda: simulate([make_cluster("ctc", procs, policy=pol)], jobs))
+        runs = [_timed(lambda: simulate_grid([make_cluster("ctc", procs, policy=pol)], jobs))
                 for _ in range(max(repeat, 1))]
         res, wall, cpu = min(runs, key=lambda r: r[1])
         results[pol] = res

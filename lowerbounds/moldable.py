@@ -4,7 +4,7 @@
   approximation of Mounié, Rapine and Trystram (the paper's ref [7]) inside a
   binary search on the guess ``lambda``: a proven lower bound on ``C_max`` and
   an accepted guess (the "approximate C*_max" of §3.2). The heuristics start
-  from it (``heuristics.moldable``), as ARCHITECTURE allows for relaxations.
+  from it (``heuristics.moldable``), as ``docs/architecture.md`` allows for relaxations.
 * :func:`makespan_lower_bound` -- max of the area bound, the longest minimal
   task and the dual approximation's bound.
 * :func:`interval_bound` -- the interval formulation of §3.3 (LP relaxation or

@@ -217,12 +217,8 @@ def import_cycles(root: pathlib.Path) -> list[list[str]]:
     return sorted(out)
 
 
-KNOWN_CIRCLES: list[list[str]] = [["vcsched.sim.batch", "vcsched.sim.cbf", "vcsched.sim.easy"]]
-"""Circles being taken apart elsewhere (the batch-cluster rooms); remove an entry once it is gone."""
-
-
 def test_no_import_circle_inside_a_package():
-    assert [c for c in import_cycles(ROOT) if c not in KNOWN_CIRCLES] == []
+    assert import_cycles(ROOT) == []
 
 
 def test_an_injected_import_circle_is_reported(tmp_path):

@@ -52,8 +52,6 @@ __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "deviation_table", "QUIC
 QUICK_DAYS = 2.0
 PAPER_COLUMNS = ("jan", "feb", "mar", "apr", "may", "jun", "pwa-g5k")
 HEURISTICS = ("mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage")
-LABELS = {"mct": "Mct", "minmin": "MinMin", "maxmin": "MaxMin", "maxgain": "MaxGain", "maxrelgain": "MaxRelGain",
-          "sufferage": "Sufferage"}
 METRICS = {  # metric -> (paper table numbers without / with cancellation for hom, het; title)
     "impacted_pct": ((2, 3), (10, 11), "% of jobs whose completion time changed"),
     "reallocations": ((4, 5), (12, 13), "number of reallocations"),
@@ -116,7 +114,7 @@ def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
     """Fresh clusters of the cell's platform (CBF ones with the re-plan rule ``cbf_replan``), the cell's (shared,
     read-only) job table, one policy."""
     from vcsched.scenarios.grid import SCENARIOS, platform_clusters
-    from vcsched.sim import simulate
+    from vcsched.sim import simulate_grid
 
     clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
                                  batch=params["batch"])
@@ -124,7 +122,7 @@ def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
         if c.policy == "cbf":
             c.set_replan_rule(cbf_replan)
     t0 = time.perf_counter()
-    res = simulate(clusters, jobs, meta=policy)
+    res = simulate_grid(clusters, jobs, meta=policy)
     return res, time.perf_counter() - t0
 
 
@@ -184,6 +182,8 @@ def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous
     """Rows batch x heuristic, columns the scenarios (+ AVG, + the paper's AVG for the response time)."""
     import pandas as pd
 
+    from heuristics.grid.realloc import label
+
     sub = df[(df["algorithm"] == algorithm) & (df["heterogeneous"] == heterogeneous)]
     scen = [s for s in list(PAPER_COLUMNS) + ["pwa"] if s in set(sub["scenario"])]
     out = []
@@ -192,7 +192,7 @@ def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous
             r = sub[(sub["batch"] == batch) & (sub["heuristic"] == h)]
             if r.empty:
                 continue
-            row = {"batch": batch.upper(), "heuristic": LABELS[h] + ("-C" if algorithm == "cancel" else "")}
+            row = {"batch": batch.upper(), "heuristic": label(algorithm, h)}
             vals = []
             for s in scen:
                 v = r.loc[r["scenario"] == s, metric]

@@ -32,7 +32,7 @@ from heuristics.diet.sorting import READINGS, select_best_n, sort_key, sort_key_
 from heuristics.diet.window import GlobalTaskManager, WindowParams, window_time_after_idle, window_time_after_schedule
 from vcsched.errors import InvalidInputError
 from vcsched.registry import Registry
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 __all__ = [
     "APPROACHES", "REFINE", "DietApproach", "make_approach", "standard", "sed_queue", "task_scheduler",

@@ -47,7 +47,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from vcsched.registry import Registry
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 __all__ = ["REFINE", "min_queue_wait", "refine_first_free", "refine_last_free", "refine_minmin", "refine_sufferage",
            "refine_msf"]

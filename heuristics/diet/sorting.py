@@ -39,7 +39,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 __all__ = ["select_best_n", "sort_key", "sort_key_literal", "STAGES", "READINGS"]
 

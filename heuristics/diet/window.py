@@ -17,7 +17,7 @@ offered when the window was scheduled; 0 if no response carries one), see
 
 Defaults: ``minWinTime`` = 5 ms and ``taskLatency`` = 1 s are the paper's
 values; ``maxWinSize`` should equal the agents' ``maxResponses`` (§5.2), so it
-defaults to :class:`~vcsched.sim.diet.DietPlatform`'s ``n_best`` (8);
+defaults to :class:`~vcsched.problems.diet.DietPlatform`'s ``n_best`` (8);
 ``winAdaptFactor`` is not given by the paper: 0.5 is our assumption (release
 the next window when half of the smallest predicted wait has elapsed).
 """
@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 __all__ = ["WindowParams", "window_time_after_idle", "window_time_after_schedule", "GlobalTaskManager"]
 
@@ -68,7 +68,7 @@ def window_time_after_schedule(min_queue_wait: float, params: WindowParams) -> f
 
 @dataclasses.dataclass(frozen=True)
 class GlobalTaskManager:
-    """The MA-level policy of the Task Scheduler approach (implements :class:`vcsched.sim.diet.MasterPolicy`).
+    """The MA-level policy of the Task Scheduler approach (implements :class:`vcsched.sim.diet_policy.MasterPolicy`).
 
     ``refine_fn(responses, costs) -> (servers, minQueueWait)`` is Algorithm 3
     or a variant (:data:`heuristics.diet.refine.REFINE`).

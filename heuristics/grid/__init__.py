@@ -1,7 +1,7 @@
 """Grid meta-scheduling policies for the batch-cluster engine (:mod:`vcsched.sim.platform`).
 
 The engine never imports this package: a policy object is passed to
-:func:`vcsched.sim.simulate` (or :class:`vcsched.sim.Grid`) as ``meta``. This module holds
+:func:`vcsched.sim.simulate_grid` (or :class:`vcsched.sim.Grid`) as ``meta``. This module holds
 the mapping used at arrival (seed §2.1: "we consider that the meta-scheduler uses a MCT
 policy"); the reallocation algorithms 1 and 2 and the offline heuristics (MinMin,
 MaxMin, MaxGain, MaxRelGain, Sufferage, §2.2) are in :mod:`heuristics.grid.realloc` and
@@ -48,12 +48,3 @@ def make_meta(name: str):
     """An instance of the meta-scheduler registered as ``name`` (``mct``, ``origin``)."""
     return META_SCHEDULERS.get(name)()
 
-
-def __getattr__(name: str):
-    """Lazy re-exports of the reallocation algorithms (seed 000 §2.2, :mod:`heuristics.grid.realloc`)."""
-    exports = {"Reallocation", "make_realloc", "ALGORITHMS", "REALLOC_HEURISTICS"}
-    if name in exports:
-        from heuristics.grid import realloc
-
-        return realloc.HEURISTICS if name == "REALLOC_HEURISTICS" else getattr(realloc, name)
-    raise AttributeError(name)

@@ -19,8 +19,8 @@ from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written n
 
 _INF = np.inf
 
-MINMIN, MAXMIN, MAXGAIN, MAXRELGAIN, SUFFERAGE = 1, 2, 3, 4, 5
-MAXIMISE = {MINMIN: False, MAXMIN: True, MAXGAIN: True, MAXRELGAIN: True, SUFFERAGE: True}
+MCT, MINMIN, MAXMIN, MAXGAIN, MAXRELGAIN, SUFFERAGE = 0, 1, 2, 3, 4, 5
+"""Codes of the compiled keys, named in :data:`heuristics.grid.selection.HEURISTICS` (MCT: submission order)."""
 
 
 @njit(cache=True)

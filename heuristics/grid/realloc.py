@@ -58,25 +58,20 @@ Decisions where the paper is ambiguous (each one tested in ``tests/grid``)
 
 Complexity (§2.2.2)
 -------------------
-MCT is O(n) scalar ECT evaluations per event. The offline heuristics need, after each
-choice, the ECTs of the remaining jobs; only the columns of the clusters touched by the
-choice change, and each column is recomputed with one vectorised call
+Algorithm 1, MCT: O(n) scalar ECT evaluations per event. The offline heuristics need,
+after each choice, the ECTs of the remaining jobs; only the columns of the clusters
+touched by the choice change, and each column is recomputed with one vectorised call
 (:meth:`vcsched.sim.Cluster.ect_many`), so an event costs O(n) numpy calls of size O(n)
-each instead of O(n^2) scalar ECT queries. The engine keeps the estimate plan of FCFS and
-EASY clusters incrementally, so a resubmission (which appends to a queue) costs one job's
-planning, not a re-plan of the queue. The column's earliest slots
-(:meth:`vcsched.sim.Profile.earliest_many`) and the choice of the built-in heuristics
-(:mod:`heuristics.grid.fastselect`) are compiled loops, tested equal to the numpy
-versions: with thousands of waiting jobs an event makes thousands of such calls, and
-numpy's per-call overhead dominated them.
+each instead of O(n^2) scalar ECT queries; the choice of the built-in heuristics is
+compiled (:mod:`heuristics.grid.fastselect`, tested equal to numpy's).
 
-An event of Algorithm 2 on FCFS, EASY or CBF clusters with a built-in heuristic runs as one
-compiled loop on copies of the clusters' planning profiles
-(:mod:`heuristics.grid.fastevent`), which makes the same choices as the path above without
-a grid query per choice; MinMin and MaxMin on FCFS clusters choose among groups of
-comparable jobs instead of among all of them. The path above stays as the reference
-(``compiled_event=False``) and for clusters or heuristics without a compiled form; both
-are tested equal, ``jobs.csv`` byte for byte.
+Algorithm 2 runs an event as one compiled loop (:mod:`heuristics.grid.fastevent`) on a
+planning snapshot of the grid (:meth:`vcsched.sim.Grid.planning_snapshot`): the
+simulator answers the ECTs and takes the reservations with the clusters' own planning
+rules, the heuristic only chooses. Its heuristic needs a compiled key (every built-in
+one has). A plain oracle of the same event, one grid query and submission at a time, is
+kept in the tests (``tests/grid/realloc_oracle.py``); both give the same ``jobs.csv``
+byte for byte.
 """
 
 from __future__ import annotations
@@ -86,10 +81,11 @@ import time
 import numpy as np
 
 from heuristics.grid import fastevent, fastselect
-from heuristics.grid.selection import _BUILTIN_CODES, HEURISTICS, select_job
+from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
+from vcsched.sim import planning
 
-__all__ = ["HEURISTICS", "ALGORITHMS", "QUEUE_ORDERS", "CURRENT_ECTS", "Reallocation", "make_realloc", "select_job"]
+__all__ = ["HEURISTICS", "ALGORITHMS", "QUEUE_ORDERS", "CURRENT_ECTS", "Reallocation", "label", "select_job"]
 
 QUEUE_ORDERS = ("heuristic", "submission")
 """Algorithm 2's queue order after an event: the heuristic's resubmission order, or the original submission order."""
@@ -101,6 +97,13 @@ ALGORITHMS = ("none", "no-cancel", "cancel")
 """Reallocation algorithms: none (MCT mapping only), ``no-cancel`` (Algorithm 1), ``cancel`` (Algorithm 2)."""
 
 _INF = float("inf")
+
+
+def label(algorithm: str, heuristic: str) -> str:
+    """Short name of a policy as in the paper's tables: ``MinMin``, ``MinMin-C`` (Algorithm 2), ``none``."""
+    if algorithm == "none":
+        return "none"
+    return HEURISTICS.get(heuristic).label + ("-C" if algorithm == "cancel" else "")
 
 
 class Reallocation:
@@ -119,8 +122,10 @@ class Reallocation:
     first : float, optional
         Time of the first event; default one period after the first submission (§4.1).
     verify : bool, default False
-        Check, before every choice of an offline heuristic, that the incrementally updated
-        ECT matrix equals a fresh :meth:`vcsched.sim.Grid.ect_matrix` (slow; for tests).
+        Algorithm 1: check, before every choice of an offline heuristic, that the
+        incrementally updated ECT matrix equals a fresh :meth:`vcsched.sim.Grid.ect_matrix`;
+        Algorithm 2: check after every event that each resubmitted job's completion planned
+        on the snapshot is its ECT on its cluster (slow; for tests).
     cancel_threshold : bool, default False
         Algorithm 2 keeps a job on its previous cluster unless another one finishes it more
         than ``threshold`` earlier (the paper's Algorithm 2 has no threshold).
@@ -130,11 +135,16 @@ class Reallocation:
         in their original submission order.
     current_ect : {"resubmit", "planned"}, default "resubmit"
         Algorithm 2's ``current`` ECT for MaxGain and MaxRelGain (see the module notes).
-    compiled_event : bool, default True
-        Run an event of Algorithm 2 as one compiled loop (:mod:`heuristics.grid.fastevent`)
-        when every cluster offers :meth:`vcsched.sim.Cluster.resubmission_plan` (FCFS, EASY,
-        CBF) and the heuristic is built in; ``False`` (or ``verify``) runs the reference
-        path, one grid query at a time. Both give the same schedule (tested).
+    prune : bool, default True
+        Algorithm 2 skips the ECTs a resubmission cannot change (an exact shortcut,
+        :func:`vcsched.sim.planning.refresh_column`; ``False`` recomputes them, the same run).
+    grouped : bool, default True
+        MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs
+        (:func:`heuristics.grid.fastevent.plan_event_grouped`; ``False``: among every job, the same run).
+    bulk_submit : bool, default True
+        Algorithm 2 submits an event's jobs with one :meth:`vcsched.sim.Grid.submit_many`
+        (FCFS clusters adopt the planning snapshot's plan); ``False`` submits them one by
+        one (the same run).
 
     Attributes
     ----------
@@ -154,32 +164,28 @@ class Reallocation:
     Examples
     --------
     >>> from vcsched.problems.workload import from_arrays
-    >>> from vcsched.sim import JobTable, make_cluster, simulate
+    >>> from vcsched.sim import JobTable, make_cluster, simulate_grid
     >>> w = from_arrays([0, 0, 1], [7200, 7200, 60], [7200, 7200, 60], [2, 2, 1])
     >>> jobs = JobTable.from_workloads([w])
     >>> pol = Reallocation("cancel", "minmin")
-    >>> r = simulate([make_cluster("a", 2), make_cluster("b", 2)], jobs, meta=pol)
+    >>> r = simulate_grid([make_cluster("a", 2), make_cluster("b", 2)], jobs, meta=pol)
     >>> pol.reallocations
     0
     """
 
-    prune = True
-    """The compiled event skips the ECTs a resubmission cannot change (an exact shortcut, tested; :mod:`fastevent`)."""
-    grouped = True
-    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (exact, tested; :mod:`fastevent`)."""
-    bulk_submit = True
-    """The compiled event submits its jobs with one :meth:`vcsched.sim.Grid.submit_many`, FCFS clusters installing the
-    plan the loop computed instead of replaying it; ``False`` submits them one by one (the same run, tested)."""
-
     def __init__(self, algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
                  threshold: float = 60.0, first: float | None = None, verify: bool = False,
                  cancel_threshold: bool = False, queue_order: str = "heuristic",
-                 current_ect: str = "resubmit", compiled_event: bool = True) -> None:
+                 current_ect: str = "resubmit", prune: bool = True, grouped: bool = True,
+                 bulk_submit: bool = True) -> None:
         algorithm = str(algorithm).lower()
         if algorithm not in ALGORITHMS:
             raise InvalidInputError(f"unknown reallocation algorithm {algorithm!r}; choose one of: "
                                     f"{', '.join(ALGORITHMS)}")
-        HEURISTICS.get(heuristic)  # raises UnknownNameError with the valid names
+        spec = HEURISTICS.get(heuristic)  # raises UnknownNameError with the valid names
+        if algorithm == "cancel" and spec.code is None:
+            raise InvalidInputError(f"reallocation heuristic {heuristic!r} has no compiled key; Algorithm 2 "
+                                    f"(cancel) needs one")
         if not period > 0:
             raise InvalidInputError(f"reallocation period must be positive, got {period}")
         if not threshold >= 0:
@@ -198,18 +204,16 @@ class Reallocation:
             raise InvalidInputError(f"unknown current-ECT reading {current_ect!r}; choose one of: "
                                     f"{', '.join(CURRENT_ECTS)}")
         self.current_ect = current_ect
-        self.compiled_event = bool(compiled_event)
+        self.prune = bool(prune)
+        self.grouped = bool(grouped)
+        self.bulk_submit = bool(bulk_submit)
         self.name = self.label
         self._reset(0, 0)
 
     @property
     def label(self) -> str:
         """Short name as in the paper's tables: ``MinMin``, ``MinMin-C``, ``none``."""
-        if self.algorithm == "none":
-            return "none"
-        names = {"mct": "Mct", "minmin": "MinMin", "maxmin": "MaxMin", "maxgain": "MaxGain",
-                 "maxrelgain": "MaxRelGain", "sufferage": "Sufferage"}
-        return names[self.heuristic] + ("-C" if self.algorithm == "cancel" else "")
+        return label(self.algorithm, self.heuristic)
 
     def _reset(self, n_jobs: int, n_clusters: int) -> None:
         self.reallocations = 0
@@ -233,6 +237,9 @@ class Reallocation:
         self._reset(len(grid.jobs), len(grid.clusters))
         if self.algorithm == "none" or not len(grid.jobs):
             return
+        if self.algorithm == "cancel" and any(c.resubmission_plan() is None for c in grid.clusters):
+            raise InvalidInputError("Algorithm 2 (cancel) needs clusters that offer a resubmission plan "
+                                    "(FCFS, EASY, CBF)")
         first = self.first if self.first is not None else float(grid.jobs.submit.min()) + self.period
         grid.every(self.period, self.reallocate, first=max(first, grid.now))
 
@@ -366,118 +373,44 @@ class Reallocation:
     def _algorithm2(self, grid, waiting: list) -> None:
         """Algorithm 2: cancel every waiting job, resubmit them one by one (heuristic order and cluster)."""
         jobs = np.asarray(waiting, dtype=np.int64)
-        procs = np.asarray(grid.jobs.procs[jobs], dtype=np.float64)
         location = grid.location
         prev = np.array([location[j] for j in waiting], dtype=np.int64)
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
         grid.cancel_many(waiting)
-        if not (self.compiled_event and not self.verify and self._compiled_resubmission(grid, jobs, prev, planned)):
-            self._resubmit_reference(grid, jobs, procs, prev, planned)
+        self._resubmit(grid, jobs, prev, planned)
         if self.queue_order == "submission":
             self._requeue_in_submission_order(grid, jobs)
 
-    def _resubmit_reference(self, grid, jobs: np.ndarray, procs: np.ndarray, prev: np.ndarray,
-                            planned: np.ndarray | None) -> None:
-        """Algorithm 2's choices and resubmissions, one grid query and submission at a time (the reference path)."""
-        n = jobs.size
-        K = len(grid.clusters)
-        rows = np.arange(n)
-        alive = np.ones(n, dtype=bool)
-        mct = self.heuristic == "mct"
-        E = np.empty((n, K)) if mct else self._matrix(grid, jobs, procs)
-        dirty: set = set()
-        for step in range(n):
-            if mct:
-                i = step
-                self._row(grid, jobs, E, i, range(K))
-            else:
-                if dirty:
-                    live = np.flatnonzero(alive)
-                    for k in dirty:
-                        self._column(grid, k, jobs, procs, E, live)
-                    dirty.clear()
-                if self.verify:
-                    self._check(grid, jobs, E, alive)
-                current = planned if planned is not None else E[rows, prev]
-                i = select_job(self.heuristic, E, current, procs, alive)
-            alive[i] = False
-            row = E[i]
-            p = int(prev[i])
-            b = int(np.argmin(row))
-            if row[p] <= row[b] + (self.threshold if self.cancel_threshold else 0.0):
-                b = p
-            j = int(jobs[i])
-            grid.submit(j, b)
-            if b != p:
-                self._move(j, p, b)
-            dirty.add(b)
-
-    def _compiled_resubmission(self, grid, jobs: np.ndarray, prev: np.ndarray, planned: np.ndarray | None) -> bool:
-        """Algorithm 2's choices in one compiled loop (:func:`heuristics.grid.fastevent.plan_event`), then the
-        resubmissions in the chosen order; False (nothing done) when a cluster or the heuristic has no compiled form.
-
-        The clusters' :meth:`~vcsched.sim.Cluster.resubmission_plan` are copied into 2-D arrays, the loop
-        replays on them the reservations that the grid's submissions then make on the clusters themselves.
-        """
-        code = fastevent.MCT if self.heuristic == "mct" else _BUILTIN_CODES.get(HEURISTICS.get(self.heuristic))
-        if code is None:
-            return False
-        plans = []
-        for c in grid.clusters:
-            plan = c.resubmission_plan()
-            if plan is None:
-                return False
-            plans.append(plan)
-        n, K = jobs.size, len(plans)
-        room = max(prof.t.size for prof, _, _ in plans) + 2 * n + 2
-        T = np.empty((K, room))
-        F = np.zeros((K, room), dtype=np.int64)
-        rows = np.empty(K, dtype=np.int64)
-        D = np.empty((n, K))
-        for k, (prof, _, _) in enumerate(plans):
-            rows[k] = prof.t.size
-            T[k, :rows[k]] = prof.t
-            F[k, :rows[k]] = prof.f
-            D[:, k] = grid.clusters[k].planned_durations(jobs)
-        total = np.array([c.procs for c in grid.clusters], dtype=np.int64)
-        lower = np.array([lo for _, lo, _ in plans], dtype=np.float64)
-        advances = np.array([adv for _, _, adv in plans], dtype=np.bool_)
-        widths = np.asarray(grid.jobs.procs[jobs], dtype=np.int64)
-        order = np.empty(n, dtype=np.int64)
-        dest = np.empty(n, dtype=np.int64)
-        start = np.empty(n)
-        maximise = bool(HEURISTICS.get(self.heuristic).maximise)
-        threshold = self.threshold if self.cancel_threshold else 0.0
+    def _resubmit(self, grid, jobs: np.ndarray, prev: np.ndarray, planned: np.ndarray | None) -> None:
+        """Algorithm 2's choices on a planning snapshot of the grid (one compiled loop,
+        :mod:`heuristics.grid.fastevent`), then the resubmissions in the chosen order."""
+        snap = grid.planning_snapshot(jobs)  # not None: checked in start()
+        spec = HEURISTICS.get(self.heuristic)
+        choice = fastevent.Choice(spec.code, spec.maximise, prev, planned if planned is not None else np.zeros(jobs.size),
+                                  planned is not None, self.threshold if self.cancel_threshold else 0.0, self.prune)
         groups = None
-        if self.grouped and code in (fastselect.MINMIN, fastselect.MAXMIN) and advances.all() \
-                and fastevent.monotone_after_lower(T, F, rows, lower):
-            groups = _comparable_groups(widths, np.asarray(grid.jobs.origin[jobs]),
-                                        np.asarray(grid.jobs.requested_time[jobs]) == 0, D, maximise)
+        if self.grouped and spec.code in (fastselect.MINMIN, fastselect.MAXMIN) and snap.state.advances.all() \
+                and planning.monotone_after_lower(snap.state):
+            groups = _comparable_groups(snap.state.widths, np.asarray(grid.jobs.origin[jobs]),
+                                        np.asarray(grid.jobs.requested_time[jobs]) == 0, snap.state.D, spec.maximise)
         if groups is not None:
-            uw, rw, gorder, gstart, gend, blockend = groups
-            fastevent.plan_event_grouped(maximise, T, F, rows, total, lower, uw, rw, D, prev, threshold,
-                                         float(grid.now), gorder, gstart, gend, blockend, order, dest, start)
+            fastevent.plan_event_grouped(snap.state, choice, fastevent.Groups(*groups))
         else:
-            fastevent.plan_event(code, maximise, T, F, rows, total, lower, advances, widths, D, prev,
-                                 planned if planned is not None else np.zeros(n), planned is not None, threshold,
-                                 float(grid.now), self.prune, order, dest, start)
-        self._submit_planned(grid, jobs[order], dest, start, prev[order], T, F, rows)
-        return True
-
-    def _submit_planned(self, grid, jobs: np.ndarray, dest: np.ndarray, start: np.ndarray, prev: np.ndarray,
-                        T: np.ndarray, F: np.ndarray, rows: np.ndarray) -> None:
-        """Submit ``jobs`` (in this order) to ``dest`` with one :meth:`~vcsched.sim.Grid.submit_many`, handing each
-        cluster its planning profile after the event (``T[k, :rows[k]]``, ``F[k, :rows[k]]``) and its jobs'
-        reservations, and count the moves."""
-        plans = {}
-        for k in np.unique(dest).tolist():
-            mine = dest == k
-            plans[k] = (T[k, :rows[k]], F[k, :rows[k]], start[mine].tolist())
+            fastevent.plan_event(snap.state, choice)
+        rows, dest, starts = snap.reserved()
         if self.bulk_submit:
-            grid.submit_many(jobs.tolist(), dest.tolist(), plans)
+            grid.submit_many(jobs[rows].tolist(), dest.tolist())
         else:
-            for j, b in zip(jobs.tolist(), dest.tolist()):
+            for j, b in zip(jobs[rows].tolist(), dest.tolist()):
                 grid.submit(j, b)
+        self._count_moves(jobs[rows], prev[rows], dest)
+        if self.verify:
+            ours = snap.state.D[rows, dest] + starts
+            theirs = np.array([grid.ect(int(j), int(k)) for j, k in zip(jobs[rows], dest)])
+            if not np.array_equal(ours, theirs):
+                raise AssertionError(f"planning snapshot and clusters disagree at t={grid.now}")
+
+    def _count_moves(self, jobs: np.ndarray, prev: np.ndarray, dest: np.ndarray) -> None:
         moved = np.flatnonzero(dest != prev)
         if moved.size:
             self.reallocations += moved.size
@@ -537,13 +470,3 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     gend = np.append(gstart[1:], n)
     return (uw.astype(np.int64), rw.astype(np.int64), gorder.astype(np.int64), gstart.astype(np.int64),
             gend.astype(np.int64), blockend.astype(np.int64))
-
-
-def make_realloc(algorithm: str = "no-cancel", heuristic: str = "mct", *, period: float = 3600.0,
-                 threshold: float = 60.0, first: float | None = None, cancel_threshold: bool = False,
-                 queue_order: str = "heuristic", current_ect: str = "resubmit",
-                 compiled_event: bool = True) -> Reallocation:
-    """A :class:`Reallocation` policy (see its docstring); ``algorithm`` in :data:`ALGORITHMS`."""
-    return Reallocation(algorithm, heuristic, period=period, threshold=threshold, first=first,
-                        cancel_threshold=cancel_threshold, queue_order=queue_order, current_ect=current_ect,
-                        compiled_event=compiled_event)

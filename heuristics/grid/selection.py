@@ -1,15 +1,22 @@
-"""Job selection of the reallocation heuristics (seed 000 §2.2.2).
+"""The reallocation heuristics of seed 000 §2.2.2: one table of specifications, and the job selection.
 
-Each heuristic is a key ``key(best, second, current, procs)`` over the jobs' smallest and
-second smallest ECT, their current ECT and their width, minimised or maximised
-(:data:`HEURISTICS`, a registry: users may register their own). :func:`select_job` picks
-one job; the five built-in offline keys go through the compiled pass of
-:mod:`heuristics.grid.fastselect`, any other key through :func:`_select_numpy`, which is
-also the reference the compiled pass is tested against.
+Each heuristic is a :class:`HeuristicSpec`: its name, its label in the paper's tables,
+whether it takes the largest or the smallest key, its key ``key(best, second, current,
+procs)`` over the jobs' smallest and second smallest ECT, their current ECT and their
+width, and the code of the same key in the compiled selection of
+:mod:`heuristics.grid.fastselect` (``None``: numpy only). :data:`HEURISTICS` is the
+registry of these specifications (users may register their own with
+:func:`register_heuristic`); every other module (the selection here, the compiled event,
+the labels of the policy and of the benchmark tables) reads them from it.
+
+:func:`select_job` picks one job: a spec with a code goes through the compiled pass of
+:mod:`heuristics.grid.fastselect`, any other through :func:`_select_numpy`, which is also
+the reference the compiled pass is tested against.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -17,56 +24,80 @@ import numpy as np
 from heuristics.grid import fastselect
 from vcsched.registry import Registry
 
-__all__ = ["HEURISTICS", "select_job"]
-
-HEURISTICS: Registry = Registry("reallocation heuristic")
-"""Job-selection rules of §2.2.2: ``key(best, second, current, procs) -> (score, maximise)``."""
+__all__ = ["HeuristicSpec", "HEURISTICS", "register_heuristic", "select_job"]
 
 _INF = float("inf")
 
 
-def _register(name: str, maximise: bool) -> Callable:
-    def deco(fn):
-        fn.maximise = maximise
-        return HEURISTICS.register(name)(fn)
-    return deco
+@dataclasses.dataclass(frozen=True)
+class HeuristicSpec:
+    """One reallocation heuristic (§2.2.2).
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``minmin``).
+    label : str
+        Name in the paper's tables (``MinMin``; Algorithm 2 appends ``-C``).
+    maximise : bool
+        Whether the job with the largest key is chosen (else the smallest).
+    key : callable
+        ``key(best, second, current, procs) -> ndarray`` over numpy arrays.
+    code : int or None
+        The key's code in :mod:`heuristics.grid.fastselect` (``fastselect.MCT``: submission
+        order), or None when the key has no compiled form.
+    """
+
+    name: str
+    label: str
+    maximise: bool
+    key: Callable
+    code: int | None = None
 
 
-@_register("mct", False)
-def _mct_key(best, second, current, procs):
-    """MCT: submission order (the rows are in submission order; every score is 0, ties go first)."""
-    return np.zeros_like(best)
+HEURISTICS: Registry = Registry("reallocation heuristic")
+"""Specifications of the reallocation heuristics, by name (:class:`HeuristicSpec`)."""
 
 
-@_register("minmin", False)
-def _minmin_key(best, second, current, procs):
-    """MinMin: the job with the smallest minimum ECT."""
+def register_heuristic(spec: HeuristicSpec) -> HeuristicSpec:
+    """Add ``spec`` to :data:`HEURISTICS` under ``spec.name``."""
+    return HEURISTICS.register(spec.name)(spec)
+
+
+def _best(best, second, current, procs):
     return best
 
 
-@_register("maxmin", True)
-def _maxmin_key(best, second, current, procs):
-    """MaxMin: the job with the largest minimum ECT."""
-    return best
-
-
-@_register("maxgain", True)
-def _maxgain_key(best, second, current, procs):
-    """MaxGain: the job with the largest gain ``current ECT - new ECT``."""
+def _gain(best, second, current, procs):
     return current - best
 
 
-@_register("maxrelgain", True)
-def _maxrelgain_key(best, second, current, procs):
-    """MaxRelGain: the gain divided by the job's number of processors."""
+def _relative_gain(best, second, current, procs):
     return (current - best) / procs
 
 
-@_register("sufferage", True)
-def _sufferage_key(best, second, current, procs):
-    """Sufferage: difference between the two best ECTs (infinite when the job fits one cluster only)."""
+def _sufferage(best, second, current, procs):
     with np.errstate(invalid="ignore"):
         return np.where(np.isinf(second), _INF, second - best)
+
+
+def _submission_order(best, second, current, procs):
+    return np.zeros_like(best)
+
+
+for _spec in (
+    # MCT: submission order (the rows are in submission order; every score is 0, ties go first)
+    HeuristicSpec("mct", "Mct", False, _submission_order, fastselect.MCT),
+    # MinMin: the job with the smallest minimum ECT; MaxMin: the largest
+    HeuristicSpec("minmin", "MinMin", False, _best, fastselect.MINMIN),
+    HeuristicSpec("maxmin", "MaxMin", True, _best, fastselect.MAXMIN),
+    # MaxGain: the largest gain ``current ECT - new ECT``; MaxRelGain: the gain per processor
+    HeuristicSpec("maxgain", "MaxGain", True, _gain, fastselect.MAXGAIN),
+    HeuristicSpec("maxrelgain", "MaxRelGain", True, _relative_gain, fastselect.MAXRELGAIN),
+    # Sufferage: difference between the two best ECTs (infinite when the job fits one cluster only)
+    HeuristicSpec("sufferage", "Sufferage", True, _sufferage, fastselect.SUFFERAGE),
+):
+    register_heuristic(_spec)
 
 
 def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.ndarray,
@@ -76,7 +107,7 @@ def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.n
     Parameters
     ----------
     heuristic : str
-        ``mct``, ``minmin``, ``maxmin``, ``maxgain``, ``maxrelgain`` or ``sufferage``.
+        A name of :data:`HEURISTICS`: ``mct``, ``minmin``, ``maxmin``, ``maxgain``, ``maxrelgain``, ``sufferage``.
     ect : ndarray, shape (n, K)
         ECT of each job (row, in submission order) on each cluster (``inf``: does not fit).
     current : ndarray, shape (n,)
@@ -97,34 +128,29 @@ def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.n
     >>> select_job("minmin", E, E[:, 0], np.array([1, 1])), select_job("maxgain", E, E[:, 0], np.array([1, 1]))
     (1, 0)
     """
-    key_fn = HEURISTICS.get(heuristic)
+    spec = HEURISTICS.get(heuristic)
     n, K = ect.shape
     if alive is None:
         alive = np.ones(n, dtype=bool)
-    if key_fn is _mct_key:
+    if spec.code == fastselect.MCT:
         return int(np.argmax(alive))
-    code = _BUILTIN_CODES.get(key_fn)
-    if code is not None and n:
-        return int(fastselect.select_builtin(code, key_fn.maximise, np.ascontiguousarray(ect, dtype=np.float64),
+    if spec.code is not None and n:
+        return int(fastselect.select_builtin(spec.code, spec.maximise, np.ascontiguousarray(ect, dtype=np.float64),
                                              np.ascontiguousarray(current, dtype=np.float64),
                                              np.ascontiguousarray(procs, dtype=np.float64), alive))
-    return _select_numpy(key_fn, ect, current, procs, alive)
+    return _select_numpy(spec, ect, current, procs, alive)
 
 
-def _select_numpy(key_fn, ect: np.ndarray, current: np.ndarray, procs: np.ndarray, alive: np.ndarray) -> int:
-    """:func:`select_job` with numpy for any registered key function (the reference of the compiled path)."""
+def _select_numpy(spec: HeuristicSpec, ect: np.ndarray, current: np.ndarray, procs: np.ndarray,
+                  alive: np.ndarray) -> int:
+    """:func:`select_job` with numpy for any specification (the reference of the compiled path)."""
     n, K = ect.shape
     if K >= 2:
         two = np.partition(ect, 1, axis=1)
         best, second = two[:, 0], two[:, 1]
     else:
         best, second = ect[:, 0], np.full(n, _INF)
-    key = np.asarray(key_fn(best, second, current, procs), dtype=np.float64)
-    if key_fn.maximise:
+    key = np.asarray(spec.key(best, second, current, procs), dtype=np.float64)
+    if spec.maximise:
         return int(np.argmax(np.where(alive, key, -_INF)))
     return int(np.argmin(np.where(alive, key, _INF)))
-
-
-_BUILTIN_CODES = {_minmin_key: fastselect.MINMIN, _maxmin_key: fastselect.MAXMIN, _maxgain_key: fastselect.MAXGAIN,
-                  _maxrelgain_key: fastselect.MAXRELGAIN, _sufferage_key: fastselect.SUFFERAGE}
-"""Key functions with a compiled selection (:mod:`heuristics.grid.fastselect`); others go through numpy."""

@@ -8,7 +8,7 @@ import pytest
 from heuristics.diet import WindowParams, make_approach, refine_first_free, refine_last_free
 from vcsched.cli import main
 from vcsched.scenarios.diet import add_seds, simulate_scenario
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 
 def resp(name, wait=0.0):

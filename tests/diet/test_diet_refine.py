@@ -5,7 +5,7 @@ import pytest
 
 from heuristics.diet import REFINE, make_approach, refine_first_free, refine_minmin, refine_msf, refine_sufferage
 from vcsched.scenarios.diet import bursty, simulate_scenario
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 
 def resp(name, exec_time=10.0, jobs=0, wait=0.0, slots=2):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from heuristics.diet import select_best_n, sort_key
-from vcsched.sim.diet import Response
+from vcsched.sim.diet_policy import Response
 
 
 def names(rs):

@@ -13,7 +13,7 @@ def test_grid_cause_cell_runs_the_full_replan_on_every_simulation():
     """The ``cbf-replan-full`` cause cell equals runs built by hand with every CBF cluster on the full rule."""
     from heuristics.grid.realloc import Reallocation
     from vcsched.scenarios.grid import SCENARIOS, build_scenario, platform_clusters
-    from vcsched.sim import simulate
+    from vcsched.sim import simulate_grid
 
     params = {"scenario": "apr", "heterogeneous": False, "batch": "cbf", "days": 1.0, "workload_seed": 0,
               "cause": "cbf-replan-full"}
@@ -24,7 +24,7 @@ def test_grid_cause_cell_runs_the_full_replan_on_every_simulation():
         clusters = platform_clusters(SCENARIOS["apr"].platform, batch="cbf")
         for c in clusters:
             c.set_replan_rule(rule)
-        return simulate(clusters, jobs, meta=policy)
+        return simulate_grid(clusters, jobs, meta=policy)
 
     full = run(Reallocation("none"), "full")
     earliest = run(Reallocation("none"), "earliest")

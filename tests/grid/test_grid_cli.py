@@ -1,4 +1,4 @@
-"""`vcsched grid simulate` options and outputs under bad use (issue 19): output paths checked before the run,
+"""`vcsched grid simulate` options and outputs under bad use: output paths checked before the run,
 no overwritten input, bounded reallocation period, --gantt through evalys, --jobs-layout, no RuntimeWarning."""
 
 from __future__ import annotations

@@ -32,16 +32,16 @@ def test_grid_experiment_cause_cell_applies_its_variant():
     """A cause cell runs its variant: the same numbers as the policy built by hand."""
     from heuristics.grid.realloc import Reallocation
     from vcsched.scenarios.grid import build_scenario, compare_to_reference
-    from vcsched.sim import simulate
+    from vcsched.sim import simulate_grid
 
     params = {"scenario": "apr", "heterogeneous": False, "batch": "fcfs", "days": 0.5, "workload_seed": 0,
               "cause": "load-0.3"}
     rows = {r["label"]: r for r in gr.run_cell(params, seed=0)}
     clusters, jobs = build_scenario("apr", days=0.5, max_load=0.3)
-    ref = simulate(clusters, jobs, meta=Reallocation("none"))
+    ref = simulate_grid(clusters, jobs, meta=Reallocation("none"))
     clusters, _ = build_scenario("apr", days=0.5, max_load=0.3)
     pol = Reallocation("cancel", "minmin")
-    m = compare_to_reference(simulate(clusters, jobs, meta=pol), ref, reallocations=pol.reallocations)
+    m = compare_to_reference(simulate_grid(clusters, jobs, meta=pol), ref, reallocations=pol.reallocations)
     assert rows["MinMin-C"]["reallocations"] == m["reallocations"]
     assert rows["MinMin-C"]["relative_response"] == m["relative_response"]
     assert rows["MinMin-C"]["jobs_moved_pct"] == 100.0 * int((pol.job_moves > 0).sum()) / len(jobs)
@@ -113,14 +113,14 @@ def test_grid_six_month_platform2_cbf_minmin_c_under_two_minutes():
     from heuristics.grid.realloc import Reallocation
     from tests.conftest import require_trace
     from vcsched.scenarios.grid import build_scenario
-    from vcsched.sim import simulate
+    from vcsched.sim import simulate_grid
 
     require_trace("CTC-SP2-1996-3.1-cln.swf.gz")
     require_trace("SDSC-SP2-1998-4.2-cln.swf.gz")
     t0 = time.perf_counter()
     clusters, jobs = build_scenario("pwa-g5k", batch="cbf")
     pol = Reallocation("cancel", "minmin")
-    res = simulate(clusters, jobs, meta=pol)
+    res = simulate_grid(clusters, jobs, meta=pol)
     assert not pd.isna(res.finish).any() and pol.reallocations > 0
     assert time.perf_counter() - t0 <= 120.0
 

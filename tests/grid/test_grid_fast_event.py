@@ -1,7 +1,7 @@
-"""The compiled event of Algorithm 2 (:mod:`heuristics.grid.fastevent`) against the reference path.
+"""The compiled event of Algorithm 2 (:mod:`heuristics.grid.fastevent`) against the oracle.
 
-The reference is :meth:`Reallocation._resubmit_reference` (one grid query and submission
-at a time, ``compiled_event=False``). Both must give the same run: the same starts,
+The oracle is :class:`tests.grid.realloc_oracle.OracleReallocation` (one grid query and
+submission at a time). Both must give the same run: the same starts,
 finishes, clusters, resubmissions, submission order and move counters, and the same
 ``jobs.csv`` byte for byte, on random small workloads (FCFS, EASY, CBF; homogeneous and
 heterogeneous; every heuristic; every reading of Algorithm 2) and on short windows of
@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from heuristics.grid.realloc import Reallocation
+from tests.grid.realloc_oracle import OracleReallocation
 from tests.grid.test_grid_realloc import ALL_HEURISTICS, check_run
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.output import write_jobs
 
 
@@ -41,9 +42,9 @@ def _clusters(batch: str, heterogeneous: bool, procs=(16, 24, 40)):
 
 
 def _run(batch, heterogeneous, jobs, compiled, **kw):
-    """One Algorithm-2 run with the compiled event or the reference path, checked by ``check_run``."""
-    pol = Reallocation("cancel", compiled_event=compiled, **kw)
-    res = simulate(_clusters(batch, heterogeneous), jobs, meta=pol, record=True)
+    """One Algorithm-2 run with the compiled event or the oracle, checked by ``check_run``."""
+    pol = (Reallocation if compiled else OracleReallocation)("cancel", **kw)
+    res = simulate_grid(_clusters(batch, heterogeneous), jobs, meta=pol, record=True)
     check_run(res, pol)
     return res, pol
 
@@ -85,14 +86,13 @@ def test_grid_compiled_event_equals_reference_every_reading(batch, reading, heur
 
 
 @pytest.mark.parametrize("heuristic", ["minmin", "maxmin", "sufferage"])
-def test_grid_compiled_event_shortcut_equals_plain_recompute(heuristic, monkeypatch):
-    """The exact shortcut of :func:`fastevent._column` (``prune``) against recomputing every alive row."""
+def test_grid_compiled_event_shortcut_equals_plain_recompute(heuristic):
+    """The exact shortcut of :func:`vcsched.sim.planning.refresh_column` (``prune``) against recomputing every
+    alive row."""
     for batch in ("fcfs", "cbf"):
         jobs = _workload(11)
         pruned = _run(batch, True, jobs, True, heuristic=heuristic)
-        monkeypatch.setattr(Reallocation, "prune", False)
-        _same(pruned, _run(batch, True, jobs, True, heuristic=heuristic))
-        monkeypatch.setattr(Reallocation, "prune", True)
+        _same(pruned, _run(batch, True, jobs, True, heuristic=heuristic, prune=False))
 
 
 @pytest.mark.parametrize("heterogeneous", [False, True])
@@ -107,9 +107,7 @@ def test_grid_grouped_minmin_maxmin_on_fcfs_equal_the_row_by_row_event(heterogen
     for seed, h in enumerate(("minmin", "maxmin", "maxmin")):
         jobs = _workload(20 + seed)
         fast = _run("fcfs", heterogeneous, jobs, True, heuristic=h)
-        monkeypatch.setattr(Reallocation, "grouped", False)
-        _same(fast, _run("fcfs", heterogeneous, jobs, True, heuristic=h))
-        monkeypatch.setattr(Reallocation, "grouped", True)
+        _same(fast, _run("fcfs", heterogeneous, jobs, True, heuristic=h, grouped=False))
         _same(fast, _run("fcfs", heterogeneous, jobs, False, heuristic=h))
     assert len(calls) > 20
 
@@ -117,7 +115,6 @@ def test_grid_grouped_minmin_maxmin_on_fcfs_equal_the_row_by_row_event(heterogen
 def test_grid_grouped_event_breaks_rounding_ties_by_row():
     """Two groups whose best keys are equal: the first row wins, as in ``select_builtin``; a group whose
     rows are not ordered on every column is refused (the row-by-row event is used)."""
-    from heuristics.grid import fastevent
     from heuristics.grid.realloc import _comparable_groups
 
     T = np.zeros((2, 10))  # room for two breakpoints per reservation
@@ -130,15 +127,8 @@ def test_grid_grouped_event_breaks_rounding_ties_by_row():
     widths = np.array([2, 1, 1])
     D = np.array([[50.0, 100.0], [50.0, 100.0], [10.0, 20.0]])  # row 0 (width 2) and row 1 (width 1) tie at 150
     groups = _comparable_groups(widths, np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), D, True)
-    uw, rw, gorder, gstart, gend, blockend = groups
-    order, dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
-    fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D,
-                                 np.zeros(3, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend, order, dest,
-                                 np.empty(3))
-    ref_order, ref_dest = np.empty(3, dtype=np.int64), np.empty(3, dtype=np.int64)
-    fastevent.plan_event(fastevent_code("maxmin"), True, T.copy(), F.copy(), rows.copy(), total, lower.copy(),
-                         np.ones(2, dtype=bool), widths, D, np.zeros(3, dtype=np.int64), np.zeros(3), False, 0.0, 0.0,
-                         True, ref_order, ref_dest, np.empty(3))
+    order, dest = _grouped(T, F, rows, total, lower, widths, D, groups)
+    ref_order, ref_dest = _row_by_row(T, F, rows, total, lower, widths, D)
     assert order.tolist() == ref_order.tolist() and dest.tolist() == ref_dest.tolist()
     assert order[0] == 0  # 150 on either cluster for rows 0 and 1: the first row
     # one group (width 1): row 1 has the larger durations, so it heads the group, but row 0's key is equal
@@ -146,34 +136,58 @@ def test_grid_grouped_event_breaks_rounding_ties_by_row():
     T[1, :2] = [0.0, 100.0]
     D1 = np.array([[50.0, 90.0], [50.0, 100.0]])
     w1 = np.array([1, 1])
-    uw, rw, gorder, gstart, gend, blockend = _comparable_groups(w1, np.zeros(2, dtype=np.int64),
-                                                                np.zeros(2, dtype=bool), D1, True)
+    groups = _comparable_groups(w1, np.zeros(2, dtype=np.int64), np.zeros(2, dtype=bool), D1, True)
+    uw, rw, gorder, gstart, gend, blockend = groups
     assert gorder.tolist() == [1, 0] and gstart.tolist() == [0]
-    fastevent.plan_event_grouped(True, T.copy(), F.copy(), rows.copy(), total, lower.copy(), uw, rw, D1,
-                                 np.zeros(2, dtype=np.int64), 0.0, 0.0, gorder, gstart, gend, blockend,
-                                 order[:2], dest[:2], np.empty(2))
-    assert order[:2].tolist() == [0, 1]
+    order, dest = _grouped(T, F, rows, total, lower, w1, D1, groups)
+    assert order.tolist() == [0, 1]
     crossed = np.array([[50.0, 100.0], [60.0, 90.0], [10.0, 20.0]])  # rows 0 and 1 not ordered on both columns
     assert _comparable_groups(np.array([1, 1, 2]), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=bool), crossed,
                               True) is None
 
 
-def fastevent_code(name):
-    from heuristics.grid.realloc import _BUILTIN_CODES, HEURISTICS
+def _maxmin_state(T, F, rows, total, lower, widths, D):
+    """A planning state on copies of the profiles and MaxMin's choice rule (previous cluster 0, no threshold)."""
+    from heuristics.grid import fastevent
+    from heuristics.grid.selection import HEURISTICS
+    from vcsched.sim.planning import make_state
 
-    return _BUILTIN_CODES[HEURISTICS.get(name)]
+    n, K = D.shape
+    st = make_state(T.copy(), F.copy(), rows.copy(), total, lower.copy(), np.ones(K, dtype=bool), widths, D, 0.0)
+    choice = fastevent.Choice(HEURISTICS.get("maxmin").code, True, np.zeros(n, dtype=np.int64), np.zeros(n), False,
+                              0.0, True)
+    return st, choice
 
 
-def test_grid_compiled_event_falls_back_for_other_clusters_and_user_heuristics():
-    """A cluster without a resubmission plan (the literal CBF reference) runs the reference path, same result."""
+def _grouped(T, F, rows, total, lower, widths, D, groups):
+    """Order and clusters of :func:`fastevent.plan_event_grouped` (MaxMin) on copies of the profiles."""
+    from heuristics.grid import fastevent
+
+    st, choice = _maxmin_state(T, F, rows, total, lower, widths, D)
+    fastevent.plan_event_grouped(st, choice, fastevent.Groups(*groups))
+    return st.log_row[:st.count[0]].copy(), st.log_cluster[:st.count[0]].copy()
+
+
+def _row_by_row(T, F, rows, total, lower, widths, D):
+    """Order and clusters of :func:`fastevent.plan_event` (MaxMin) on copies of the profiles."""
+    from heuristics.grid import fastevent
+
+    st, choice = _maxmin_state(T, F, rows, total, lower, widths, D)
+    fastevent.plan_event(st, choice)
+    return st.log_row[:st.count[0]].copy(), st.log_cluster[:st.count[0]].copy()
+
+
+def test_grid_compiled_event_on_the_literal_cbf_reference():
+    """On the literal CBF reference clusters (their own profile code), the compiled event and the oracle give the
+    same run."""
     from tests.sim.literal_cbf import LiteralCBF
 
     jobs = _workload(3, n=60)
     runs = []
     for compiled in (True, False):
-        pol = Reallocation("cancel", "minmin", compiled_event=compiled)
+        pol = (Reallocation if compiled else OracleReallocation)("cancel", "minmin")
         clusters = [LiteralCBF("a", 16), LiteralCBF("b", 24), LiteralCBF("c", 40)]
-        res = simulate(clusters, jobs, meta=pol, record=True)
+        res = simulate_grid(clusters, jobs, meta=pol, record=True)
         runs.append((res, pol))
     _same(*runs)
     assert runs[0][1].reallocations > 0
@@ -200,9 +214,9 @@ def test_grid_compiled_event_same_jobs_csv_on_scenario_windows(scenario, batch, 
     _, jobs = build_scenario(scenario, heterogeneous=heterogeneous, batch=batch, days=0.75, seed=0)
     out = []
     for compiled in (True, False):
-        pol = Reallocation("cancel", heuristic, compiled_event=compiled)
+        pol = (Reallocation if compiled else OracleReallocation)("cancel", heuristic)
         clusters = platform_clusters(SCENARIOS[scenario].platform, heterogeneous=heterogeneous, batch=batch)
-        res = simulate(clusters, jobs, meta=pol)
+        res = simulate_grid(clusters, jobs, meta=pol)
         out.append((_csv(res), pol.reallocations))
     assert out[0] == out[1]
     assert out[0][1] > 0
@@ -212,8 +226,8 @@ def _plan_state(grid) -> list:
     """Every cluster's queue and FCFS estimate plan (profile, planned starts, lower bound, earliest planned start)."""
     out = []
     for c in grid.clusters:
-        plan = c._plan
-        state = (list(c.waiting_jobs.items()), c._tickets, c._pass_pending)
+        plan = getattr(c, "_plan", None)  # FCFS and EASY (vcsched.sim.queued); CBF has none
+        state = (list(c.waiting_jobs.items()), getattr(c, "_tickets", None), c._pass_pending)
         if plan is not None:
             state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(plan.starts.items()), plan.lower,
                       min(plan.heap) if plan.heap else None)
@@ -223,15 +237,15 @@ def _plan_state(grid) -> list:
 
 @pytest.mark.parametrize("batch", ["fcfs", "cbf", "easy"])
 @pytest.mark.parametrize("heuristic", ["mct", "maxmin", "minmin", "sufferage"])
-def test_grid_bulk_submission_equals_one_by_one(batch, heuristic, monkeypatch):
+def test_grid_bulk_submission_equals_one_by_one(batch, heuristic):
     """Without an event log, the compiled event submits with one ``Grid.submit_many`` (FCFS clusters install the
     computed plan): the same run as one ``Grid.submit`` per job, with after every event the same queues and
     estimate plans, and the same run as the reference path (whose queries rebuild plans at other times)."""
     jobs = _workload(31, n=140)
     runs = []
     for bulk, compiled in ((True, True), (False, True), (False, False)):
-        monkeypatch.setattr(Reallocation, "bulk_submit", bulk)
-        pol = Reallocation("cancel", heuristic, compiled_event=compiled)
+        pol = (Reallocation(bulk_submit=bulk, algorithm="cancel", heuristic=heuristic) if compiled
+               else OracleReallocation("cancel", heuristic))
         states = []
         event = pol.reallocate
 
@@ -240,7 +254,7 @@ def test_grid_bulk_submission_equals_one_by_one(batch, heuristic, monkeypatch):
             states.append(_plan_state(grid))
 
         pol.reallocate = spy
-        res = simulate(_clusters(batch, True), jobs, meta=pol)
+        res = simulate_grid(_clusters(batch, True), jobs, meta=pol)
         assert np.isfinite(res.finish).all() and (res.start >= jobs.submit).all()
         runs.append((res, pol, states))
     for res, pol, _states in runs[1:]:
@@ -285,4 +299,27 @@ def test_grid_submit_many_and_cancel_many_equal_one_by_one():
         assert _plan_state(a) == _plan_state(b)
         assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
                (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
-        assert [list(c._fifo) for c in a.clusters] == [list(c._fifo) for c in b.clusters]
+        assert [list(getattr(c, "_fifo", ())) for c in a.clusters] == [list(getattr(c, "_fifo", ())) for c in b.clusters]
+
+
+def test_grid_algorithm2_refuses_clusters_without_a_resubmission_plan_and_keys_without_a_compiled_form(monkeypatch):
+    """Algorithm 2 runs on the planning snapshot only: a cluster that offers no resubmission plan is refused before
+    the run, and so is a registered heuristic without a compiled key (both one-line errors)."""
+    from heuristics.grid.selection import HEURISTICS, HeuristicSpec
+    from tests.sim.literal_cbf import LiteralCBF
+    from vcsched.errors import InvalidInputError
+
+    class Planless(LiteralCBF):
+        def resubmission_plan(self):
+            return None
+
+    jobs = _workload(3, n=20)
+    with pytest.raises(InvalidInputError, match="resubmission plan"):
+        simulate_grid([Planless("a", 16), Planless("b", 24), Planless("c", 40)], jobs,
+                      meta=Reallocation("cancel", "minmin"))
+    # a user heuristic, registered for this test only
+    monkeypatch.setitem(HEURISTICS._items, "lifo", HeuristicSpec("lifo", "Lifo", True,
+                                                                 lambda best, second, current, procs: -best))
+    with pytest.raises(InvalidInputError, match="no compiled key"):
+        Reallocation("cancel", "lifo")
+    assert Reallocation("no-cancel", "lifo").label == "Lifo"  # Algorithm 1 takes any key (numpy selection)

@@ -1,5 +1,5 @@
-"""Trace and platform files of `vcsched grid`: SWF field validation, Batsim JSON workloads, platform JSON
-(issue 19). Every bad input is one line naming the file (line, cluster) and the field, exit status 2."""
+"""Trace and platform files of `vcsched grid`: SWF field validation, Batsim JSON workloads, platform JSON.
+Every bad input is one line naming the file (line, cluster) and the field, exit status 2."""
 
 from __future__ import annotations
 

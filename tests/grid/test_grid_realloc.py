@@ -15,10 +15,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from heuristics.grid.realloc import HEURISTICS, Reallocation, make_realloc, select_job
+from heuristics.grid.realloc import HEURISTICS, Reallocation, select_job
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.invariants import check_schedule
 
 ALL_HEURISTICS = ["mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage"]
@@ -58,7 +58,7 @@ def check_run(res, policy=None):
 
 
 def run(clusters, jobs, policy):
-    res = simulate(clusters, jobs, meta=policy, record=True)
+    res = simulate_grid(clusters, jobs, meta=policy, record=True)
     check_run(res, policy)
     return res
 
@@ -183,8 +183,8 @@ def test_grid_bad_arguments():
         Reallocation("cancel", "minimin")
     with pytest.raises(InvalidInputError, match="period must be positive"):
         Reallocation("cancel", "mct", period=0)
-    assert make_realloc("cancel", "minmin").label == "MinMin-C"
-    assert make_realloc("no-cancel", "maxrelgain").label == "MaxRelGain"
+    assert Reallocation("cancel", "minmin").label == "MinMin-C"
+    assert Reallocation("no-cancel", "maxrelgain").label == "MaxRelGain"
 
 
 # ----------------------------------------------------------------- random workloads
@@ -218,7 +218,7 @@ def test_grid_no_job_lost_or_duplicated_and_matrix_stays_exact(batch, algorithm)
 @pytest.mark.parametrize("heuristic", ALL_HEURISTICS)
 def test_grid_one_cluster_reallocation_changes_nothing(batch, algorithm, heuristic):
     w = _random_jobs(2, n=200, sites=1, procs=(32,))
-    ref = simulate([make_cluster("only", 32, policy=batch)], w, meta=Reallocation("none"))
+    ref = simulate_grid([make_cluster("only", 32, policy=batch)], w, meta=Reallocation("none"))
     pol = Reallocation(algorithm, heuristic)
     res = run([make_cluster("only", 32, policy=batch)], w, pol)
     assert pol.reallocations == 0 and res.resubmissions.sum() == 0
@@ -231,7 +231,7 @@ def test_grid_same_input_same_result(algorithm):
     outs = []
     for _ in range(2):
         pol = Reallocation(algorithm, "sufferage")
-        res = simulate([make_cluster("a", 32, 1.0, "cbf"), make_cluster("b", 48, 1.4, "cbf")], _random_jobs(3),
+        res = simulate_grid([make_cluster("a", 32, 1.0, "cbf"), make_cluster("b", 48, 1.4, "cbf")], _random_jobs(3),
                        meta=pol, record=True)
         outs.append((res.start.tolist(), res.finish.tolist(), res.cluster.tolist(), pol.reallocations, res.log))
     assert outs[0] == outs[1]
@@ -241,9 +241,9 @@ def test_grid_same_input_same_result(algorithm):
 def test_grid_policy_counters_reset_between_runs():
     pol = Reallocation("cancel", "minmin")
     clusters = lambda: [make_cluster("A", 4), make_cluster("B", 4)]  # noqa: E731
-    simulate(clusters(), jobs_of(FIGURE1), meta=pol)
+    simulate_grid(clusters(), jobs_of(FIGURE1), meta=pol)
     first = (pol.reallocations, pol.job_moves.tolist())
-    simulate(clusters(), jobs_of(FIGURE1), meta=pol)
+    simulate_grid(clusters(), jobs_of(FIGURE1), meta=pol)
     assert (pol.reallocations, pol.job_moves.tolist()) == first == (2, [0, 0, 1, 1])
     s = pol.stats(clusters())
     assert s["reallocations"] == 2 and s["clusters"]["B"]["reallocations"] == 2
@@ -256,7 +256,7 @@ def test_grid_compiled_selection_equals_numpy(seed):
     # the compiled selection of the built-in heuristics against the numpy reference, with ties
     # (few distinct values), infinite ECTs, one or three clusters, dead rows, and all rows dead
     from heuristics.grid import fastselect
-    from heuristics.grid.selection import _BUILTIN_CODES, _select_numpy
+    from heuristics.grid.selection import _select_numpy
 
     rng = np.random.default_rng(seed)
     n, K = int(rng.integers(1, 40)), int(rng.choice([1, 2, 3, 5]))
@@ -266,14 +266,16 @@ def test_grid_compiled_selection_equals_numpy(seed):
     current = np.where(np.isinf(current), E[:, 0], current)
     procs = rng.choice([1.0, 2.0, 4.0], size=n)
     alive = rng.random(n) < (0.0 if seed == 7 else 0.6)
-    for key_fn, code in _BUILTIN_CODES.items():
-        want = _select_numpy(key_fn, E, current, procs, alive)
-        got = fastselect.select_builtin(code, key_fn.maximise, E, current, procs, alive)
-        assert got == want, (key_fn.__name__, E, current, alive)
+    for spec in (HEURISTICS.get(name) for name in HEURISTICS):
+        if spec.code in (None, fastselect.MCT):
+            continue
+        want = _select_numpy(spec, E, current, procs, alive)
+        got = fastselect.select_builtin(spec.code, spec.maximise, E, current, procs, alive)
+        assert got == want, (spec.name, E, current, alive)
     nan_current = current.copy()
     nan_current[-1] = np.inf  # MaxGain key inf - inf = NaN on the last row when its best ECT is inf too
     E2 = E.copy()
     E2[-1] = np.inf
-    for key_fn in (HEURISTICS.get("maxgain"), HEURISTICS.get("minmin")):
-        assert (fastselect.select_builtin(_BUILTIN_CODES[key_fn], key_fn.maximise, E2, nan_current, procs, alive)
-                == _select_numpy(key_fn, E2, nan_current, procs, alive))
+    for spec in (HEURISTICS.get("maxgain"), HEURISTICS.get("minmin")):
+        assert (fastselect.select_builtin(spec.code, spec.maximise, E2, nan_current, procs, alive)
+                == _select_numpy(spec, E2, nan_current, procs, alive))

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from heuristics.grid.realloc import Reallocation, make_realloc
+from heuristics.grid.realloc import Reallocation
 from tests.grid.test_grid_realloc import ALL_HEURISTICS, FIGURE1, _threshold_case, jobs_of, run
 from vcsched.errors import InvalidInputError
 from vcsched.sim import make_cluster
@@ -135,7 +135,7 @@ def test_grid_reading_options_are_validated():
         Reallocation("cancel", "mct", queue_order="fifo")
     with pytest.raises(InvalidInputError, match="current-ECT"):
         Reallocation("cancel", "mct", current_ect="before")
-    pol = make_realloc("cancel", "maxgain", cancel_threshold=True, queue_order="submission", current_ect="planned")
+    pol = Reallocation("cancel", "maxgain", cancel_threshold=True, queue_order="submission", current_ect="planned")
     assert (pol.cancel_threshold, pol.queue_order, pol.current_ect) == (True, "submission", "planned")
 
 
@@ -164,7 +164,7 @@ def test_grid_cli_reading_flags_reach_the_policy(capsys):
     from heuristics.grid.realloc import Reallocation
     from vcsched.cli import main
     from vcsched.scenarios.grid import build_scenario
-    from vcsched.sim import simulate
+    from vcsched.sim import simulate_grid
 
     args = ["grid", "simulate", "--scenario", "apr", "--days", "1", "--realloc", "cancel", "--heuristic", "maxgain",
             "--queue-order", "submission", "--cancel-threshold", "--current-ect", "planned", "--max-load", "0.8",
@@ -173,7 +173,7 @@ def test_grid_cli_reading_flags_reach_the_policy(capsys):
     m = json.loads(capsys.readouterr().out)
     clusters, jobs = build_scenario("apr", days=1, max_load=0.8, overestimate=3)
     pol = Reallocation("cancel", "maxgain", queue_order="submission", cancel_threshold=True, current_ect="planned")
-    simulate(clusters, jobs, meta=pol)
+    simulate_grid(clusters, jobs, meta=pol)
     assert m["overall"]["reallocations"] == pol.reallocations > 0
     assert m["overall"]["jobs"] == len(jobs)
 

@@ -132,7 +132,7 @@ def test_grid_metrics_against_the_reference():
 
 
 def test_grid_cli_realloc_json(tmp_path, capsys):
-    """``vcsched grid simulate --scenario ... --realloc ... --json --compare`` (issue 6 interface)."""
+    """``vcsched grid simulate --scenario ... --realloc ... --json --compare``."""
     import json
 
     from vcsched.cli import main
@@ -146,3 +146,31 @@ def test_grid_cli_realloc_json(tmp_path, capsys):
     assert m["overall"]["reallocations"] == sum(c["reallocations"] for c in m["clusters"].values())
     assert m["vs_reference"]["reallocations"] == m["overall"]["reallocations"]
     assert (tmp_path / "jobs.csv").exists()
+
+
+def test_grid_run_rules_reallocation_maps_with_mct_and_the_reference_has_none():
+    """``vcsched.scenarios.grid_run``: reallocation implies MCT arrivals on a multi-cluster platform naming no
+    mapping; the reference run maps the same way without reallocation; metrics carry the policy's moves."""
+    from heuristics.grid import make_meta
+    from heuristics.grid.realloc import Reallocation
+    from tests.grid.test_grid_realloc import FIGURE1, jobs_of
+    from vcsched.scenarios.grid_run import arrival_mapping, simulate_with_reference
+    from vcsched.sim import make_cluster
+
+    assert arrival_mapping(None, "cancel", 2) == "mct" and arrival_mapping(None, "none", 2) is None
+    assert arrival_mapping(None, "cancel", 1) is None and arrival_mapping("origin", "cancel", 2) == "origin"
+    seen = []
+
+    def build(first):
+        return [make_cluster("A", 4), make_cluster("B", 4)], jobs_of(FIGURE1), None
+
+    def policy(name):
+        seen.append(name)
+        return Reallocation("cancel", "minmin")
+
+    result, m = simulate_with_reference(build, policy, lambda name: seen.append(("ref", name)) or make_meta(name),
+                                        realloc="cancel", compare=True)
+    assert seen == ["mct", ("ref", "mct")]
+    assert m["overall"]["reallocations"] == 2 == m["vs_reference"]["reallocations"]
+    assert m["clusters"]["B"]["reallocations"] == 2 and m["clusters"]["A"]["reallocations_out"] == 2
+    assert m["vs_reference"]["impacted"] > 0

@@ -1,6 +1,6 @@
 """Conservative backfilling written as the rule reads, on :class:`PlainProfile`: the reference for the compiled CBF.
 
-Nothing here is shared with :class:`vcsched.sim.batch.CBFCluster` but the base class's
+Nothing here is shared with :class:`vcsched.sim.cbf.CBFCluster` but the base class's
 bookkeeping (job times, starts, ends): the profile is a :class:`PlainProfile` (the numpy
 oracle of ``tests/sim/plain_profile.py``, which shares no code with the compiled profile
 rules), the queue a dict, the starts a heap. At submission a job gets ``PlainProfile.earliest`` from now; at a
@@ -15,7 +15,7 @@ import heapq
 import numpy as np
 
 from tests.sim.plain_profile import PlainProfile
-from vcsched.sim.batch import Cluster, planned_duration
+from vcsched.sim.cluster import Cluster, planned_duration
 from vcsched.sim.kernel import PRIORITY_PASS
 
 
@@ -76,6 +76,15 @@ class LiteralCBF(Cluster):
     def _react(self, _=None):
         self._react_pending = False
         self._replan_if_stale()
+
+    def resubmission_plan(self):
+        """What a submission now reserves its earliest slot from now on (for the grid's planning snapshot)."""
+        from vcsched.sim.profile import Profile
+
+        self._replan_if_stale()
+        prof = self.profile.copy()
+        prof.trim(self.kernel.now)
+        return Profile.from_steps(self.procs, prof.t, prof.f), self.kernel.now, False
 
     def _replan_if_stale(self):
         if self.stale:

@@ -17,8 +17,8 @@ from tests.sim.literal_cbf import LiteralCBF
 from tests.sim.test_sim_cbf_perf import RandomCanceller, random_jobs
 from vcsched.errors import InvalidInputError
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
-from vcsched.sim.batch import CBFCluster
+from vcsched.sim import JobTable, make_cluster, simulate_grid
+from vcsched.sim.cbf import CBFCluster
 from vcsched.sim.invariants import check_schedule
 
 
@@ -60,7 +60,7 @@ def _both(jobs, specs, meta_seed=None):
     out = []
     for make in (full, LiteralFullCBF):
         meta = RandomCanceller(meta_seed) if meta_seed is not None else None
-        res = simulate([make(*spec) for spec in specs], jobs, meta=meta)
+        res = simulate_grid([make(*spec) for spec in specs], jobs, meta=meta)
         check_full(res)
         out.append((res, meta))
     return out
@@ -97,9 +97,9 @@ def test_full_replan_differs_from_earliest_on_a_hand_computed_case():
     """
     rows = [(0, 10, 100, 2), (0, 50, 50, 2), (1, 100, 100, 4), (2, 40, 40, 2)]  # (submit, run, requested, procs)
     jobs = JobTable.from_workloads([from_arrays(*[[r[k] for r in rows] for k in range(4)])])
-    earliest = simulate([make_cluster("c", 4, policy="cbf")], jobs)
-    scratch = simulate([full("c", 4)], jobs)
-    literal = simulate([LiteralFullCBF("c", 4)], jobs)
+    earliest = simulate_grid([make_cluster("c", 4, policy="cbf")], jobs)
+    scratch = simulate_grid([full("c", 4)], jobs)
+    literal = simulate_grid([LiteralFullCBF("c", 4)], jobs)
     assert earliest.start.tolist() == [0.0, 0.0, 90.0, 10.0]
     assert scratch.start.tolist() == literal.start.tolist() == [0.0, 0.0, 50.0, 10.0]
     assert scratch.finish.tolist() == [10.0, 50.0, 150.0, 50.0]
@@ -120,9 +120,9 @@ def test_full_replan_can_delay_a_job():
     """
     rows = [(0, 10, 100, 2), (0, 30, 30, 2), (0, 1000, 1000, 2), (1, 100, 100, 4), (2, 60, 60, 2)]
     jobs = JobTable.from_workloads([from_arrays(*[[r[k] for r in rows] for k in range(4)])])
-    earliest = simulate([make_cluster("c", 6, policy="cbf")], jobs)
-    scratch = simulate([full("c", 6)], jobs)
-    literal = simulate([LiteralFullCBF("c", 6)], jobs)
+    earliest = simulate_grid([make_cluster("c", 6, policy="cbf")], jobs)
+    scratch = simulate_grid([full("c", 6)], jobs)
+    literal = simulate_grid([LiteralFullCBF("c", 6)], jobs)
     assert earliest.start.tolist() == [0.0, 0.0, 0.0, 90.0, 10.0]
     assert scratch.start.tolist() == literal.start.tolist() == [0.0, 0.0, 0.0, 30.0, 130.0]
     assert scratch.finish.tolist()[3:] == [130.0, 190.0]

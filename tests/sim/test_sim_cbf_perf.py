@@ -1,6 +1,6 @@
-"""The compiled conservative-backfilling engine is exact (issue 10: CBF on the whole CTC trace in seconds).
+"""The compiled conservative-backfilling engine is exact (CBF on the whole CTC trace in seconds).
 
-:class:`vcsched.sim.batch.CBFCluster` keeps its profile and queue in numpy arrays and
+:class:`vcsched.sim.cbf.CBFCluster` keeps its profile and queue in numpy arrays and
 re-plans with the compiled functions of :mod:`vcsched.sim.compiled`. These tests compare
 it with :class:`tests.sim.literal_cbf.LiteralCBF`, the rule written on
 :class:`tests.sim.plain_profile.PlainProfile` with nothing in common but the base class, on random
@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from tests.sim.literal_cbf import LiteralCBF
 from tests.sim.plain_profile import PlainProfile
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, compiled, simulate
-from vcsched.sim.batch import CBFCluster
+from vcsched.sim import JobTable, compiled, simulate_grid
+from vcsched.sim.cbf import CBFCluster
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
 
@@ -87,7 +87,7 @@ def run_both(jobs, specs, meta_seed=None):
     for cls in (CheckedCBF, LiteralCBF):
         clusters = [cls(name, procs, speed) for name, procs, speed in specs]
         meta = RandomCanceller(meta_seed) if meta_seed is not None else None
-        res = simulate(clusters, jobs, meta=meta)
+        res = simulate_grid(clusters, jobs, meta=meta)
         check_schedule(res)
         out.append((res, meta))
     return out
@@ -128,9 +128,9 @@ def test_zero_length_and_zero_request_jobs():
 def test_moves_are_counted_and_the_queue_grows_past_its_initial_room():
     # 600 jobs, most waiting at once: the queue and profile arrays must grow several times
     jobs = random_jobs(11, n=600)
-    res = simulate([CheckedCBF("c", 32)], jobs)
+    res = simulate_grid([CheckedCBF("c", 32)], jobs)
     check_schedule(res)
-    naive = simulate([LiteralCBF("c", 32)], jobs)
+    naive = simulate_grid([LiteralCBF("c", 32)], jobs)
     np.testing.assert_array_equal(res.start, naive.start)
     c = res.clusters[0]
     assert c._queue.job.size > CBFCluster._ROOM and c._prof._T.size > CBFCluster._ROOM
@@ -256,7 +256,7 @@ def test_fit_before_equals_release_then_earliest(seed):
 
 
 def test_snapshots_do_not_change_the_cluster():
-    res = simulate([CheckedCBF("c", 32)], random_jobs(3, n=80))
+    res = simulate_grid([CheckedCBF("c", 32)], random_jobs(3, n=80))
     c = res.clusters[0]
     prof = c.profile
     assert prof.t.tolist() == c._prof.t.tolist() and prof.f.tolist() == c._prof.f.tolist()
@@ -278,18 +278,18 @@ def test_same_schedule_with_the_compiler_off(tmp_path):
     script = (
         "import sys, numpy as np\n"
         "from vcsched.problems.workload import from_arrays\n"
-        "from vcsched.sim import JobTable, simulate\n"
-        "from vcsched.sim.batch import CBFCluster\n"
+        "from vcsched.sim import JobTable, simulate_grid\n"
+        "from vcsched.sim.cbf import CBFCluster\n"
         "a = np.load(sys.argv[2])\n"
         "jobs = JobTable.from_workloads([from_arrays(a['submit'], a['run'], a['req'], a['procs'])])\n"
-        "res = simulate([CBFCluster('c', 32)], jobs)\n"
+        "res = simulate_grid([CBFCluster('c', 32)], jobs)\n"
         "np.save(sys.argv[1], res.start)\n"
     )
     out = tmp_path / "start.npy"
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
     subprocess.run([sys.executable, "-c", script, str(out), str(data)], check=True, env=env, cwd=root, timeout=300)
-    compiled = simulate([CBFCluster("c", 32)], jobs)
+    compiled = simulate_grid([CBFCluster("c", 32)], jobs)
     assert compiled.clusters[0].moves > 10
     np.testing.assert_array_equal(np.load(out), compiled.start)
 
@@ -307,15 +307,15 @@ def test_compiled_engine_equals_the_literal_rule_on_any_small_workload(rows):
     run = np.floor(req * np.array([r[2] for r in rows]))
     width = np.array([r[3] for r in rows])
     jobs = JobTable.from_workloads([from_arrays(submit, run, req, width)])
-    fast = simulate([CheckedCBF("c", 8)], jobs)
-    literal = simulate([LiteralCBF("c", 8)], jobs)
+    fast = simulate_grid([CheckedCBF("c", 8)], jobs)
+    literal = simulate_grid([LiteralCBF("c", 8)], jobs)
     check_schedule(fast)
     np.testing.assert_array_equal(fast.start, literal.start)
     assert fast.clusters[0].replans == literal.clusters[0].replans
 
 
 def test_cbf_queue_keeps_submission_order_and_starts_by_reservation_then_stamp():
-    from vcsched.sim.batch import CBFQueue
+    from vcsched.sim.cbf import CBFQueue
 
     q = CBFQueue(2)  # grows twice
     for j, s in enumerate([5.0, 3.0, 5.0, 9.0, 3.0]):

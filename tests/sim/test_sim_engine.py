@@ -12,7 +12,7 @@ from heuristics.grid import MCT
 from tests.sim.plain_profile import PlainProfile
 from vcsched.errors import InvalidInputError
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import Grid, JobTable, Kernel, make_cluster, simulate
+from vcsched.sim import Grid, JobTable, Kernel, make_cluster, simulate_grid
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.profile import Profile
 
@@ -26,7 +26,7 @@ def jobs_of(*workloads_rows):
 
 
 def run(clusters, jobs, **kw):
-    res = simulate(clusters, jobs, record=True, **kw)
+    res = simulate_grid(clusters, jobs, record=True, **kw)
     check_schedule(res)
     return res
 
@@ -222,13 +222,13 @@ def test_mct_never_picks_a_cluster_that_is_too_small():
 def test_job_wider_than_every_cluster_is_rejected():
     jobs = jobs_of([(0, 10, 10, 200)])
     with pytest.raises(InvalidInputError, match="needs 200 processors but the largest cluster has 100"):
-        simulate([make_cluster("c", 100)], jobs)
+        simulate_grid([make_cluster("c", 100)], jobs)
 
 
 def test_job_wider_than_its_origin_without_meta_is_rejected():
     jobs = jobs_of([(0, 10, 10, 20)], [])
     with pytest.raises(InvalidInputError, match="its cluster 'small' has 10"):
-        simulate([make_cluster("small", 10), make_cluster("big", 40)], jobs)
+        simulate_grid([make_cluster("small", 10), make_cluster("big", 40)], jobs)
 
 
 def test_unknown_policy_is_a_clear_error():
@@ -258,12 +258,12 @@ def test_profile_earliest_and_vectorised_versions_agree():
 
 
 
-def test_simulator_names_are_distinct_and_the_old_ones_still_import():
+def test_simulator_names_are_distinct_and_the_grid_one_has_one_name():
     import vcsched.sim as sim
     import vcsched.sim.timeshare as ts
     from vcsched.sim.htm import HistoricalTraceManager
     from vcsched.sim.processor_sharing import ps_advance
 
-    assert sim.simulate is sim.simulate_grid  # the batch/grid simulator, under its old name too
+    assert not hasattr(sim, "simulate")  # the batch/grid simulator is simulate_grid only
     assert ts.simulate is ts.simulate_timeshare and ts.simulate_timeshare is not sim.simulate_grid
     assert ts.HistoricalTraceManager is HistoricalTraceManager and ts.ps_advance is ps_advance

@@ -2,7 +2,7 @@
 
 FCFS and EASY clusters answer ECT queries from a plan of their running and waiting jobs
 (requested times) that is extended at each submission and kept across starts on the
-planned slot and ends at the requested time (:meth:`vcsched.sim.batch.Cluster._estimate_plan`).
+planned slot and ends at the requested time (:meth:`vcsched.sim.queued.QueuedCluster._estimate_plan`).
 Here a meta-scheduler submits, cancels and resubmits jobs at random and, at every
 arrival and every few seconds (also between an end and the scheduling pass of its
 instant), compares the ECT of every waiting job and of not-yet-arrived jobs with the
@@ -16,9 +16,10 @@ import pytest
 
 from tests.sim.plain_profile import PlainProfile
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, Profile, make_cluster, simulate
-from vcsched.sim.batch import _EstimatePlan, planned_duration
+from vcsched.sim import JobTable, Profile, make_cluster, simulate_grid
+from vcsched.sim.cluster import planned_duration
 from vcsched.sim.invariants import check_schedule
+from vcsched.sim.queued import _EstimatePlan
 
 _INF = float("inf")
 
@@ -114,7 +115,7 @@ def random_jobs(seed: int, n: int = 100) -> JobTable:
 def test_incremental_ect_equals_a_rebuild(policy, seed):
     meta = RandomMeta(seed, period=23.0)
     clusters = [make_cluster("a", 24, 1.0, policy), make_cluster("b", 16, 1.5, policy)]
-    res = simulate(clusters, random_jobs(seed), meta=meta)
+    res = simulate_grid(clusters, random_jobs(seed), meta=meta)
     check_schedule(res)
     assert meta.checks > 500 and meta.kept > 20
     assert res.resubmissions.sum() > 50
@@ -130,7 +131,7 @@ def test_fcfs_estimate_forgets_the_planned_second_of_a_zero_requested_job():
             seen[job] = grid.ect(job, 0)
             return 1 if job == 2 else 0  # job 2 elsewhere: cluster a keeps its plan from t=50
 
-    simulate([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w]), meta=Probe())
+    simulate_grid([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w]), meta=Probe())
     assert seen[3] == 110.5  # job 1 (requested 0) started and ended at 100: job 3 can start at its arrival
 
 
@@ -169,7 +170,7 @@ def test_plan_appends_as_the_plain_profile_rule_bit_for_bit():
 @pytest.mark.parametrize("n_rows", [0, 5, 255, 256, 2000])
 def test_planned_mask_both_ways(n_rows):
     # below 256 rows one dict look-up per row, from 256 a look-up table: both are set membership
-    from vcsched.sim.batch import _planned_mask
+    from vcsched.sim.cluster import _planned_mask
 
     rng = np.random.default_rng(n_rows)
     rows = rng.integers(0, 5000, size=n_rows)

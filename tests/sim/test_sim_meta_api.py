@@ -15,7 +15,7 @@ import pytest
 
 from heuristics.grid import MCT
 from vcsched.problems.workload import read_swf, shift_to_origin, time_window
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.invariants import check_schedule
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest3", Path(__file__).resolve().parent.parent / "conftest.py")
@@ -56,7 +56,7 @@ def test_periodic_reallocation_through_the_grid_api(policies):
     sdsc = shift_to_origin(time_window(read_swf(_conftest.require_trace("SDSC-SP2-1998-4.2-cln.swf.gz")), days=4))
     jobs = JobTable.from_workloads([kth, sdsc], labels=["kth", "sdsc"])
     meta = MCTWithReallocation()
-    res = simulate([make_cluster("kth", 100, 1.0, policies[0]), make_cluster("sdsc", 128, 1.4, policies[1])], jobs,
+    res = simulate_grid([make_cluster("kth", 100, 1.0, policies[0]), make_cluster("sdsc", 128, 1.4, policies[1])], jobs,
                    meta=meta)
     check_schedule(res)
     assert meta.checked > 0 and meta.moves > 0

@@ -14,7 +14,7 @@ from heuristics.grid import MCT
 from vcsched.cli import main
 from vcsched.errors import InvalidInputError
 from vcsched.problems.workload import from_arrays, read_swf, shift_to_origin, time_window
-from vcsched.sim import JOBS_COLUMNS, JobTable, make_cluster, simulate, write_jobs
+from vcsched.sim import JOBS_COLUMNS, JobTable, make_cluster, simulate_grid, write_jobs
 from vcsched.sim.invariants import check_schedule
 from vcsched.sim.output import LEGACY_JOBS_COLUMNS, allocate_processors, jobs_frame
 
@@ -29,7 +29,7 @@ SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
 
 def small_result():
     w = from_arrays([0, 0, 1], [10, 5, 2], [10, 5, 4], [60, 60, 40])
-    res = simulate([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
+    res = simulate_grid([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
     check_schedule(res)
     return res
 
@@ -67,7 +67,7 @@ def test_legacy_layout_keeps_the_old_names_and_the_same_values():
 def test_site_prefixed_ids_are_split_into_workload_and_id():
     w1 = from_arrays([0], [5], [5], [2], job_id=[7])
     w2 = from_arrays([0], [5], [5], [2], job_id=[7])
-    res = simulate([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w1, w2], labels=["a", "b"]))
+    res = simulate_grid([make_cluster("a", 4), make_cluster("b", 4)], JobTable.from_workloads([w1, w2], labels=["a", "b"]))
     df = res.jobs_frame()
     assert df["job_id"].tolist() == ["7", "7"] and df["workload_name"].tolist() == ["a", "b"]
     assert jobs_frame(res, layout="legacy")["jobID"].tolist() == ["a!7", "b!7"]
@@ -174,8 +174,8 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 def test_real_trace_window_invariants_and_determinism(policy):
     w = time_window(read_swf(require_trace(KTH)), days=20)
     jobs = JobTable.from_workloads([w])
-    a = simulate([make_cluster("kth", 100, policy=policy)], jobs)
-    b = simulate([make_cluster("kth", 100, policy=policy)], jobs)
+    a = simulate_grid([make_cluster("kth", 100, policy=policy)], jobs)
+    b = simulate_grid([make_cluster("kth", 100, policy=policy)], jobs)
     check_schedule(a)
     assert len(jobs) > 500
     pd.testing.assert_frame_equal(a.jobs_frame(), b.jobs_frame())
@@ -187,7 +187,7 @@ def test_two_site_mct_window_invariants_and_determinism():
     jobs = JobTable.from_workloads([kth, sdsc], labels=["kth", "sdsc"])
 
     def once():
-        return simulate([make_cluster("kth", 100, 1.0, "cbf"), make_cluster("sdsc", 128, 1.4, "fcfs")], jobs,
+        return simulate_grid([make_cluster("kth", 100, 1.0, "cbf"), make_cluster("sdsc", 128, 1.4, "fcfs")], jobs,
                         meta=MCT())
 
     a, b = once(), once()
@@ -245,7 +245,7 @@ def test_compiled_allocation_equals_the_numpy_sweep(policy, seed):
     req = rng.choice([0.0, 1.0, 10.0, 60.0, 400.0], size=n)
     run = np.floor(req * rng.choice([0.0, 0.5, 1.0], size=n))
     width = rng.choice([1, 2, 3, 5, 8, 16], size=n)
-    res = simulate([make_cluster("c", 16, policy=policy)], JobTable.from_workloads([from_arrays(submit, run, req, width)]))
+    res = simulate_grid([make_cluster("c", 16, policy=policy)], JobTable.from_workloads([from_arrays(submit, run, req, width)]))
     got = allocate_processors(res.start, res.finish, res.jobs.procs, 16)
     assert got == reference_allocation(res.start, res.finish, res.jobs.procs, 16)
     longer = np.flatnonzero(res.finish > res.start)  # jobs of positive length hold exactly their width
@@ -299,7 +299,7 @@ def test_gantt_times_on_a_grid_keep_evalys_utilisation_within_the_cluster(seed):
     submit = np.sort(rng.integers(0, 50, n)).astype(float) / 7
     run = rng.integers(1, 20, n) / 3.0
     w = from_arrays(submit, run, run, rng.choice([1, 2, 4], n))
-    res = simulate([make_cluster("a", 4, 1.0, "fcfs"), make_cluster("b", 4, 1.2, "easy")],
+    res = simulate_grid([make_cluster("a", 4, 1.0, "fcfs"), make_cluster("b", 4, 1.2, "easy")],
                    JobTable.from_workloads([w]), meta=MCT())
     frame = res.jobs_frame()
     frame = frame[frame["execution_time"] > 0]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.invariants import check_schedule
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "pyss"
@@ -55,7 +55,7 @@ def run_file(name: str, policy: str):
     rows = parse_pyss(DATA / name)
     w = from_arrays([r[0] for r in rows], [r[4] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
                     job_id=np.arange(len(rows)))
-    res = simulate([make_cluster("pyss", 100, policy=policy)], JobTable.from_workloads([w]))
+    res = simulate_grid([make_cluster("pyss", 100, policy=policy)], JobTable.from_workloads([w]))
     check_schedule(res)
     got = {rows[int(i)][1]: f for i, f in zip(res.jobs.job_id, res.finish)}
     return rows, got

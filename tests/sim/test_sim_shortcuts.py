@@ -15,8 +15,9 @@ import pytest
 
 from tests.sim.literal_cbf import LiteralCBF
 from vcsched.problems.workload import from_arrays, read_swf, time_window
-from vcsched.sim import JobTable, simulate
-from vcsched.sim.batch import CBFCluster, EasyCluster
+from vcsched.sim import JobTable, simulate_grid
+from vcsched.sim.cbf import CBFCluster
+from vcsched.sim.easy import EasyCluster
 from vcsched.sim.invariants import check_schedule
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest2", Path(__file__).resolve().parent.parent / "conftest.py")
@@ -40,8 +41,8 @@ def random_jobs(seed: int, n: int = 300, procs: int = 32):
 
 
 def same_schedule(fast_cls, naive_cls, jobs, procs):
-    a = simulate([fast_cls("c", procs)], jobs)
-    b = simulate([naive_cls("c", procs)], jobs)
+    a = simulate_grid([fast_cls("c", procs)], jobs)
+    b = simulate_grid([naive_cls("c", procs)], jobs)
     check_schedule(a)
     check_schedule(b)
     np.testing.assert_array_equal(a.start, b.start)
@@ -72,5 +73,5 @@ def test_whole_ctc_trace_invariants(policy):
 
     w = read_swf(_conftest.require_trace("CTC-SP2-1996-3.1-cln.swf.gz"))
     assert len(w) == 77222 and w.max_procs == 338
-    res = simulate([make_cluster("ctc", 338, policy=policy)], JobTable.from_workloads([w]))
+    res = simulate_grid([make_cluster("ctc", 338, policy=policy)], JobTable.from_workloads([w]))
     check_schedule(res)

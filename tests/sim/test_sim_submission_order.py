@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from vcsched.problems.workload import from_arrays
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.invariants import check_schedule
 
 
@@ -42,7 +42,7 @@ class ReverseResubmit:
 def _reversed_run():
     # one processor: job 0 runs 0-10; jobs 1-3 wait, are resubmitted at t=5 as 3, 2, 1
     w = from_arrays([0, 0, 1, 1], [10, 10, 10, 10], [10, 10, 10, 10], [1, 1, 1, 1])
-    return simulate([make_cluster("a", 1, policy="fcfs")], JobTable.from_workloads([w]), meta=ReverseResubmit(),
+    return simulate_grid([make_cluster("a", 1, policy="fcfs")], JobTable.from_workloads([w]), meta=ReverseResubmit(),
                     record=True)
 
 
@@ -73,7 +73,7 @@ def test_tampered_fcfs_start_order_fails_the_check():
 
 def test_tampered_order_of_plain_arrivals_fails_the_check():
     w = from_arrays([0, 0, 0], [10, 5, 5], [10, 5, 5], [2, 2, 2])
-    res = simulate([make_cluster("a", 2, policy="fcfs")], JobTable.from_workloads([w]))
+    res = simulate_grid([make_cluster("a", 2, policy="fcfs")], JobTable.from_workloads([w]))
     assert res.start.tolist() == [0.0, 10.0, 15.0]
     check_schedule(res)
     for col in (res.start, res.finish):
@@ -88,6 +88,6 @@ def test_arrivals_get_the_row_order_in_both_arrival_paths(record):
     a = from_arrays([0, 0, 3, 7], [5, 5, 5, 5], [5, 5, 5, 5], [1, 2, 1, 1])
     b = from_arrays([0, 3, 3], [5, 5, 5], [5, 5, 5], [1, 1, 2])
     jobs = JobTable.from_workloads([a, b])
-    res = simulate([make_cluster("a", 2), make_cluster("b", 2)], jobs, record=record)
+    res = simulate_grid([make_cluster("a", 2), make_cluster("b", 2)], jobs, record=record)
     assert res.submission_seq.tolist() == list(range(len(jobs)))
     check_schedule(res)

@@ -22,7 +22,8 @@ from lowerbounds.timeshare import (
 from lowerbounds.timeshare_lp import deadline_feasible, sumflow_interval_lp
 from lowerbounds.timeshare_mapping import best_mapping, evaluate_mapping
 from vcsched.generators.timeshare import generate_scenario
-from vcsched.problems.timeshare import Platform, TimeshareInstance, Workload, first_tasks, metrics, platform_for
+from vcsched.problems.timeshare import Platform, TimeshareInstance, first_tasks, metrics, platform_for
+from vcsched.problems.timeshare import TimeshareWorkload as Workload
 from vcsched.sim.timeshare import TimesharePolicy, simulate_timeshare
 
 RTOL = 1e-7

@@ -5,7 +5,7 @@ import pytest
 
 from heuristics.timeshare import HMCT, MP, MSF
 from vcsched.generators.timeshare import generate_scenario
-from vcsched.problems.timeshare import Platform, Workload
+from vcsched.problems.timeshare import Platform, TimeshareWorkload
 from vcsched.sim.htm import HistoricalTraceManager
 from vcsched.sim.timeshare import simulate_timeshare
 
@@ -71,7 +71,7 @@ class Recording:
 @pytest.mark.parametrize("policy", [HMCT, MP, MSF])
 def test_predictions_equal_realised_without_later_tasks(policy):
     inst = generate_scenario("b", mu=20, rng=4)
-    wl = Workload.independent(inst.workload.release[:150], inst.workload.ttype[:150])
+    wl = TimeshareWorkload.independent(inst.workload.release[:150], inst.workload.ttype[:150])
     rec = Recording(policy())
     run = simulate_timeshare(inst.platform, wl, rec)
     checked = 0
@@ -91,7 +91,7 @@ def test_htm_ignores_refusals():
     plat = Platform(name="m", servers=("a",), input=[[0.0]], compute=[[10.0]], output=[[0.0]],
                     memory=[1.0], task_memory=[1.0])
     pol = HMCT()
-    run = simulate_timeshare(plat, Workload.independent([0.0, 0.0], [0, 0]), pol)
+    run = simulate_timeshare(plat, TimeshareWorkload.independent([0.0, 0.0], [0, 0]), pol)
     assert run.server.tolist() == [0, -1]
     assert run.completion[0] == 10.0
     assert pol.htm.predicted_completion([0, 1]).tolist() == [20.0, 20.0]

@@ -8,7 +8,7 @@ import pytest
 from heuristics.timeshare import HMCT, MCT, MP, MSF, REGISTRY, evaluate, run_heuristic
 from vcsched.errors import UnknownNameError
 from vcsched.generators.timeshare import generate_scenario
-from vcsched.problems.timeshare import Platform, Workload, compare_with, metrics, server_shares
+from vcsched.problems.timeshare import Platform, TimeshareWorkload, compare_with, metrics, server_shares
 from vcsched.sim.timeshare import simulate_timeshare
 
 
@@ -28,19 +28,19 @@ def test_choices_on_a_tiny_case(policy, expected):
     # task 1 at t=2: fast server -> T = 21.5 and delays task 0 by 8 s; slow server -> T = 23.5.
     # HMCT takes the fast one; MP (P = 8 vs 0) and MSF (8 + 19.5 vs 0 + 21.5) the slow one;
     # MCT sees load 1 on fast (2 + 1.5 + 20 = 23.5) = slow (23.5): tie -> first server.
-    run = simulate_timeshare(tiny_platform(), Workload.independent([0.0, 2.0], [0, 0]), policy())
+    run = simulate_timeshare(tiny_platform(), TimeshareWorkload.independent([0.0, 2.0], [0, 0]), policy())
     assert run.server.tolist() == expected
 
 
 def test_mp_ties_go_to_hmct():
     # two idle servers: P = 0 on both, MP takes the earliest completion (the fast one)
-    run = simulate_timeshare(tiny_platform(), Workload.independent([0.0], [0]), MP())
+    run = simulate_timeshare(tiny_platform(), TimeshareWorkload.independent([0.0], [0]), MP())
     assert run.server.tolist() == [0]
 
 
 def test_mp_prefers_idle_slow_server():
     # the fast server is busy: any task there perturbs it, the idle slow one has P = 0
-    run = simulate_timeshare(tiny_platform(), Workload.independent([0.0, 0.0, 0.0], [0, 0, 0]), MP())
+    run = simulate_timeshare(tiny_platform(), TimeshareWorkload.independent([0.0, 0.0, 0.0], [0, 0, 0]), MP())
     assert run.server.tolist() == [0, 1, 0]
 
 
@@ -61,7 +61,7 @@ def test_mct_retries_but_htm_heuristics_lose_tasks():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
     plat = Platform(name="m", servers=("fast", "slow"), input=[[1.0], [1.0]], compute=[[10.0], [200.0]],
                     output=[[0.5], [0.5]], memory=[100.0, 100.0], task_memory=[60.0])
-    wl = Workload.independent([0.0, 0.0], [0, 0])
+    wl = TimeshareWorkload.independent([0.0, 0.0], [0, 0])
     mct = simulate_timeshare(plat, wl, MCT())
     hmct = simulate_timeshare(plat, wl, HMCT())
     assert mct.server.tolist() == [0, 1] and mct.refusals.tolist() == [0, 1]
@@ -76,7 +76,7 @@ def test_overflow_close_keeps_a_full_server_closed():
     # holds task 1: task 2 is refused twice and lost.
     plat = Platform(name="m", servers=("fast", "slow"), input=[[1.0], [1.0]], compute=[[10.0], [200.0]],
                     output=[[0.5], [0.5]], memory=[100.0, 100.0], task_memory=[60.0])
-    wl = Workload.independent([0.0, 0.0, 50.0], [0, 0, 0])
+    wl = TimeshareWorkload.independent([0.0, 0.0, 50.0], [0, 0, 0])
     refuse = simulate_timeshare(plat, wl, MCT())
     close = simulate_timeshare(plat, wl, MCT(), overflow="close")
     assert refuse.server.tolist() == [0, 1, 0] and refuse.completion[2] == pytest.approx(61.5)
@@ -88,7 +88,7 @@ def test_unknown_overflow_rule_is_refused():
     from vcsched.errors import InvalidInputError
 
     with pytest.raises(InvalidInputError, match="overflow"):
-        simulate_timeshare(tiny_platform(), Workload.independent([0.0], [0]), MCT(), overflow="crash")
+        simulate_timeshare(tiny_platform(), TimeshareWorkload.independent([0.0], [0]), MCT(), overflow="crash")
 
 
 def test_swap_share_counts_part_of_the_swap():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import vcsched.sim.processor_sharing as ps_module
-from vcsched.problems.timeshare import Platform, Workload
+from vcsched.problems.timeshare import Platform, TimeshareWorkload
 from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
 from vcsched.sim.timeshare import TimesharePolicy, simulate_timeshare
 
@@ -101,7 +101,7 @@ def test_simulator_exact_trace():
     # task 0 (t=0) and task 1 (t=2) both on the fast server: input 1 s each;
     # at t=3 task 0 has 8 s of work left and shares with task 1: it ends at 3 + 16 = 19,
     # task 1 has 2 left and ends at 21; outputs take 0.5 s
-    wl = Workload.independent([0.0, 2.0], [0, 0])
+    wl = TimeshareWorkload.independent([0.0, 2.0], [0, 0])
     run = simulate_timeshare(tiny_platform(), wl, Fixed([0, 0]), trace=True)
     assert run.trace == [(0.0, "submit", 0, 0), (1.0, "start", 0, 0), (2.0, "submit", 1, 0),
                          (3.0, "start", 1, 0), (19.0, "compute_end", 0, 0), (19.5, "done", 0, 0),
@@ -112,7 +112,7 @@ def test_simulator_exact_trace():
 
 def test_transfers_are_not_shared():
     # a task in its input phase does not slow the computing one
-    wl = Workload.independent([0.0, 5.0], [0, 0])
+    wl = TimeshareWorkload.independent([0.0, 5.0], [0, 0])
     plat = Platform(name="t", servers=("s",), input=[[4.0]], compute=[[10.0]], output=[[3.0]],
                     memory=[np.inf], task_memory=[0.0])
     run = simulate_timeshare(plat, wl, Fixed([0, 0]), trace=True)
@@ -123,7 +123,7 @@ def test_transfers_are_not_shared():
 
 def test_memory_refusal_and_retry():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
-    wl = Workload.independent([0.0, 0.0, 0.0], [0, 0, 0])
+    wl = TimeshareWorkload.independent([0.0, 0.0, 0.0], [0, 0, 0])
     # task 1 tries the fast server (full) then the slow one; task 2 has no second choice: lost
     run = simulate_timeshare(plat, wl, Fixed([0, (0, 1), 0]), trace=True)
     assert run.server.tolist() == [0, 1, -1]
@@ -134,14 +134,14 @@ def test_memory_refusal_and_retry():
 
 def test_memory_is_released_at_completion():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
-    wl = Workload.independent([0.0, 11.5], [0, 0])  # the second arrives when the first is done
+    wl = TimeshareWorkload.independent([0.0, 11.5], [0, 0])  # the second arrives when the first is done
     run = simulate_timeshare(plat, wl, Fixed([0, 0]))
     assert run.server.tolist() == [0, 0]
 
 
 def test_lost_task_releases_children():
     plat = tiny_platform(memory=(100.0, 100.0), task_memory=(60.0,))
-    wl = Workload(np.array([0, 0, 0]), np.array([0.0, 0.0, np.nan]), ((), (), (1,)), np.array([-1, 0, 0]))
+    wl = TimeshareWorkload(np.array([0, 0, 0]), np.array([0.0, 0.0, np.nan]), ((), (), (1,)), np.array([-1, 0, 0]))
     run = simulate_timeshare(plat, wl, Fixed([0, 0, 1]))
     assert run.server.tolist() == [0, -1, 1]
     assert run.arrival[2] == 0.0  # released at the refusal of its parent
@@ -164,7 +164,7 @@ class Recorder(TimesharePolicy):
 
 def test_load_reports_at_most_every_period():
     plat = tiny_platform()
-    wl = Workload.independent([0.0, 2.0, 70.0], [0, 0, 0])
+    wl = TimeshareWorkload.independent([0.0, 2.0, 70.0], [0, 0, 0])
     pol = Recorder()
     simulate_timeshare(plat, wl, pol, report_period=60.0)
     # load 1 at t=1 (reported at once); 2 at t=3, 1 at 19, 0 at 21: inside the period, the
@@ -181,9 +181,9 @@ def test_load_average_sensor():
     plat = Platform(name="s", servers=("s",), input=[[0.0]], compute=[[120.0]], output=[[0.0]],
                     memory=[np.inf], task_memory=[0.0])
     pol = Recorder()
-    simulate_timeshare(plat, Workload.independent([0.0], [0]), pol, load_sensor="loadavg")
+    simulate_timeshare(plat, TimeshareWorkload.independent([0.0], [0]), pol, load_sensor="loadavg")
     assert len(pol.reports) == 1
     t, s, load = pol.reports[0]
     assert (t, s) == (60.0, 0) and load == pytest.approx(1 - math.exp(-1))
     with pytest.raises(ValueError, match="load sensor"):
-        simulate_timeshare(plat, Workload.independent([0.0], [0]), pol, load_sensor="uptime")
+        simulate_timeshare(plat, TimeshareWorkload.independent([0.0], [0]), pol, load_sensor="uptime")

@@ -12,7 +12,7 @@ from vcsched.errors import InvalidInputError
 from vcsched.generators.timeshare import generate_scenario, rerun_noise
 from vcsched.problems.timeshare import (
     TimeshareInstance,
-    Workload,
+    TimeshareWorkload,
     compare_with,
     cross_compare,
     implied_speed,
@@ -34,7 +34,7 @@ def test_compute_scale_hand_computed_completion():
     # one type-1 task at t = 10 on an idle platform: HMCT takes spinnaker, 0.09 s input,
     # 16 x 0.5 = 8 s computation, 0.05 s output -> completion 18.14
     p = make_platform("wastecpu", platform_for("2").servers, compute_scale={"spinnaker": 0.5})
-    inst = TimeshareInstance("x", p, Workload.independent([10.0], [0]))
+    inst = TimeshareInstance("x", p, TimeshareWorkload.independent([10.0], [0]))
     run = run_heuristic("hmct", inst)
     assert run.server.tolist() == [0]
     assert run.completion[0] == pytest.approx(18.14)
@@ -143,7 +143,7 @@ def test_mct_completion_rule_by_hand(completion, servers):
     # t = 61 sends load 0; task 2 (t=70) then goes to the fast server under both rules.
     from heuristics.timeshare import MCT
     from vcsched.sim.timeshare import simulate_timeshare
-    run = simulate_timeshare(_two_servers(), Workload.independent([0.0, 20.0, 70.0], [0, 0, 0]),
+    run = simulate_timeshare(_two_servers(), TimeshareWorkload.independent([0.0, 20.0, 70.0], [0, 0, 0]),
                              MCT(completion=completion))
     assert run.server.tolist() == servers
     assert run.completion[1] == pytest.approx(31.5 if completion == "notify" else 40.5)

@@ -13,7 +13,7 @@ from vcsched.generators.timeshare import (
     mesh_dag,
     stencil_dag,
 )
-from vcsched.problems.timeshare import Workload, platform_for
+from vcsched.problems.timeshare import TimeshareWorkload, platform_for
 
 
 def test_stencil_shape_figure_6():
@@ -43,9 +43,9 @@ def test_compose_numbers_tasks_topologically():
 
 def test_workload_validation():
     with pytest.raises(InvalidInputError, match="earlier tasks"):
-        Workload(np.array([0, 0]), np.array([0.0, np.nan]), ((1,), ()), np.array([0, 0]))
+        TimeshareWorkload(np.array([0, 0]), np.array([0.0, np.nan]), ((1,), ()), np.array([0, 0]))
     with pytest.raises(InvalidInputError, match="no parent and no release"):
-        Workload(np.array([0]), np.array([np.nan]), ((),), np.array([0]))
+        TimeshareWorkload(np.array([0]), np.array([np.nan]), ((),), np.array([0]))
 
 
 def test_interarrivals():

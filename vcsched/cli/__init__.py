@@ -69,13 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="group", metavar="COMMAND")
     sub.required = True
     for name in GROUPS:
-        try:
-            module = importlib.import_module(f"vcsched.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"vcsched.cli.{name}":
-                continue  # group not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"vcsched.cli.{name}").register(sub)
     return parser
 
 

@@ -28,7 +28,7 @@ With ``--json`` the metrics include ``reallocations`` overall and per cluster (m
 the cluster, and ``reallocations_out``); ``--compare`` also runs the reference without
 reallocation and adds the §3.4 metrics under ``"vs_reference"``. ``--cbf-replan full``
 makes CBF clusters re-plan their queue from scratch as Simbatch does
-(:meth:`vcsched.sim.batch.CBFCluster.set_replan_rule`).
+(:meth:`vcsched.sim.cbf.CBFCluster.set_replan_rule`).
 
 Outputs: ``-o jobs.csv|jobs.parquet`` (Batsim layout; ``--jobs-layout legacy`` for the old
 column names, :mod:`vcsched.sim.output`), ``--gantt out.png`` (Gantt chart and utilisation
@@ -188,13 +188,15 @@ def _build(args: argparse.Namespace, *, notes: bool = True):
     return clusters, JobTable.from_workloads([w]), None
 
 
+def _mapping(meta_name: str):
+    from heuristics.grid import make_meta
+
+    return make_meta(meta_name)
+
+
 def _policy(args: argparse.Namespace, meta_name):
     if args.realloc == "none":
-        if meta_name is None:
-            return None
-        from heuristics.grid import make_meta
-
-        return make_meta(meta_name)
+        return None if meta_name is None else _mapping(meta_name)
     from heuristics.grid.realloc import Reallocation
 
     return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold,
@@ -287,8 +289,7 @@ def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from vcsched.sim import Grid
-    from vcsched.sim.output import metrics, write_jobs
+    from vcsched.sim.output import write_jobs
 
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
         raise InvalidInputError("--heterogeneous and --batch apply to --scenario; for a platform file set each "
@@ -303,35 +304,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.jobs_layout != "batsim" and not args.output:
         raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
     _check_outputs(args)
-    clusters, jobs, meta_name = _build(args)
-    _set_cbf_replan(args, clusters)
-    _check_period(args, jobs)
-    if args.realloc != "none" and meta_name is None and len(clusters) > 1:
-        meta_name = "mct"  # reallocation maps arrivals with MCT (seed §2.1)
-    meta = _policy(args, meta_name)
-    result = _run(Grid(clusters, jobs, meta=meta), args.no_progress)
-    m = metrics(result)
-    moves = meta.stats(clusters) if hasattr(meta, "stats") else None
-    m["overall"]["reallocations"] = moves["reallocations"] if moves else 0
-    for name, entry in m["clusters"].items():
-        entry["reallocations"] = moves["clusters"][name]["reallocations"] if moves else 0
-        entry["reallocations_out"] = moves["clusters"][name]["reallocations_out"] if moves else 0
-    if moves:
-        m["overall"]["realloc_events"] = moves["realloc_events"]
-    if args.compare:
-        from vcsched.scenarios.grid import compare_to_reference
+    from vcsched.scenarios.grid_run import simulate_with_reference
 
-        ref_clusters, ref_jobs, ref_meta = _build(args, notes=False)
-        _set_cbf_replan(args, ref_clusters)
-        if args.realloc != "none" and ref_meta is None and len(ref_clusters) > 1:
-            ref_meta = "mct"
-        ref_policy = None
-        if ref_meta is not None:
-            from heuristics.grid import make_meta
+    def build(first: bool):
+        clusters, jobs, meta_name = _build(args, notes=first)
+        _set_cbf_replan(args, clusters)
+        if first:
+            _check_period(args, jobs)
+        return clusters, jobs, meta_name
 
-            ref_policy = make_meta(ref_meta)
-        reference = _run(Grid(ref_clusters, ref_jobs, meta=ref_policy), args.no_progress)
-        m["vs_reference"] = compare_to_reference(result, reference, reallocations=m["overall"]["reallocations"])
+    result, m = simulate_with_reference(build, lambda name: _policy(args, name), _mapping, realloc=args.realloc,
+                                        compare=args.compare, run=lambda grid: _run(grid, args.no_progress))
     if args.output:
         _save(args.output, "-o", lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout))
     if args.gantt:

@@ -34,7 +34,7 @@ import networkx as nx
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.problems.timeshare import SCENARIOS, Platform, TimeshareInstance, Workload, platform_for
+from vcsched.problems.timeshare import SCENARIOS, Platform, TimeshareInstance, TimeshareWorkload, platform_for
 
 __all__ = [
     "interarrival_times",
@@ -107,8 +107,8 @@ def stencil_dag(width: int, depth: int) -> nx.DiGraph:
 
 
 def compose_workload(*, independent: tuple[np.ndarray, np.ndarray] | None = None,
-                     applications: Sequence[tuple[nx.DiGraph, dict, float]] = ()) -> Workload:
-    """Build a :class:`Workload` from independent tasks and DAG applications.
+                     applications: Sequence[tuple[nx.DiGraph, dict, float]] = ()) -> TimeshareWorkload:
+    """Build a :class:`TimeshareWorkload` from independent tasks and DAG applications.
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def compose_workload(*, independent: tuple[np.ndarray, np.ndarray] | None = None
             release.append(float(start) if not ps else float("nan"))
             parents.append(ps)
             client.append(k)
-    return Workload(np.array(ttype, dtype=np.int64), np.array(release, dtype=float), tuple(parents),
+    return TimeshareWorkload(np.array(ttype, dtype=np.int64), np.array(release, dtype=float), tuple(parents),
                     np.array(client, dtype=np.int64))
 
 

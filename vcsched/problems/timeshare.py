@@ -364,8 +364,7 @@ def client_makespans(client: np.ndarray, arrival: np.ndarray, completion: np.nda
 class TimeshareWorkload:
     """The requests of one experiment: independent tasks and applications (DAGs of requests).
 
-    Also importable as ``Workload`` (its former name; :class:`vcsched.problems.workload.Workload`
-    is the jobs of an SWF trace, another thing).
+    (:class:`vcsched.problems.workload.Workload` is the jobs of an SWF trace, another thing.)
 
     Task ``i`` is submitted to the agent at ``release[i]`` when it has no parents, and
     otherwise as soon as all of ``parents[i]`` are done (their result is back at the
@@ -424,9 +423,6 @@ class TimeshareWorkload:
                    np.full(arrival.size, -1))
 
 
-Workload = TimeshareWorkload
-
-
 def first_tasks(workload: TimeshareWorkload, n: int) -> tuple[TimeshareWorkload, np.ndarray]:
     """The first ``n`` tasks of ``workload`` by arrival, and their indices in it.
 
@@ -452,7 +448,7 @@ def first_tasks(workload: TimeshareWorkload, n: int) -> tuple[TimeshareWorkload,
             keep)
 
 
-__all__ += ["TimeshareWorkload", "Workload", "first_tasks"]
+__all__ += ["TimeshareWorkload", "first_tasks"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -175,7 +175,7 @@ def scenario_workloads(name: str, *, days: float | None = None, seed: int = 0, m
 
 def build_scenario(name: str, *, heterogeneous: bool = False, batch: str = "fcfs", days: float | None = None,
                    seed: int = 0, max_load: float = MAX_LOAD, overestimate: float = 10.0):
-    """Clusters and job table of a scenario: ``(clusters, jobs)`` ready for :func:`vcsched.sim.simulate`.
+    """Clusters and job table of a scenario: ``(clusters, jobs)`` ready for :func:`vcsched.sim.simulate_grid`.
 
     ``max_load`` and ``overestimate``: see :func:`scenario_workloads`.
 

@@ -3,8 +3,8 @@
 Every waiting job holds a reservation on the cluster's profile; a job is placed at its
 earliest slot when submitted and moved earlier by the re-plan (or, with the ``full`` rule,
 re-reserved from scratch, as Simbatch does). The loops are compiled
-(:mod:`vcsched.sim.compiled`); :class:`CBFQueue` names the arrays they work on. The other
-batch policies and the base class are in :mod:`vcsched.sim.batch`, which re-exports these.
+(:mod:`vcsched.sim.compiled`); :class:`CBFQueue` names the arrays they work on. The base
+class is in :mod:`vcsched.sim.cluster`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.batch import _INF, Cluster, planned_duration
+from vcsched.sim.cluster import INF, Cluster, planned_duration
 from vcsched.sim.kernel import PRIORITY_PASS
 from vcsched.sim.profile import Profile
 
@@ -45,7 +45,7 @@ class CBFQueue:
         self.stamp = np.empty(room, dtype=np.int64)
         self.size = 0
         self.last_stamp = 0
-        self.next_start = _INF
+        self.next_start = INF
         self._due = self._due_arrays(room)
 
     @staticmethod
@@ -79,18 +79,18 @@ class CBFQueue:
 
     def replan(self, prof: Profile, now: float) -> int:
         """Re-plan every entry on ``prof`` (:func:`compiled.replan`, a move gets a new stamp); returns the moves."""
-        prof._room(4 * self.size)  # a move inserts at most four breakpoints
-        prof._n, self.last_stamp, moved, self.next_start = self._core.replan(
-            prof._T, prof._F, prof._n, self.width, self.duration, self.start, self.stamp, self.size, now,
+        # a move inserts at most four breakpoints
+        self.last_stamp, moved, self.next_start = prof.apply(
+            self._core.replan, 4 * self.size, self.width, self.duration, self.start, self.stamp, self.size, now,
             prof.total, self.last_stamp)
         return moved
 
     def replan_full(self, prof: Profile, now: float) -> int:
         """Re-plan from scratch (:func:`compiled.replan_full`, a changed reservation gets a new stamp); returns the moves."""
-        prof._room(4 * self.size)  # each release and each reservation inserts at most two breakpoints
-        prof._n, self.last_stamp, moved, self.next_start = self._core.replan_full(
-            prof._T, prof._F, prof._n, self.width, self.duration, self.start, self.stamp, self.size, now,
-            prof.total, self.last_stamp)
+        # each release and each reservation inserts at most two breakpoints
+        self.last_stamp, moved, self.next_start = prof.apply(
+            self._core.replan_full, 4 * self.size, self.width, self.duration, self.start, self.stamp, self.size,
+            now, prof.total, self.last_stamp)
         return moved
 
     def pop_due(self, now: float) -> list[tuple[float, int, int, float]]:
@@ -152,7 +152,7 @@ class CBFCluster(Cluster):
         self._planned_end: dict[int, float] = {}  # running job -> reservation + planned duration
         self.first_reservation: dict[int, float] = {}  # job -> reservation given at its (last) submission here
         self._stale = False
-        self._wake = _INF
+        self._wake = INF
         self.replans = 0
         self.moves = 0
 
@@ -264,7 +264,7 @@ class CBFCluster(Cluster):
 
     def _wake_pass(self, _=None) -> None:
         if self.kernel.now >= self._wake:
-            self._wake = _INF
+            self._wake = INF
         self._do_pass()
 
     def _pass(self, _=None) -> None:
@@ -283,7 +283,7 @@ class CBFCluster(Cluster):
                 del waiting[j]
                 planned_end[j] = s + d
                 self._start(j)
-        if queue.next_start < _INF:
+        if queue.next_start < INF:
             self._wake_at(queue.next_start)
 
     # ------------------------------------------------------------------ estimates
@@ -294,7 +294,7 @@ class CBFCluster(Cluster):
             i = queue.index(j)
             return float(queue.start[i] + queue.duration[i])
         if self.P[j] > self.procs:
-            return _INF
+            return INF
         d = planned_duration(self.req_here[j])
         return self._prof.earliest(self.P[j], d, self.kernel.now) + d
 

@@ -4,17 +4,17 @@ This is the one implementation of each profile rule: :func:`add` (take or give b
 processors on an interval), :func:`trim` (forget the past, merge equal steps),
 :func:`earliest` / :func:`earliest_many` (the earliest slot) and :func:`reserve` (trim,
 earliest slot, take it; :func:`reserve_many` for a queue of jobs in turn). :class:`vcsched.sim.profile.Profile` wraps them (the FCFS/EASY
-estimate plan, ECT queries), and :class:`vcsched.sim.batch.CBFCluster` runs on them with
-the loops over its waiting jobs, :class:`vcsched.sim.batch.CBFQueue`: :func:`replan`,
+estimate plan, ECT queries), and :class:`vcsched.sim.cbf.CBFCluster` runs on them with
+the loops over its waiting jobs, :class:`vcsched.sim.cbf.CBFQueue`: :func:`replan`,
 :func:`fit_before`, :func:`pop_due`, :func:`remove`, and Simbatch's re-plan from scratch
 :func:`replan_full` (an option of the cluster). The CBF re-plan is the literal rule
-of issue 10: every waiting job, in submission order, is released and re-inserted at its
+of :class:`~vcsched.sim.cbf.CBFCluster`: every waiting job, in submission order, is released and re-inserted at its
 earliest slot from now; compiled, examining every waiting job costs less than deciding
 in Python which ones need examining.
 
 The profile is ``T[:n]`` (breakpoints, increasing) and ``F[:n]`` (free processors on
 ``[T[k], T[k+1])``; the last step lasts forever). The queue is ``m`` waiting jobs in
-submission order, the five arrays of :class:`~vcsched.sim.batch.CBFQueue` passed
+submission order, the five arrays of :class:`~vcsched.sim.cbf.CBFQueue` passed
 separately: ``QJ`` job row, ``QP`` width, ``QD`` planned duration, ``QS`` reservation,
 ``QO`` order stamp (the count of reservations given when this one was given; jobs due
 at one instant start by reservation, then stamp). Arrays have spare room; the caller
@@ -209,7 +209,7 @@ def fit_before(T, F, n, p, d, s, now):
 
 @njit(cache=True)
 def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
-    """Re-plan every waiting job once, in submission order, at its earliest slot from now (issue 10).
+    """Re-plan every waiting job once, in submission order, at its earliest slot from now (the CBF rule).
 
     A job reserved at or before ``now`` starts at this instant and is left alone. A job
     that can start earlier moves: its new slot ``[x, x + d)`` is taken and its old slot
@@ -245,7 +245,7 @@ def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
 def replan_full(T, F, n, QP, QD, QS, QO, m, now, total, order):
     """Simbatch's re-plan from scratch: every waiting reservation is dropped, then each waiting job
     is reserved again, in submission order, at its earliest slot from now, which may be later
-    than its previous one (:attr:`vcsched.sim.batch.CBFCluster.replan_rule` ``"full"``).
+    than its previous one (:attr:`vcsched.sim.cbf.CBFCluster.replan_rule` ``"full"``).
 
     Same arguments and result as :func:`replan`: a job reserved at or before ``now`` starts
     at this instant and is left alone; a job whose reservation changes (earlier or later)

@@ -99,34 +99,14 @@ from vcsched.problems.diet import (
     DietPlatform,
     DietRun,
     SeDChange,
-    SequentialUser,
     TaskRecord,
     TaskSpec,
     Workload,
-    run_metrics,
 )
-from vcsched.sim.diet_policy import DietPolicy, MasterPolicy, Response
+from vcsched.sim.diet_policy import DietPolicy, Response
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_END, PRIORITY_PASS, Kernel
 
-__all__ = [
-    "Response",
-    "DietPolicy",
-    "MasterPolicy",
-    "simulate_diet",
-    "answer_time",
-    "execution_factors",
-    "iter_execution_factors",
-    # the problem's types (vcsched.problems.diet), importable from here too
-    "DietPlatform",
-    "AgentTree",
-    "TaskSpec",
-    "SequentialUser",
-    "Workload",
-    "SeDChange",
-    "TaskRecord",
-    "DietRun",
-    "run_metrics",
-]
+__all__ = ["simulate_diet", "answer_time", "execution_factors", "iter_execution_factors"]
 
 _EPS = 1e-9
 

@@ -1,7 +1,7 @@
 """EASY backfilling: the head job is protected by a reservation, later jobs start now when they do not delay it.
 
-The base class and FCFS are in :mod:`vcsched.sim.batch`, which re-exports this class;
-conservative backfilling is in :mod:`vcsched.sim.cbf`.
+The submission-order queue and the estimate plan it shares with FCFS are in
+:mod:`vcsched.sim.queued`.
 """
 
 from __future__ import annotations
@@ -9,15 +9,13 @@ from __future__ import annotations
 import bisect
 import itertools
 
-import numpy as np
-
-from vcsched.sim.batch import _INF, Cluster
-from vcsched.sim.profile import Profile
+from vcsched.sim.cluster import INF
+from vcsched.sim.queued import QueuedCluster
 
 __all__ = ["EasyCluster"]
 
 
-class EasyCluster(Cluster):
+class EasyCluster(QueuedCluster):
     """EASY backfilling (Lifka; the textbook rule checked by the pyss reference schedules).
 
     A pass starts jobs from the head of the queue while they fit; then the head job's
@@ -39,16 +37,17 @@ class EasyCluster(Cluster):
     policy = "easy"
 
     def _reset(self) -> None:
+        QueuedCluster._reset(self)
         self._by_req_end: list[tuple[float, int]] = []
         self._dirty = True
         self._last_head = -1
         self._new = 0
-        self._shadow = _INF
+        self._shadow = INF
         self._extra = 0
         self.head_reservations: dict[int, float] = {}
 
     def _on_submit(self, j: int) -> None:
-        Cluster._on_submit(self, j)
+        QueuedCluster._on_submit(self, j)
         self._new += 1
 
     def _on_cancel(self, j: int) -> None:
@@ -58,7 +57,7 @@ class EasyCluster(Cluster):
 
     def _start(self, j: int) -> None:
         bisect.insort(self._by_req_end, (self.kernel.now + self.req_here[j], j))
-        Cluster._start(self, j)
+        QueuedCluster._start(self, j)
 
     def _on_end(self, j: int, req_end: float) -> None:
         lst = self._by_req_end
@@ -84,7 +83,7 @@ class EasyCluster(Cluster):
                     acc += P[lst[k][1]]
                     k += 1
                 return rend, self.free + acc - P[head]
-        return _INF, 0  # cannot happen when the head fits the cluster
+        return INF, 0  # cannot happen when the head fits the cluster
 
     def _pass(self, _=None) -> None:
         self._pass_pending = False
@@ -140,12 +139,3 @@ class EasyCluster(Cluster):
             if free == 0:
                 break
         self._extra = extra
-
-    def ect(self, j: int) -> float:
-        return self._plan_ect(j)
-
-    def ect_many(self, jobs) -> np.ndarray:
-        return self._plan_ect_many(jobs)
-
-    def resubmission_plan(self) -> tuple[Profile, float, bool]:
-        return self._estimate_resubmission_plan()

@@ -1,7 +1,7 @@
 """A generic discrete-event kernel: one heap ordered by (time, priority, sequence).
 
 The kernel knows nothing about jobs, clusters or policies; batch clusters
-(:mod:`vcsched.sim.batch`), grid platforms (:mod:`vcsched.sim.platform`) and later
+(:mod:`vcsched.sim.cluster`), grid platforms (:mod:`vcsched.sim.platform`) and later
 time-shared servers or agent hierarchies all schedule callbacks on it. It is built
 after SimPy's ``Environment`` (``simpy/core.py``): events at the same time are
 ordered by a small integer *priority* and then by a *sequence number* given at
@@ -9,7 +9,7 @@ insertion, so ties always break the same way and a run is reproducible. There is
 randomness inside; workloads and policies bring their own seeds.
 
 Priorities used by the batch simulator (lower runs first at a given instant), see
-:mod:`vcsched.sim.batch` for the full rules of an instant:
+:mod:`vcsched.sim.cluster` for the full rules of an instant:
 
 ====================  ===  ==========================================================
 ``PRIORITY_END``        0  a job ends and leaves its cluster

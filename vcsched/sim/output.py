@@ -6,8 +6,8 @@ submission_time, requested_number_of_resources, requested_time, success, final_s
 starting_time, execution_time, finish_time, waiting_time, turnaround_time, stretch,
 allocated_resources``, then ours: ``cluster, origin_cluster``.
 
-The old layout (``layout="legacy"``, ``--jobs-layout legacy``), for scripts written
-against earlier versions: ``jobID, submission_time, requested_number_of_processors,
+The legacy layout (``layout="legacy"``, ``--jobs-layout legacy``), for scripts that read
+the first column set: ``jobID, submission_time, requested_number_of_processors,
 requested_time, starting_time, execution_time, finish_time, waiting_time,
 turnaround_time, stretch, allocated_processors, cluster, origin_cluster``.
 

@@ -4,7 +4,7 @@ This reproduces the simulator of the seed paper (§3.1): a *client* part injects
 jobs of the traces (here: arrival events in submission order), a *meta-scheduler* part
 maps each arriving job to a cluster and may act periodically, and a *server* part per
 cluster answers submit / cancel / list waiting jobs / estimated completion time
-(:class:`vcsched.sim.batch.Cluster`).
+(:class:`vcsched.sim.cluster.Cluster`).
 
 The engine never imports a policy: the meta-scheduler is an object passed in that
 implements :class:`MetaScheduler` (``heuristics.grid`` provides MCT, the later
@@ -18,16 +18,19 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.batch import Cluster
+from vcsched.sim.cluster import Cluster, ClusterContext
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 
-__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid", "simulate"]
+if TYPE_CHECKING:
+    from vcsched.sim.planning import PlanningSnapshot
+
+__all__ = ["MetaScheduler", "Grid", "SimulationResult", "simulate_grid"]
 
 _INF = float("inf")
 
@@ -107,9 +110,8 @@ class Grid:
 
     Notes
     -----
-    The clusters record the starts and ends of their jobs (``Cluster.started``,
-    ``Cluster.ended``); :attr:`start`, :attr:`finish`, :attr:`where` and :attr:`done`
-    assemble them on request, and :meth:`run` returns them as columns. The grid keeps
+    The clusters record the starts and ends of their jobs (:meth:`Cluster.records`);
+    :attr:`start`, :attr:`finish`, :attr:`where` and :attr:`done` assemble them on request, and :meth:`run` returns them as columns. The grid keeps
     the arrivals, submissions and cancellations itself.
     """
 
@@ -145,8 +147,11 @@ class Grid:
         self._origin_list = origin.tolist()
         self._next = 0
         self.arrived = 0
+        self._snapshot = None  # the last planning snapshot, until the next submission or cancellation
+        ctx = ClusterContext(self.kernel, jobs.job_id, self.P, jobs.run_time, jobs.requested_time,
+                             self.origin_speed_array, None if self.log is None else self._log_run_event)
         for k, c in enumerate(self.clusters):
-            c.bind(self, k)
+            c.join(ctx, k)
 
     def _check_widths(self) -> None:
         if not len(self.jobs):
@@ -179,7 +184,7 @@ class Grid:
             return self.clusters[cluster].waiting()
         out: list[int] = []
         for c in self.clusters:
-            out.extend(c.waiting_jobs)
+            out.extend(c.waiting())
         return out
 
     def ect(self, job: int, cluster: int) -> float:
@@ -218,7 +223,8 @@ class Grid:
     def submit(self, job: int, cluster: int) -> None:
         """Submit ``job`` to ``cluster`` now (an arrival, or a resubmission after a cancel)."""
         c = self.clusters[cluster]
-        if self.location[job] >= 0 and job in self.clusters[self.location[job]].waiting_jobs:
+        self._snapshot = None
+        if self.location[job] >= 0 and self.clusters[self.location[job]].is_waiting(job):
             raise self._already_waiting(job)
         c.submit(job)
         if self.location[job] >= 0:
@@ -234,6 +240,7 @@ class Grid:
         k = self.location[job]
         if k < 0:
             return False
+        self._snapshot = None
         ok = self.clusters[k].cancel(job)
         if ok and self.log is not None:
             self.log.append((self.kernel.now, "cancel", self.jobs.job_id[job], self.clusters[k].name))
@@ -241,6 +248,7 @@ class Grid:
 
     def cancel_many(self, jobs: Sequence[int]) -> None:
         """Cancel every job of ``jobs`` that waits somewhere: the same as :meth:`cancel` for each, in this order."""
+        self._snapshot = None
         if self.log is not None:
             for j in jobs:
                 self.cancel(j)
@@ -249,15 +257,17 @@ class Grid:
             if k >= 0:
                 self.clusters[k].cancel_many(part)
 
-    def submit_many(self, jobs: Sequence[int], clusters: Sequence[int], plans: dict | None = None) -> None:
+    def submit_many(self, jobs: Sequence[int], clusters: Sequence[int]) -> None:
         """Submit ``jobs[i]`` to ``clusters[i]`` now, in this order: the same as :meth:`submit` for each (tested),
         with the bookkeeping done once per cluster.
 
-        ``plans`` maps a cluster index to the ``plan`` argument of its
-        :meth:`Cluster.submit_many` (its estimate plan after these submissions, computed by
-        the caller), for clusters that install it instead of replaying the submissions.
+        When these are exactly the reservations made on the last :meth:`planning_snapshot`
+        (same jobs, clusters and order, nothing submitted or cancelled since), a cluster
+        whose plan did not change adopts the snapshot's plan instead of planning the jobs
+        again (:meth:`Cluster.adopt_plan`).
         """
         jobs, clusters = list(jobs), np.asarray(clusters, dtype=np.int64).tolist()
+        snap, self._snapshot = self._snapshot, None
         if self.log is not None:
             for j, k in zip(jobs, clusters):
                 self.submit(j, k)
@@ -272,13 +282,38 @@ class Grid:
             at[j] = now
             seq[j] = base + i
         self._submissions = itertools.count(base + len(jobs))
-        plans = plans or {}
+        adopt = snap is not None and snap.state.now == now and _same_submissions(snap, jobs, clusters)
         for k, part in self._by_cluster(jobs, clusters):
-            self.clusters[k].submit_many(part, plans.get(k))
+            c = self.clusters[k]
+            if not (adopt and c.adopt_plan(part, *snap.cluster_plan(k), snap.tokens[k])):
+                c.submit_many(part)
+
+    def planning_snapshot(self, jobs: Sequence[int]) -> PlanningSnapshot | None:
+        """A :class:`vcsched.sim.planning.PlanningSnapshot` of every cluster for ``jobs`` (rows of the job table),
+        or None when a cluster does not offer a :meth:`Cluster.resubmission_plan`.
+
+        Valid until the next submission, cancellation or event: plan on it, then submit the
+        reserved jobs in their order with :meth:`submit_many`.
+        """
+        from vcsched.sim.planning import PlanningSnapshot
+
+        plans = [c.resubmission_plan() for c in self.clusters]
+        if any(p is None for p in plans):
+            return None
+        rows = np.asarray(jobs, dtype=np.int64)
+        durations = np.empty((rows.size, len(self.clusters)))
+        for k, c in enumerate(self.clusters):
+            durations[:, k] = c.planned_durations(rows)
+        totals = np.array([c.procs for c in self.clusters], dtype=np.int64)
+        widths = np.asarray(self.jobs.procs[rows], dtype=np.int64)
+        snap = PlanningSnapshot(rows, plans, durations, widths, totals, self.kernel.now,
+                                [c.planning_token() for c in self.clusters])
+        self._snapshot = snap
+        return snap
 
     def _refuse_waiting(self, jobs: list) -> None:
         """Raise :meth:`submit`'s error for the first of ``jobs`` that is already waiting somewhere."""
-        busy = [c.waiting_jobs for c in self.clusters if c.waiting_jobs]
+        busy = [waiting for waiting in (c.waiting() for c in self.clusters) if waiting]
         if not busy:
             return
         clash = set().union(*(set(jobs).intersection(waiting) for waiting in busy))
@@ -324,12 +359,12 @@ class Grid:
         """True while some job has still to arrive, or waits or runs on a cluster."""
         if self.arrived < len(self.jobs):
             return True
-        return any(c.waiting_jobs or c.running_jobs for c in self.clusters)
+        return any(c.busy() for c in self.clusters)
 
     # ------------------------------------------------------------------ starts and ends (recorded by the clusters)
-    def log_event(self, now: float, event: str, j: int, cluster: Cluster) -> None:
-        """Append ``(now, event, job id, cluster name)`` to the event log (called by the clusters when recording)."""
-        self.log.append((now, event, self.jobs.job_id[j], cluster.name))
+    def _log_run_event(self, now: float, event: str, j: int, cluster: str) -> None:
+        """Append ``(now, event, job id, cluster name)`` to the event log (the clusters' ``log`` when recording)."""
+        self.log.append((now, event, self.jobs.job_id[j], cluster))
 
     def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start, finish (``inf`` when not reached) and cluster (``-1``) of every job, from the clusters' records."""
@@ -337,13 +372,14 @@ class Grid:
         start, finish = np.full(n, _INF), np.full(n, _INF)
         where = np.full(n, -1, dtype=np.int64)
         for k, c in enumerate(self.clusters):
-            if c.started:
-                rows = np.fromiter(c.started, dtype=np.int64, count=len(c.started))
-                start[rows] = np.fromiter(c.started.values(), dtype=np.float64, count=rows.size)
+            started, ended = c.records()
+            if started:
+                rows = np.fromiter(started, dtype=np.int64, count=len(started))
+                start[rows] = np.fromiter(started.values(), dtype=np.float64, count=rows.size)
                 where[rows] = k
-            if c.ended:
-                rows = np.fromiter(c.ended, dtype=np.int64, count=len(c.ended))
-                finish[rows] = np.fromiter(c.ended.values(), dtype=np.float64, count=rows.size)
+            if ended:
+                rows = np.fromiter(ended, dtype=np.int64, count=len(ended))
+                finish[rows] = np.fromiter(ended.values(), dtype=np.float64, count=rows.size)
         return start, finish, where
 
     @property
@@ -364,7 +400,7 @@ class Grid:
     @property
     def done(self) -> int:
         """Number of jobs ended so far."""
-        return sum(len(c.ended) for c in self.clusters)
+        return sum(len(c.records()[1]) for c in self.clusters)
 
     # ------------------------------------------------------------------ arrivals
     def _arrive(self, _=None) -> None:
@@ -434,24 +470,26 @@ class Grid:
                                 events=self.kernel.processed, log=self.log)
 
 
+def _same_submissions(snap, jobs: list, clusters: list) -> bool:
+    """Whether ``jobs`` submitted to ``clusters`` are exactly the reservations made on ``snap``, in order."""
+    done, where, _ = snap.reservations()
+    return (done.size == len(jobs) and bool((done == np.asarray(jobs, dtype=np.int64)).all())
+            and bool((where == np.asarray(clusters, dtype=np.int64)).all()))
+
+
 def simulate_grid(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
                   record: bool = False, progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Simulate ``jobs`` on batch ``clusters`` (see :class:`Grid`); returns a :class:`SimulationResult`.
 
-    Also importable as ``vcsched.sim.simulate`` (the name used throughout the examples
-    and by existing code); the time-shared simulator is
-    :func:`vcsched.sim.timeshare.simulate_timeshare`.
+    The time-shared simulator is :func:`vcsched.sim.timeshare.simulate_timeshare`.
 
     Examples
     --------
     >>> from vcsched.problems.workload import from_arrays
-    >>> from vcsched.sim import JobTable, make_cluster, simulate
+    >>> from vcsched.sim import JobTable, make_cluster, simulate_grid
     >>> w = from_arrays([0, 0, 1], [10, 5, 2], [10, 5, 2], [60, 60, 40])
-    >>> r = simulate([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
+    >>> r = simulate_grid([make_cluster("c", 100, policy="easy")], JobTable.from_workloads([w]))
     >>> r.start.tolist(), r.finish.tolist()
     ([0.0, 10.0, 1.0], [10.0, 15.0, 3.0])
     """
     return Grid(clusters, jobs, meta=meta, record=record).run(progress=progress)
-
-
-simulate = simulate_grid

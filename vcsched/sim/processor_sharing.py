@@ -287,130 +287,173 @@ def _ps_advance_rows(t, v, tags, ids, n, join_dates, join_works, join_ids, join_
     dates is exact); the last one computes them all. O((k + 1) S W) for at most k joins
     per server, in O(k + 1) rounds of numpy calls: linear in the size of the arrays.
     """
-    n_rows = tags.shape[0]
+    rs = _Rows(t, v, tags, ids, n, join_count, live)
     nnz = np.count_nonzero
-    most_tasks = int(n.max()) if n_rows else 0
-    most_joins = int((join_count * live).max()) if n_rows else 0
-    width = most_tasks + most_joins + 1  # room for the joins, and at least one +inf column
-    inf = math.inf
-    if tags.shape[1] >= width:  # the arrays are copied before any write
-        if tags.shape[1] <= width + width // 4 + 16:
-            width = tags.shape[1]  # keep the slack (fewer reallocations)
-        row_tags, row_ids = tags[:, :width], ids[:, :width]
-    else:
-        width += width // 8 + 8  # slack for the next joins
-        row_tags = np.full((n_rows, width), inf)
-        row_tags[:, :most_tasks] = tags[:, :most_tasks]
-        row_ids = np.full((n_rows, width), -2, dtype=np.int64)
-        row_ids[:, :most_tasks] = ids[:, :most_tasks]
-    ends = None
-    cols = np.arange(width)
-    colsf = cols.astype(float)
-    rows = np.arange(n_rows)
-    # columns lo:hi of each row hold the tasks computing (0:lo ended); never written in place
-    lo = zeros = np.zeros(n_rows, dtype=np.int64)
-    some_ended = False
-    hi = n
-    applied = lo  # joins applied per row
-    live = live.copy()
-    n_join_cols = join_dates.shape[1]
     with np.errstate(invalid="ignore"):
         while True:
-            if most_joins:
-                join_col = np.minimum(applied, n_join_cols - 1)  # each row's next join (clipped column)
-                has_join = live & (applied < join_count)
-                next_join = np.full(n_rows, inf)
-                np.copyto(next_join, join_dates[rows, join_col], where=has_join)
-                stop = np.minimum(next_join, until)  # next_join if next_join < until else until
-                finishing = live & (stop == inf)  # rows whose segment runs to the end
-                stop_col = stop[:, None]
+            stop, stop_col, finishing, has_join, next_join, join_col = rs.stops(join_dates, join_count, until)
+            busy = rs.live & (rs.hi > rs.lo)
+            if nnz(busy):
+                rs.segment(busy, finishing, stop, stop_col, record)
+                idle = rs.live & ~busy
             else:
-                stop = stop_col = until
-                finishing = live if until == inf else None
-            busy = live & (hi > lo)
-            n_busy = nnz(busy)
-            if n_busy:
-                if finishing is not None:
-                    finishing = finishing & busy
-                    n_finishing = nnz(finishing)
-                    if not n_finishing:
-                        finishing = None
-                if finishing is None:
-                    # nobody reaches the horizon: does any first task end before its stop?
-                    first = (row_tags[rows, lo] - v) * (hi - lo) + t  # the first date of _rows_times, exactly
-                    prefix = 0 if not nnz(busy & (first <= stop)) else \
-                        min(width, (int(lo.max()) if some_ended else 0) + _PREFIX)
-                    while prefix:  # the dates of a prefix of the columns, longer if need be
-                        times = _rows_times(t, v, row_tags[:, :prefix], lo, hi, colsf, rows, some_ended)
-                        ended_by_stop = nnz(times <= stop_col, axis=1)
-                        if prefix == width or not nnz(busy & (ended_by_stop >= prefix) & (hi > prefix)):
-                            break
-                        prefix = min(width, 8 * prefix)
-                    n_ended = np.maximum(ended_by_stop - lo, 0) * busy if prefix else zeros
-                else:
-                    prefix = width
-                    times = _rows_times(t, v, row_tags, lo, hi, colsf, rows, some_ended)
-                    if n_finishing == n_busy:
-                        n_ended = (hi - lo) * busy
-                    else:
-                        n_ended = np.maximum(nnz(times <= stop_col, axis=1) - lo, 0) * busy
-                        np.copyto(n_ended, hi - lo, where=finishing)
-                if nnz(n_ended):
-                    if record:
-                        if ends is None and prefix == width and finishing is not None \
-                                and n_finishing == nnz(live) and not some_ended:
-                            ends = times  # the last segment of every row
-                        else:
-                            if ends is None:
-                                ends = np.full((n_rows, width), np.nan)
-                            np.copyto(ends[:, :prefix], times,
-                                      where=(cols[:prefix] >= lo[:, None]) & (cols[:prefix] < (lo + n_ended)[:, None]))
-                    any_ended = n_ended > 0
-                    last = lo + n_ended - 1
-                    t_last = t.copy()  # date and virtual time of each row's last end
-                    np.copyto(t_last, times[rows, last], where=any_ended)
-                    v_last = v.copy()
-                    np.copyto(v_last, row_tags[rows, last], where=any_ended)
-                    lo = lo + n_ended
-                    some_ended = True
-                else:
-                    t_last, v_last = t, v
-                remaining = hi - lo
-                v_next = v_last + (stop - t_last) / np.maximum(remaining, 1)
-                np.copyto(v_next, v_last, where=remaining == 0)
-                t_new = t.copy()
-                v_new = v.copy()
-                if finishing is None:
-                    np.copyto(t_new, stop, where=busy)
-                    np.copyto(v_new, v_next, where=busy)
-                else:
-                    upd = busy & ~finishing
-                    np.copyto(t_new, stop, where=upd)
-                    np.copyto(v_new, v_next, where=upd)
-                    np.copyto(t_new, t_last, where=finishing)
-                    np.copyto(v_new, v_last, where=finishing)
-                    live &= ~finishing
-                t, v = t_new, v_new
-                idle = live & ~busy
-            else:
-                idle = live
+                idle = rs.live
             if nnz(idle):
-                done = idle & (stop == inf)
-                t = t.copy()
-                np.copyto(t, stop, where=idle & ~done)
-                live &= ~done
-            if not most_joins:
+                done = idle & (stop == math.inf)
+                rs.t = rs.t.copy()
+                np.copyto(rs.t, stop, where=idle & ~done)
+                rs.live &= ~done
+            if not rs.most_joins:
                 break
-            live &= has_join & (next_join <= until)
-            if not nnz(live):
+            rs.live &= has_join & (next_join <= until)
+            if not nnz(rs.live):
                 break
-            row_tags, row_ids = _insert_joins(row_tags, row_ids, v + join_works[rows, join_col],
-                                              join_ids[rows, join_col], live)
-            hi = hi + live
-            applied = applied + live
-    if record and ends is None:
-        ends = np.full((n_rows, width), np.nan)
-    return t, v, row_tags, row_ids, ends, lo, hi, applied
+            rs.row_tags, rs.row_ids = _insert_joins(rs.row_tags, rs.row_ids, rs.v + join_works[rs.rows, join_col],
+                                                    join_ids[rs.rows, join_col], rs.live)
+            rs.hi = rs.hi + rs.live
+            rs.applied = rs.applied + rs.live
+    if record and rs.ends is None:
+        rs.ends = np.full((rs.n_rows, rs.width), np.nan)
+    return rs.t, rs.v, rs.row_tags, rs.row_ids, rs.ends, rs.lo, rs.hi, rs.applied
+
+
+class _Rows:
+    """The state of :func:`_ps_advance_rows` between its rounds (a round runs every live row to its next join or
+    to the horizon): each row's date ``t`` and virtual time ``v``, its tasks (``row_tags``, ``row_ids``; columns
+    ``0:lo`` ended, ``lo:hi`` computing; never written in place), the joins ``applied``, the ``live`` rows and
+    the recorded ``ends``."""
+
+    def __init__(self, t, v, tags, ids, n, join_count, live) -> None:
+        n_rows = tags.shape[0]
+        most_tasks = int(n.max()) if n_rows else 0
+        self.most_joins = int((join_count * live).max()) if n_rows else 0
+        width = most_tasks + self.most_joins + 1  # room for the joins, and at least one +inf column
+        if tags.shape[1] >= width:  # the arrays are copied before any write
+            if tags.shape[1] <= width + width // 4 + 16:
+                width = tags.shape[1]  # keep the slack (fewer reallocations)
+            self.row_tags, self.row_ids = tags[:, :width], ids[:, :width]
+        else:
+            width += width // 8 + 8  # slack for the next joins
+            self.row_tags = np.full((n_rows, width), math.inf)
+            self.row_tags[:, :most_tasks] = tags[:, :most_tasks]
+            self.row_ids = np.full((n_rows, width), -2, dtype=np.int64)
+            self.row_ids[:, :most_tasks] = ids[:, :most_tasks]
+        self.n_rows, self.width = n_rows, width
+        self.cols = np.arange(width)
+        self.colsf = self.cols.astype(float)
+        self.rows = np.arange(n_rows)
+        self.t, self.v = t, v
+        self.lo = self.zeros = np.zeros(n_rows, dtype=np.int64)
+        self.some_ended = False
+        self.hi = n
+        self.applied = self.lo
+        self.live = live.copy()
+        self.ends = None
+
+    def stops(self, join_dates, join_count, until):
+        """Where each row's segment stops (its next join, or ``until``), which rows run to the end (``finishing``,
+        None when none can), and each row's next join: ``(stop, stop_col, finishing, has_join, next_join,
+        join_col)``."""
+        if not self.most_joins:
+            return until, until, (self.live if until == math.inf else None), None, None, None
+        join_col = np.minimum(self.applied, join_dates.shape[1] - 1)  # each row's next join (clipped column)
+        has_join = self.live & (self.applied < join_count)
+        next_join = np.full(self.n_rows, math.inf)
+        np.copyto(next_join, join_dates[self.rows, join_col], where=has_join)
+        stop = np.minimum(next_join, until)  # next_join if next_join < until else until
+        finishing = self.live & (stop == math.inf)  # rows whose segment runs to the end
+        return stop, stop[:, None], finishing, has_join, next_join, join_col
+
+    def segment(self, busy, finishing, stop, stop_col, record: bool) -> None:
+        """Run the ``busy`` rows to their ``stop`` (the ``finishing`` ones to their last end): the tasks that end
+        before it, their dates (when ``record``), and each row's new date and virtual time."""
+        nnz = np.count_nonzero
+        n_finishing = 0
+        if finishing is not None:
+            finishing = finishing & busy
+            n_finishing = nnz(finishing)
+            if not n_finishing:
+                finishing = None
+        if finishing is None:
+            prefix, times, n_ended = self._ended_before(busy, stop, stop_col)
+        else:
+            prefix = self.width
+            times = _rows_times(self.t, self.v, self.row_tags, self.lo, self.hi, self.colsf, self.rows,
+                                self.some_ended)
+            if n_finishing == nnz(busy):
+                n_ended = (self.hi - self.lo) * busy
+            else:
+                n_ended = np.maximum(nnz(times <= stop_col, axis=1) - self.lo, 0) * busy
+                np.copyto(n_ended, self.hi - self.lo, where=finishing)
+        if nnz(n_ended):
+            if record:
+                self._record(times, prefix, n_ended, finishing is not None and n_finishing == nnz(self.live))
+            t_last, v_last = self._last_ends(times, n_ended)
+        else:
+            t_last, v_last = self.t, self.v
+        self._move_to(busy, finishing, stop, t_last, v_last)
+
+    def _ended_before(self, busy, stop, stop_col):
+        """No row reaches the horizon: ``(prefix, times, n_ended)``, the dates of the first ``prefix`` columns
+        (longer if need be) and how many tasks of each row end by its stop."""
+        nnz = np.count_nonzero
+        lo, hi, width = self.lo, self.hi, self.width
+        first = (self.row_tags[self.rows, lo] - self.v) * (hi - lo) + self.t  # the first date of _rows_times
+        prefix = 0 if not nnz(busy & (first <= stop)) else \
+            min(width, (int(lo.max()) if self.some_ended else 0) + _PREFIX)
+        times = None
+        while prefix:  # the dates of a prefix of the columns, longer if need be
+            times = _rows_times(self.t, self.v, self.row_tags[:, :prefix], lo, hi, self.colsf, self.rows,
+                                self.some_ended)
+            ended_by_stop = nnz(times <= stop_col, axis=1)
+            if prefix == width or not nnz(busy & (ended_by_stop >= prefix) & (hi > prefix)):
+                break
+            prefix = min(width, 8 * prefix)
+        n_ended = np.maximum(ended_by_stop - lo, 0) * busy if prefix else self.zeros
+        return prefix, times, n_ended
+
+    def _record(self, times, prefix: int, n_ended, all_finish: bool) -> None:
+        """Keep the end dates of the tasks that ended (``all_finish``: every live row runs to its end now)."""
+        if self.ends is None and prefix == self.width and all_finish and not self.some_ended:
+            self.ends = times  # the last segment of every row
+            return
+        if self.ends is None:
+            self.ends = np.full((self.n_rows, self.width), np.nan)
+        lo, cols = self.lo, self.cols
+        np.copyto(self.ends[:, :prefix], times,
+                  where=(cols[:prefix] >= lo[:, None]) & (cols[:prefix] < (lo + n_ended)[:, None]))
+
+    def _last_ends(self, times, n_ended):
+        """Date and virtual time of each row's last end; the ended tasks move before ``lo``."""
+        any_ended = n_ended > 0
+        last = self.lo + n_ended - 1
+        t_last = self.t.copy()
+        np.copyto(t_last, times[self.rows, last], where=any_ended)
+        v_last = self.v.copy()
+        np.copyto(v_last, self.row_tags[self.rows, last], where=any_ended)
+        self.lo = self.lo + n_ended
+        self.some_ended = True
+        return t_last, v_last
+
+    def _move_to(self, busy, finishing, stop, t_last, v_last) -> None:
+        """New date and virtual time of the busy rows: their stop, or their last end for the finishing rows
+        (which leave ``live``)."""
+        remaining = self.hi - self.lo
+        v_next = v_last + (stop - t_last) / np.maximum(remaining, 1)
+        np.copyto(v_next, v_last, where=remaining == 0)
+        t_new = self.t.copy()
+        v_new = self.v.copy()
+        if finishing is None:
+            np.copyto(t_new, stop, where=busy)
+            np.copyto(v_new, v_next, where=busy)
+        else:
+            upd = busy & ~finishing
+            np.copyto(t_new, stop, where=upd)
+            np.copyto(v_new, v_next, where=upd)
+            np.copyto(t_new, t_last, where=finishing)
+            np.copyto(v_new, v_last, where=finishing)
+            self.live &= ~finishing
+        self.t, self.v = t_new, v_new
 
 
 def _insert_joins(row_tags: np.ndarray, row_ids: np.ndarray, tag: np.ndarray, task: np.ndarray,

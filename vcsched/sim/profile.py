@@ -5,7 +5,7 @@ The profile is a step function of time: ``t[k]`` are increasing breakpoints and
 forever. Conservative backfilling (seed §3.1, CBF [16]) keeps one such profile with
 every running job (until its requested end) and every reservation; FCFS and EASY build
 one only to answer completion-time estimates (seed §2.1 "estimation of the completion
-time"; :class:`vcsched.sim.batch._EstimatePlan`).
+time"; :class:`vcsched.sim.queued._EstimatePlan`).
 
 One implementation of each rule
 -------------------------------
@@ -15,7 +15,7 @@ Each profile rule is written once, as a compiled function of
 (forget the past, merge equal steps), :func:`~vcsched.sim.compiled.earliest` (the
 earliest slot), :func:`~vcsched.sim.compiled.earliest_many` and
 :func:`~vcsched.sim.compiled.reserve` (trim, earliest slot, reserve it).
-:class:`CBFCluster <vcsched.sim.batch.CBFCluster>` calls them on its own arrays;
+:class:`CBFCluster <vcsched.sim.cbf.CBFCluster>` calls them on its own arrays;
 :class:`Profile` wraps them for everything else (the FCFS/EASY estimate plan, the
 ECT queries of the meta-schedulers, inspection). numba is imported, and the functions
 compiled or loaded from their on-disk cache, at the first call of a method that needs
@@ -146,6 +146,17 @@ class Profile:
             T, F = np.empty(size), np.empty(size, dtype=np.int64)
             T[: self._n], F[: self._n] = self._T[: self._n], self._F[: self._n]
             self._T, self._F = T, F
+
+    def apply(self, rule, room: int, *args) -> list:
+        """Run a compiled rule ``rule(T, F, n, *args) -> (n, *results)`` of :mod:`vcsched.sim.compiled` on this
+        profile's arrays, with room for ``room`` more rows first; returns the rule's other results.
+
+        How the CBF queue's loops (:meth:`vcsched.sim.cbf.CBFQueue.replan`) change the profile they plan on.
+        """
+        self._room(room)
+        n, *rest = rule(self._T, self._F, self._n, *args)
+        self._n = n
+        return rest
 
     def add(self, start: float, end: float, delta: int) -> None:
         """Add ``delta`` free processors on ``[start, end)`` (negative to reserve): :func:`compiled.add`."""

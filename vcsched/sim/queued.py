@@ -1,0 +1,225 @@
+"""The submission-order queue and the estimate plan shared by the FCFS and EASY clusters.
+
+Both policies start jobs from the head of a queue in submission order
+(:meth:`QueuedCluster._head`) and answer ECT queries from an estimate plan of their
+running and waiting jobs planned with requested times (:class:`_EstimatePlan`): FCFS
+plans the queue in order, each job no earlier than the previous one
+(:attr:`QueuedCluster.plan_in_order`); EASY plans it conservatively. The passes are in
+the leaf modules :mod:`vcsched.sim.fcfs` and :mod:`vcsched.sim.easy`.
+"""
+
+from __future__ import annotations
+
+import collections
+import heapq
+
+import numpy as np
+
+from vcsched.sim.cluster import INF, Cluster, planned_duration
+from vcsched.sim.kernel import PRIORITY_PASS
+from vcsched.sim.profile import Profile
+
+__all__ = ["QueuedCluster"]
+
+
+class _EstimatePlan:
+    """The estimate plan of an FCFS or EASY cluster (:meth:`QueuedCluster._estimate_plan`), extended job by job.
+
+    :attr:`prof` holds the running jobs until their requested ends and one reservation
+    per planned job. ``starts`` maps each planned job still waiting to its planned
+    start; a job appended now is planned at its earliest slot from ``lower`` (FCFS: the
+    previous job's planned start) or now if later; ``heap`` holds (planned start, job)
+    of the planned jobs, to find the earliest planned start of those still waiting.
+    """
+
+    __slots__ = ("prof", "starts", "lower", "fcfs", "heap")
+
+    def __init__(self, prof: Profile, now: float, fcfs: bool) -> None:
+        self.prof = prof
+        self.starts: dict[int, float] = {}
+        self.lower = now
+        self.fcfs = fcfs
+        self.heap: list[tuple[float, int]] = []
+
+    def earliest(self, p: int, d: float, not_before: float) -> float:
+        """Earliest start from ``not_before`` of a job (width ``p``, duration ``d``) on the plan."""
+        return self.prof.earliest(p, d, not_before)
+
+    def append(self, j: int, p: int, d: float, now: float) -> None:
+        """Plan job ``j`` (width ``p``, planned duration ``d``) after every job already planned."""
+        s = self.prof.reserve_earliest(p, d, self.lower if self.lower > now else now, now)
+        self.starts[j] = s
+        heapq.heappush(self.heap, (s, j))
+        if self.fcfs:
+            self.lower = s
+
+    def extend(self, jobs: list[int], procs: np.ndarray, durations: np.ndarray, now: float) -> None:
+        """:meth:`append` for each job in turn, in one compiled loop (:meth:`Profile.reserve_many`; tested equal)."""
+        if not jobs:
+            return
+        starts, lower = self.prof.reserve_many(procs, durations, self.lower if self.lower > now else now, now,
+                                               self.fcfs)
+        starts = starts.tolist()
+        self.starts.update(zip(jobs, starts))
+        self.heap.extend(zip(starts, jobs))
+        heapq.heapify(self.heap)
+        if self.fcfs:
+            self.lower = lower
+
+    def adopt(self, jobs: list[int], t: np.ndarray, f: np.ndarray, starts: list[float]) -> None:
+        """Take the plan after appending ``jobs`` as computed elsewhere: the profile's steps ``t``, ``f`` and each
+        job's planned start (what :meth:`extend` would have given, on a copy of this plan)."""
+        self.prof = Profile.from_steps(self.prof.total, t, f)
+        self.starts.update(zip(jobs, starts))
+        self.heap.extend(zip(starts, jobs))
+        heapq.heapify(self.heap)
+        if jobs and self.fcfs:
+            self.lower = starts[-1]
+
+    def current(self, now: float) -> bool:
+        """False when a waiting job's planned start has passed (a rebuild now would plan it later)."""
+        heap, starts = self.heap, self.starts
+        while heap and heap[0][1] not in starts:
+            heapq.heappop(heap)
+        return not heap or heap[0][0] >= now
+
+
+class QueuedCluster(Cluster):
+    """A cluster whose waiting jobs form one queue in submission order, with an estimate plan for the ECTs.
+
+    Each submission gets a ticket (the count of submissions here); :attr:`_fifo` holds
+    (ticket, job) in submission order, for the head of the queue: a dict looked up with
+    ``next(iter(...))`` scans the holes its deletions at the front leave, a deque does not
+    (entries of jobs that left are dropped when they reach the front, see :meth:`_head`).
+    """
+
+    plan_in_order = False
+    """Whether the estimate plan puts each job no earlier than the previous one (FCFS)."""
+
+    def _reset(self) -> None:
+        self._fifo: collections.deque = collections.deque()
+        self._tickets = 0
+        self._plan: _EstimatePlan | None = None  # cached estimate plan
+
+    def submit(self, j: int) -> None:
+        if self.P[j] > self.procs:
+            self._too_wide(j)
+        self._tickets += 1
+        self.waiting_jobs[j] = self._tickets
+        self._fifo.append((self._tickets, j))
+        self._on_submit(j)
+        if not self._pass_pending:
+            self._pass_pending = True
+            self.kernel.schedule(self.kernel.now, PRIORITY_PASS, self._pass)
+
+    def cancel(self, j: int) -> bool:
+        if j not in self.waiting_jobs:
+            return False
+        del self.waiting_jobs[j]
+        self._on_cancel(j)
+        self._request_pass()
+        return True
+
+    def _head(self) -> int | None:
+        """The first waiting job in submission order (None when none waits)."""
+        fifo, waiting = self._fifo, self.waiting_jobs
+        while fifo:
+            ticket, j = fifo[0]
+            if waiting.get(j) == ticket:
+                return j
+            fifo.popleft()  # started, cancelled, or resubmitted since (a newer ticket)
+        return None
+
+    # hooks
+    def _on_submit(self, j: int) -> None:
+        plan = self._plan
+        if plan is not None:
+            plan.append(j, self.P[j], planned_duration(self.req_here[j]), self.kernel.now)
+
+    def _on_cancel(self, j: int) -> None:
+        self._plan = None
+
+    def _on_end(self, j: int, req_end: float) -> None:
+        if self.kernel.now < req_end:
+            self._plan = None
+
+    def _start(self, j: int) -> None:
+        if self._plan is not None:
+            self._plan_started(j, self.kernel.now)
+        Cluster._start(self, j)
+
+    # ------------------------------------------------------------------ estimates
+    def _running_profile(self) -> Profile:
+        """The profile of the running jobs until their requested ends (a job past its requested end: until now)."""
+        now = self.kernel.now
+        if not self.running_jobs:
+            return Profile(self.procs, now)
+        ends = np.fromiter(self.running_jobs.values(), dtype=np.float64, count=len(self.running_jobs))
+        procs = np.fromiter((self.P[j] for j in self.running_jobs), dtype=np.int64, count=len(self.running_jobs))
+        ends = np.maximum(ends, now)
+        order = np.argsort(ends, kind="stable")
+        ends, procs = ends[order], procs[order]
+        uniq, first = np.unique(ends, return_index=True)
+        released = np.add.reduceat(procs, first)
+        used = int(procs.sum())
+        cum = np.cumsum(released)
+        if uniq[0] > now:
+            t = np.concatenate(([now], uniq))
+            f = np.concatenate(([self.procs - used], self.procs - used + cum))
+        else:
+            t = uniq.copy()
+            f = self.procs - used + cum
+        t[0] = now
+        return Profile.from_steps(self.procs, t, f)
+
+    def _estimate_plan(self) -> _EstimatePlan:
+        """The plan of the running and waiting jobs with requested times, used for the ECT.
+
+        FCFS plans each waiting job at its earliest slot no earlier than the previous
+        one's start (the FCFS order); EASY uses the conservative plan of its queue as its
+        estimate (EASY itself only protects the head job).
+
+        The plan is kept up to date incrementally (:class:`_EstimatePlan`) and is always
+        the one a rebuild from scratch now would give: a submission plans the new job
+        after the others, a job starting exactly at its planned slot only becomes a
+        running job, and a job ending at its requested end changes nothing from now on.
+        Every other change (a cancellation, an end before the requested end, a start
+        elsewhere than planned) drops the plan, rebuilt at the next query, and so does a
+        planned start that has passed without the job starting.
+        """
+        now = self.kernel.now
+        plan = self._plan
+        if plan is None or not plan.current(now):
+            plan = _EstimatePlan(self._running_profile(), now, self.plan_in_order)
+            queue = list(self.waiting_jobs)
+            rows = np.array(queue, dtype=np.int64)
+            plan.extend(queue, self._widths[rows], self._planned[rows], now)
+            self._plan = plan
+        return plan
+
+    def _plan_started(self, j: int, now: float) -> None:
+        """Keep the estimate plan when job ``j`` starts on its planned slot (same profile), else drop it."""
+        s = self._plan.starts.pop(j, None)
+        req = self.req_here[j]
+        if s != now or planned_duration(req) != req:
+            self._plan = None
+
+    def ect(self, j: int) -> float:
+        plan = self._estimate_plan()
+        s = plan.starts.get(j)
+        if s is not None:
+            return s + planned_duration(self.requested_time(j))
+        if self.P[j] > self.procs:
+            return INF
+        d = planned_duration(self.requested_time(j))
+        return plan.earliest(self.P[j], d, max(plan.lower, self.kernel.now)) + d
+
+    def ect_many(self, jobs) -> np.ndarray:
+        plan = self._estimate_plan()
+        return self._ect_many_on(plan.prof, plan.starts, max(plan.lower, self.kernel.now), jobs)
+
+    def resubmission_plan(self) -> tuple[Profile, float, bool]:
+        """:meth:`Cluster.resubmission_plan`: the estimate plan (:meth:`_estimate_plan`)."""
+        plan = self._estimate_plan()
+        now = self.kernel.now
+        return plan.prof.copy(), (plan.lower if plan.lower > now else now), plan.fcfs
