@@ -1,7 +1,7 @@
 """One method on one generated VCSched instance, in its own process: prints one JSON line.
 
 ``python -m benchmarks.experiments._vc_scale_child '{"hosts": 64, "jobs": 500, ...}'``; used by
-``vc-scale`` so that the peak resident memory (``ru_maxrss``) is the method's own, not a
+``vc-scale`` so that the peak resident memory (:func:`peak_rss_mb`) is the method's own, not a
 high-water mark left by an earlier method in the same worker.
 """
 
@@ -12,6 +12,20 @@ import math
 import resource
 import sys
 import time
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MB: ``VmHWM`` of ``/proc/self/status`` (the
+    high-water mark of this program's own address space), else ``ru_maxrss``, which on
+    Linux also keeps the high-water mark of the process that started this one."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def _instance(params: dict):
@@ -40,7 +54,7 @@ def _solve(method: str, inst, params: dict):
 def measure(params: dict) -> dict:
     """Build the instance, run ``params['method']`` on it; seconds (wall, CPU), peak RSS, outcome."""
     inst = _instance(params)
-    rss_instance = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    rss_instance = peak_rss_mb()
     wall, cpu = time.perf_counter(), time.process_time()
     res = _solve(params["method"], inst, params)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -50,7 +64,7 @@ def measure(params: dict) -> dict:
         "status": res.status.value, "min_yield": nan if res.objective is None else float(res.objective),
         "bound": nan if res.bound is None else float(res.bound), "gap": nan if res.gap is None else float(res.gap),
         "closed_by": str(extra.get("closed_by", "")), "wall_s": wall, "cpu_s": cpu,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, "instance_rss_mb": rss_instance,
+        "peak_rss_mb": peak_rss_mb(), "instance_rss_mb": rss_instance,
         "tasks": int(inst.n_tasks),
         **{k: float(extra.get(k, nan)) for k in ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve",
                                                    "seconds_configuration_lp")},

@@ -6,8 +6,8 @@ Seed 001's scale is 64 hosts; a data centre's is thousands. Instances from the
 beyond the paper's size), slacks 0.3 and 0.1, :data:`SEEDS` instance seeds.
 Every (instance, method) is one cell run in its own Python process
 (``benchmarks.experiments._vc_scale_child``), so that its peak resident memory
-(``ru_maxrss``, as ``/usr/bin/time -v`` reports it, including the interpreter
-and the instance) is the method's own; times are the method's wall and CPU
+(``VmHWM``, the "maximum resident set size" of ``/usr/bin/time -v``,
+including the interpreter and the instance) is the method's own; times are the method's wall and CPU
 seconds in that process (instance generation excluded). ``certify`` runs as on
 the command line (MCB8, SG, GR, the improvement step, the configuration LP) with
 :data:`TIME_LIMIT` seconds and stops at a proven 0.1 % gap.
