@@ -41,8 +41,9 @@ three kinds with partner host ``g`` has a value ``> L_g`` (the partner
 receives more CPU than it gives) and ``>= (L_h + L_g) / 2``, so the
 partners are examined from the least loaded up until a candidate is found,
 then only the hosts that could tie or beat it: the best candidate (and its
-tie-break, first in task order) is that of the full search. When more than
-1,024 hosts could tie or beat the first candidate and it lowers the peak,
+tie-break, first in task order) is that of the full search (a move's
+partner also gains at least the smallest task of ``h``). When more than
+128 hosts could tie or beat the first candidate and it lowers the peak,
 it is applied as it is (the rule of "the best candidate" holds among the
 least loaded block only: the exact best would scan nearly every task at
 every step of a data-centre instance).
@@ -66,7 +67,7 @@ _EPS = 1e-12
 _PAIR_MAX_TASKS = 16
 _CHAIN_MAX_CANDIDATES = 2_000_000  # (task of h, other task, host) triples evaluated at once
 _FIRST_BLOCK = 32  # partner hosts examined first (least loaded), then 4x more per round
-_EXACT_HOSTS = 1024  # beyond this many candidate partners, the best of the first improving block is taken
+_EXACT_HOSTS = 128  # beyond this many candidate partners, the best of the first improving block is taken
 _TIE_TOL = 1e-12  # hosts admitted beyond (L_h + L_g) / 2 <= v, for rounding in the candidates' values
 
 
@@ -148,40 +149,44 @@ class _Search:
         self.load, self.used = host_loads(self.instance, self.th), host_memory(self.instance, self.th)
 
 
-def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[np.ndarray], tuple | None]):
+def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[np.ndarray], tuple | None],
+                        gain: float = 0.0):
     """Best candidate over all partner hosts ``g != h``, for candidates whose value is at least
-    ``(L_h + L_g) / 2`` and ``> L_g`` (the partner receives more CPU than it gives).
+    ``(L_h + L_g) / 2`` and at least ``L_g + gain`` (``> L_g``: the partner receives more CPU
+    than it gives, ``gain`` at least).
 
     ``best_among(hosts)`` gives the best candidate ``(value, ...)`` with partners in ``hosts``
     (index order, ties to the first in task order) or None. Blocks of least loaded hosts grow
-    by 4 until one holds a candidate; with ``v`` its best value, only hosts with
-    ``(L_h + L_g) / 2 <= v`` can tie or beat it, so those (and no others) are searched.
-    The answer and its tie-break are those of the search over every host, except when more
+    by 4 until one holds a candidate, with best value ``v``; then only the hosts whose lower
+    bound is ``<= min(v, peak)`` can tie or beat it while lowering the peak, so those (and no
+    others) are searched. The answer and its tie-break are those of the search over every
+    host (the caller rejects a candidate that does not lower the peak), except when more
     than :data:`_EXACT_HOSTS` hosts could tie or beat ``v`` and ``v`` already lowers the
     peak: then the block's best is taken (first improvement by blocks; at data-centre scale
     the exact best costs a scan of nearly every task at each step).
     """
-    others = s.load.size - 1
     lh = s.load.copy()
     lh[h] = np.inf
-    k = _FIRST_BLOCK
-    best = None
-    while k < others:
+
+    def lower(load):  # lower bound on the value of any candidate with a partner of this load
+        return np.maximum(0.5 * (s.load[h] + load), load + gain)
+
+    k, best = _FIRST_BLOCK, None
+    while k < s.load.size - 1:
         part = np.argpartition(lh, k)
-        rest_min = float(lh[part[k]])  # the least load left out
         best = best_among(np.sort(part[:k]))
         if best is not None:
             break
-        if rest_min >= peak - _EPS:
-            return None  # every candidate left out has a value > L_g >= the peak
+        if lower(float(lh[part[k]])) >= peak - _EPS:  # the least load left out cannot lower the peak
+            return None
         k *= 4
     if best is None:
         return best_among(np.flatnonzero(np.isfinite(lh)))
     slack = _TIE_TOL * max(1.0, abs(peak))
-    hosts = np.flatnonzero(lh <= 2.0 * best[0] - s.load[h] + slack)
+    hosts = np.flatnonzero(lower(lh) <= min(best[0], peak - _EPS) + slack)
     if hosts.size > _EXACT_HOSTS and best[0] < peak - _EPS:
         return best  # at scale: the block's best already lowers the peak
-    return best_among(hosts)
+    return best_among(hosts) if hosts.size else best
 
 
 def _move(s: _Search, h: int, peak: float) -> list | None:
@@ -195,7 +200,7 @@ def _move(s: _Search, h: int, peak: float) -> list | None:
         a, g = divmod(int(np.argmin(new)), hosts.size)
         return float(new[a, g]), int(on_h[a]), int(hosts[g])
 
-    best = _least_loaded_first(s, h, peak, best_among)
+    best = _least_loaded_first(s, h, peak, best_among, gain=float(c.min()))
     if best is not None and best[0] < peak - _EPS:
         return [(best[1], best[2])]
     return None
