@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.experiments import vc_scale
+from benchmarks.experiments import _vc_scale_child, vc_scale
 from benchmarks.harness import get_experiment
 
 
@@ -34,7 +34,10 @@ def test_run_cell_and_report_on_tiny_instances(tmp_path):
         for method in vc_scale.METHODS:
             params = {"hosts": hosts, "jobs": jobs, "slack": 0.5, "cv_mem": 0.5, "cv_cpu": 0.5, "instance_seed": 1,
                       "method": method, "time_limit": 5.0, "stop_gap": 1e-3}
-            (row,) = vc_scale.run_cell(params, seed=0)
+            if (hosts, method) == (4, "certify"):  # one cell through its own process, the rest in this one
+                (row,) = vc_scale.run_cell(params, seed=0)
+            else:
+                row = _vc_scale_child.measure(params)
             assert row["status"] != "error", row
             assert row["peak_rss_mb"] >= row["instance_rss_mb"] > 10  # an interpreter with numpy
             assert row["cpu_s"] >= 0 and row["tasks"] == jobs
