@@ -247,9 +247,21 @@ class _Master:
         return float(self.h.getInfo().objective_function_value), pi
 
 
-def _fill(order: np.ndarray, pi, cpu, mem, demand, load, col: np.ndarray, used_c: float, used_m: float) -> np.ndarray:
+@dataclasses.dataclass(frozen=True)
+class _Prices:
+    """One pricing round: duals ``pi``, item sizes (CPU scaled to the bin), demands, bin CPU ``load``."""
+
+    pi: np.ndarray
+    cpu: np.ndarray
+    mem: np.ndarray
+    demand: np.ndarray
+    load: float
+
+
+def _fill(p: _Prices, order: np.ndarray, col: np.ndarray, used_c: float, used_m: float) -> np.ndarray:
     """Add copies of the types in ``order`` (all with ``pi > 0``) while they fit; stops once the
     bin cannot take the smallest of them."""
+    cpu, mem, demand, load = p.cpu, p.mem, p.demand, p.load
     min_c, min_m = float(cpu[order].min(initial=math.inf)), float(mem[order].min(initial=math.inf))
     for i in order:
         if (load - used_c) / min_c + 1e-12 < 1 or (min_m > 0 and (1.0 - used_m) / min_m + 1e-12 < 1):
@@ -278,12 +290,13 @@ def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np
     third one again after forcing each of the ``seeds`` highest-value types in): cheap pricing.
     Only types with ``pi > 0`` are considered; the columns are sparse."""
     out = []
+    prices = _Prices(pi, cpu, mem, demand, load)
     keys = (pi / np.maximum(cpu / load, 1e-12), pi / np.maximum(mem, 1e-12),
             pi / np.maximum(cpu / load + mem, 1e-12))
     for key in keys:
         order = np.argsort(-key, kind="stable")
         order = order[pi[order] > 0]
-        out.append(_sparse(_fill(order, pi, cpu, mem, demand, load, np.zeros(cpu.size), 0.0, 0.0)))
+        out.append(_sparse(_fill(prices, order, np.zeros(cpu.size), 0.0, 0.0)))
     order = np.argsort(-keys[2], kind="stable")
     order = order[pi[order] > 0]
     for i in np.argsort(-pi, kind="stable")[:seeds]:
@@ -291,7 +304,7 @@ def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np
             break
         col = np.zeros(cpu.size)
         col[i] = 1
-        out.append(_sparse(_fill(order, pi, cpu, mem, demand, load, col, float(cpu[i]), float(mem[i]))))
+        out.append(_sparse(_fill(prices, order, col, float(cpu[i]), float(mem[i]))))
     return out
 
 
@@ -338,6 +351,43 @@ def singleton_counts(cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load:
 
 def _value(pi: np.ndarray, col: Column) -> float:
     return float(pi[col[0]] @ col[1])
+
+
+def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
+              max_iterations: int) -> tuple[float, float | None, int, bool]:
+    """The column generation of :func:`configuration_lp`: ``(best proven bins, last master value,
+    iterations, complete)``."""
+    H, demand = items.hosts, items.demand
+    best_bins, lp_value, it, complete = 0.0, None, 0, False
+    while it < max_iterations:
+        it += 1
+        solved = master.solve(deadline)
+        if solved is None:
+            break
+        value, pi = solved
+        lp_value = value
+        if _ceil(value) <= H:
+            complete = True  # the LP optimum is <= value <= H: no proof possible
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
+        if new:
+            for col in new:
+                master.add(col)
+            continue
+        remaining = 1.0 if deadline is None else min(1.0, deadline - time.perf_counter())
+        v, col = _exact_pricing(pi, sizes_c, items.mem, demand, cap, remaining)
+        if np.isfinite(v) and v > 0:
+            best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
+            if _ceil(best_bins) > H:
+                complete = True
+                break
+        if col is None or _value(pi, col) <= 1 + 1e-9:
+            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
+            break
+        master.add(col)
+    return best_bins, lp_value, it, complete
 
 
 def configuration_lp(items: PackingItems, load: float | None, *, deadline: float | None = None,
@@ -388,35 +438,7 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         idx, val = col if isinstance(col, tuple) else _sparse(np.asarray(col, dtype=float))
         if float(val @ sizes_c[idx]) <= cap * (1 + CAP_TOL) and float(val @ items.mem[idx]) <= 1 + CAP_TOL:
             master.add((np.asarray(idx), np.asarray(val, dtype=float)))
-    best_bins, lp_value, it, complete = 0.0, None, 0, False
-    while it < max_iterations:
-        it += 1
-        solved = master.solve(deadline)
-        if solved is None:
-            break
-        value, pi = solved
-        lp_value = value
-        if _ceil(value) <= H:
-            complete = True  # the LP optimum is <= value <= H: no proof possible
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
-        if new:
-            for col in new:
-                master.add(col)
-            continue
-        remaining = 1.0 if deadline is None else min(1.0, deadline - time.perf_counter())
-        v, col = _exact_pricing(pi, sizes_c, items.mem, demand, cap, remaining)
-        if np.isfinite(v) and v > 0:
-            best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
-            if _ceil(best_bins) > H:
-                complete = True
-                break
-        if col is None or _value(pi, col) <= 1 + 1e-9:
-            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
-            break
-        master.add(col)
+    best_bins, lp_value, it, complete = _generate(master, items, sizes_c, cap, deadline, max_iterations)
     infeasible = _ceil(best_bins) > H
     return PackingProof(load if load is not None else math.inf, infeasible, best_bins,
                         "configuration-lp" if infeasible else "none", complete, it, master.n_cols, lp_value,

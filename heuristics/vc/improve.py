@@ -389,6 +389,37 @@ def _lns_step(s: _Search, h: int, rng, n_hosts: int, time_limit: float) -> bool:
     return True
 
 
+@dataclasses.dataclass
+class _Escape:
+    """What the search does when no neighbourhood lowers the peak: MILP neighbourhoods
+    (:func:`_lns_step`) until ``lns_rounds`` fail in a row, then kicks (:func:`_kick`)."""
+
+    lns_hosts: int
+    lns_time_limit: float
+    lns_rounds: int
+    max_kicks: int
+    kick_pairs: int
+    rng: np.random.Generator
+    failures: int = 0
+
+    def step(self, s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
+        """One neighbourhood or one kick; False when the search should stop."""
+        limit = self.lns_time_limit if s.deadline is None else min(self.lns_time_limit, s.deadline - time.perf_counter())
+        if self.lns_hosts < 2 or self.failures >= self.lns_rounds or limit <= 0.05:
+            if stats["kicks"] >= self.max_kicks or not _kick(s, peak, self.rng, self.kick_pairs):
+                return False
+            stats["kicks"] += 1
+            return True
+        stats["lns_tried"] += 1
+        if _lns_step(s, h, self.rng, self.lns_hosts, limit):
+            stats["lns"] += 1
+            stats["steps"] += 1
+            self.failures = 0
+        else:
+            self.failures += 1
+        return True
+
+
 def _descend(s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
     """Apply the first neighbourhood of :data:`_KINDS` that lowers the peak; False if none does."""
     for name, find in _KINDS:
@@ -462,26 +493,13 @@ def improve_placement(
     target = 1.0 if target_load is None else max(float(target_load), 1.0)
     s = _Search.start(instance, th, None if time_limit is None else t0 + float(time_limit))
     stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, steps=0)
-    failures = 0
+    escape = _Escape(lns_hosts, lns_time_limit, lns_rounds, max_kicks, kick_pairs, rng)
     while stats["steps"] < max_steps:
         h = int(np.argmax(s.load))
         peak = float(s.load[h])
         if peak <= target + _EPS or s.expired():
             break
-        if _descend(s, h, peak, stats):
-            continue
-        limit = lns_time_limit if s.deadline is None else min(lns_time_limit, s.deadline - time.perf_counter())
-        if lns_hosts < 2 or failures >= lns_rounds or limit <= 0.05:
-            if stats["kicks"] >= max_kicks or not _kick(s, peak, rng, kick_pairs):
-                break
-            stats["kicks"] += 1
-            continue
-        stats["lns_tried"] += 1
-        if _lns_step(s, h, rng, lns_hosts, limit):
-            stats["lns"] += 1
-            stats["steps"] += 1
-            failures = 0
-        else:
-            failures += 1
+        if not _descend(s, h, peak, stats) and not escape.step(s, h, peak, stats):
+            break
     stats["seconds"] = time.perf_counter() - t0
     return s.th, stats
