@@ -44,8 +44,9 @@ time is left, the method then alternates: the improvement with the time
 left (restarted with the same random stream, so a longer limit can only
 find more), and, when a configuration-LP test stopped at its cap, the
 bisection again with the cap doubled. It stops early only when the gap is
-closed or when neither side has anything left to try (no LP test was cut
-short and the improvement tried nothing). No step is given time beyond the
+closed, when neither side has anything left to try (no LP test was cut
+short and the improvement tried nothing), or, without a time limit, after
+one last improvement. No step is given time beyond the
 limit; the steps that cannot be interrupted (a heuristic, a configuration
 LP's pricing round, the final checks) may overrun it by their own length.
 
@@ -404,8 +405,8 @@ def _close(run: _Run) -> None:
     cap = options.lp_test_limit
     while not run.met() and run.clock.left() > 0:
         stats = run.improve_for(0.5 if cut else 1.0)
-        if run.met() or run.clock.left() <= 0:
-            break
+        if run.met() or run.clock.left() <= 0 or run.clock.deadline is None:
+            break  # without a limit: one last improvement only
         if cut:
             cap *= 2
             done, cut = _bisect(run, min(hi_done, run.best_peak / (1 + stop)), cap, probe_first=True)

@@ -192,3 +192,17 @@ def test_certify_stops_early_when_nothing_is_left_to_try():
     assert res.status is Status.FEASIBLE and res.extra["lp_incomplete"] == 0
     assert clock.t - 1000.0 < 1  # nothing to try: no reason to wait for the limit
     assert len(calls) == 3  # before the LP, after the probe, once in the loop
+
+
+def test_certify_without_a_time_limit_stops():
+    inst = _open_instance()
+    calls = []
+
+    def busy_improve(instance, task_host, *, target_load, time_limit, rng):
+        calls.append(time_limit)
+        return task_host, {"steps": 0, "kicks": 200, "lns_tried": 0}  # always tries, never finds
+
+    res = certify(inst, starts=[_bad_start(inst)], improve=busy_improve, time_limit=None,
+                  options=CertifyOptions(bisection_steps=2, lp_test_limit=60.0))
+    assert res.status is Status.FEASIBLE and res.extra["closed_by"] == "none"
+    assert all(t is None for t in calls) and len(calls) == 3
