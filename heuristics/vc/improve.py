@@ -36,7 +36,8 @@ proven lower bound: nothing better exists), at the time limit, after
 ``max_kicks`` perturbations, or when nothing can be perturbed.
 
 Cost per step. The search keeps the tasks of every host (a set per host),
-so a step never scans the whole placement. Every candidate of the first
+so a step reads the whole placement only when it examines more than an
+eighth of the hosts (or for an ejection chain, on small instances). Every candidate of the first
 three kinds with partner host ``g`` has a value ``> L_g`` (the partner
 receives more CPU than it gives) and ``>= (L_h + L_g) / 2``, so the
 partners are examined from the least loaded up until a candidate is found,
