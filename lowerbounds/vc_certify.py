@@ -1,6 +1,6 @@
 """``certify``: the best VCSched allocation found and a proven bound, closing the gap when it can.
 
-A composition (``docs/architecture.md``): the bounds are this package's
+A composition (ARCHITECTURE.md): the bounds are this package's
 (:mod:`lowerbounds.vc_packing`); the allocations come from heuristics the
 caller passes in (``heuristics``, ``starts``, ``improve``), so
 ``lowerbounds`` does not import ``heuristics``. The command line wires
@@ -17,7 +17,8 @@ first; each stops the method as soon as the primal meets the bound:
    (:func:`vcsched.problems.vc_metrics.load_lower_bound`) and the
    L2 makespan bound of Dell'Amico-Martello on the CPU sizes;
 3. primal: the best placement of the ``heuristics``/``starts`` and the
-   core greedy (when none fits, the compact MILP with half the time left,
+   core greedy (above 5e7 tasks x hosts only when no other placement
+   fits: it costs ``O(T H)``; when none fits, the compact MILP with half the time left,
    which may also prove infeasibility), then ``improve`` with
    ``target_load = L_lo (1 + stop_gap)``;
 4. the configuration LP (column generation, safe rounding) first just
@@ -35,15 +36,28 @@ HiGHS's own MIP tolerance), ``feasible`` with the gap otherwise,
 placement and no proof, ``failed`` when no placement was found and the
 memory could not be proven unpackable.
 
-Choices where the issue leaves room: the incumbent is improved *before* the
-expensive bound (the issue: "the primal side decides" on instances with
-several jobs per host); the improvement gets at most ``improve_share`` of
-the time left before the first configuration-LP test and again after it,
-and whatever time the bisection leaves.
+Choices: the incumbent is improved *before* the expensive bound (on
+instances with several jobs per host the primal side decides); the
+improvement gets at most ``improve_share`` of the time left before the
+first configuration-LP test and again after it. While the gap is open and
+time is left, the method then alternates: the improvement with the time
+left (restarted with the same random stream, so a longer limit can only
+find more), and, when a configuration-LP test stopped at its cap, the
+bisection again with the cap doubled. It stops early only when the gap is
+closed, when neither side has anything left to try (no LP test was cut
+short and the improvement tried nothing), or, without a time limit, after
+one last improvement. No step is given time beyond the
+limit; the steps that cannot be interrupted (a heuristic, a configuration
+LP's pricing round, the final checks) may overrun it by their own length.
+
+Memory: every structure is linear in the tasks, the hosts and the job
+types (the placements' hosts enter the configuration LP as sparse
+columns), plus the configuration LP's columns.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from lowerbounds.vc_packing import (
+    Column,
     PackingItems,
     cheap_bins,
     configuration_lp,
@@ -68,18 +83,54 @@ from vcsched.problems.vc import (
     host_loads,
     host_memory,
 )
-from vcsched.problems.vc_metrics import load_lower_bound
+from vcsched.problems.vc_metrics import closed_form_yield, load_lower_bound
 from vcsched.result import Result, Status, relative_gap
 
-__all__ = ["certify", "DEFAULT_GAP_TOL"]
+__all__ = ["certify", "CertifyOptions", "DEFAULT_GAP_TOL"]
 
 DEFAULT_GAP_TOL = 1e-4
 """Relative gap at which ``certify`` reports ``optimal`` (HiGHS's default MIP gap)."""
 
 _MEM_FIT = 1 + 1e-12
+_GREEDY_MAX = 50_000_000
+"""Tasks x hosts above which the core greedy (``O(T H)``) runs only when no other placement fits."""
+_TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp")
 
 
-def _validate(instance: Any, time_limit: float | None, gap_tol: float, improve_share: float) -> VCInstance:
+@dataclasses.dataclass(frozen=True)
+class CertifyOptions:
+    """How :func:`certify` shares its time.
+
+    Attributes
+    ----------
+    improve_share : float
+        Largest fraction of the time left given to ``improve`` before and
+        after the first configuration-LP test.
+    bisection_steps : int
+        Configuration-LP tests at most per bisection.
+    lp_share : float
+        Largest fraction of the time left that one configuration-LP test
+        may take (a test stopped early proves nothing).
+    lp_test_limit : float
+        Seconds at most for one configuration-LP test in the first
+        bisection; doubled at every later one.
+    second_phase : bool
+        Run the average-yield phase (§3.5) on the final placement.
+    now : callable
+        The clock (seconds); tests inject a fake one.
+    """
+
+    improve_share: float = 0.4
+    bisection_steps: int = 12
+    lp_share: float = 0.5
+    lp_test_limit: float = 10.0
+    second_phase: bool = True
+    now: Callable[[], float] = time.perf_counter
+
+
+def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap: float | None,
+              options: CertifyOptions) -> float:
+    """Check the arguments; return the stop gap (``>= gap_tol``)."""
     if not isinstance(instance, VCInstance):
         raise InvalidInputError(f"certify: `instance` must be a VCInstance, got {type(instance).__name__}")
     if instance.current_host is not None and instance.migration_budget is not None:
@@ -90,9 +141,12 @@ def _validate(instance: Any, time_limit: float | None, gap_tol: float, improve_s
         raise InvalidInputError(f"certify: `time_limit` must be a positive number of seconds, got {time_limit}")
     if not (0 <= gap_tol < 1):
         raise InvalidInputError(f"certify: `gap_tol` must be in [0, 1), got {gap_tol}")
-    if not (0 <= improve_share <= 1):
-        raise InvalidInputError(f"certify: `improve_share` must be in [0, 1], got {improve_share}")
-    return instance
+    if not (0 <= options.improve_share <= 1):
+        raise InvalidInputError(f"certify: `improve_share` must be in [0, 1], got {options.improve_share}")
+    stop = gap_tol if stop_gap is None else float(stop_gap)
+    if not (0 <= stop <= 1):  # the range of `vcsched vc solve --gap`
+        raise InvalidInputError(f"certify: stop_gap (--gap) must be in [0, 1], got {stop}")
+    return max(stop, gap_tol)
 
 
 def _fits(instance: VCInstance, task_host: Any) -> np.ndarray | None:
@@ -117,43 +171,99 @@ def _placement(start: Any) -> Any:
     return start
 
 
-def _host_columns(items: PackingItems, instance: VCInstance, task_host: np.ndarray) -> list[np.ndarray]:
-    """Each host of a placement as a configuration (tasks per job type)."""
-    counts = np.zeros((instance.hosts, instance.n_jobs))
-    np.add.at(counts, (task_host, instance.task_job), 1.0)
-    return [row for row in counts if row.any()]
+def _host_columns(instance: VCInstance, task_host: np.ndarray) -> list[Column]:
+    """Each used host of a placement as a sparse configuration (job types and tasks of each),
+    hosts in index order; ``O(T log T)`` time and ``O(T)`` memory for ``T`` tasks."""
+    key = task_host.astype(np.int64) * instance.n_jobs + instance.task_job
+    pairs, counts = np.unique(key, return_counts=True)
+    hosts, jobs = np.divmod(pairs, instance.n_jobs)
+    cuts = np.flatnonzero(np.diff(hosts)) + 1
+    return [(j, c.astype(float)) for j, c in zip(np.split(jobs, cuts), np.split(counts, cuts))]
 
 
 class _Clock:
-    def __init__(self, time_limit: float | None) -> None:
-        self.t0 = time.perf_counter()
+    """Deadline and time per part, on the clock ``now``."""
+
+    def __init__(self, time_limit: float | None, now: Callable[[], float]) -> None:
+        self.now = now
+        self.t0 = now()
         self.deadline = None if time_limit is None else self.t0 + time_limit
         self.parts: dict[str, float] = {}
 
     def left(self) -> float:
-        return math.inf if self.deadline is None else self.deadline - time.perf_counter()
+        return math.inf if self.deadline is None else self.deadline - self.now()
 
     def add(self, part: str, since: float) -> None:
-        self.parts[part] = self.parts.get(part, 0.0) + time.perf_counter() - since
+        self.parts[part] = self.parts.get(part, 0.0) + self.now() - since
 
 
-def _proof_at(items: PackingItems, load: float, clock: _Clock, columns: list[np.ndarray], log: dict,
-              share: float, cap: float) -> str | None:
-    """Name of the bound that proves ``load`` infeasible (cheap L2 first, then the configuration LP), or None."""
-    t = time.perf_counter()
-    if cheap_bins(items, load) > items.hosts:
-        clock.add("seconds_cheap_bounds", t)
-        return "l2"
-    clock.add("seconds_cheap_bounds", t)
-    t = time.perf_counter()
-    deadline = time.perf_counter() + min(cap, share * clock.left())
-    proof = configuration_lp(items, load, deadline=deadline, start_columns=columns)
-    clock.add("seconds_configuration_lp", t)
-    log["lp_tests"] += 1
-    log["lp_iterations"] += proof.iterations
-    if not proof.complete:
-        log["lp_incomplete"] += 1
-    return "configuration-lp" if proof.infeasible else None
+@dataclasses.dataclass
+class _Run:
+    """The state of one certify run: the incumbent, the proven load, the log and the clock."""
+
+    instance: VCInstance
+    items: PackingItems
+    clock: _Clock
+    options: CertifyOptions
+    stop_gap: float
+    improve: Callable[..., tuple[np.ndarray, dict]] | None
+    rng: np.random.Generator
+    log: dict
+    load_lo: float = 0.0
+    closed_by: str = "load-bound"
+    best: np.ndarray | None = None
+    best_peak: float = math.inf
+    columns: list | None = None
+
+    def met(self) -> bool:
+        return self.best_peak <= self.load_lo * (1 + self.stop_gap) + 1e-15
+
+    def offer(self, task_host: Any) -> bool:
+        """Keep ``task_host`` if it fits memory and lowers the largest load; True if kept."""
+        th = _fits(self.instance, task_host)
+        if th is None:
+            return False
+        peak = float(host_loads(self.instance, th).max())
+        if peak < self.best_peak - 1e-15:
+            self.best, self.best_peak, self.columns = th, peak, None
+            return True
+        return False
+
+    def improve_for(self, share: float) -> dict | None:
+        """``improve`` with ``share`` of the time left; its counters (None if not run)."""
+        if self.improve is None or self.met() or self.clock.left() <= 0:
+            return None
+        t = self.clock.now()
+        budget = None if self.clock.deadline is None else max(self.clock.left() * share, 0.01)
+        th, stats = self.improve(self.instance, self.best, target_load=self.load_lo * (1 + self.stop_gap),
+                                 time_limit=budget, rng=self.rng)
+        self.offer(th)
+        counters = self.log.setdefault("improve", {})
+        for k, v in dict(stats).items():
+            if k != "seconds" and isinstance(v, (int, float)):
+                counters[k] = counters.get(k, 0) + v
+        self.clock.add("seconds_improve", t)
+        return dict(stats)
+
+    def prove(self, load: float, cap: float) -> tuple[str | None, bool]:
+        """(name of the bound proving ``load`` infeasible or None, whether the test ran to the end):
+        cheap L2 first, then the configuration LP with at most ``cap`` seconds."""
+        t = self.clock.now()
+        cheap = cheap_bins(self.items, load) > self.items.hosts
+        self.clock.add("seconds_cheap_bounds", t)
+        if cheap:
+            return "l2", True
+        t = self.clock.now()
+        if self.columns is None:
+            self.columns = _host_columns(self.instance, self.best)
+        budget = min(cap, self.options.lp_share * self.clock.left())
+        proof = configuration_lp(self.items, load, deadline=time.perf_counter() + budget, start_columns=self.columns)
+        self.clock.add("seconds_configuration_lp", t)
+        self.log["lp_tests"] += 1
+        self.log["lp_iterations"] += proof.iterations
+        if not proof.complete:
+            self.log["lp_incomplete"] += 1
+        return ("configuration-lp" if proof.infeasible else None), proof.complete
 
 
 def certify(
@@ -165,12 +275,8 @@ def certify(
     time_limit: float | None = 60.0,
     gap_tol: float = DEFAULT_GAP_TOL,
     stop_gap: float | None = None,
-    improve_share: float = 0.4,
-    bisection_steps: int = 12,
-    lp_share: float = 0.5,
-    lp_test_limit: float = 10.0,
     rng=None,
-    second_phase: bool = True,
+    options: CertifyOptions | None = None,
 ) -> Result:
     """Best allocation and a proven upper bound on the minimum yield (seed 001 §2.5, §3.1, §5.1).
 
@@ -197,19 +303,10 @@ def certify(
         Stop as soon as the certified relative gap is ``<= stop_gap``
         (default ``gap_tol``); a gap above ``gap_tol`` is still reported
         ``feasible``. The command line's ``--gap``.
-    improve_share : float
-        Largest fraction of the time limit given to ``improve``.
-    bisection_steps : int
-        Configuration-LP tests at most in the bisection after the first.
-    lp_share : float
-        Largest fraction of the remaining time one configuration-LP test
-        may take (a test stopped early proves nothing).
-    lp_test_limit : float
-        Seconds at most for one configuration-LP test.
     rng : int or Generator, optional
         Passed to the heuristics and to ``improve``.
-    second_phase : bool
-        Run the average-yield phase (§3.5) on the final placement.
+    options : CertifyOptions, optional
+        How the time is shared, the average-yield phase, the clock.
 
     Returns
     -------
@@ -225,179 +322,193 @@ def certify(
         ``seconds_cheap_bounds``, ``seconds_heuristics``,
         ``seconds_improve``, ``seconds_configuration_lp``.
     """
-    _validate(instance, time_limit, gap_tol, improve_share)
-    stop_gap = gap_tol if stop_gap is None else float(stop_gap)
-    if not (0 <= stop_gap <= 1):  # the range of `vcsched vc solve --gap`
-        raise InvalidInputError(f"certify: stop_gap (--gap) must be in [0, 1], got {stop_gap}")
-    stop_gap = max(stop_gap, gap_tol)
-    clock = _Clock(time_limit)
-    rng = np.random.default_rng(rng)  # one stream for every heuristic and improvement call
-    items = packing_items(instance)
-    H = instance.hosts
-    log: dict[str, Any] = {"lp_tests": 0, "lp_iterations": 0, "lp_incomplete": 0}
-    total_mem = float(np.dot(instance.tasks, instance.mem))
-    total_cpu = float(np.dot(instance.tasks, instance.cpu))
-    log["bound_lp"] = None if total_mem > H + 1e-12 else min(1.0, H / total_cpu)
+    options = options or CertifyOptions()
+    stop = _validate(instance, time_limit, gap_tol, stop_gap, options)
+    run = _Run(instance, packing_items(instance), _Clock(time_limit, options.now), options, stop, improve,
+               np.random.default_rng(rng),  # one stream for every heuristic and improvement call
+               {"lp_tests": 0, "lp_iterations": 0, "lp_incomplete": 0})
+    early = _cheap_bounds(run) or _primal(run, heuristics, starts)
+    if early is not None:
+        return early
+    run.improve_for(options.improve_share)
+    run.log["improved_yield"] = min(1.0, 1.0 / run.best_peak)
+    if not run.met() and run.clock.left() > 0:
+        _close(run)
+        run.log["improved_yield"] = min(1.0, 1.0 / run.best_peak)
+    return _finish(run, gap_tol)
 
-    # 1. memory alone
-    t = time.perf_counter()
-    mem_bins = memory_bins(items)
+
+def _cheap_bounds(run: _Run) -> Result | None:
+    """Steps 1-2: memory L2 (an infeasibility proof, returned) and the load lower bound."""
+    instance, clock, H = run.instance, run.clock, run.instance.hosts
+    run.log["bound_lp"] = closed_form_yield(instance)
+    t = clock.now()
+    mem_bins = memory_bins(run.items)
     clock.add("seconds_cheap_bounds", t)
     if mem_bins > H:
-        return _infeasible(clock, log, f"memory needs >= {mem_bins} hosts (Martello-Toth L2) > {H}", "memory-l2")
-
-    # 2. cheap load bound
-    t = time.perf_counter()
+        return _infeasible(run, f"memory needs >= {mem_bins} hosts (Martello-Toth L2) > {H}", "memory-l2")
+    t = clock.now()
     load_lo = load_lower_bound(instance)
-    l2_load = cpu_load_bound(items, load_lo, max(load_lo, float(instance.task_cpu.sum())))
-    closed_by = "cpu-l2" if l2_load > load_lo else "load-bound"
-    load_lo = max(load_lo, l2_load)
+    l2_load = cpu_load_bound(run.items, load_lo, max(load_lo, float(instance.task_cpu.sum())))
+    run.closed_by = "cpu-l2" if l2_load > load_lo else "load-bound"
+    run.load_lo = max(load_lo, l2_load)
     clock.add("seconds_cheap_bounds", t)
-    log["bound_cheap"] = min(1.0, 1.0 / load_lo)
+    run.log["bound_cheap"] = min(1.0, 1.0 / run.load_lo)
+    return None
 
-    # 3. primal: heuristics, starts, core greedy
-    t = time.perf_counter()
+
+def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequence[Any]) -> Result | None:
+    """Step 3: the best of the starts, the heuristics and the core greedy (the compact MILP when
+    none fits); a Result when no placement was found, else None."""
+    instance, clock, log = run.instance, run.clock, run.log
+    t = clock.now()
     candidates: list[tuple[str, Any]] = [(f"start{k}", _placement(s)) for k, s in enumerate(starts)]
     for fn in heuristics:
         if clock.left() <= 0:
             break
-        res = fn(instance, rng=rng)
+        res = fn(instance, rng=run.rng)
         name = getattr(fn, "__name__", "heuristic")
         log[f"yield_{name}"] = res.objective if res.status.has_solution else None
         candidates.append((name, _placement(res)))
-    candidates.append(("greedy", load_balancing_incumbent(instance)))
-    best_name, best, best_peak = None, None, math.inf
+    if not any(_fits(instance, th) is not None for _, th in candidates) or instance.n_tasks * instance.hosts <= _GREEDY_MAX:
+        candidates.append(("greedy", load_balancing_incumbent(instance)))
     for name, th in candidates:
-        th = _fits(instance, th)
-        if th is None:
-            continue
-        peak = float(host_loads(instance, th).max())
-        if peak < best_peak - 1e-15:
-            best_name, best, best_peak = name, th, peak
+        if run.offer(th):
+            log["start_method"] = name
     clock.add("seconds_heuristics", t)
-    if best is None:
-        best, outcome = _exact_fallback(instance, clock, log)
-        if best is None:
-            return outcome if outcome is not None else _no_placement(items, clock, log)
-        best_name, best_peak = "milp", float(host_loads(instance, best).max())
-    log["start_method"] = best_name
-    log["start_yield"] = min(1.0, 1.0 / best_peak)
+    if run.best is None:
+        th, outcome = _exact_fallback(run)
+        if outcome is not None:
+            return outcome
+        if not run.offer(th):
+            return _no_placement(run)
+        log["start_method"] = "milp"
+    log["start_yield"] = min(1.0, 1.0 / run.best_peak)
+    return None
 
-    def met() -> bool:
-        return best_peak <= load_lo * (1 + stop_gap) + 1e-15
 
-    def run_improve(share: float) -> None:
-        nonlocal best, best_peak
-        if improve is None or met() or clock.left() <= 0:
-            return
-        t = time.perf_counter()
-        budget = None if clock.deadline is None else max(clock.left() * share, 0.01)
-        th, stats = improve(instance, best, target_load=load_lo * (1 + stop_gap), time_limit=budget, rng=rng)
-        th = _fits(instance, th)
-        if th is not None and float(host_loads(instance, th).max()) < best_peak:
-            best, best_peak = th, float(host_loads(instance, th).max())
-        for k, v in dict(stats).items():
-            if k != "seconds" and isinstance(v, (int, float)):
-                log.setdefault("improve", {})
-                log["improve"][k] = log["improve"].get(k, 0) + v
-        clock.add("seconds_improve", t)
+def _close(run: _Run) -> None:
+    """Step 4: the configuration LP just below the incumbent, the bisection, then the time left
+    shared between the improvement and, when a test was cut short, the bisection again with the
+    cap doubled."""
+    options, stop = run.options, run.stop_gap
+    probe = run.best_peak / (1 + stop)
+    how, complete = run.prove(probe, options.lp_test_limit)
+    if how is not None:
+        run.load_lo, run.closed_by = probe, how
+        return
+    run.improve_for(options.improve_share)  # the LP could not exclude the probe: maybe the primal can reach it
+    hi_done, cut = _bisect(run, min(probe, run.best_peak / (1 + stop)), options.lp_test_limit, probe_first=False)
+    hi_done, cut = (min(hi_done, probe) if complete else hi_done), (cut or not complete)
+    cap = options.lp_test_limit
+    while not run.met() and run.clock.left() > 0:
+        stats = run.improve_for(0.5 if cut else 1.0)
+        if run.met() or run.clock.left() <= 0 or run.clock.deadline is None:
+            break  # without a limit: one last improvement only
+        if cut:
+            cap *= 2
+            done, cut = _bisect(run, min(hi_done, run.best_peak / (1 + stop)), cap, probe_first=True)
+            hi_done = min(hi_done, done)
+        elif not stats or not (stats.get("steps") or stats.get("kicks") or stats.get("lns_tried")):
+            break  # no test was cut short and the improvement found nothing to try
+    if not run.met():
+        run.closed_by = "none"
 
-    run_improve(improve_share)
-    log["improved_yield"] = min(1.0, 1.0 / best_peak)
 
-    # 4. configuration LP: just below the incumbent, then bisection
-    if not met() and clock.left() > 0:
-        columns = _host_columns(items, instance, best)
-        probe = best_peak / (1 + stop_gap)
-        how = _proof_at(items, probe, clock, columns, log, lp_share, lp_test_limit)
+def _bisect(run: _Run, hi: float, cap: float, *, probe_first: bool) -> tuple[float, bool]:
+    """Configuration-LP tests between the proven load and ``hi`` (``hi`` itself first when
+    ``probe_first``), each with at most ``cap`` seconds; raises ``run.load_lo`` on every proof.
+    Returns the least load at which a test ran to the end without a proof (nothing at or above
+    it can be proven; ``inf`` if none) and whether a test was cut short."""
+    hi_done, cut = math.inf, False
+    loads = [hi] if probe_first else []
+    for _ in range(run.options.bisection_steps + len(loads)):
+        if run.met() or run.clock.left() <= 0 or (not loads and hi - run.load_lo <= run.stop_gap * run.load_lo):
+            break
+        load = loads.pop() if loads else 0.5 * (run.load_lo + hi)
+        how, complete = run.prove(load, cap)
         if how is not None:
-            load_lo, closed_by = probe, how
+            run.load_lo, run.closed_by = load, how
+            continue
+        hi = load
+        if complete:
+            hi_done = min(hi_done, load)
         else:
-            run_improve(improve_share)  # the LP could not exclude the probe: maybe the primal can reach it
-            hi = min(probe, best_peak / (1 + stop_gap))
-            for _ in range(bisection_steps):
-                if met() or clock.left() <= 0 or hi - load_lo <= stop_gap * load_lo:
-                    break
-                mid = 0.5 * (load_lo + hi)
-                how = _proof_at(items, mid, clock, columns, log, lp_share, lp_test_limit)
-                if how is not None:
-                    load_lo, closed_by = mid, how
-                else:
-                    hi = mid
-            run_improve(1.0)  # whatever time is left goes to the primal side
-            if not met():
-                closed_by = "none"
-        log["improved_yield"] = min(1.0, 1.0 / best_peak)
-    return _finish(instance, best, best_peak, load_lo, closed_by, gap_tol, stop_gap, clock, log, second_phase)
+            cut = True
+    return hi_done, cut
 
 
-def _result(status: Status, clock: _Clock, log: dict, message: str, *, objective=None, bound=None, solution=None) -> Result:
-    extra = dict(log)
-    for part in ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp"):
-        extra[part] = clock.parts.get(part, 0.0)
+def _result(run: _Run, status: Status, message: str, *, objective=None, bound=None, solution=None) -> Result:
+    extra = dict(run.log)
+    for part in _TIMINGS:
+        extra[part] = run.clock.parts.get(part, 0.0)
     return Result("certify", status, objective, bound, relative_gap(objective, bound), solution,
-                  time.perf_counter() - clock.t0, message, extra)
+                  run.clock.now() - run.clock.t0, message, extra)
 
 
-def _infeasible(clock: _Clock, log: dict, message: str, closed_by: str) -> Result:
-    log["closed_by"] = closed_by
-    return _result(Status.INFEASIBLE, clock, log, message)
+def _infeasible(run: _Run, message: str, closed_by: str) -> Result:
+    run.log["closed_by"] = closed_by
+    return _result(run, Status.INFEASIBLE, message)
 
 
-def _exact_fallback(instance: VCInstance, clock: _Clock, log: dict) -> tuple[np.ndarray | None, Result | None]:
+def _exact_fallback(run: _Run) -> tuple[np.ndarray | None, Result | None]:
     """No heuristic placed the tasks: the compact MILP (half the time left) as a primal,
     or its proof of infeasibility."""
     from vcsched.formulations.vc_milp import solve_vc_milp
 
+    clock = run.clock
     if clock.left() <= 0.05:
         return None, None
-    t = time.perf_counter()
-    res = solve_vc_milp(instance, time_limit=None if clock.deadline is None else max(0.05, 0.5 * clock.left()),
+    t = clock.now()
+    res = solve_vc_milp(run.instance, time_limit=None if clock.deadline is None else max(0.05, 0.5 * clock.left()),
                         second_phase=False)
     clock.add("seconds_heuristics", t)
     if res.status is Status.INFEASIBLE:
-        return None, _infeasible(clock, log, "the compact MILP proves that no placement fits memory", "milp")
+        return None, _infeasible(run, "the compact MILP proves that no placement fits memory", "milp")
     if res.status.has_solution:
-        return _fits(instance, res.solution.task_host), None
+        return res.solution.task_host, None
     return None, None
 
 
-def _no_placement(items: PackingItems, clock: _Clock, log: dict) -> Result:
+def _no_placement(run: _Run) -> Result:
     """No heuristic placed the tasks: try to prove that the memory cannot be packed."""
-    t = time.perf_counter()
-    proof = configuration_lp(items, None, deadline=clock.deadline)
+    clock, log, items = run.clock, run.log, run.items
+    t = clock.now()
+    left = clock.left()
+    proof = configuration_lp(items, None, deadline=None if math.isinf(left) else time.perf_counter() + left)
     clock.add("seconds_configuration_lp", t)
     log["lp_tests"] += 1
     log["lp_iterations"] += proof.iterations
     if proof.infeasible:
-        return _infeasible(clock, log, f"memory needs > {items.hosts} hosts (configuration LP bound "
-                                       f"{proof.bins_lower:.6g})", "memory-configuration-lp")
+        return _infeasible(run, f"memory needs > {items.hosts} hosts (configuration LP bound "
+                                f"{proof.bins_lower:.6g})", "memory-configuration-lp")
     log["closed_by"] = "none"
     if clock.left() <= 0:
-        return _result(Status.TIME_LIMIT, clock, log, "time limit: no placement found and no proof of infeasibility")
-    return _result(Status.FAILED, clock, log, "no heuristic placed the tasks and the memory packing could not be "
-                                              "proven infeasible")
+        return _result(run, Status.TIME_LIMIT, "time limit: no placement found and no proof of infeasibility")
+    return _result(run, Status.FAILED, "no heuristic placed the tasks and the memory packing could not be "
+                                       "proven infeasible")
 
 
-def _finish(instance: VCInstance, task_host: np.ndarray, peak: float, load_lo: float, closed_by: str, gap_tol: float,
-            stop_gap: float, clock: _Clock, log: dict, second_phase: bool) -> Result:
-    alloc = allocation_from_placement(instance, task_host, second_phase=second_phase)
-    report = check_allocation(instance, alloc)
+def _finish(run: _Run, gap_tol: float) -> Result:
+    """Check the final allocation and report it with the proven bound."""
+    log = run.log
+    alloc = allocation_from_placement(run.instance, run.best, second_phase=run.options.second_phase)
+    report = check_allocation(run.instance, alloc)
     if not report.valid:
         log["closed_by"] = "none"
-        return _result(Status.ERROR, clock, log, "allocation rejected by the checker: " + "; ".join(report.violations[:3]))
+        return _result(run, Status.ERROR, "allocation rejected by the checker: " + "; ".join(report.violations[:3]))
     objective = float(report.min_yield)
-    bound = min(1.0, 1.0 / load_lo)
+    bound = min(1.0, 1.0 / run.load_lo)
     if objective > bound:  # only rounding may put the checked yield above the proven bound
         if objective - bound > 1e-9:
             log["closed_by"] = "none"
-            return _result(Status.ERROR, clock, log, f"internal error: yield {objective!r} above proven bound {bound!r}")
+            return _result(run, Status.ERROR, f"internal error: yield {objective!r} above proven bound {bound!r}")
         bound = objective
     gap = relative_gap(objective, bound)
-    log["closed_by"] = closed_by if gap is not None and gap <= stop_gap + 1e-12 else "none"
+    log["closed_by"] = run.closed_by if gap is not None and gap <= run.stop_gap + 1e-12 else "none"
     log["avg_yield"] = report.avg_yield
     if gap is not None and gap <= gap_tol:
-        status, message = Status.OPTIMAL, f"proven within relative gap {gap:.2g} by {closed_by}"
+        status, message = Status.OPTIMAL, f"proven within relative gap {gap:.2g} by {run.closed_by}"
     else:
         status, message = Status.FEASIBLE, f"certified gap {gap:.3g} (bound {bound:.6g})"
-    return _result(status, clock, log, message, objective=objective, bound=bound, solution=alloc)
+    return _result(run, status, message, objective=objective, bound=bound, solution=alloc)

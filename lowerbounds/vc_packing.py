@@ -68,6 +68,8 @@ __all__ = [
     "cpu_load_bound",
     "cheap_bins",
     "configuration_lp",
+    "singleton_counts",
+    "Column",
 ]
 
 CAP_TOL = 1e-9
@@ -75,6 +77,9 @@ CAP_TOL = 1e-9
 
 _COUNT_TOL = 1e-9
 _PRICE_TOL = 1e-7
+
+Column = tuple[np.ndarray, np.ndarray]
+"""A configuration, sparse: the item types it holds and how many copies of each."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,13 +221,25 @@ class _Master:
         self.h.addRows(n, demand.astype(float), np.full(n, self.inf), 0, empty_i, empty_i, np.array([]))
         self.n_cols = 0
 
-    def add(self, col: np.ndarray) -> None:
-        idx = np.flatnonzero(col).astype(np.int32)
-        self.h.addCol(1.0, 0.0, self.inf, idx.size, idx, np.asarray(col, dtype=float)[idx])
+    def add(self, col: Column) -> None:
+        """One column, given as ``(indices, counts)``."""
+        idx, val = col
+        self.h.addCol(1.0, 0.0, self.inf, idx.size, idx.astype(np.int32), val.astype(float))
         self.n_cols += 1
 
-    def solve(self) -> tuple[float, np.ndarray] | None:
-        """(value, duals pi >= 0), or None if HiGHS did not reach an optimal basis."""
+    def add_singletons(self, counts: np.ndarray) -> None:
+        """Column ``i`` holds ``counts[i]`` copies of type ``i`` alone: one sparse block, ``n`` non-zeros."""
+        n = counts.size
+        idx = np.arange(n, dtype=np.int32)
+        self.h.addCols(n, np.ones(n), np.zeros(n), np.full(n, self.inf), n, idx, idx, counts.astype(float))
+        self.n_cols += n
+
+    def solve(self, deadline: float | None = None) -> tuple[float, np.ndarray] | None:
+        """(value, duals pi >= 0), or None if HiGHS did not reach an optimal basis (also when
+        stopped at ``deadline``, a ``time.perf_counter()`` value)."""
+        if deadline is not None:
+            # HiGHS counts its time limit on the run time summed over this object's runs
+            self.h.setOptionValue("time_limit", self.h.getRunTime() + max(deadline - time.perf_counter(), 0.01))
         self.h.run()
         if self.h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
             return None
@@ -230,10 +247,25 @@ class _Master:
         return float(self.h.getInfo().objective_function_value), pi
 
 
-def _fill(order: np.ndarray, pi, cpu, mem, demand, load, col: np.ndarray, used_c: float, used_m: float) -> np.ndarray:
+@dataclasses.dataclass(frozen=True)
+class _Prices:
+    """One pricing round: duals ``pi``, item sizes (CPU scaled to the bin), demands, bin CPU ``load``."""
+
+    pi: np.ndarray
+    cpu: np.ndarray
+    mem: np.ndarray
+    demand: np.ndarray
+    load: float
+
+
+def _fill(p: _Prices, order: np.ndarray, col: np.ndarray, used_c: float, used_m: float) -> np.ndarray:
+    """Add copies of the types in ``order`` (all with ``pi > 0``) while they fit; stops once the
+    bin cannot take the smallest of them."""
+    cpu, mem, demand, load = p.cpu, p.mem, p.demand, p.load
+    min_c, min_m = float(cpu[order].min(initial=math.inf)), float(mem[order].min(initial=math.inf))
     for i in order:
-        if pi[i] <= 0:
-            break
+        if (load - used_c) / min_c + 1e-12 < 1 or (min_m > 0 and (1.0 - used_m) / min_m + 1e-12 < 1):
+            break  # the same test as ``k > 0`` below, for the smallest type: nothing fits any more
         room = demand[i] - col[i]
         if room <= 0:
             continue
@@ -247,28 +279,38 @@ def _fill(order: np.ndarray, pi, cpu, mem, demand, load, col: np.ndarray, used_c
     return col
 
 
+def _sparse(col: np.ndarray) -> Column:
+    idx = np.flatnonzero(col)
+    return idx, np.asarray(col, dtype=float)[idx]
+
+
 def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray,
-                    load: float, seeds: int = 6) -> list[np.ndarray]:
+                    load: float, seeds: int = 6) -> list[Column]:
     """Configurations filled greedily by dual value per size (three weightings, and the
-    third one again after forcing each of the ``seeds`` highest-value types in): cheap pricing."""
+    third one again after forcing each of the ``seeds`` highest-value types in): cheap pricing.
+    Only types with ``pi > 0`` are considered; the columns are sparse."""
     out = []
+    prices = _Prices(pi, cpu, mem, demand, load)
     keys = (pi / np.maximum(cpu / load, 1e-12), pi / np.maximum(mem, 1e-12),
             pi / np.maximum(cpu / load + mem, 1e-12))
     for key in keys:
-        out.append(_fill(np.argsort(-key, kind="stable"), pi, cpu, mem, demand, load, np.zeros(cpu.size), 0.0, 0.0))
+        order = np.argsort(-key, kind="stable")
+        order = order[pi[order] > 0]
+        out.append(_sparse(_fill(prices, order, np.zeros(cpu.size), 0.0, 0.0)))
     order = np.argsort(-keys[2], kind="stable")
+    order = order[pi[order] > 0]
     for i in np.argsort(-pi, kind="stable")[:seeds]:
         if pi[i] <= 0:
             break
         col = np.zeros(cpu.size)
         col[i] = 1
-        out.append(_fill(order, pi, cpu, mem, demand, load, col, float(cpu[i]), float(mem[i])))
+        out.append(_sparse(_fill(prices, order, col, float(cpu[i]), float(mem[i]))))
     return out
 
 
 def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float,
-                   time_limit: float) -> tuple[float, np.ndarray | None]:
-    """Best configuration's dual value: (proven upper bound V, a column or None).
+                   time_limit: float) -> tuple[float, Column | None]:
+    """Best configuration's dual value: (proven upper bound V, a sparse column or None).
 
     ``max pi a`` s.t. ``cpu a <= load (1 + CAP_TOL)``, ``mem a <= 1 + CAP_TOL``,
     ``0 <= a_i <= d_i`` integer, by HiGHS; ``V`` is HiGHS's dual bound
@@ -293,21 +335,63 @@ def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.
     v = -float(dual) * (1 + _PRICE_TOL) + 1e-12
     col = None
     if res.x is not None:
-        col = np.zeros(cpu.size)
-        col[pos] = np.round(res.x)
+        a = np.round(res.x)
+        keep = a > 0
+        col = (pos[keep], a[keep])
     return v, col
 
 
-def _singleton_columns(cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float) -> np.ndarray:
-    """One column per item type: as many copies as fit in one bin (at least one)."""
+def singleton_counts(cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float) -> np.ndarray:
+    """Copies of each item type that fit one bin alone (at least one, at most the demand): the
+    diagonal of the master's starting columns, kept as a vector (``n`` non-zeros, not ``n x n``)."""
     fit_c = np.floor(load / cpu + 1e-12)
     fit_m = np.where(mem > 0, np.floor(1.0 / np.maximum(mem, 1e-300) + 1e-12), demand)
-    k = np.maximum(np.minimum(np.minimum(fit_c, fit_m), demand), 1)
-    return np.diag(k.astype(float))
+    return np.maximum(np.minimum(np.minimum(fit_c, fit_m), demand), 1).astype(float)
+
+
+def _value(pi: np.ndarray, col: Column) -> float:
+    return float(pi[col[0]] @ col[1])
+
+
+def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
+              max_iterations: int) -> tuple[float, float | None, int, bool]:
+    """The column generation of :func:`configuration_lp`: ``(best proven bins, last master value,
+    iterations, complete)``."""
+    H, demand = items.hosts, items.demand
+    best_bins, lp_value, it, complete = 0.0, None, 0, False
+    while it < max_iterations:
+        it += 1
+        solved = master.solve(deadline)
+        if solved is None:
+            break
+        value, pi = solved
+        lp_value = value
+        if _ceil(value) <= H:
+            complete = True  # the LP optimum is <= value <= H: no proof possible
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
+        if new:
+            for col in new:
+                master.add(col)
+            continue
+        remaining = 1.0 if deadline is None else min(1.0, deadline - time.perf_counter())
+        v, col = _exact_pricing(pi, sizes_c, items.mem, demand, cap, remaining)
+        if np.isfinite(v) and v > 0:
+            best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
+            if _ceil(best_bins) > H:
+                complete = True
+                break
+        if col is None or _value(pi, col) <= 1 + 1e-9:
+            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
+            break
+        master.add(col)
+    return best_bins, lp_value, it, complete
 
 
 def configuration_lp(items: PackingItems, load: float | None, *, deadline: float | None = None,
-                     start_columns: list[np.ndarray] | None = None, max_iterations: int = 2000) -> PackingProof:
+                     start_columns: list[Column | np.ndarray] | None = None, max_iterations: int = 2000) -> PackingProof:
     """Gilmore-Gomory configuration LP at capacity ``(load, 1)`` (``load=None``: memory only).
 
     Column generation: the master ``min sum_p x_p`` s.t. every type ``i`` is
@@ -328,59 +412,33 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         CPU capacity of a bin (``1 / Y``); None drops the CPU dimension.
     deadline : float, optional
         ``time.perf_counter()`` value at which to stop.
-    start_columns : list of arrays, optional
+    start_columns : list of columns, optional
         Feasible configurations to start from (e.g. the hosts of a
-        heuristic's placement, when they fit ``load``).
+        heuristic's placement, when they fit ``load``), each a sparse
+        ``(indices, counts)`` pair or a dense array of counts per type.
+
+    Notes
+    -----
+    Memory: the master starts from one column per type (:func:`singleton_counts`,
+    ``n`` non-zeros) plus the start columns, and every generated column is
+    sparse, so the memory is linear in the types plus the master's non-zeros.
     """
     t0 = time.perf_counter()
     H = items.hosts
-    cpu = items.cpu if load is not None else np.zeros_like(items.cpu)
+    sizes_c = items.cpu if load is not None else np.full_like(items.cpu, 1e-12)
     cap = load if load is not None else 1.0
-    sizes_c = cpu if load is not None else np.full_like(items.cpu, 1e-12)
     demand = items.demand
-    if load is not None and np.any(cpu > load * (1 + CAP_TOL)):
+    if load is not None and np.any(items.cpu > load * (1 + CAP_TOL)):
         return PackingProof(load, True, math.inf, "item-too-large", seconds=time.perf_counter() - t0)
     if np.any(items.mem > 1 + CAP_TOL):
         return PackingProof(load or math.inf, True, math.inf, "item-too-large", seconds=time.perf_counter() - t0)
     master = _Master(demand)
-    for col in _singleton_columns(sizes_c, items.mem, demand, cap).T:
-        master.add(col)
+    master.add_singletons(singleton_counts(sizes_c, items.mem, demand, cap))
     for col in start_columns or []:
-        col = np.asarray(col, dtype=float)
-        if float(col @ sizes_c) <= cap * (1 + CAP_TOL) and float(col @ items.mem) <= 1 + CAP_TOL:
-            master.add(col)
-    best_bins = 0.0
-    lp_value = None
-    it = 0
-    complete = False
-    while it < max_iterations:
-        it += 1
-        solved = master.solve()
-        if solved is None:
-            break
-        value, pi = solved
-        lp_value = value
-        if _ceil(value) <= H:
-            complete = True  # the LP optimum is <= value <= H: no proof possible
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if float(pi @ c) > 1 + 1e-9]
-        if new:
-            for col in new:
-                master.add(col)
-            continue
-        remaining = None if deadline is None else deadline - time.perf_counter()
-        v, col = _exact_pricing(pi, sizes_c, items.mem, demand, cap, 1.0 if remaining is None else min(1.0, remaining))
-        if np.isfinite(v) and v > 0:
-            best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
-            if _ceil(best_bins) > H:
-                complete = True
-                break
-        if col is None or float(pi @ col) <= 1 + 1e-9:
-            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
-            break
-        master.add(col)
+        idx, val = col if isinstance(col, tuple) else _sparse(np.asarray(col, dtype=float))
+        if float(val @ sizes_c[idx]) <= cap * (1 + CAP_TOL) and float(val @ items.mem[idx]) <= 1 + CAP_TOL:
+            master.add((np.asarray(idx), np.asarray(val, dtype=float)))
+    best_bins, lp_value, it, complete = _generate(master, items, sizes_c, cap, deadline, max_iterations)
     infeasible = _ceil(best_bins) > H
     return PackingProof(load if load is not None else math.inf, infeasible, best_bins,
                         "configuration-lp" if infeasible else "none", complete, it, master.n_cols, lp_value,

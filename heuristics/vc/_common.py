@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from vcsched.problems.vc import MEM_EPS, VCInstance, allocation_from_placement, check_allocation
+from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation
 from vcsched.result import Result, Status
 
-__all__ = ["MEM_EPS", "finish", "failed", "validate_instance"]
+__all__ = ["finish", "failed", "validate_instance"]
 
 
 def validate_instance(instance: Any) -> VCInstance:

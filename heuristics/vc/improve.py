@@ -34,21 +34,42 @@ so the search is monotone), and the descent resumes (an iterated local
 search). The search stops at ``target_load`` (a
 proven lower bound: nothing better exists), at the time limit, after
 ``max_kicks`` perturbations, or when nothing can be perturbed.
+
+Cost per step. The search keeps the tasks of every host (a set per host),
+so a step reads the whole placement only when it examines more than an
+eighth of the hosts (or for an ejection chain, on small instances). Every candidate of the first
+three kinds with partner host ``g`` has a value ``> L_g`` (the partner
+receives more CPU than it gives) and ``>= (L_h + L_g) / 2``, so the
+partners are examined from the least loaded up until a candidate is found,
+then only the hosts that could tie or beat it: the best candidate (and its
+tie-break, first in task order) is that of the full search (a move's
+partner also gains at least the smallest task of ``h``). When more than
+128 hosts could tie or beat the first candidate and it lowers the peak,
+it is applied as it is (the rule of "the best candidate" holds among the
+least loaded block only: the exact best would scan nearly every task at
+every step of a data-centre instance).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Callable
 
 import numpy as np
 
-from heuristics.vc._common import MEM_EPS, validate_instance
+from heuristics.vc._common import validate_instance
 from vcsched.errors import InvalidInputError
-from vcsched.problems.vc import VCInstance, host_loads, host_memory, per_host_sum
+from vcsched.problems.vc import MEM_EPS, VCInstance, host_loads, host_memory, per_host_sum
 
 __all__ = ["improve_placement", "ImproveStats"]
 
 _EPS = 1e-12
+_PAIR_MAX_TASKS = 16
+_CHAIN_MAX_CANDIDATES = 2_000_000  # (task of h, other task, host) triples evaluated at once
+_FIRST_BLOCK = 32  # partner hosts examined first (least loaded), then 4x more per round
+_EXACT_HOSTS = 128  # beyond this many candidate partners, the best of the first improving block is taken
+_TIE_TOL = 1e-12  # hosts admitted beyond (L_h + L_g) / 2 <= v, for rounding in the candidates' values
 
 
 class ImproveStats(dict):
@@ -69,85 +90,192 @@ def _check_start(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     return th.astype(np.int64).copy()
 
 
-def _best_move(h, on_h, cpu, mem, load, used, peak):
-    """(value, task, host) of the best single move off ``h``, or None."""
-    c = cpu[on_h][:, None]
-    m = mem[on_h][:, None]
-    new = np.maximum(load[h] - c, load[None, :] + c)
-    ok = used[None, :] + m <= 1 + MEM_EPS
-    ok[:, h] = False
-    new = np.where(ok, new, np.inf)
-    k = int(np.argmin(new))
-    a, g = divmod(k, load.size)
-    if new[a, g] < peak - _EPS:
-        return float(new[a, g]), int(on_h[a]), int(g)
+@dataclasses.dataclass
+class _Search:
+    """The placement being improved: task sizes, host of every task, load and memory per host,
+    and the tasks of every host (kept in step with ``th`` by :meth:`relocate`)."""
+
+    instance: VCInstance
+    th: np.ndarray
+    cpu: np.ndarray
+    mem: np.ndarray
+    load: np.ndarray
+    used: np.ndarray
+    members: list
+    deadline: float | None
+
+    @classmethod
+    def start(cls, instance: VCInstance, th: np.ndarray, deadline: float | None) -> _Search:
+        members: list[set] = [set() for _ in range(instance.hosts)]
+        for task, host in enumerate(th.tolist()):
+            members[host].add(task)
+        return cls(instance, th, instance.task_cpu, instance.task_mem, host_loads(instance, th),
+                   host_memory(instance, th), members, deadline)
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def on(self, h: int) -> np.ndarray:
+        """Tasks of host ``h`` in task order."""
+        return np.array(sorted(self.members[h]), dtype=np.int64)
+
+    def on_hosts(self, hosts: np.ndarray) -> np.ndarray:
+        """Tasks of the hosts ``hosts`` in task order."""
+        if hosts.size * 8 < self.load.size:  # a few hosts: their task sets
+            return np.sort(np.array([t for g in hosts.tolist() for t in self.members[g]], dtype=np.int64))
+        mask = np.zeros(self.load.size, dtype=bool)
+        mask[hosts] = True
+        return np.flatnonzero(mask[self.th])
+
+    def relocate(self, task: int, dest: int) -> None:
+        src = int(self.th[task])
+        self.load[src] -= self.cpu[task]
+        self.used[src] -= self.mem[task]
+        self.load[dest] += self.cpu[task]
+        self.used[dest] += self.mem[task]
+        self.th[task] = dest
+        self.members[src].discard(task)
+        self.members[dest].add(task)
+
+    def apply(self, relocations: list) -> None:
+        for task, dest in relocations:
+            self.relocate(int(task), int(dest))
+
+    def reassign(self, tasks: np.ndarray, hosts: np.ndarray) -> None:
+        """Put ``tasks`` on ``hosts`` at once; loads and memory recomputed from the placement."""
+        for task, dest in zip(tasks.tolist(), hosts.tolist()):
+            self.members[int(self.th[task])].discard(task)
+            self.members[dest].add(task)
+        self.th[tasks] = hosts
+        self.load, self.used = host_loads(self.instance, self.th), host_memory(self.instance, self.th)
+
+
+def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[np.ndarray], tuple | None],
+                        gain: float = 0.0):
+    """Best candidate over all partner hosts ``g != h``, for candidates whose value is at least
+    ``(L_h + L_g) / 2`` and at least ``L_g + gain`` (``> L_g``: the partner receives more CPU
+    than it gives, ``gain`` at least).
+
+    ``best_among(hosts)`` gives the best candidate ``(value, ...)`` with partners in ``hosts``
+    (index order, ties to the first in task order) or None. Blocks of least loaded hosts grow
+    by 4 until one holds a candidate, with best value ``v``; then only the hosts whose lower
+    bound is ``<= min(v, peak)`` can tie or beat it while lowering the peak, so those (and no
+    others) are searched. The answer and its tie-break are those of the search over every
+    host (the caller rejects a candidate that does not lower the peak), except when more
+    than :data:`_EXACT_HOSTS` hosts could tie or beat ``v`` and ``v`` already lowers the
+    peak: then the block's best is taken (first improvement by blocks; at data-centre scale
+    the exact best costs a scan of nearly every task at each step).
+    """
+    lh = s.load.copy()
+    lh[h] = np.inf
+
+    def lower(load):  # lower bound on the value of any candidate with a partner of this load
+        return np.maximum(0.5 * (s.load[h] + load), load + gain)
+
+    k, best = _FIRST_BLOCK, None
+    while k < s.load.size - 1:
+        part = np.argpartition(lh, k)
+        best = best_among(np.sort(part[:k]))
+        if best is not None:
+            break
+        if lower(float(lh[part[k]])) >= peak - _EPS:  # the least load left out cannot lower the peak
+            return None
+        k *= 4
+    if best is None:
+        return best_among(np.flatnonzero(np.isfinite(lh)))
+    slack = _TIE_TOL * max(1.0, abs(peak))
+    hosts = np.flatnonzero(lower(lh) <= min(best[0], peak - _EPS) + slack)
+    if hosts.size > _EXACT_HOSTS and best[0] < peak - _EPS:
+        return best  # at scale: the block's best already lowers the peak
+    return best_among(hosts) if hosts.size else best
+
+
+def _move(s: _Search, h: int, peak: float) -> list | None:
+    """The best single move of a task of ``h`` to another host: ``[(task, host)]``, or None."""
+    on_h = s.on(h)
+    c, m = s.cpu[on_h][:, None], s.mem[on_h][:, None]
+
+    def best_among(hosts):
+        new = np.maximum(s.load[h] - c, s.load[hosts][None, :] + c)
+        new = np.where(s.used[hosts][None, :] + m <= 1 + MEM_EPS, new, np.inf)
+        a, g = divmod(int(np.argmin(new)), hosts.size)
+        return float(new[a, g]), int(on_h[a]), int(hosts[g])
+
+    best = _least_loaded_first(s, h, peak, best_among, gain=float(c.min()))
+    if best is not None and best[0] < peak - _EPS:
+        return [(best[1], best[2])]
     return None
 
 
-def _best_exchange(h, give_cpu, give_mem, off_h, task_host, cpu, mem, load, used, peak):
+def _exchange(s: _Search, h: int, peak: float, give_cpu: np.ndarray, give_mem: np.ndarray):
     """Best exchange of one group of h's tasks (rows: CPU ``give_cpu``, memory ``give_mem``)
-    with one task elsewhere (columns: ``off_h``): ``(value, row, column)``, or None when
-    no exchange lowers the peak. Both hosts must keep their memory within capacity."""
+    with one task of another host: ``(value, row, task)``, or None when no exchange lowers the
+    peak. Both hosts must keep their memory within capacity; the group must be larger in CPU."""
     ca, ma = give_cpu[:, None], give_mem[:, None]
-    cb, mb = cpu[off_h][None, :], mem[off_h][None, :]
-    g = task_host[off_h][None, :]
-    new = np.maximum(load[h] - ca + cb, load[g] - cb + ca)
-    ok = (ca > cb) & (used[h] - ma + mb <= 1 + MEM_EPS) & (used[g] - mb + ma <= 1 + MEM_EPS)
-    new = np.where(ok, new, np.inf)
-    k = int(np.argmin(new))
-    a, b = divmod(k, off_h.size)
-    if new[a, b] < peak - _EPS:
-        return float(new[a, b]), a, b
-    return None
+
+    def best_among(hosts):
+        off_h = s.on_hosts(hosts)
+        if off_h.size == 0:
+            return None
+        cb, mb = s.cpu[off_h][None, :], s.mem[off_h][None, :]
+        g = s.th[off_h][None, :]
+        new = np.maximum(s.load[h] - ca + cb, s.load[g] - cb + ca)
+        ok = (ca > cb) & (s.used[h] - ma + mb <= 1 + MEM_EPS) & (s.used[g] - mb + ma <= 1 + MEM_EPS)
+        new = np.where(ok, new, np.inf)
+        a, b = divmod(int(np.argmin(new)), off_h.size)
+        return float(new[a, b]), a, int(off_h[b])
+
+    best = _least_loaded_first(s, h, peak, best_among)
+    return best if best is not None and best[0] < peak - _EPS else None
 
 
-def _best_swap(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
-    """(value, task of h, task elsewhere) of the best 1-1 swap, or None."""
-    if off_h.size == 0:
-        return None
-    best = _best_exchange(h, cpu[on_h], mem[on_h], off_h, task_host, cpu, mem, load, used, peak)
+def _swap(s: _Search, h: int, peak: float) -> list | None:
+    """The best 1-1 swap of a task of ``h`` with a smaller task elsewhere."""
+    on_h = s.on(h)
+    best = _exchange(s, h, peak, s.cpu[on_h], s.mem[on_h])
     if best is None:
         return None
-    value, a, b = best
-    return value, int(on_h[a]), int(off_h[b])
+    _, a, b = best
+    return [(int(on_h[a]), int(s.th[b])), (b, h)]
 
 
-def _best_swap21(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
-    """(value, (task, task) of h, task elsewhere) of the best 2-1 swap, or None."""
-    if on_h.size < 2 or off_h.size == 0:
+def _swap21(s: _Search, h: int, peak: float) -> list | None:
+    """The best 2-1 swap: two tasks of ``h`` against one task elsewhere."""
+    on_h = s.on(h)
+    if on_h.size < 2:
         return None
     i, j = np.triu_indices(on_h.size, 1)
     pa, pb = on_h[i], on_h[j]
-    best = _best_exchange(h, cpu[pa] + cpu[pb], mem[pa] + mem[pb], off_h, task_host, cpu, mem, load, used, peak)
+    best = _exchange(s, h, peak, s.cpu[pa] + s.cpu[pb], s.mem[pa] + s.mem[pb])
     if best is None:
         return None
-    value, a, b = best
-    return value, (int(pa[a]), int(pb[a])), int(off_h[b])
+    _, a, b = best
+    g = int(s.th[b])
+    return [(int(pa[a]), g), (int(pb[a]), g), (b, h)]
 
 
-def _best_chain(h, on_h, off_h, task_host, cpu, mem, load, used, peak):
-    """(value, task a of h, task b, host g2) of the best ejection chain ``a: h -> g1``,
-    ``b: g1 -> g2`` (``g1`` the host of ``b``, ``g2`` not ``h`` nor ``g1``), or None.
-    Finds the moves a memory-full host blocks: ``a`` fits ``g1`` once ``b`` has left."""
-    if off_h.size == 0 or load.size < 3:
+def _chain(s: _Search, h: int, peak: float) -> list | None:
+    """The best ejection chain ``a: h -> g1``, ``b: g1 -> g2`` (``g1`` the host of ``b``, ``g2``
+    not ``h`` nor ``g1``): the moves a memory-full ``g1`` blocks (``a`` fits once ``b`` has left).
+    Skipped when the (a, b, g2) triples exceed ``_CHAIN_MAX_CANDIDATES``."""
+    n_h, hosts = len(s.members[h]), s.load.size
+    n_off = s.th.size - n_h
+    if n_off == 0 or hosts < 3 or n_h * n_off * hosts > _CHAIN_MAX_CANDIDATES:
         return None
-    ca, ma = cpu[on_h][:, None, None], mem[on_h][:, None, None]
-    cb, mb = cpu[off_h][None, :, None], mem[off_h][None, :, None]
-    g1 = task_host[off_h][None, :, None]
-    g2 = np.arange(load.size)[None, None, :]
+    on_h, off_h = s.on(h), np.flatnonzero(s.th != h)
+    load, used = s.load, s.used
+    ca, ma = s.cpu[on_h][:, None, None], s.mem[on_h][:, None, None]
+    cb, mb = s.cpu[off_h][None, :, None], s.mem[off_h][None, :, None]
+    g1 = s.th[off_h][None, :, None]
+    g2 = np.arange(hosts)[None, None, :]
     new = np.maximum(np.maximum(load[h] - ca, load[g1] + ca - cb), load[None, None, :] + cb)
     ok = ((used[g1] + ma - mb <= 1 + MEM_EPS) & (used[None, None, :] + mb <= 1 + MEM_EPS)
           & (g2 != g1) & (g2 != h))
     new = np.where(ok, new, np.inf)
-    k = int(np.argmin(new))
-    a, b, g = np.unravel_index(k, new.shape)
+    a, b, g = np.unravel_index(int(np.argmin(new)), new.shape)
     if new[a, b, g] < peak - _EPS:
-        return float(new[a, b, g]), int(on_h[a]), int(off_h[b]), int(g)
+        return [(int(off_h[b]), int(g)), (int(on_h[a]), int(s.th[off_h[b]]))]
     return None
-
-
-_PAIR_MAX_TASKS = 16
-_CHAIN_MAX_CANDIDATES = 2_000_000  # (task of h, other task, host) triples evaluated at once
 
 
 def _subset_sums(values: np.ndarray) -> np.ndarray:
@@ -158,78 +286,83 @@ def _subset_sums(values: np.ndarray) -> np.ndarray:
     return sums
 
 
-def _pair_splits(h, g, task_host, cpu, mem, load, used):
+def _pair_splits(s: _Search, h: int, g: int):
     """Every split of the tasks of hosts ``h`` and ``g`` (``n <= 16``): (tasks, pair maximum
     per split, with ``inf`` where memory does not fit), or None when there are too many tasks."""
-    tasks = np.flatnonzero((task_host == h) | (task_host == g))
-    n = tasks.size
+    n = len(s.members[h]) + len(s.members[g])
     if n == 0 or n > _PAIR_MAX_TASKS:
         return None
-    lh = _subset_sums(cpu[tasks])  # index bit i = 1: task i on h
-    mh = _subset_sums(mem[tasks])
-    new = np.maximum(lh, (load[h] + load[g]) - lh)
-    tot_m = used[h] + used[g]
+    tasks = s.on_hosts(np.array([h, g]))
+    lh = _subset_sums(s.cpu[tasks])  # index bit i = 1: task i on h
+    mh = _subset_sums(s.mem[tasks])
+    new = np.maximum(lh, (s.load[h] + s.load[g]) - lh)
+    tot_m = s.used[h] + s.used[g]
     ok = (mh <= 1 + MEM_EPS) & (tot_m - mh <= 1 + MEM_EPS)
     return tasks, np.where(ok, new, np.inf)
 
 
-def _apply_split(h, g, tasks, index, task_host, load, used, cpu, mem):
-    for i, task in enumerate(tasks):
+def _split(h: int, g: int, tasks: np.ndarray, index: int, s: _Search) -> list:
+    """Relocations that realise split ``index`` of ``tasks`` between ``h`` (bit set) and ``g``."""
+    out = []
+    for i, task in enumerate(tasks.tolist()):
         dest = h if (index >> i) & 1 else g
-        if task_host[task] != dest:
-            _relocate(task_host, load, used, cpu, mem, int(task), int(dest))
+        if s.th[task] != dest:
+            out.append((task, dest))
+    return out
 
 
-def _best_pair(h, task_host, cpu, mem, load, used, peak):
-    """First partner ``g`` (least loaded first) whose best split with ``h`` beats ``peak``: (g, tasks, index)."""
-    for g in np.argsort(load, kind="stable"):
-        if g == h:
+def _pair(s: _Search, h: int, peak: float) -> list | None:
+    """First partner ``g`` (least loaded first) whose best split with ``h`` beats ``peak``."""
+    room = _PAIR_MAX_TASKS - len(s.members[h])
+    if room < 0:
+        return None
+    counts = np.fromiter((len(t) for t in s.members), dtype=np.int64, count=s.load.size)
+    for g in np.argsort(s.load, kind="stable").tolist():
+        if g == h or counts[g] > room:
             continue
-        splits = _pair_splits(h, int(g), task_host, cpu, mem, load, used)
+        if s.expired():
+            return None
+        splits = _pair_splits(s, h, g)
         if splits is None:
             continue
         tasks, new = splits
         k = int(np.argmin(new))
         if new[k] < peak - _EPS:
-            return int(g), tasks, k
+            return _split(h, g, tasks, k, s)
     return None
 
 
-def _kick(task_host, load, used, cpu, mem, peak, rng, pairs: int) -> int:
+_KINDS = (("moves", _move), ("swaps", _swap), ("swaps21", _swap21), ("chains", _chain), ("pairs", _pair))
+"""The neighbourhoods of the descent, in the order they are tried (the first that improves wins)."""
+
+
+def _kick(s: _Search, peak: float, rng, pairs: int) -> int:
     """Perturbation of the iterated local search: ``pairs`` random pairs of hosts below the
     peak get a random split of their tasks that keeps both strictly below the peak (so the
     peak never rises). Returns the number of pairs changed."""
-    below = np.flatnonzero(load < peak - _EPS)
+    below = np.flatnonzero(s.load < peak - _EPS)
     changed = 0
     for _ in range(pairs):
         if below.size < 2:
             break
         g1, g2 = (int(x) for x in rng.choice(below, 2, replace=False))
-        splits = _pair_splits(g1, g2, task_host, cpu, mem, load, used)
+        splits = _pair_splits(s, g1, g2)
         if splits is None:
             continue
         tasks, new = splits
         good = np.flatnonzero(new < peak - _EPS)
         if good.size:
-            _apply_split(g1, g2, tasks, int(rng.choice(good)), task_host, load, used, cpu, mem)
+            s.apply(_split(g1, g2, tasks, int(rng.choice(good)), s))
             changed += 1
     return changed
 
 
-def _relocate(task_host, load, used, cpu, mem, task, dest):
-    src = task_host[task]
-    load[src] -= cpu[task]
-    used[src] -= mem[task]
-    load[dest] += cpu[task]
-    used[dest] += mem[task]
-    task_host[task] = dest
-
-
-def _lns_step(instance, task_host, load, h, rng, n_hosts, time_limit):
+def _lns_step(s: _Search, h: int, rng, n_hosts: int, time_limit: float) -> bool:
     """Re-pack the tasks of ``h`` and ``n_hosts - 1`` other hosts with the compact MILP; True if the peak of the group fell."""
     from vcsched.formulations.solve import quiet_stdout
     from vcsched.formulations.vc_milp import solve_vc_milp
 
+    instance, load = s.instance, s.load
     others = np.flatnonzero(np.arange(instance.hosts) != h)
     if others.size == 0:
         return False
@@ -237,11 +370,11 @@ def _lns_step(instance, task_host, load, h, rng, n_hosts, time_limit):
     k = min(n_hosts - 1, others.size)
     order = others[np.argsort(load[others], kind="stable")]
     group = list(order[: max(k - 1, 0)])
-    rest = [g for g in others if g not in group]
-    if rest and len(group) < k:
+    rest = np.setdiff1d(others, np.asarray(group, dtype=np.int64))
+    if rest.size and len(group) < k:
         group.append(int(rng.choice(rest)))
     group = np.array([h, *group], dtype=np.int64)
-    tasks = np.flatnonzero(np.isin(task_host, group))
+    tasks = s.on_hosts(group)
     sub = VCInstance(hosts=int(group.size), cpu=instance.task_cpu[tasks], mem=instance.task_mem[tasks],
                      tasks=np.ones(tasks.size, dtype=np.int64))
     with quiet_stdout():  # HiGHS may printf debug lines: keep `vcsched ... --json` output clean
@@ -253,8 +386,51 @@ def _lns_step(instance, task_host, load, h, rng, n_hosts, time_limit):
     new_mem = per_host_sum(sub_host, sub.mem, group.size)
     if new_load.max() >= load[group].max() - _EPS or np.any(new_mem > 1 + MEM_EPS):
         return False
-    task_host[tasks] = group[sub_host]
+    s.reassign(tasks, group[sub_host])
     return True
+
+
+@dataclasses.dataclass
+class _Escape:
+    """What the search does when no neighbourhood lowers the peak: MILP neighbourhoods
+    (:func:`_lns_step`) until ``lns_rounds`` fail in a row, then kicks (:func:`_kick`)."""
+
+    lns_hosts: int
+    lns_time_limit: float
+    lns_rounds: int
+    max_kicks: int
+    kick_pairs: int
+    rng: np.random.Generator
+    failures: int = 0
+
+    def step(self, s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
+        """One neighbourhood or one kick; False when the search should stop."""
+        limit = self.lns_time_limit if s.deadline is None else min(self.lns_time_limit, s.deadline - time.perf_counter())
+        if self.lns_hosts < 2 or self.failures >= self.lns_rounds or limit <= 0.05:
+            if stats["kicks"] >= self.max_kicks or not _kick(s, peak, self.rng, self.kick_pairs):
+                return False
+            stats["kicks"] += 1
+            return True
+        stats["lns_tried"] += 1
+        if _lns_step(s, h, self.rng, self.lns_hosts, limit):
+            stats["lns"] += 1
+            stats["steps"] += 1
+            self.failures = 0
+        else:
+            self.failures += 1
+        return True
+
+
+def _descend(s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
+    """Apply the first neighbourhood of :data:`_KINDS` that lowers the peak; False if none does."""
+    for name, find in _KINDS:
+        relocations = find(s, h, peak)
+        if relocations is not None:
+            s.apply(relocations)
+            stats[name] += 1
+            stats["steps"] += 1
+            return True
+    return False
 
 
 def improve_placement(
@@ -316,73 +492,15 @@ def improve_placement(
     th = _check_start(instance, task_host)
     rng = np.random.default_rng(rng)
     target = 1.0 if target_load is None else max(float(target_load), 1.0)
-    deadline = None if time_limit is None else t0 + float(time_limit)
-    cpu, mem = instance.task_cpu, instance.task_mem
-    load, used = host_loads(instance, th), host_memory(instance, th)
+    s = _Search.start(instance, th, None if time_limit is None else t0 + float(time_limit))
     stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, steps=0)
-    failures = 0
+    escape = _Escape(lns_hosts, lns_time_limit, lns_rounds, max_kicks, kick_pairs, rng)
     while stats["steps"] < max_steps:
-        h = int(np.argmax(load))
-        peak = float(load[h])
-        if peak <= target + _EPS or (deadline is not None and time.perf_counter() > deadline):
+        h = int(np.argmax(s.load))
+        peak = float(s.load[h])
+        if peak <= target + _EPS or s.expired():
             break
-        on_h = np.flatnonzero(th == h)
-        move = _best_move(h, on_h, cpu, mem, load, used, peak)
-        if move is not None:
-            _relocate(th, load, used, cpu, mem, move[1], move[2])
-            stats["moves"] += 1
-            stats["steps"] += 1
-            continue
-        off_h = np.flatnonzero(th != h)
-        swap = _best_swap(h, on_h, off_h, th, cpu, mem, load, used, peak)
-        if swap is not None:
-            a, b = swap[1], swap[2]
-            g = int(th[b])
-            _relocate(th, load, used, cpu, mem, a, g)
-            _relocate(th, load, used, cpu, mem, b, h)
-            stats["swaps"] += 1
-            stats["steps"] += 1
-            continue
-        swap = _best_swap21(h, on_h, off_h, th, cpu, mem, load, used, peak)
-        if swap is not None:
-            (a1, a2), b = swap[1], swap[2]
-            g = int(th[b])
-            _relocate(th, load, used, cpu, mem, a1, g)
-            _relocate(th, load, used, cpu, mem, a2, g)
-            _relocate(th, load, used, cpu, mem, b, h)
-            stats["swaps21"] += 1
-            stats["steps"] += 1
-            continue
-        small = on_h.size * off_h.size * instance.hosts <= _CHAIN_MAX_CANDIDATES
-        chain = _best_chain(h, on_h, off_h, th, cpu, mem, load, used, peak) if small else None
-        if chain is not None:
-            _, a, b, g2 = chain
-            g1 = int(th[b])
-            _relocate(th, load, used, cpu, mem, b, g2)
-            _relocate(th, load, used, cpu, mem, a, g1)
-            stats["chains"] += 1
-            stats["steps"] += 1
-            continue
-        pair = _best_pair(h, th, cpu, mem, load, used, peak)
-        if pair is not None:
-            g, tasks, index = pair
-            _apply_split(h, g, tasks, index, th, load, used, cpu, mem)
-            stats["pairs"] += 1
-            stats["steps"] += 1
-            continue
-        limit = lns_time_limit if deadline is None else min(lns_time_limit, deadline - time.perf_counter())
-        if lns_hosts < 2 or failures >= lns_rounds or limit <= 0.05:
-            if stats["kicks"] >= max_kicks or not _kick(th, load, used, cpu, mem, peak, rng, kick_pairs):
-                break
-            stats["kicks"] += 1
-            continue
-        stats["lns_tried"] += 1
-        if _lns_step(instance, th, load, h, rng, lns_hosts, limit):
-            load, used = host_loads(instance, th), host_memory(instance, th)
-            stats["lns"] += 1
-            stats["steps"] += 1
-            failures = 0
-        else:
-            failures += 1
+        if not _descend(s, h, peak, stats) and not escape.step(s, h, peak, stats):
+            break
     stats["seconds"] = time.perf_counter() - t0
-    return th, stats
+    return s.th, stats

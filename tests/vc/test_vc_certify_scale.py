@@ -1,0 +1,208 @@
+"""certify at scale: sparse structures against dense oracles, the pruned improvement search
+against the full one, and how certify shares its time limit (on a fake clock)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from heuristics.vc import REGISTRY
+from heuristics.vc import improve as improve_mod
+from heuristics.vc.improve import improve_placement
+from lowerbounds.vc_certify import CertifyOptions, _host_columns, certify
+from lowerbounds.vc_packing import PackingItems, _Master, configuration_lp, singleton_counts
+from vcsched.generators.vc import generate_vc_instance
+from vcsched.problems.vc import VCInstance, host_loads
+from vcsched.result import Status
+
+# --------------------------------------------------------------------------- sparse LP columns vs dense oracles
+
+
+def _dense_singleton_lp(items: PackingItems, load: float) -> float:
+    """The master restricted to the singleton columns, built densely (np.diag), by linprog."""
+    k = singleton_counts(items.cpu, items.mem, items.demand, load)
+    res = linprog(np.ones(k.size), A_ub=-np.diag(k), b_ub=-items.demand.astype(float), method="highs")
+    assert res.status == 0
+    return float(res.fun)
+
+
+def _all_configurations(items: PackingItems, load: float) -> np.ndarray:
+    """Every maximal-or-not configuration of a tiny instance (rows), by enumeration."""
+    ranges = [range(int(d) + 1) for d in items.demand]
+    cols = [a for a in itertools.product(*ranges) if any(a)
+            and np.dot(a, items.cpu) <= load * (1 + 1e-9) and np.dot(a, items.mem) <= 1 + 1e-9]
+    return np.array(cols, dtype=float)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sparse_singleton_master_equals_the_dense_form(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    items = PackingItems(rng.uniform(0.05, 0.9, n), rng.uniform(0.0, 0.6, n), rng.integers(1, 6, n), 4)
+    load = float(rng.uniform(1.0, 2.0))
+    master = _Master(items.demand)
+    master.add_singletons(singleton_counts(items.cpu, items.mem, items.demand, load))
+    value, pi = master.solve()
+    assert master.n_cols == n
+    assert value == pytest.approx(_dense_singleton_lp(items, load), rel=1e-9)
+    assert np.all(pi >= 0)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_configuration_lp_bound_never_exceeds_the_full_configuration_lp(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(2, 5))
+    items = PackingItems(rng.uniform(0.1, 0.8, n), rng.uniform(0.05, 0.6, n), rng.integers(1, 4, n), 1)
+    load = 1.0
+    configs = _all_configurations(items, load)
+    full = linprog(np.ones(len(configs)), A_ub=-configs.T, b_ub=-items.demand.astype(float), method="highs")
+    proof = configuration_lp(items, load)
+    assert proof.complete
+    # the Farley bound is a lower bound on the LP optimum, and at the end equals it (within tolerance)
+    assert proof.bins_lower <= full.fun * (1 + 1e-6) + 1e-9
+    assert proof.lp_value is None or proof.lp_value >= full.fun - 1e-7
+    if np.ceil(full.fun - 1e-9) > items.hosts:
+        assert proof.infeasible
+
+
+def test_host_columns_are_the_dense_counts_made_sparse():
+    inst = generate_vc_instance(6, 20, 0.5, 0.75, 0.75, rng=3, tasks="lublin")  # parallel jobs: counts > 1
+    th = np.random.default_rng(0).integers(0, 6, inst.n_tasks)
+    th[:2] = 5  # host 5 used; some host may be empty
+    dense = np.zeros((inst.hosts, inst.n_jobs))
+    np.add.at(dense, (th, inst.task_job), 1.0)
+    expected = [row for row in dense if row.any()]
+    got = _host_columns(inst, th)
+    assert len(got) == len(expected)
+    for (idx, val), row in zip(got, expected):
+        back = np.zeros(inst.n_jobs)
+        back[idx] = val
+        assert np.array_equal(back, row)
+
+
+# --------------------------------------------------------------------------- pruned partner search == full search
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_least_loaded_first_finds_the_full_search_answer(seed):
+    rng = np.random.default_rng(seed)
+    inst = generate_vc_instance(120, 600, 0.5, 0.75, 0.75, rng=seed)
+    start = REGISTRY.get("sg")(inst).solution.task_host
+    s = improve_mod._Search.start(inst, start.astype(np.int64).copy(), None)
+    for _ in range(20):
+        h = int(np.argmax(s.load))
+        peak = float(s.load[h])
+        for find in (improve_mod._move, improve_mod._swap, improve_mod._swap21):
+            fast = find(s, h, peak)
+            saved = improve_mod._FIRST_BLOCK
+            improve_mod._FIRST_BLOCK = 10**9  # the full search over every host
+            try:
+                full = find(s, h, peak)
+            finally:
+                improve_mod._FIRST_BLOCK = saved
+            assert fast == full
+        # random relocations keep the states varied (memory may overflow: only the search is tested)
+        s.relocate(int(rng.integers(inst.n_tasks)), int(rng.integers(inst.hosts)))
+
+
+def test_search_keeps_the_host_task_sets_in_step():
+    inst = generate_vc_instance(10, 60, 0.5, 0.75, 0.75, rng=1)
+    start = REGISTRY.get("sg")(inst).solution.task_host
+    th, _ = improve_placement(inst, start, time_limit=None, max_kicks=10, lns_hosts=0, rng=1)
+    s = improve_mod._Search.start(inst, th.copy(), None)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        s.relocate(int(rng.integers(inst.n_tasks)), int(rng.integers(inst.hosts)))
+    for h in range(inst.hosts):
+        assert set(np.flatnonzero(s.th == h).tolist()) == s.members[h]
+    assert np.allclose(s.load, host_loads(inst, s.th))
+
+
+# --------------------------------------------------------------------------- the time limit, on a fake clock
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _open_instance():
+    """An instance where a placement 10 % off the optimum cannot be improved by a no-op improve."""
+    return generate_vc_instance(8, 30, 0.6, 0.75, 0.75, rng=11)
+
+
+def _bad_start(inst: VCInstance) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    best = None
+    for _ in range(200):  # a random placement that fits memory, kept far from the optimum
+        th = rng.integers(0, inst.hosts, inst.n_tasks)
+        if np.all(np.bincount(th, weights=inst.task_mem, minlength=inst.hosts) <= 1):
+            if best is None or host_loads(inst, th).max() > host_loads(inst, best).max():
+                best = th
+    assert best is not None
+    return best
+
+
+def _FAST_LP(clock) -> CertifyOptions:
+    """The configuration LP (on the real clock) only far above the optimum, where it finishes at once:
+    two bisection steps, a generous cap; everything else on the fake clock."""
+    return CertifyOptions(now=clock, bisection_steps=2, lp_test_limit=60.0)
+
+
+def test_certify_spends_the_time_limit_while_the_gap_is_open_and_never_beyond():
+    inst = _open_instance()
+    clock = FakeClock()
+    calls = []
+
+    def idle_improve(instance, task_host, *, target_load, time_limit, rng):
+        calls.append((clock.t, time_limit))
+        clock.t += min(time_limit, 2.0)  # gives up after 2 s (its kicks found nothing), before its budget
+        return task_host, {"steps": 0, "kicks": 3, "lns_tried": 0}
+
+    start = _bad_start(inst)
+    res = certify(inst, starts=[start], improve=idle_improve, time_limit=30.0, stop_gap=1e-4,
+                  options=_FAST_LP(clock))
+    deadline = 1000.0 + 30.0
+    assert res.status is Status.FEASIBLE and res.extra["closed_by"] == "none"
+    assert res.extra["lp_incomplete"] == 0  # no test was cut short: only the primal side can use the time
+    assert len(calls) >= 14  # called again and again while time was left
+    assert all(t + budget <= deadline + 0.02 for t, budget in calls)  # never given time beyond the limit
+    assert clock.t >= deadline - 0.5  # and the limit was used
+    assert res.seconds >= 29.5
+
+
+def test_certify_stops_early_when_nothing_is_left_to_try():
+    inst = _open_instance()
+    clock = FakeClock()
+    calls = []
+
+    def stuck_improve(instance, task_host, *, target_load, time_limit, rng):
+        calls.append(time_limit)
+        clock.t += 0.01
+        return task_host, {"steps": 0, "kicks": 0, "lns_tried": 0}
+
+    res = certify(inst, starts=[_bad_start(inst)], improve=stuck_improve, time_limit=1000.0,
+                  options=_FAST_LP(clock))
+    assert res.status is Status.FEASIBLE and res.extra["lp_incomplete"] == 0
+    assert clock.t - 1000.0 < 1  # nothing to try: no reason to wait for the limit
+    assert len(calls) == 3  # before the LP, after the probe, once in the loop
+
+
+def test_certify_without_a_time_limit_stops():
+    inst = _open_instance()
+    calls = []
+
+    def busy_improve(instance, task_host, *, target_load, time_limit, rng):
+        calls.append(time_limit)
+        return task_host, {"steps": 0, "kicks": 200, "lns_tried": 0}  # always tries, never finds
+
+    res = certify(inst, starts=[_bad_start(inst)], improve=busy_improve, time_limit=None,
+                  options=CertifyOptions(bisection_steps=2, lp_test_limit=60.0))
+    assert res.status is Status.FEASIBLE and res.extra["closed_by"] == "none"
+    assert all(t is None for t in calls) and len(calls) == 3
