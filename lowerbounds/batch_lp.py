@@ -1,0 +1,143 @@
+"""LP relaxations of the batch relaxation on one window of jobs (the time-indexed model of :mod:`lowerbounds.batch_grid`).
+
+Each function bounds the optimum of the jobs it is given *alone*; :mod:`lowerbounds.batch`
+combines windows (sums for the flow objectives, maxima for makespan and stretch).
+
+Objective coefficients of a column ``(j, k, s)`` (a job starting in slot ``s`` of cluster
+``k`` really starts at some ``S`` in ``[t0 + s delta, t0 + (s + 1) delta)``, see the grid's
+docstring), each a lower bound on the job's term of the metric in every such schedule:
+
+* response time: ``max(t0 + s delta + p_jk - r_j, p_jk)``;
+* bounded slowdown: ``max(1, that / max(p_jk, tau))`` (the denominator of the cluster the
+  column puts the job on, as in the simulator's metric);
+* completion (makespan): ``t0 + s delta + p_jk``; the model minimises ``z >= completion_j``;
+* stretch: a column whose response bound exceeds ``S p_jk`` is removed; if the LP is then
+  infeasible, no schedule has max stretch ``<= S``.
+
+An LP value is used only when HiGHS reports it optimal (a time limit gives no bound).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lowerbounds.batch_grid import build_model, greedy_grid_schedule, solve_arrays, time_grid
+from lowerbounds.batch_instance import BSLD_TAU, BatchInstance
+from vcsched.result import Status
+
+__all__ = ["flow_cost", "bsld_cost", "completion_cost", "lp_flow", "lp_bsld", "lp_makespan", "lp_stretch",
+           "LP_SLOTS"]
+
+LP_SLOTS = 240
+"""Slots of the grid of one LP window (a finer grid is more precise and larger)."""
+
+
+def flow_cost(inst: BatchInstance, grid):
+    def cost(j, k, s):
+        p = inst.duration[j, k]
+        return np.maximum(grid.t0 + s * grid.delta + p - inst.release[j], p)
+    return cost
+
+
+def bsld_cost(inst: BatchInstance, grid, tau: float = BSLD_TAU):
+    flow = flow_cost(inst, grid)
+
+    def cost(j, k, s):
+        return np.maximum(1.0, flow(j, k, s) / np.maximum(inst.duration[j, k], tau))
+    return cost
+
+
+def completion_cost(inst: BatchInstance, grid):
+    def cost(j, k, s):
+        return grid.t0 + s * grid.delta + inst.duration[j, k]
+    return cost
+
+
+def _caps(inst: BatchInstance, grid, cost) -> np.ndarray:
+    """Last admissible cost of each job: ``U - sum_{i != j} min cost_i`` (U from a greedy grid schedule)."""
+    clus, slot = greedy_grid_schedule(grid, inst, cost)
+    rows = np.arange(len(inst))
+    upper = float(sum(float(cost(j, int(clus[j]), int(slot[j]))) for j in rows))
+    low = np.array([min(float(cost(j, k, int(grid.rel[j]))) for k in range(inst.clusters) if grid.dur[j, k] >= 0)
+                    for j in rows])
+    return upper - (low.sum() - low)
+
+
+def _solve_sum(inst: BatchInstance, make_cost, max_slots: int, time_limit: float | None) -> float | None:
+    if len(inst) == 0:
+        return 0.0
+    grid = time_grid(inst, max_slots)
+    cost = make_cost(inst, grid)
+    model = build_model(grid, inst, cost, last_cost=_caps(inst, grid, cost))
+    out, _ = solve_arrays(model, mip=False, time_limit=time_limit)
+    return out.objective if out.status is Status.OPTIMAL else None
+
+
+def lp_flow(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None) -> float | None:
+    """LP lower bound on ``sum_j (C_j - r_j)`` of these jobs alone (None if not solved to optimality)."""
+    return _solve_sum(inst, flow_cost, max_slots, time_limit)
+
+
+def lp_bsld(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None) -> float | None:
+    """LP lower bound on the total bounded slowdown of these jobs alone."""
+    return _solve_sum(inst, bsld_cost, max_slots, time_limit)
+
+
+def lp_makespan(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None) -> float | None:
+    """LP lower bound on ``max_j C_j`` (absolute time) of these jobs alone.
+
+    The caps come from a greedy schedule of makespan ``U``: every completion of an optimal
+    schedule is at most ``U``.
+    """
+    if len(inst) == 0:
+        return None
+    grid = time_grid(inst, max_slots)
+    cost = completion_cost(inst, grid)
+    clus, slot = greedy_grid_schedule(grid, inst, cost)
+    upper = max(float(cost(j, int(clus[j]), int(slot[j]))) for j in range(len(inst)))
+    model = build_model(grid, inst, cost, last_cost=np.full(len(inst), upper), makespan=True)
+    out, _ = solve_arrays(model, mip=False, time_limit=time_limit)
+    return out.objective if out.status is Status.OPTIMAL else None
+
+
+def _stretch_feasible(inst: BatchInstance, grid, stretch: float, time_limit: float | None) -> bool:
+    flow = flow_cost(inst, grid)
+
+    def allowed(j, k, s):
+        p = inst.duration[j, k]
+        return (p <= 0) | (flow(j, k, s) <= stretch * p * (1 + 1e-9))
+
+    model = build_model(grid, inst, lambda j, k, s: np.zeros(np.size(s)), allowed=allowed)
+    if (np.bincount(model.job, minlength=len(inst)) == 0).any():
+        return False
+    out, _ = solve_arrays(model, mip=False, time_limit=time_limit)
+    return out.status is not Status.INFEASIBLE
+
+
+def lp_stretch(inst: BatchInstance, low: float, *, max_slots: int = LP_SLOTS, time_limit: float | None = None,
+               rel_tol: float = 1e-3, iterations: int = 14) -> float:
+    """Raise the lower bound ``low`` on the max stretch by bisection on the LP feasibility test.
+
+    ``low`` must be a valid lower bound (e.g. :func:`lowerbounds.batch_quick.stretch_quick`).
+    A test that is not proved infeasible (optimal, or stopped at a limit) counts as
+    feasible, so the returned value is always a stretch proved infeasible, or ``low``.
+    """
+    if len(inst) == 0 or not (inst.pmax > 0).any():
+        return low
+    grid = time_grid(inst, max_slots)
+    hi = max(2.0 * low, low + 1.0)
+    for _ in range(8):
+        if _stretch_feasible(inst, grid, hi, time_limit):
+            break
+        low, hi = hi, 2.0 * hi
+    else:
+        return low
+    for _ in range(iterations):
+        if hi - low <= rel_tol * low:
+            break
+        mid = 0.5 * (low + hi)
+        if _stretch_feasible(inst, grid, mid, time_limit):
+            hi = mid
+        else:
+            low = mid
+    return low
