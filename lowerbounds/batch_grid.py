@@ -28,7 +28,7 @@ cluster ``k``; each job starts once; at each slot of each cluster the running jo
 most ``m_k`` processors. Valid inequalities (Chvátal-Gomory roundings of each capacity
 row by ``theta``): ``sum_j floor(q_j / theta) [j runs at t] <= floor(m_k / theta)`` for
 ``theta = floor(m_k / (l + 1)) + 1``, ``l = 1, 2, 3`` (``l = 1``: jobs wider than half
-the cluster never overlap). They are valid for 0/1 schedules (the left side is an
+the cluster never overlap) and for ``theta`` each width of the cluster's jobs. They are valid for 0/1 schedules (the left side is an
 integer at most ``sum q_j [j runs] / theta <= m_k / theta``) and cut fractional ones.
 """
 
@@ -154,25 +154,25 @@ def _columns(grid: TimeGrid, inst: BatchInstance, last_cost: np.ndarray | None, 
     return cat(J), cat(Kc), cat(S)
 
 
+def _thetas(inst: BatchInstance, k: int, widths: np.ndarray) -> list[int]:
+    """Divisors of the CG rows of cluster ``k``: ``floor(m / (l + 1)) + 1`` and the widths of its jobs (> 1)."""
+    m = int(inst.procs[k])
+    cand = {m // (lvl + 1) + 1 for lvl in CG_LEVELS} | {int(w) for w in np.unique(widths) if 1 < w <= m}
+    return sorted(t for t in cand if 1 < t <= m)
+
+
 def _capacity_rows(grid: TimeGrid, inst: BatchInstance, job, clus, slot, extra_cols: int):
-    """Capacity and Chvátal-Gomory rows: for each (cluster, slot, level), the columns running there."""
+    """Capacity rows (``theta = 1``) and CG rows of every cluster: one row per (cluster, theta, slot)."""
     d = grid.dur[job, clus]
     T = grid.horizon
     blocks_r, blocks_c, blocks_v, hi = [], [], [], []
-    levels = [(0, None)] + [(lvl, None) for lvl in CG_LEVELS]
     nrow = 0
-    for lvl, _ in levels:
-        for k in range(inst.clusters):
-            m = int(inst.procs[k])
-            if lvl == 0:
-                coef, cap = inst.width[job].astype(float), float(m)
-            else:
-                theta = m // (lvl + 1) + 1
-                coef, cap = (inst.width[job] // theta).astype(float), float(m // theta)
-                if lvl > 1 and not ((coef > 0) & (clus == k)).any():
-                    continue
-            use = (clus == k) & (coef > 0) & (d > 0)
-            cols = np.flatnonzero(use)
+    for k in range(inst.clusters):
+        m = int(inst.procs[k])
+        on = (clus == k) & (d > 0)
+        for theta in [1] + _thetas(inst, k, inst.width[job[on]]):
+            coef = (inst.width[job] // theta).astype(float)
+            cols = np.flatnonzero(on & (coef > 0))
             if cols.size == 0:
                 continue
             reps = d[cols]
@@ -180,7 +180,7 @@ def _capacity_rows(grid: TimeGrid, inst: BatchInstance, job, clus, slot, extra_c
             offs = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
             t = slot[c_idx] + offs
             blocks_r.append(nrow + t), blocks_c.append(c_idx), blocks_v.append(coef[c_idx])
-            hi.append(np.full(T, cap))
+            hi.append(np.full(T, float(m // theta)))
             nrow += T
     if not blocks_r:
         return sp.csr_matrix((0, job.size + extra_cols)), np.zeros(0)
@@ -220,9 +220,12 @@ def build_model(grid: TimeGrid, inst: BatchInstance, cost_of, *, last_cost=None,
     return Model(job, clus, slot, obj, sp.vstack(blocks).tocsr(), np.concatenate(lo), np.concatenate(hi))
 
 
-def solve_arrays(model: Model, *, mip: bool, time_limit: float | None, start: np.ndarray | None = None
-                 ) -> tuple[SolveOutcome, np.ndarray | None]:
-    """Solve the model with HiGHS (``mip``: binary columns); status translated by :func:`translate_status`."""
+def solve_arrays(model: Model, *, mip: bool, time_limit: float | None, start: np.ndarray | None = None,
+                 options: dict | None = None) -> tuple[SolveOutcome, np.ndarray | None]:
+    """Solve the model with HiGHS (``mip``: binary columns); status translated by :func:`translate_status`.
+
+    ``options``: extra HiGHS options by name (``{"mip_max_nodes": 50}``).
+    """
     highspy, h = new_highs()
     t0 = time.perf_counter()
     A = model.matrix.tocsc()
@@ -253,6 +256,8 @@ def solve_arrays(model: Model, *, mip: bool, time_limit: float | None, start: np
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
     h.setOptionValue("threads", 1)
+    for key, value in (options or {}).items():
+        h.setOptionValue(key, value)
     h.run()
     return _outcome(highspy, h, mip, time.perf_counter() - t0)
 
