@@ -85,8 +85,11 @@ def _mean_busy_bound(inst: BatchInstance, weight: np.ndarray, rows: np.ndarray) 
     return out
 
 
-def weighted_flow_quick(inst: BatchInstance, weight: np.ndarray, *, rounds: int = 3) -> float:
-    """Lower bound on ``sum_j w_j (C_j - r_j)`` (weights ``w_j >= 0``).
+def weighted_flow_quick(inst: BatchInstance, weight: np.ndarray, *, own: np.ndarray | None = None,
+                        rounds: int = 3) -> float:
+    """Lower bound on ``sum_j f_j`` where ``f_j >= w_j (C_j - r_j)`` and ``f_j >= own_j`` (weights ``w_j >= 0``).
+
+    With ``own`` left out, ``own_j = w_j min_k p_jk`` and ``f_j = w_j (C_j - r_j)``.
 
     Validity. For a subset ``A`` of the jobs, the schedule's fluid image restricted to
     ``A`` is a preemptive schedule of ``A``'s works on the rate-``R`` machine, in which job
@@ -95,15 +98,14 @@ def weighted_flow_quick(inst: BatchInstance, weight: np.ndarray, *, rounds: int 
     minimises ``sum_A w_j M_j`` over all such schedules (Goemans 1997, a polymatroid
     argument that covers processor sharing). Hence
     ``sum_A w_j (C_j - r_j) = sum_A w_j (M_j + p_jk / 2 - r_j) >= sum_A w_j (M^WSPT_j + pmin_j / 2 - r_j)``,
-    and each job outside ``A`` has ``C_j - r_j >= pmin_j``. The bound is the best of a
-    few subsets: all jobs, then repeatedly the jobs whose WSPT term exceeds their own
-    duration.
+    and each job outside ``A`` has ``f_j >= own_j``. The bound is the best of a few subsets:
+    all jobs, then repeatedly the jobs whose WSPT term exceeds their own bound.
     """
     n = len(inst)
     if n == 0:
         return 0.0
     weight = np.asarray(weight, dtype=float)
-    own = weight * inst.pmin
+    own = weight * inst.pmin if own is None else np.asarray(own, dtype=float)
     rows = np.arange(n)
     best = float(own.sum())
     for _ in range(rounds):
@@ -134,13 +136,16 @@ def bsld_quick(inst: BatchInstance, tau: float = BSLD_TAU) -> float:
 
     Validity. The denominator is the duration on the cluster where the job runs, at most
     ``max_k p_jk``, so ``x_j = (C_j - r_j) / max(p_{j,k(j)}, tau) >= w_j (C_j - r_j)``
-    with ``w_j = 1 / max(max_k p_jk, tau)``. Then ``sum max(1, x_j) >= sum w_j (C_j - r_j)``
-    (bounded by :func:`weighted_flow_quick`), and ``sum max(1, x_j) >= n``; the bound is the larger.
+    with ``w_j = 1 / max(max_k p_jk, tau)``; and ``max(1, x_j) >= max(1, min_k p_jk / max(p_jk, tau))``
+    (the job's own term when it does not wait). :func:`weighted_flow_quick` bounds the sum
+    of ``f_j = max(1, x_j)`` with these two per-job facts; the bound is also at least ``n``.
     """
     n = len(inst)
     if n == 0:
         return 0.0
-    return max(float(n), weighted_flow_quick(inst, bsld_weights(inst, tau)))
+    ratio = np.where(inst.fits, inst.duration / np.maximum(np.where(inst.fits, inst.duration, tau), tau), np.inf)
+    own = np.maximum(1.0, ratio.min(axis=1))
+    return max(float(n), weighted_flow_quick(inst, bsld_weights(inst, tau), own=own))
 
 
 def stretch_quick(inst: BatchInstance, *, rel_tol: float = 1e-6) -> float | None:

@@ -48,6 +48,7 @@ import os
 import sys
 from pathlib import Path
 
+from vcsched.cli import grid_bound
 from vcsched.cli.common import check_output_path, nonneg_int, number_option, print_json, print_table
 from vcsched.errors import InvalidInputError
 
@@ -124,7 +125,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(.png, .svg or .pdf)")
     s.add_argument("--json", action="store_true", help="print the metrics as one JSON object (overall and per cluster)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
+    s.add_argument("--bound", action="store_true", help="also bound each metric over every schedule of the workload "
+                   "and report the ratio value / bound (vcsched grid bound)")
+    grid_bound.add_bound_flags(s, prefix="bound-")
     s.set_defaults(handler=cmd_simulate)
+    grid_bound.register_bound(gsub)
 
 
 def _progress_bar(total: int, disable: bool):
@@ -347,6 +352,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             ref_policy = make_meta(ref_meta)
         reference = _run(Grid(ref_clusters, ref_jobs, meta=ref_policy), args.no_progress)
         m["vs_reference"] = compare_to_reference(result, reference, reallocations=m["overall"]["reallocations"])
+    if args.bound:
+        m["bounds"] = grid_bound.bound_report(m, jobs, clusters, method=args.bound_method,
+                                              time_limit=args.bound_time_limit)
     if args.output:
         _save(args.output, "-o", lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout))
     if args.gantt:
@@ -363,4 +371,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"vs reference without reallocation: impacted {v['impacted_pct']:.2f} %, reallocations "
                   f"{v['reallocations']}, early {v['early_pct'] if v['early_pct'] is None else round(v['early_pct'], 2)} %"
                   f", relative response time {v['relative_response']}")
+        if "bounds" in m:
+            grid_bound.print_bound_table(m["bounds"])
     return 0
