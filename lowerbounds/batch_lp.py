@@ -75,23 +75,25 @@ def _caps(inst: BatchInstance, grid, cost) -> np.ndarray:
     return upper - (low.sum() - low)
 
 
-def _solve_sum(inst: BatchInstance, make_cost, max_slots: int, time_limit: float | None) -> float | None:
+def _solve_sum(inst: BatchInstance, make_cost, max_slots: int, time_limit: float | None,
+               root: bool = True) -> float | None:
     if len(inst) == 0:
         return 0.0
     grid = time_grid(inst, max_slots)
     cost = make_cost(inst, grid)
     model = build_model(grid, inst, cost, last_cost=_caps(inst, grid, cost))
-    return _root_bound(model, time_limit)
+    return _root_bound(model, time_limit, root)
 
 
-def _root_bound(model, time_limit: float | None) -> float | None:
-    """The larger of the LP optimum and HiGHS's dual bound after the root node and its cuts (None if neither)."""
+def _root_bound(model, time_limit: float | None, root: bool = True) -> float | None:
+    """The larger of the LP optimum and HiGHS's dual bound after the root node and its cuts (None if neither);
+    ``root=False``: the LP optimum alone."""
     limit = WINDOW_SECONDS if time_limit is None else min(time_limit, WINDOW_SECONDS)
     t0 = time.perf_counter()
     lp, _ = solve_arrays(model, mip=False, time_limit=limit)
     best = lp.objective if lp.status is Status.OPTIMAL else None
     left = limit - (time.perf_counter() - t0)
-    if best is None or left <= 0:
+    if best is None or left <= 0 or not root:
         return best
     out, _ = solve_arrays(model, mip=True, time_limit=left, options={"mip_max_nodes": ROOT_NODES})
     if out.status not in (Status.INFEASIBLE, Status.ERROR) and out.bound is not None:
@@ -99,9 +101,13 @@ def _root_bound(model, time_limit: float | None) -> float | None:
     return best
 
 
-def lp_flow(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None) -> float | None:
-    """LP lower bound on ``sum_j (C_j - r_j)`` of these jobs alone (None if not solved to optimality)."""
-    return _solve_sum(inst, flow_cost, max_slots, time_limit)
+def lp_flow(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None,
+            root: bool = True) -> float | None:
+    """Lower bound on ``sum_j (C_j - r_j)`` of these jobs alone (None if the LP is not solved).
+
+    ``root=False`` gives the plain LP relaxation (with the CG rows), without HiGHS's root cuts.
+    """
+    return _solve_sum(inst, flow_cost, max_slots, time_limit, root)
 
 
 def lp_bsld(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None) -> float | None:
@@ -109,7 +115,8 @@ def lp_bsld(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float
     return _solve_sum(inst, bsld_cost, max_slots, time_limit)
 
 
-def lp_makespan(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None) -> float | None:
+def lp_makespan(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None,
+                root: bool = True) -> float | None:
     """LP lower bound on ``max_j C_j`` (absolute time) of these jobs alone.
 
     The caps come from a greedy schedule of makespan ``U``: every completion of an optimal
@@ -122,7 +129,7 @@ def lp_makespan(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: f
     clus, slot = greedy_grid_schedule(grid, inst, cost)
     upper = max(float(cost(j, int(clus[j]), int(slot[j]))) for j in range(len(inst)))
     model = build_model(grid, inst, cost, last_cost=np.full(len(inst), upper), makespan=True)
-    return _root_bound(model, time_limit)
+    return _root_bound(model, time_limit, root)
 
 
 def _stretch_feasible(inst: BatchInstance, grid, stretch: float, time_limit: float | None) -> bool:
