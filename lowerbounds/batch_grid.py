@@ -79,6 +79,7 @@ def _base_step(inst: BatchInstance, t0: float) -> float | None:
 
 
 def _floor_slots(values: np.ndarray, delta: float) -> np.ndarray:
+    """``floor(values / delta)``; 1e-9 of a slot absorbs the rounding error of times that are on the grid."""
     return np.floor(values / delta + 1e-9).astype(np.int64)
 
 

@@ -16,13 +16,16 @@ from lowerbounds.batch_instance import BatchInstance, schedule_metrics
 
 
 def _earliest(placed, width, cap, release, p):
-    """Earliest start >= release where ``width`` more processors fit during ``[S, S + p)``."""
+    """Earliest start >= release where ``width`` more processors fit during ``[S, S + p)``.
+
+    A job of zero duration occupies no interval: it starts at its release (as in the relaxation).
+    """
+    if p == 0:
+        return release
     candidates = sorted({release} | {f for (s, f, q) in placed if f > release})
     for t in candidates:
         end = t + p
         points = [t] + [s for (s, f, q) in placed if t < s < end]
-        if p == 0:
-            points = [t]
         ok = True
         for x in points:
             used = sum(q for (s, f, q) in placed if s <= x < f)
