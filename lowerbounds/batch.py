@@ -202,7 +202,11 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     exact = None
     if use_exact:
         left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
-        exact = _apply_exact(inst, bounds, left)
+        try:
+            exact = _apply_exact(inst, bounds, left)
+        except InvalidInputError:  # the model is above the size limit: only "exact" reports it
+            if method == "exact":
+                raise
     return BatchBounds(len(inst), bounds, exact)
 
 

@@ -30,7 +30,7 @@ __all__ = ["ExactResult", "exact_optimum", "exact_schedule_metrics", "check_exac
 
 MAX_EXACT_JOBS = 40
 """Largest number of jobs the exact method accepts."""
-MAX_EXACT_SLOTS = 2000
+MAX_EXACT_SLOTS = 20_000
 """Largest horizon (slots of the exact grid) the exact method accepts."""
 MAX_EXACT_COLUMNS = 200_000
 """Largest number of (job, cluster, slot) columns the exact method accepts."""

@@ -42,13 +42,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from lowerbounds.batch_instance import BatchInstance
+from vcsched.errors import InvalidInputError
 from vcsched.formulations.solve import SolveOutcome, new_highs, translate_status
 from vcsched.result import Status, relative_gap
 
 __all__ = ["TimeGrid", "time_grid", "Model", "build_model", "solve_arrays", "greedy_grid_schedule",
-           "CG_LEVELS"]
+           "CG_LEVELS", "MAX_NONZEROS"]
 
 CG_LEVELS = (1, 2, 3)
+MAX_NONZEROS = 4_000_000
+"""Largest number of nonzeros of a model's capacity and CG rows (a larger model is refused before it is built)."""
 _DENOMINATORS = tuple(range(1, 13)) + (14, 15, 20, 21, 24, 28, 30, 35, 42, 60, 84, 105, 120, 210, 420, 840)
 
 
@@ -190,6 +193,18 @@ def _capacity_rows(grid: TimeGrid, inst: BatchInstance, job, clus, slot, extra_c
     return mat, np.concatenate(hi)
 
 
+def _check_size(grid: TimeGrid, inst: BatchInstance, job, clus) -> None:
+    """Refuse (:class:`InvalidInputError` naming :data:`MAX_NONZEROS`) a model whose rows would be too large."""
+    d = grid.dur[job, clus].clip(0)
+    total = 0
+    for k in range(inst.clusters):
+        on = clus == k
+        total += int(d[on].sum()) * (1 + len(_thetas(inst, k, inst.width[job[on]])))
+    if total > MAX_NONZEROS:
+        raise InvalidInputError(f"the time-indexed model would have {total:,} nonzeros, more than the limit of "
+                                f"{MAX_NONZEROS:,}")
+
+
 def build_model(grid: TimeGrid, inst: BatchInstance, cost_of, *, last_cost=None, allowed=None,
                 makespan: bool = False) -> Model:
     """The time-indexed model: assignment rows (``= 1``), capacity and CG rows (``<=``).
@@ -198,6 +213,7 @@ def build_model(grid: TimeGrid, inst: BatchInstance, cost_of, *, last_cost=None,
     ``makespan=True`` one more column ``z`` is minimised with rows ``z >= sum cost x_j``.
     """
     job, clus, slot = _columns(grid, inst, last_cost, cost_of, allowed)
+    _check_size(grid, inst, job, clus)
     n = len(inst)
     cost = np.concatenate([cost_of(job[clus == k], k, slot[clus == k]) for k in range(inst.clusters)]) \
         if job.size else np.zeros(0)
