@@ -72,16 +72,47 @@ def _tail_bound(release: np.ndarray, length: np.ndarray) -> float:
     return float((r + suffix).max())
 
 
-def _mean_busy_bound(inst: BatchInstance, weight: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Per job of ``rows``: ``M_j + pmin_j / 2 - r_j`` for the WSPT schedule of ``rows`` alone."""
+def _mean_busy_bound(inst: BatchInstance, weight: np.ndarray, rows: np.ndarray, work: np.ndarray,
+                     rate: float) -> np.ndarray:
+    """Per job of ``rows``: ``M_j + pmin_j / 2 - r_j`` for the WSPT schedule of ``rows`` alone (``work`` at ``rate``)."""
     r = inst.release[rows]
     order = np.argsort(r, kind="stable")
-    w, W = weight[rows][order], inst.work[rows][order]
+    w, W = weight[rows][order], work[rows][order]
     with np.errstate(divide="ignore", invalid="ignore"):
         key = np.where(W > 0, -w / np.where(W > 0, W, 1.0), -np.inf)
-    busy = wspt_mean_busy_times(np.ascontiguousarray(r[order]), np.ascontiguousarray(W), key, platform_rate(inst))
+    busy = wspt_mean_busy_times(np.ascontiguousarray(r[order]), np.ascontiguousarray(W), key, float(rate))
     out = np.empty(rows.size)
     out[order] = busy + inst.pmin[rows][order] / 2.0 - r[order]
+    return out
+
+
+def _subset_bound(inst, weight, own, rows, work, rate, rounds) -> float:
+    """Best over a few subsets ``A`` of ``rows``: WSPT bound of ``A`` alone plus ``own`` of the other rows."""
+    if rows.size == 0:
+        return 0.0
+    best = float(own[rows].sum())
+    active = rows
+    for _ in range(rounds):
+        term = _mean_busy_bound(inst, weight, active, work, rate)
+        value = float((weight[active] * term).sum() + own[rows].sum() - own[active].sum())
+        best = max(best, value)
+        keep = active[weight[active] * term > own[active]]
+        if keep.size == active.size or keep.size == 0:
+            break
+        active = keep
+    return best
+
+
+def wide_thresholds(inst: BatchInstance, count: int = 3) -> list[int]:
+    """Width thresholds ``theta = floor(M / 2^l) + 1`` (``M`` the largest cluster), at least 2, at most ``count``."""
+    big = int(inst.procs.max())
+    out = []
+    for level in range(1, 32):
+        theta = big // 2 ** level + 1
+        if theta < 2 or len(out) == count:
+            break
+        if theta not in out:
+            out.append(theta)
     return out
 
 
@@ -100,6 +131,14 @@ def weighted_flow_quick(inst: BatchInstance, weight: np.ndarray, *, own: np.ndar
     ``sum_A w_j (C_j - r_j) = sum_A w_j (M_j + p_jk / 2 - r_j) >= sum_A w_j (M^WSPT_j + pmin_j / 2 - r_j)``,
     and each job outside ``A`` has ``f_j >= own_j``. The bound is the best of a few subsets:
     all jobs, then repeatedly the jobs whose WSPT term exceeds their own bound.
+
+    Wide jobs. For a threshold ``theta``, at most ``floor(m_k / theta)`` jobs of width
+    ``>= theta`` run at once on cluster ``k``, each processing ``s_k`` units of its work
+    ``p_jk s_k`` per second: these jobs alone form a fluid machine of rate
+    ``sum_k floor(m_k / theta) s_k`` on which the same argument holds. The jobs split into
+    the wide ones and the others, and the two sums are bounded separately (each subset
+    alone); the bound is the best of the whole-platform bound and these splits
+    (:func:`wide_thresholds`).
     """
     n = len(inst)
     if n == 0:
@@ -107,17 +146,16 @@ def weighted_flow_quick(inst: BatchInstance, weight: np.ndarray, *, own: np.ndar
     weight = np.asarray(weight, dtype=float)
     own = weight * inst.pmin if own is None else np.asarray(own, dtype=float)
     rows = np.arange(n)
-    best = float(own.sum())
-    for _ in range(rounds):
-        term = _mean_busy_bound(inst, weight, rows)
-        mask = np.zeros(n, dtype=bool)
-        mask[rows] = True
-        value = float((weight[rows] * term).sum() + own[~mask].sum())
+    best = _subset_bound(inst, weight, own, rows, inst.work, platform_rate(inst), rounds)
+    unit_work = inst.work / inst.width
+    for theta in wide_thresholds(inst):
+        wide = inst.width >= theta
+        rate = float(((inst.procs // theta) * inst.speed).sum())
+        if not wide.any() or wide.all() or rate <= 0:
+            continue
+        value = (_subset_bound(inst, weight, own, rows[wide], unit_work, rate, rounds)
+                 + _subset_bound(inst, weight, own, rows[~wide], inst.work, platform_rate(inst), rounds))
         best = max(best, value)
-        keep = rows[weight[rows] * term > own[rows]]
-        if keep.size == rows.size or keep.size == 0:
-            break
-        rows = keep
     return best
 
 
