@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch_grid import build_model, greedy_grid_schedule, solve_arrays, time_grid
+from lowerbounds.batch_grid import Model, build_model, greedy_grid_schedule, solve_arrays, time_grid
 from lowerbounds.batch_instance import BSLD_TAU, BatchInstance
 from vcsched.errors import InvalidInputError
 from vcsched.result import Status
@@ -43,7 +43,7 @@ LP_SLOTS = 240
 """Slots of the grid of one LP window (a finer grid is more precise and larger)."""
 ROOT_NODES = 1
 """Branch-and-bound nodes HiGHS may explore for a window bound (1: the root node and its cuts)."""
-WINDOW_SECONDS = 2.0
+WINDOW_SECONDS = 5.0
 """Longest time for one window's bound (HiGHS's time limit; its dual bound at the stop is used)."""
 
 
@@ -123,13 +123,23 @@ def lp_bsld(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float
 
 def lp_makespan(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: float | None = None,
                 root: bool = True) -> float | None:
-    """LP lower bound on ``max_j C_j`` (absolute time) of these jobs alone.
+    """Lower bound on ``max_j C_j`` (absolute time) of these jobs alone.
+
+    Two bounds, the larger is returned:
+
+    * deadline test: for a candidate ``D`` (one of the columns' completion bounds), the
+      LP with only the columns of completion bound ``<= D``. An optimal schedule maps to
+      columns whose completion bounds are at most its makespan, so the LP is feasible at
+      the largest of them, ``c* <= OPT``; the smallest candidate found feasible by binary
+      search is therefore ``<= c* <= OPT``. A test not proved infeasible counts as feasible.
+    * the model minimising ``z >= completion_j`` (with the root cuts when ``root``).
 
     The caps come from a greedy schedule of makespan ``U``: every completion of an optimal
     schedule is at most ``U``.
     """
     if len(inst) == 0:
         return None
+    t0 = time.perf_counter()
     grid = time_grid(inst, max_slots)
     cost = completion_cost(inst, grid)
     clus, slot = greedy_grid_schedule(grid, inst, cost)
@@ -138,7 +148,42 @@ def lp_makespan(inst: BatchInstance, *, max_slots: int = LP_SLOTS, time_limit: f
         model = build_model(grid, inst, cost, last_cost=np.full(len(inst), upper), makespan=True)
     except InvalidInputError:
         return None
-    return _root_bound(model, time_limit, root)
+    deadline = _deadline_bound(model, inst, time_limit)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    zbound = _root_bound(model, left, root) if left is None or left > 0 else None
+    values = [v for v in (deadline, zbound) if v is not None]
+    return max(values) if values else None
+
+
+def _deadline_bound(model, inst: BatchInstance, time_limit: float | None) -> float | None:
+    """Smallest candidate deadline whose restricted LP is not proved infeasible (binary search over the candidates)."""
+    t0 = time.perf_counter()
+    n = len(inst)
+    cols = np.arange(model.job.size)
+    completion = -model.matrix[-n:, :model.job.size].toarray().sum(axis=0)  # rows z - sum c x >= 0
+    candidates = np.unique(np.round(completion, 9))
+    lo, hi = 0, candidates.size - 1  # the LP at candidates[hi] holds the greedy schedule: feasible
+    while lo < hi:
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            return None if lo == 0 else float(candidates[lo])
+        mid = (lo + hi) // 2
+        keep = cols[completion <= candidates[mid] + 1e-9 * (1 + abs(candidates[mid]))]
+        if _restricted_feasible(model, n, keep):
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(candidates[lo])
+
+
+def _restricted_feasible(model, n: int, keep: np.ndarray) -> bool:
+    """Is the assignment + capacity LP on the columns ``keep`` (objective 0) not proved infeasible?"""
+    if np.bincount(model.job[keep], minlength=n).min() == 0:
+        return False
+    rows = model.matrix.shape[0] - n  # drop the makespan rows and the z column
+    sub = Model(model.job[keep], model.cluster[keep], model.slot[keep], np.zeros(keep.size),
+                model.matrix[:rows][:, keep], model.row_lo[:rows], model.row_hi[:rows])
+    out, _ = solve_arrays(sub, mip=False, time_limit=None)
+    return out.status is not Status.INFEASIBLE
 
 
 def _stretch_feasible(inst: BatchInstance, grid, stretch: float, time_limit: float | None) -> bool:
