@@ -169,6 +169,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                   xlabel="trace (" + ", ".join(f"{k}={t}" for t, k in order.items()) + ")",
                   ylabel="mean response time / lower bound", title="batch-bounds: distance to any schedule",
                   references=[(1.0, "bound")], logy=True)
+        above = int((traces["ratio"].astype(float) < 1 - 1e-9).sum())
+        lines.append(f"Bounds above a simulated value (must be 0): {above} of {len(traces)} (trace, policy, metric)")
         lines.append("Mean response time vs its bound (each trace as one cluster):")
         lines.append(text_table(resp[["trace", "jobs", "policy", "value", "bound", "ratio", "method",
                                       "bound_seconds"]].reset_index(drop=True)))

@@ -440,6 +440,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         bound_table = ratio_to_bound_table(ok[ok["scenario"].isin(PAPER_COLUMNS)])
         save_table(bound_table, out_dir, "ratio_to_bound", title="grid-realloc: mean response time / lower bound "
                    "(any schedule of the same jobs and platform), beside the paper's relative response time")
+        above = int((ok["response_ratio_to_bound"].astype(float) < 1 - 1e-9).sum())
+        lines.append(f"Runs whose mean response time is below its lower bound (must be 0): {above} of {len(ok)}")
         lines.append("Mean response time as a ratio to the lower bound (mean over the paper's cells):")
         lines.append(text_table(bound_table))
     dev = deviation_table(paper, causes)
