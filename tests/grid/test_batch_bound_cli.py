@@ -50,6 +50,8 @@ def test_grid_bound_json_exact(tmp_path, capsys):
     assert ex["status"] == "optimal" and ex["mean_response"] == pytest.approx(best["mean_response"])
     assert ex["makespan"] == pytest.approx(best["makespan"]) and ex["gap"] <= 1e-4
     assert ex["bound"] == pytest.approx(ex["mean_response"], rel=1e-4) and len(ex["schedule"]) == 5
+    assert sorted(e["job_id"] for e in ex["schedule"]) == ["1", "2", "3", "4", "5"]
+    assert all(e["finish"] >= e["start"] for e in ex["schedule"])
     # the optimum is attained: the bound of best equals it
     assert out["bounds"]["mean_response"]["value"] == pytest.approx(best["mean_response"], rel=1e-4)
 

@@ -8,7 +8,8 @@ seconds (default 60). It prints one row per metric (bound, method, seconds), or 
 "mean_bounded_slowdown": {...}, "max_stretch": {...}}}`` (each entry ``value``,
 ``method``, ``seconds``, ``detail``); with ``--method exact`` also ``"exact"``
 (``status``, ``mean_response``, ``makespan``, ``bound``, ``gap``, the makespan's own
-status, bound and gap, and the ``schedule`` when optimal). The bounds are computed by
+status, bound and gap, and the ``schedule`` when optimal: per job its row ``job`` and ``job_id``,
+``cluster`` (index) and ``cluster_name``, ``start`` and ``finish``). The bounds are computed by
 :func:`lowerbounds.batch.batch_bounds` on the job table and clusters that
 ``grid simulate`` would simulate.
 
@@ -98,6 +99,9 @@ def cmd_bound(args: argparse.Namespace) -> int:
     clusters, jobs = _build(args)
     result = batch_bounds(jobs, clusters, method=args.method, time_limit=args.time_limit)
     out = result.to_dict()
+    for entry in out.get("exact", {}).get("schedule", []):  # name the job and the cluster of each row
+        entry["job_id"] = str(jobs.job_id[entry["job"]])
+        entry["cluster_name"] = clusters[entry["cluster"]].name
     if args.json:
         print_json(out)
         return 0
