@@ -159,6 +159,11 @@ def batch_instance(jobs, clusters) -> BatchInstance:
     n = len(jobs)
     if n and (jobs.origin.min() < 0 or jobs.origin.max() >= len(clusters)):
         raise InvalidInputError("a job's origin is not one of the clusters")
+    too_wide = np.flatnonzero(np.asarray(jobs.procs) > procs.max()) if n else np.zeros(0, dtype=np.int64)
+    if too_wide.size:
+        j = int(too_wide[0])
+        raise InvalidInputError(f"job {jobs.job_id[j]} needs {int(jobs.procs[j])} processors, more than the largest "
+                                f"cluster ({int(procs.max())}); {too_wide.size} job(s) fit on no cluster")
     origin_speed = speed[jobs.origin] if n else np.zeros(0)
     run = np.asarray(jobs.run_time, dtype=float)
     p = np.empty((n, procs.size))
