@@ -28,7 +28,11 @@ name), ``jobs``, ``impacted_pct``, ``reallocations``, ``reallocations_pct``,
 ``ref_mean_bsld``, ``jobs_moved_pct`` and ``displaced_pct`` (the other two counts of
 :meth:`heuristics.grid.realloc.Reallocation.move_counts`, % of jobs), ``max_wait`` and
 ``ref_max_wait`` (longest wait of the run and of the reference, s), ``sim_seconds``
-(wall time of the simulation), ``realloc_seconds`` (inside reallocation events).
+(wall time of the simulation), ``realloc_seconds`` (inside reallocation events),
+``mean_response`` (all jobs), ``response_bound`` (a lower bound on the mean response time
+of any schedule of the cell's jobs on its platform, :func:`lowerbounds.batch.batch_bounds`
+method ``quick``) and ``response_ratio_to_bound``; the report's ``ratio_to_bound`` table
+puts the last one beside the paper's relative response time.
 """
 
 from __future__ import annotations
@@ -144,13 +148,14 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     if "phase" in policy_kw:
         policy_kw["first"] = float(jobs.submit.min()) + policy_kw.pop("phase")
     replan = policy_kw.pop("cbf_replan", "earliest")
+    bound = response_bound(params, jobs)
     ref, ref_s = _simulate(params, jobs, Reallocation("none"), replan)
     rows = []
     base = compare_to_reference(ref, ref, reallocations=0)
     ref_max_wait = _max_wait(ref)
     rows.append({"algorithm": "none", "heuristic": "mct", "label": "reference", **_fields(base),
                  "jobs_moved_pct": 0.0, "displaced_pct": 0.0, "max_wait": ref_max_wait, "ref_max_wait": ref_max_wait,
-                 "sim_seconds": ref_s, "realloc_seconds": 0.0})
+                 "sim_seconds": ref_s, "realloc_seconds": 0.0, **_bound_fields(base, bound)})
     for algorithm in ("no-cancel", "cancel"):
         for h in HEURISTICS:
             pol = Reallocation(algorithm, h, **policy_kw)
@@ -162,8 +167,39 @@ def run_cell(params: dict, seed: int) -> list[dict]:
                          "jobs_moved_pct": 100.0 * counts["jobs_moved"] / n,
                          "displaced_pct": 100.0 * counts["displaced"] / n,
                          "max_wait": _max_wait(res), "ref_max_wait": ref_max_wait,
-                         "sim_seconds": sec, "realloc_seconds": pol.seconds})
+                         "sim_seconds": sec, "realloc_seconds": pol.seconds, **_bound_fields(m, bound)})
     return rows
+
+
+def response_bound(params: dict, jobs) -> float:
+    """Lower bound on the mean response time of any schedule of the cell's jobs on its platform
+    (:func:`lowerbounds.batch.batch_bounds`, method ``quick``: the same for every policy of the cell)."""
+    from lowerbounds.batch import batch_bounds
+    from vcsched.scenarios.grid import SCENARIOS, platform_clusters
+
+    clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
+                                 batch=params["batch"])
+    return batch_bounds(jobs, clusters, method="quick").bounds["mean_response"].value
+
+
+def _bound_fields(m: dict, bound: float) -> dict:
+    """``mean_response`` of the run, the cell's ``response_bound`` and their ratio ``response_ratio_to_bound``."""
+    value = m.get("mean_response")
+    return {"mean_response": value, "response_bound": bound,
+            "response_ratio_to_bound": value / bound if value is not None and bound else None}
+
+
+def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
+    """Per algorithm and heuristic (paper's cells): mean response time / bound beside the relative response time."""
+    import pandas as pd
+
+    rows = []
+    for (algorithm, label), sub in df.groupby(["algorithm", "label"], sort=False):
+        rows.append({"algorithm": algorithm, "label": label,
+                     "relative_response": sub["relative_response"].astype(float).mean(),
+                     "ratio_to_bound": sub["response_ratio_to_bound"].astype(float).mean(),
+                     "worst_ratio_to_bound": sub["response_ratio_to_bound"].astype(float).max()})
+    return pd.DataFrame(rows)
 
 
 def _max_wait(result) -> float:
@@ -400,6 +436,14 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     rr = paper_table(ok, "relative_response", "cancel", False)
     lines.append("Relative average response time, cancellation, homogeneous (Table 16 analogue):")
     lines.append(text_table(rr))
+    if "response_ratio_to_bound" in ok:
+        bound_table = ratio_to_bound_table(ok[ok["scenario"].isin(PAPER_COLUMNS)])
+        save_table(bound_table, out_dir, "ratio_to_bound", title="grid-realloc: mean response time / lower bound "
+                   "(any schedule of the same jobs and platform), beside the paper's relative response time")
+        above = int((ok["response_ratio_to_bound"].astype(float) < 1 - 1e-9).sum())
+        lines.append(f"Runs whose mean response time is below its lower bound (must be 0): {above} of {len(ok)}")
+        lines.append("Mean response time as a ratio to the lower bound (mean over the paper's cells):")
+        lines.append(text_table(bound_table))
     dev = deviation_table(paper, causes)
     save_table(dev, out_dir, "deviations", title="grid-realloc: deviations from seed 000 and their measured causes")
     lines.append("Deviation table (windows: " + ", ".join(f"{b.upper()} {s} {d:g} days, homogeneous"

@@ -48,6 +48,7 @@ import os
 import sys
 from pathlib import Path
 
+from vcsched.cli import grid_bound
 from vcsched.cli.common import check_output_path, nonneg_int, number_option, print_json, print_table, progress_bar
 from vcsched.errors import InvalidInputError
 
@@ -127,7 +128,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(.png, .svg or .pdf)")
     s.add_argument("--json", action="store_true", help="print the metrics as one JSON object (overall and per cluster)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
+    s.add_argument("--bound", action="store_true", help="also bound each metric over every schedule of the workload "
+                   "and report the ratio value / bound (vcsched grid bound)")
+    grid_bound.add_bound_flags(s, prefix="bound-")
     s.set_defaults(handler=cmd_simulate)
+    grid_bound.register_bound(gsub)
 
 
 def _cluster_name(trace: str) -> str:
@@ -306,15 +311,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _check_outputs(args)
     from vcsched.scenarios.grid_run import simulate_with_reference
 
+    built: list = []
+
     def build(first: bool):
         clusters, jobs, meta_name = _build(args, notes=first)
         _set_cbf_replan(args, clusters)
         if first:
             _check_period(args, jobs)
+            built.append((clusters, jobs))
         return clusters, jobs, meta_name
 
     result, m = simulate_with_reference(build, lambda name: _policy(args, name), _mapping, realloc=args.realloc,
                                         compare=args.compare, run=lambda grid: _run(grid, args.no_progress))
+    if args.bound:
+        clusters, jobs = built[0]
+        m["bounds"] = grid_bound.bound_report(m, jobs, clusters, method=args.bound_method,
+                                              time_limit=args.bound_time_limit)
     if args.output:
         _save(args.output, "-o", lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout))
     if args.gantt:
@@ -331,4 +343,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"vs reference without reallocation: impacted {v['impacted_pct']:.2f} %, reallocations "
                   f"{v['reallocations']}, early {v['early_pct'] if v['early_pct'] is None else round(v['early_pct'], 2)} %"
                   f", relative response time {v['relative_response']}")
+        if "bounds" in m:
+            grid_bound.print_bound_table(m["bounds"])
     return 0

@@ -33,7 +33,8 @@ Choices (documented here and in ``docs/formats.md``, tested in ``tests/sim``):
 * Metrics (seed §3.4 uses response time; the others are standard): waiting time
   ``start - submit``, response time ``finish - submit``, bounded slowdown
   ``max(1, response / max(run, tau))`` with ``tau = 10`` s, makespan
-  ``max finish - min submit``, utilization ``sum(procs * execution) / (procs of the
+  ``max finish - min submit``, max stretch ``max response / execution`` over the jobs of
+  positive execution time (a zero-length job has no stretch), utilization ``sum(procs * execution) / (procs of the
   cluster(s) * makespan)``.
 """
 
@@ -161,7 +162,7 @@ def _metrics_of(submit, start, finish, procs, capacity: int) -> dict:
     n = int(submit.size)
     if n == 0:
         return {"jobs": 0, "mean_wait": None, "max_wait": None, "mean_response": None, "mean_bsld": None,
-                "utilization": None, "makespan": None}
+                "utilization": None, "makespan": None, "max_stretch": None}
     wait = start - submit
     run = finish - start
     response = finish - submit
@@ -170,14 +171,21 @@ def _metrics_of(submit, start, finish, procs, capacity: int) -> dict:
     util = float((procs * run).sum() / (capacity * makespan)) if makespan > 0 else None
     return {"jobs": n, "mean_wait": float(wait.mean()), "max_wait": float(wait.max()),
             "mean_response": float(response.mean()), "mean_bsld": float(bsld.mean()),
-            "utilization": util, "makespan": makespan}
+            "utilization": util, "makespan": makespan, "max_stretch": _max_stretch(response, run)}
+
+
+def _max_stretch(response: np.ndarray, run: np.ndarray) -> float | None:
+    """``max response / execution`` over the jobs of positive execution time (None if there is none)."""
+    pos = run > 0
+    return float((response[pos] / run[pos]).max()) if pos.any() else None
 
 
 def metrics(result) -> dict:
     """Metrics overall and per cluster: ``{"overall": {...}, "clusters": {name: {...}}}``.
 
     Keys of each entry: ``jobs, mean_wait, max_wait, mean_response, mean_bsld, utilization,
-    makespan`` (seconds; utilization in [0, 1]). A job is counted on the cluster where it ran.
+    makespan, max_stretch`` (seconds; utilization in [0, 1]; ``max_stretch`` is the largest
+    ``response / execution`` over the jobs of positive execution time, None without such a job). A job is counted on the cluster where it ran.
     """
     jobs = result.jobs
     ran = ~np.isnan(result.finish)

@@ -1,0 +1,195 @@
+"""``batch-bounds``: how far FCFS, EASY and CBF are from what any scheduler could do, and how good the bounds are.
+
+Two kinds of cells.
+
+* ``trace``: every SWF trace of the shared data (:data:`TRACES`) as one cluster of its
+  header's processors, simulated with FCFS, EASY and CBF; each metric (makespan, mean
+  response time, mean bounded slowdown, max stretch) beside its lower bound
+  (:func:`lowerbounds.batch.batch_bounds`, method ``best``) and the ratio value / bound.
+  Quick mode keeps the first :data:`QUICK_DAYS` days of each trace.
+* ``window``: small random windows (:func:`small_window`: 8-16 jobs, 4-16 processors,
+  offered loads 0.7 / 1.0 / 1.5, integer times) with their exact clairvoyant optimum
+  (:func:`lowerbounds.batch_exact.exact_optimum`) beside every bound: each job's own
+  duration, the mean busy time bound (quick), the plain LP and the LP with HiGHS's root
+  cuts (lp) for the mean response time; quick and lp for the makespan.
+
+Row fields (trace): ``trace, procs, jobs, policy, metric, value, bound, ratio, method,
+bound_seconds, sim_seconds``. Row fields (window): ``jobs, procs, load, status,
+opt_response, opt_makespan, exact_seconds`` and per bound ``resp_<name>`` /
+``mk_<name>`` (bound / optimum) and ``<name>_seconds``.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from benchmarks.figures import line_plot
+from benchmarks.harness import Experiment
+from benchmarks.tables import save_table, text_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "small_window", "TRACES", "QUICK_DAYS"]
+
+TRACES = ("CTC-SP2-1996-3.1-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz",
+          "HPC2N-2002-2.2-cln.swf.gz", "LANL-CM5-1994-4.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz",
+          "LCG-2005-1.swf.gz", "lublin_256.swf.gz", "lublin_256_new2.swf.gz")
+QUICK_DAYS = 3.0
+POLICIES = ("fcfs", "easy", "cbf")
+METRIC_KEYS = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
+               "max_stretch": "max_stretch"}
+LOADS = (0.7, 1.0, 1.5)
+PROCS = (4, 8, 16)
+RESPONSE_BOUNDS = ("own", "quick", "lp_plain", "lp")
+MAKESPAN_BOUNDS = ("quick", "lp")
+
+
+def cells(quick: bool) -> list[dict]:
+    """Trace cells (one per trace) and window cells (load x processors x replicate; quick: one replicate, 8 procs)."""
+    traces = [{"kind": "trace", "trace": t, "days": QUICK_DAYS if quick else None,
+               "time_limit": 5.0 if quick else 30.0} for t in TRACES]
+    reps = 1 if quick else 4
+    procs = (8,) if quick else PROCS
+    windows = [{"kind": "window", "procs": m, "load": load, "rep": r, "time_limit": 20.0 if quick else 60.0}
+               for load in LOADS for m in procs for r in range(reps)]
+    return traces + windows
+
+
+def small_window(n: int, m: int, load: float, rng: np.random.Generator):
+    """A window of ``n`` jobs on ``m`` processors: widths ``round(2^U(0, log2 m))``, durations uniform on 1..20,
+    Poisson arrivals (integer times) at offered load ``load``."""
+    from lowerbounds.batch_instance import BatchInstance
+
+    q = np.minimum(m, np.maximum(1, np.round(2 ** rng.uniform(0, np.log2(m), n)))).astype(int)
+    p = rng.integers(1, 21, n).astype(float)
+    gap = float((q * p).mean()) / (m * load)
+    r = np.floor(np.cumsum(rng.exponential(gap, n)))
+    return BatchInstance.from_arrays(r - r[0], q, p[:, None], [m])
+
+
+def run_cell(params: dict, seed: int) -> list[dict]:
+    return _trace_rows(params) if params["kind"] == "trace" else [_window_row(params, seed)]
+
+
+def _trace_rows(params: dict) -> list[dict]:
+    from lowerbounds.batch import batch_bounds
+    from vcsched.data import trace_path
+    from vcsched.problems.workload import read_swf, time_window
+    from vcsched.sim import JobTable, make_cluster, simulate
+    from vcsched.sim.output import metrics
+
+    w = read_swf(trace_path(params["trace"]))
+    if params["days"] is not None:
+        w = time_window(w, days=params["days"])
+    procs = int(w.machine_size)
+    w = w.select(w.processors <= procs)
+    jobs = JobTable.from_workloads([w])
+    bounds = batch_bounds(jobs, [make_cluster("c", procs, 1.0, "fcfs")], method="best",
+                          time_limit=params["time_limit"]).bounds
+    rows = []
+    for policy in POLICIES:
+        t0 = time.perf_counter()
+        got = metrics(simulate([make_cluster("c", procs, 1.0, policy)], jobs))["overall"]
+        sim_s = time.perf_counter() - t0
+        for name, key in METRIC_KEYS.items():
+            b = bounds[name]
+            value = got[key]
+            rows.append({"trace": params["trace"], "procs": procs, "jobs": len(jobs), "policy": policy,
+                         "metric": name, "value": value, "bound": b.value,
+                         "ratio": value / b.value if value is not None and b.value else None,
+                         "method": b.method, "bound_seconds": b.seconds, "sim_seconds": sim_s})
+    return rows
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - t0
+
+
+def _window_row(params: dict, seed: int) -> dict:
+    from lowerbounds.batch_exact import exact_optimum
+    from lowerbounds.batch_lp import lp_flow, lp_makespan
+    from lowerbounds.batch_quick import flow_quick, makespan_quick
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 17))
+    inst = small_window(n, params["procs"], params["load"], rng)
+    ex = exact_optimum(inst, time_limit=params["time_limit"])
+    row = {"jobs": n, "procs": params["procs"], "load": params["load"], "status": str(ex.status),
+           "opt_response": ex.mean_response, "opt_makespan": ex.makespan, "exact_seconds": ex.seconds}
+    r0 = float(inst.release.min())
+    quick_f, quick_s = _timed(lambda: flow_quick(inst) / n)
+    resp = {"own": (float(inst.pmin.mean()), 0.0), "quick": (quick_f, quick_s),
+            "lp_plain": _timed(lambda: max((lp_flow(inst, root=False) or 0.0) / n, quick_f)),
+            "lp": _timed(lambda: max((lp_flow(inst) or 0.0) / n, quick_f))}
+    quick_m, quick_ms = _timed(lambda: makespan_quick(inst))
+    mk = {"quick": (quick_m, quick_ms), "lp": _timed(lambda: max((lp_makespan(inst) or r0) - r0, quick_m))}
+    ok = ex.status.value == "optimal"
+    for name, (value, sec) in resp.items():
+        row[f"resp_{name}"] = value / ex.mean_response if ok and ex.mean_response else None
+        row[f"resp_{name}_seconds"] = sec
+    for name, (value, sec) in mk.items():
+        row[f"mk_{name}"] = value / ex.makespan if ok and ex.makespan else None
+        row[f"mk_{name}_seconds"] = sec
+    return row
+
+
+def quality_table(windows: pandas.DataFrame) -> pandas.DataFrame:
+    """Per bound: windows with a proven optimum, mean and worst ratio bound / optimum, mean seconds."""
+    import pandas as pd
+
+    out = []
+    for metric, prefix, names in (("mean response", "resp", RESPONSE_BOUNDS), ("makespan", "mk", MAKESPAN_BOUNDS)):
+        for name in names:
+            col = windows[f"{prefix}_{name}"].astype(float).dropna()
+            out.append({"metric": metric, "bound": name, "windows": int(col.size), "mean_ratio": col.mean(),
+                        "worst_ratio": col.min(), "mean_seconds": windows[f"{prefix}_{name}_seconds"].mean()})
+    return pd.DataFrame(out)
+
+
+def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
+    """Trace table (metric, bound, ratio per policy), window quality table, figure of the ratios per trace."""
+    ok = df[df["cell_status"] == "ok"] if "cell_status" in df else df
+    lines = []
+    traces = ok[ok["kind"] == "trace"] if "kind" in ok else ok.iloc[0:0]
+    if len(traces):
+        cols = ["trace", "jobs", "procs", "policy", "metric", "value", "bound", "ratio", "method", "bound_seconds"]
+        table = traces[cols].reset_index(drop=True)
+        save_table(table, out_dir, "traces", title="batch-bounds: each trace as one cluster, metric vs lower bound")
+        resp = traces[traces["metric"] == "mean_response"].copy()
+        order = {t: k for k, t in enumerate(sorted(resp["trace"].unique()))}
+        resp["trace_index"] = resp["trace"].map(order)
+        line_plot(resp, x="trace_index", y="ratio", series="policy", out_dir=out_dir, stem="fig_response_ratio",
+                  xlabel="trace (" + ", ".join(f"{k}={t}" for t, k in order.items()) + ")",
+                  ylabel="mean response time / lower bound", title="batch-bounds: distance to any schedule",
+                  references=[(1.0, "bound")], logy=True)
+        above = int((traces["ratio"].astype(float) < 1 - 1e-9).sum())
+        lines.append(f"Bounds above a simulated value (must be 0): {above} of {len(traces)} (trace, policy, metric)")
+        lines.append("Mean response time vs its bound (each trace as one cluster):")
+        lines.append(text_table(resp[["trace", "jobs", "policy", "value", "bound", "ratio", "method",
+                                      "bound_seconds"]].reset_index(drop=True)))
+    windows = ok[ok["kind"] == "window"] if "kind" in ok else ok.iloc[0:0]
+    if len(windows):
+        quality = quality_table(windows)
+        save_table(quality, out_dir, "window_quality", title="batch-bounds: bound / exact optimum on small windows")
+        solved = int((windows["status"] == "optimal").sum())
+        lines.append(f"Small windows: {solved} of {len(windows)} proven optimal (mean exact time "
+                     f"{windows['exact_seconds'].mean():.1f} s, max {windows['exact_seconds'].max():.1f} s); "
+                     f"bound / optimum:")
+        lines.append(text_table(quality))
+    return "\n".join(lines) if lines else "batch-bounds: no rows (every cell failed?)"
+
+
+EXPERIMENT = Experiment(
+    name="batch-bounds",
+    description="FCFS/EASY/CBF on every trace vs the lower bounds; bound quality against exact optima of small windows",
+    cells=cells,
+    run_cell=run_cell,
+    report=report,
+)

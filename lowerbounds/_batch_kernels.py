@@ -1,0 +1,136 @@
+"""Compiled single-machine fluid schedules behind the quick batch bounds (:mod:`lowerbounds.batch_quick`).
+
+Both loops run a preemptive schedule of "work" (speed-normalised processor-seconds) on one
+machine that processes ``rate`` units per second, jobs arriving at their release dates:
+
+* :func:`wspt_mean_busy_times`: priority to the largest ``weight / work`` (preemptive
+  WSPT); returns each job's mean busy time (Goemans 1997).
+* :func:`edf_feasible`: priority to the earliest deadline (preemptive EDF), which meets
+  every deadline whenever any preemptive schedule does (Horn 1974).
+
+The heaps are arrays (key, job) so numba compiles them (``cache=True``: compiled once per
+installation).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["wspt_mean_busy_times", "edf_feasible"]
+
+
+@numba.njit(cache=True)
+def _push(keys, ids, size, key, j):
+    i = size
+    keys[i] = key
+    ids[i] = j
+    while i > 0:
+        parent = (i - 1) // 2
+        if keys[parent] < keys[i] or (keys[parent] == keys[i] and ids[parent] < ids[i]):
+            break
+        keys[i], keys[parent] = keys[parent], keys[i]
+        ids[i], ids[parent] = ids[parent], ids[i]
+        i = parent
+    return size + 1
+
+
+@numba.njit(cache=True)
+def _pop(keys, ids, size):
+    size -= 1
+    keys[0] = keys[size]
+    ids[0] = ids[size]
+    i = 0
+    while True:
+        a = 2 * i + 1
+        b = a + 1
+        m = i
+        if a < size and (keys[a] < keys[m] or (keys[a] == keys[m] and ids[a] < ids[m])):
+            m = a
+        if b < size and (keys[b] < keys[m] or (keys[b] == keys[m] and ids[b] < ids[m])):
+            m = b
+        if m == i:
+            break
+        keys[i], keys[m] = keys[m], keys[i]
+        ids[i], ids[m] = ids[m], ids[i]
+        i = m
+    return size
+
+
+@numba.njit(cache=True)
+def wspt_mean_busy_times(release, work, key, rate):
+    """Mean busy time of each job in the preemptive schedule by smallest ``key`` (ties: lowest index).
+
+    ``release`` must be sorted. A job of zero work has mean busy time its release date.
+    """
+    n = release.size
+    out = np.empty(n)
+    rem = work.copy()
+    acc = np.zeros(n)
+    keys = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    size = 0
+    t = 0.0
+    i = 0
+    while i < n or size > 0:
+        if size == 0 and release[i] > t:
+            t = release[i]
+        while i < n and release[i] <= t:
+            if work[i] <= 0.0:
+                out[i] = release[i]
+            else:
+                size = _push(keys, ids, size, key[i], i)
+            i += 1
+        if size == 0:
+            continue
+        j = ids[0]
+        nxt = release[i] if i < n else np.inf
+        end = t + rem[j] / rate
+        if end <= nxt:
+            acc[j] += 0.5 * (t + end) * rem[j]
+            rem[j] = 0.0
+            out[j] = acc[j] / work[j]
+            size = _pop(keys, ids, size)
+            t = end
+        else:
+            done = (nxt - t) * rate
+            acc[j] += 0.5 * (t + nxt) * done
+            rem[j] -= done
+            t = nxt
+    return out
+
+
+@numba.njit(cache=True)
+def edf_feasible(release, work, deadline, rate, slack):
+    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted."""
+    n = release.size
+    rem = work.copy()
+    keys = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    size = 0
+    t = 0.0
+    i = 0
+    while i < n or size > 0:
+        if size == 0 and release[i] > t:
+            t = release[i]
+        while i < n and release[i] <= t:
+            if work[i] > 0.0:
+                size = _push(keys, ids, size, deadline[i], i)
+            i += 1
+        if size == 0:
+            continue
+        j = ids[0]
+        nxt = release[i] if i < n else np.inf
+        end = t + rem[j] / rate
+        if end <= nxt:
+            if end > deadline[j] + slack:
+                return False
+            rem[j] = 0.0
+            size = _pop(keys, ids, size)
+            t = end
+        else:
+            rem[j] -= (nxt - t) * rate
+            t = nxt
+            if t > deadline[j] + slack:
+                return False
+    return True

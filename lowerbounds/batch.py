@@ -1,0 +1,240 @@
+"""Lower bounds and exact clairvoyant optima for batch clusters and grids (seed 000 §2.2, §3.1-3.4).
+
+Public entry points (they take the simulator's own objects, a
+:class:`vcsched.sim.JobTable` and the list of clusters):
+
+* :func:`batch_bounds` (``vcsched grid bound``): lower bounds on the makespan, the mean
+  response time, the mean bounded slowdown and the max stretch that *every* schedule of
+  the clairvoyant relaxation (:mod:`lowerbounds.batch_instance`) reaches, so every
+  simulated policy (FCFS, EASY, CBF, MCT, reallocation) too;
+* :func:`exact_batch`: the exact optimum of a small window (:mod:`lowerbounds.batch_exact`).
+
+Methods (:data:`METHODS`, the one table the API and the command line share):
+
+``quick``  the bounds of :mod:`lowerbounds.batch_quick` on the whole workload, O(n log n);
+``lp``     ``quick``, then the LP relaxations of :mod:`lowerbounds.batch_lp` on windows of
+           :data:`WINDOW_JOBS` consecutive jobs (by submission) within the time limit;
+``exact``  ``lp`` (half of the time), then the MILP (the rest); refuses a workload above
+           the exact limits;
+``best``   ``exact`` when the workload is within the exact limits, else ``lp``.
+
+Decomposition (how window bounds combine). Restricting an optimal schedule of all jobs
+to a subset gives a feasible schedule of the subset, so the subset's optimum alone is at
+most the subset's share of the whole optimum. For a partition into windows the shares
+add up: ``sum_w OPT(w) <= OPT`` for the total response time and the total bounded
+slowdown, and each ``OPT(w)`` may be replaced by any lower bound of it (the larger of its
+LP and its quick bound; windows the time limit leaves out keep their quick bound). For
+the makespan and the max stretch a subset's optimum is at most the whole one's (its
+completions are among the whole's and its first release is no earlier), so the maximum
+over windows is a bound. The final bound of each metric is the larger of the bound on
+the whole workload and the combination over windows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from lowerbounds.batch_exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
+from lowerbounds.batch_instance import BatchInstance, batch_instance
+from lowerbounds.batch_lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
+from lowerbounds.batch_quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from vcsched.errors import InvalidInputError
+
+__all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
+           "exact_batch", "batch_instance", "BatchInstance", "ExactResult"]
+
+METHODS = ("quick", "lp", "exact", "best")
+WINDOW_JOBS = 16
+"""Jobs per LP window."""
+_LP_SHARE = {"mean_response": 0.4, "mean_bounded_slowdown": 0.25, "max_stretch": 0.25, "makespan": 0.1}
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricBound:
+    """A lower bound on one metric: its value, the method that gave it (``detail`` says how), the seconds spent."""
+
+    value: float | None
+    method: str
+    seconds: float
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchBounds:
+    """Bounds on the four metrics of a workload, and the exact result when the exact method ran."""
+
+    jobs: int
+    bounds: dict
+    exact: ExactResult | None = None
+
+    def to_dict(self) -> dict:
+        out = {"jobs": self.jobs, "bounds": {m: b.to_dict() for m, b in self.bounds.items()}}
+        if self.exact is not None:
+            out["exact"] = self.exact.to_dict()
+        return out
+
+
+def _check_method(method: str, time_limit: float) -> None:
+    if method not in METHODS:
+        raise InvalidInputError(f"method {method!r} is unknown; choose one of: {', '.join(METHODS)}")
+    if not (time_limit > 0 and np.isfinite(time_limit)):
+        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit}")
+
+
+def _quick(inst: BatchInstance) -> dict:
+    n = len(inst)
+    out = {}
+    for name, fn in (("makespan", makespan_quick), ("mean_response", lambda i: flow_quick(i) / n),
+                     ("mean_bounded_slowdown", lambda i: bsld_quick(i) / n), ("max_stretch", stretch_quick)):
+        t0 = time.perf_counter()
+        value = fn(inst)
+        out[name] = MetricBound(value, "quick", time.perf_counter() - t0, _QUICK_DETAIL[name])
+    return out
+
+
+_QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
+                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine"}
+
+
+def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
+    order = np.argsort(inst.release, kind="stable")
+    return [order[i:i + size] for i in range(0, order.size, size)]
+
+
+def _lp_sum(inst, windows, lp_fn, quick_fn, deadline):
+    """``sum_w max(LP_w, quick_w)`` over the windows (quick only once the deadline has passed); LP windows solved."""
+    total, solved = 0.0, 0
+    for rows in windows:
+        sub = inst.subset(rows)
+        value = quick_fn(sub)
+        left = deadline - time.perf_counter()
+        if left > 0:
+            lp = lp_fn(sub, time_limit=left)
+            if lp is not None:
+                solved += 1
+                value = max(value, lp)
+        total += value
+    return total, solved
+
+
+def _lp_stretch(inst, windows, deadline):
+    best, solved = None, 0
+    for rows in windows:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        sub = inst.subset(rows)
+        low = stretch_quick(sub)
+        if low is None:
+            continue
+        value = lp_stretch(sub, low, time_limit=left)
+        solved += 1
+        best = value if best is None else max(best, value)
+    return best, solved
+
+
+def _improve(bounds: dict, name: str, value, method: str, seconds: float, detail: str) -> None:
+    old = bounds[name]
+    total = old.seconds + seconds
+    if value is not None and (old.value is None or value > old.value):
+        bounds[name] = MetricBound(float(value), method, total, detail)
+    else:
+        bounds[name] = dataclasses.replace(old, seconds=total)
+
+
+def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int) -> None:
+    n = len(inst)
+    windows = _windows(inst, window)
+    tag = f"LP on {len(windows)} window(s) of {window} jobs"
+    for name, lp_fn, quick_fn in (("mean_response", lp_flow, flow_quick), ("mean_bounded_slowdown", lp_bsld, bsld_quick)):
+        t0 = time.perf_counter()
+        total, solved = _lp_sum(inst, windows, lp_fn, quick_fn, t0 + _LP_SHARE[name] * budget)
+        _improve(bounds, name, total / n if solved else None, "lp", time.perf_counter() - t0,
+                 f"{tag}, {solved} solved by LP, the others by their quick bound")
+    t0 = time.perf_counter()
+    last = lp_makespan(inst.subset(windows[-1]), time_limit=_LP_SHARE["makespan"] * budget)
+    _improve(bounds, "makespan", None if last is None else last - float(inst.release.min()), "lp",
+             time.perf_counter() - t0, f"LP on the last window of {windows[-1].size} jobs")
+    t0 = time.perf_counter()
+    value, solved = _lp_stretch(inst, windows, t0 + _LP_SHARE["max_stretch"] * budget)
+    _improve(bounds, "max_stretch", value, "lp", time.perf_counter() - t0,
+             f"LP feasibility bisection on {solved} of {len(windows)} window(s)")
+
+
+def _apply_exact(inst: BatchInstance, bounds: dict, time_limit: float) -> ExactResult:
+    result = exact_optimum(inst, time_limit=time_limit)
+    _improve(bounds, "mean_response", result.bound, "exact", result.seconds, f"MILP dual bound ({result.status})")
+    _improve(bounds, "makespan", result.makespan_bound, "exact", 0.0, f"MILP dual bound ({result.makespan_status})")
+    return result
+
+
+def _exact_eligible(inst: BatchInstance) -> bool:
+    if len(inst) > MAX_EXACT_JOBS:
+        return False
+    try:
+        check_exact_size(inst)
+    except InvalidInputError:
+        return False
+    return True
+
+
+def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: float = 60.0,
+                    window: int = WINDOW_JOBS) -> BatchBounds:
+    """Bounds on a :class:`BatchInstance` (see :func:`batch_bounds`)."""
+    _check_method(method, time_limit)
+    if len(inst) == 0:
+        raise InvalidInputError("the workload has no job")
+    t_start = time.perf_counter()
+    if method == "exact":
+        check_exact_size(inst)
+    use_exact = method == "exact" or (method == "best" and _exact_eligible(inst))
+    bounds = _quick(inst)
+    if method == "quick":
+        return BatchBounds(len(inst), bounds)
+    lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
+    _apply_lp(inst, bounds, max(lp_budget, 0.0), window)
+    exact = None
+    if use_exact:
+        left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
+        try:
+            exact = _apply_exact(inst, bounds, left)
+        except InvalidInputError:  # the model is above the size limit: only "exact" reports it
+            if method == "exact":
+                raise
+    return BatchBounds(len(inst), bounds, exact)
+
+
+def batch_bounds(jobs, clusters, *, method: str = "best", time_limit: float = 60.0,
+                 window: int = WINDOW_JOBS) -> BatchBounds:
+    """Lower bounds on makespan, mean response time, mean bounded slowdown and max stretch.
+
+    Parameters
+    ----------
+    jobs : vcsched.sim.JobTable
+    clusters : list of vcsched.sim.Cluster
+        As given to :func:`vcsched.sim.simulate_grid`.
+    method : {"quick", "lp", "exact", "best"}
+    time_limit : float
+        Seconds for the LP and MILP parts (the quick bounds always run).
+    window : int
+        Jobs per LP window.
+
+    Returns
+    -------
+    BatchBounds
+        ``bounds[metric]`` is a :class:`MetricBound` for each of
+        ``makespan, mean_response, mean_bounded_slowdown, max_stretch`` (the metric's
+        definition is the simulator's, :mod:`lowerbounds.batch_instance`).
+    """
+    return instance_bounds(batch_instance(jobs, clusters), method=method, time_limit=time_limit, window=window)
+
+
+def exact_batch(jobs, clusters, *, time_limit: float = 60.0) -> ExactResult:
+    """Exact clairvoyant optimum (mean response time, makespan) of a small workload; see :mod:`lowerbounds.batch_exact`."""
+    return exact_optimum(batch_instance(jobs, clusters), time_limit=time_limit)

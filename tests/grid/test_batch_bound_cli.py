@@ -1,0 +1,97 @@
+"""``vcsched grid bound`` and ``grid simulate --bound``: JSON layout, values against brute force, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from lowerbounds.batch import METHODS
+from lowerbounds.batch_instance import BatchInstance
+from tests.grid.batch_oracle import brute_force
+from vcsched.cli import main
+from vcsched.cli.grid_bound import BOUND_METHODS
+
+LINE = "{id} {submit} 0 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 1 1 1 -1 -1"
+JOBS = ((1, 0, 10, 2, 20), (2, 0, 5, 4, 5), (3, 1, 3, 1, -1), (4, 2, 8, 3, 4), (5, 3, 2, 2, 2))
+METRIC_NAMES = ["makespan", "mean_response", "mean_bounded_slowdown", "max_stretch"]
+
+
+def trace(tmp_path, jobs=JOBS, name="t.swf"):
+    path = tmp_path / name
+    path.write_text("; MaxProcs: 4\n" + "".join(LINE.format(id=i, submit=s, run=r, procs=p, req=q) + "\n"
+                                                 for i, s, r, p, q in jobs))
+    return path
+
+
+def _optimum():
+    # the jobs as the simulator runs them: min(run, requested) (job 4 is killed at its 4 s walltime)
+    submit = [s for _, s, _, _, _ in JOBS]
+    run = [min(r, q) if q >= 0 else r for _, _, r, _, q in JOBS]
+    procs = [p for _, _, _, p, _ in JOBS]
+    return brute_force(BatchInstance.from_arrays(submit, procs, np.array(run, dtype=float)[:, None], [4]))
+
+
+def test_method_names_match_the_library():
+    assert BOUND_METHODS == METHODS
+
+
+def test_grid_bound_json_exact(tmp_path, capsys):
+    assert main(["grid", "bound", "--trace", str(trace(tmp_path)), "--method", "exact", "--json",
+                 "--time-limit", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["jobs"] == 5 and list(out["bounds"]) == METRIC_NAMES
+    best = _optimum()
+    for name, entry in out["bounds"].items():
+        assert set(entry) >= {"value", "method", "seconds"}
+        assert entry["value"] <= best[name] + 1e-6
+    ex = out["exact"]
+    assert ex["status"] == "optimal" and ex["mean_response"] == pytest.approx(best["mean_response"])
+    assert ex["makespan"] == pytest.approx(best["makespan"]) and ex["gap"] <= 1e-4
+    assert ex["bound"] == pytest.approx(ex["mean_response"], rel=1e-4) and len(ex["schedule"]) == 5
+    assert sorted(e["job_id"] for e in ex["schedule"]) == ["1", "2", "3", "4", "5"]
+    assert all(e["finish"] >= e["start"] for e in ex["schedule"])
+    # the optimum is attained: the bound of best equals it
+    assert out["bounds"]["mean_response"]["value"] == pytest.approx(best["mean_response"], rel=1e-4)
+
+
+def test_grid_bound_text_and_quick(tmp_path, capsys):
+    assert main(["grid", "bound", "--trace", str(trace(tmp_path)), "--method", "quick"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0] == "5 jobs" and "mean_bounded_slowdown" in text and "exact" not in text
+
+
+def test_simulate_with_bound(tmp_path, capsys):
+    assert main(["grid", "simulate", "--trace", str(trace(tmp_path)), "--policy", "easy", "--json", "--bound",
+                 "--bound-method", "lp", "--bound-time-limit", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for name in METRIC_NAMES:
+        entry = out["bounds"][name]
+        assert entry["ratio_to_bound"] == pytest.approx(entry["value"] / entry["bound"])
+        assert entry["ratio_to_bound"] >= 1 - 1e-9
+    assert out["bounds"]["mean_response"]["value"] == out["overall"]["mean_response"]
+    assert main(["grid", "simulate", "--trace", str(trace(tmp_path)), "--bound", "--bound-method", "quick"]) == 0
+    header = [line for line in capsys.readouterr().out.splitlines() if line.startswith("metric")]
+    assert header and header[0].split()[:4] == ["metric", "value", "bound", "ratio_to_bound"]
+
+
+def _error(capsys, argv) -> str:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    return err
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    many = tuple((i, i, 5, 1, 5) for i in range(1, 60))
+    big = trace(tmp_path, many, "big.swf")
+    assert "at most 40 jobs" in _error(capsys, ["grid", "bound", "--trace", str(big), "--method", "exact"])
+    assert "--method" in _error(capsys, ["grid", "bound", "--trace", str(big), "--method", "magic"])
+    assert "--time-limit" in _error(capsys, ["grid", "bound", "--trace", str(big), "--time-limit", "-1"])
+    assert "nope.swf" in _error(capsys, ["grid", "bound", "--trace", str(tmp_path / "nope.swf")])
+    assert "--heterogeneous" in _error(capsys, ["grid", "bound", "--trace", str(big), "--heterogeneous"])
