@@ -80,7 +80,7 @@ def _trace_rows(params: dict) -> list[dict]:
     from lowerbounds.batch import batch_bounds
     from vcsched.data import trace_path
     from vcsched.problems.workload import read_swf, time_window
-    from vcsched.sim import JobTable, make_cluster, simulate
+    from vcsched.sim import JobTable, make_cluster, simulate_grid
     from vcsched.sim.output import metrics
 
     w = read_swf(trace_path(params["trace"]))
@@ -94,7 +94,7 @@ def _trace_rows(params: dict) -> list[dict]:
     rows = []
     for policy in POLICIES:
         t0 = time.perf_counter()
-        got = metrics(simulate([make_cluster("c", procs, 1.0, policy)], jobs))["overall"]
+        got = metrics(simulate_grid([make_cluster("c", procs, 1.0, policy)], jobs))["overall"]
         sim_s = time.perf_counter() - t0
         for name, key in METRIC_KEYS.items():
             b = bounds[name]

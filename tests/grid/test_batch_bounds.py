@@ -16,7 +16,7 @@ from lowerbounds.batch_quick import bsld_quick, flow_quick, makespan_quick, stre
 from tests.grid.batch_oracle import brute_force
 from vcsched.errors import InvalidInputError
 from vcsched.result import Status
-from vcsched.sim import JobTable, make_cluster, simulate
+from vcsched.sim import JobTable, make_cluster, simulate_grid
 from vcsched.sim.output import metrics
 
 TOL = 1e-6
@@ -168,7 +168,7 @@ def test_no_bound_above_a_single_cluster_policy():
     bounds = batch_bounds(jobs, [make_cluster("c", 8, 1.0, "fcfs")], method="lp", time_limit=2).bounds
     for policy in ("fcfs", "easy", "cbf"):
         clusters = [make_cluster("c", 8, 1.0, policy)]
-        result = simulate(clusters, jobs)
+        result = simulate_grid(clusters, jobs)
         # durations as the simulator runs them (run time capped at the requested time)
         assert np.allclose(result.finish - result.start, batch_instance(jobs, clusters).duration[:, 0])
         got = metrics(result)["overall"]
@@ -189,7 +189,7 @@ def test_no_bound_above_a_grid_policy_with_speeds():
     bounds = batch_bounds(jobs, platform(), method="lp", time_limit=2).bounds
     for name, make in _policies():
         clusters = platform()
-        result = simulate(clusters, jobs, meta=make())
+        result = simulate_grid(clusters, jobs, meta=make())
         rows = np.arange(len(jobs))
         assert np.allclose(result.finish - result.start, batch_instance(jobs, clusters).duration[rows, result.cluster])
         got = metrics(result)["overall"]
@@ -200,6 +200,6 @@ def test_no_bound_above_a_grid_policy_with_speeds():
 def test_simulator_reports_max_stretch():
     jobs = JobTable(job_id=np.arange(3), submit=np.array([0.0, 0.0, 1.0]), run_time=np.array([4.0, 2.0, 0.0]),
                     requested_time=np.array([4.0, 2.0, 1.0]), procs=np.array([2, 2, 1]), origin=np.zeros(3, dtype=np.int64))
-    result = simulate([make_cluster("c", 2, 1.0, "fcfs")], jobs)
+    result = simulate_grid([make_cluster("c", 2, 1.0, "fcfs")], jobs)
     # FCFS: job 0 on [0, 4), job 1 on [4, 6) (stretch 6 / 2 = 3), job 2 of zero length has no stretch
     assert metrics(result)["overall"]["max_stretch"] == pytest.approx(3.0)

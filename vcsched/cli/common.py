@@ -20,7 +20,7 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
            "progress_bar", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "add_seed_options", "seeds_of", "over_seeds",
-           "print_seed_tables"]
+           "print_seed_tables", "duration_text"]
 
 
 def jsonable(value: Any) -> Any:
@@ -433,3 +433,15 @@ def print_seed_tables(doc: dict, key: str, metrics: Iterable[str]) -> None:
                 row[m] = None if text is None else text + (" *" if ci and (ci[0] > 0 or ci[1] < 0) else "")
             rows.append(row)
         print_table(rows, [key] + metrics)
+
+
+def duration_text(seconds: float | None) -> str | None:
+    """A duration for a text table: seconds below 3 hours, then hours below 3 days, then days
+    (``"7,465 s"``, ``"12.4 h"``, ``"332.9 d"``)."""
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    if abs(seconds) < 3 * 3600:
+        return f"{seconds:,.0f} s" if abs(seconds) >= 100 else f"{seconds:.3g} s"
+    if abs(seconds) < 3 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"

@@ -49,7 +49,19 @@ import sys
 from pathlib import Path
 
 from vcsched.cli import grid_bound
-from vcsched.cli.common import check_output_path, nonneg_int, number_option, print_json, print_table, progress_bar
+from vcsched.cli.common import (
+    add_seed_options,
+    check_output_path,
+    duration_text,
+    nonneg_int,
+    number_option,
+    over_seeds,
+    print_json,
+    print_seed_tables,
+    print_table,
+    progress_bar,
+    seeds_of,
+)
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_simulate", "MIN_PERIOD", "MAX_REALLOC_EVENTS"]
@@ -131,6 +143,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--bound", action="store_true", help="also bound each metric over every schedule of the workload "
                    "and report the ratio value / bound (vcsched grid bound)")
     grid_bound.add_bound_flags(s, prefix="bound-")
+    add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
     grid_bound.register_bound(gsub)
 
@@ -239,6 +252,71 @@ def _input_files(args: argparse.Namespace) -> list[str]:
     return files
 
 
+def _simulate(args: argparse.Namespace, *, progress: bool = True):
+    """One run of ``grid simulate`` (and its reference with ``--compare``, its bounds with ``--bound``):
+    ``(result, metrics)``."""
+    from vcsched.scenarios.grid_run import simulate_with_reference
+
+    built: list = []
+
+    def build(first: bool):
+        clusters, jobs, meta_name = _build(args, notes=first and progress)
+        _set_cbf_replan(args, clusters)
+        if first:
+            _check_period(args, jobs)
+            built.append((clusters, jobs))
+        return clusters, jobs, meta_name
+
+    no_progress = args.no_progress or not progress
+    result, m = simulate_with_reference(build, lambda name: _policy(args, name), _mapping, realloc=args.realloc,
+                                        compare=args.compare, run=lambda grid: _run(grid, no_progress))
+    if args.bound:
+        clusters, jobs = built[0]
+        m["bounds"] = grid_bound.bound_report(m, jobs, clusters, method=args.bound_method,
+                                              time_limit=args.bound_time_limit)
+    return result, m
+
+
+DURATION_COLUMNS = ("mean_wait", "max_wait", "mean_response", "makespan")
+"""Columns of the text table shown as durations with units (:func:`vcsched.cli.common.duration_text`)."""
+
+SEED_METRICS = ("mean_wait", "max_wait", "mean_response", "mean_bsld", "max_stretch", "utilization", "makespan")
+"""The metrics ``grid simulate --seeds`` summarizes (overall, over every cluster)."""
+
+
+def _simulate_seeds(args: argparse.Namespace, seeds: list[int]) -> int:
+    """``grid simulate --seeds``: the scenario's synthetic sites drawn again per seed; every metric's mean and
+    interval (and, with ``--compare``, the comparison with the reference; with ``--bound``, the ratios)."""
+    if args.output or args.gantt:
+        raise InvalidInputError("-o and --gantt write one run; drop them with --seeds / --repeat")
+    if not args.scenario:
+        raise InvalidInputError("--seeds / --repeat: only --scenario draws its workloads (the synthetic Grid'5000 "
+                                "sites) from the seed; a trace or a platform file gives the same run for every seed")
+    metrics = list(SEED_METRICS) + (["impacted_pct", "relative_response", "early_pct"] if args.compare else []) \
+        + ([f"{k}_ratio_to_bound" for k in ("makespan", "mean_response", "mean_bounded_slowdown", "max_stretch")]
+           if args.bound else [])
+
+    def run_one(seed: int) -> list[dict]:
+        _, m = _simulate(argparse.Namespace(**{**vars(args), "seed": seed}), progress=False)
+        row = {"run": _run_label(args), **m["overall"], **m.get("vs_reference", {})}
+        for name, entry in m.get("bounds", {}).items():
+            row[f"{name}_ratio_to_bound"] = entry["ratio_to_bound"]
+        return [row]
+
+    doc = over_seeds(run_one, seeds, "run", metrics, desc="grid simulate")
+    if args.json:
+        print_json(doc)
+    else:
+        print_seed_tables(doc, "run", metrics)
+        if all((r[m].get("std") or 0) == 0 for r in doc["results"] for m in SEED_METRICS):
+            print(f"note: every seed gave the same run: scenario {args.scenario} draws nothing from the seed")
+    return 0
+
+
+def _run_label(args: argparse.Namespace) -> str:
+    return args.realloc if args.realloc == "none" else f"{args.realloc}:{args.heuristic}"
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad output paths before any work: a folder, a missing folder, an input file, twice the same."""
     inputs = _input_files(args)
@@ -309,34 +387,29 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.jobs_layout != "batsim" and not args.output:
         raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
     _check_outputs(args)
-    from vcsched.scenarios.grid_run import simulate_with_reference
-
-    built: list = []
-
-    def build(first: bool):
-        clusters, jobs, meta_name = _build(args, notes=first)
-        _set_cbf_replan(args, clusters)
-        if first:
-            _check_period(args, jobs)
-            built.append((clusters, jobs))
-        return clusters, jobs, meta_name
-
-    result, m = simulate_with_reference(build, lambda name: _policy(args, name), _mapping, realloc=args.realloc,
-                                        compare=args.compare, run=lambda grid: _run(grid, args.no_progress))
-    if args.bound:
-        clusters, jobs = built[0]
-        m["bounds"] = grid_bound.bound_report(m, jobs, clusters, method=args.bound_method,
-                                              time_limit=args.bound_time_limit)
+    seeds = seeds_of(args)
+    if seeds is not None:
+        return _simulate_seeds(args, seeds)
+    result, m = _simulate(args)
     if args.output:
         _save(args.output, "-o", lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout))
     if args.gantt:
         from vcsched.sim.output import draw_gantt
 
-        _save(args.gantt, "--gantt", lambda tmp: draw_gantt(result, tmp))
+        ends: list = []
+        _save(args.gantt, "--gantt", lambda tmp: ends.append(draw_gantt(result, tmp)))
+        if ends and ends[0] is not None:
+            from vcsched.sim.output import GANTT_MAX_JOBS
+
+            print(f"vcsched: note: --gantt draws the first {GANTT_MAX_JOBS:,} jobs (started before t = {ends[0]:.0f} s): "
+                  "a whole trace is unreadable; choose the window with --days", file=sys.stderr)
     if args.json:
         print_json(m)
     else:
         rows = [dict(cluster="(all)", **m["overall"])] + [dict(cluster=k, **v) for k, v in m["clusters"].items()]
+        for row in rows:  # durations with units (the JSON keeps seconds)
+            for key in DURATION_COLUMNS:
+                row[key] = duration_text(row.get(key))
         print_table(rows, _METRIC_COLUMNS + ["reallocations"], floatfmt="{:.4g}")
         if "vs_reference" in m:
             v = m["vs_reference"]
