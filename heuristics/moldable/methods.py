@@ -65,11 +65,12 @@ def exact(instance: MoldableInstance, *, time_limit: float | None = EXACT_DEFAUL
 
     ``grain`` (a positive number or ``"auto"``) brackets the optimum instead, by the
     time-indexed model on times rounded up and down to it, closed by branch and bound on small
-    instances (:func:`vcsched.formulations.moldable_milp.solve_rounded`); ``formulation`` is
+    instances (:func:`vcsched.formulations.moldable_rounded.solve_rounded`); ``formulation`` is
     then not used. A grain that divides every time gives the time-indexed model itself.
     """
     from lowerbounds.moldable import refined_interval_bound
-    from vcsched.formulations.moldable_milp import solve_exact, solve_rounded, time_grain_ok
+    from vcsched.formulations.moldable_milp import solve_exact, time_grain_ok
+    from vcsched.formulations.moldable_rounded import solve_rounded
 
     warm = REGISTRY.get("bicriteria")(instance, rng=rng, eps=eps)
     lower = refined_interval_bound(instance, time_limit=time_limit)

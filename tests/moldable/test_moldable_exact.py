@@ -203,7 +203,7 @@ def test_solve_model_recomputes_the_objective_of_a_misread_mip_start():
 
 
 def test_rounded_instances_bracket_the_times_and_auto_grain_is_at_most_half_the_shortest():
-    from vcsched.formulations.moldable_milp import auto_grain, rounded_instance
+    from vcsched.formulations.moldable_rounded import auto_grain, rounded_instance
 
     inst = MoldableInstance.from_arrays(2, [[1.3, 0.9], [2.05, 2.0]], [1, 3])
     up, down = rounded_instance(inst, 0.5, "up"), rounded_instance(inst, 0.5, "down")
@@ -213,7 +213,7 @@ def test_rounded_instances_bracket_the_times_and_auto_grain_is_at_most_half_the_
 
 
 def test_rounded_bracket_then_branch_and_bound_proves_a_generator_instance():
-    from vcsched.formulations.moldable_milp import solve_rounded
+    from vcsched.formulations.moldable_rounded import solve_rounded
 
     inst = generate_moldable_instance(3, 5, "mixed", rng=4)  # real-valued times: no grain
     assert time_grain(inst) is None
@@ -225,16 +225,16 @@ def test_rounded_bracket_then_branch_and_bound_proves_a_generator_instance():
 
 
 def test_rounded_bracket_is_honest_when_it_cannot_close():
-    from vcsched.formulations import moldable_milp
+    from vcsched.formulations import moldable_rounded
 
     inst = generate_moldable_instance(3, 5, "weak", rng=5)
     opt = brute_force_optimum(inst).objective
-    original = moldable_milp.BB_MAX_TASKS
+    original = moldable_rounded.BB_MAX_TASKS
     try:
-        moldable_milp.BB_MAX_TASKS = 0  # no branch and bound: the bracket alone
-        res = moldable_milp.solve_rounded(inst, 1.0, time_limit=60, refine=False)
+        moldable_rounded.BB_MAX_TASKS = 0  # no branch and bound: the bracket alone
+        res = moldable_rounded.solve_rounded(inst, 1.0, time_limit=60, refine=False)
     finally:
-        moldable_milp.BB_MAX_TASKS = original
+        moldable_rounded.BB_MAX_TASKS = original
     assert res.bound <= opt * (1 + 1e-9) <= res.objective * (1 + 1e-9) + 1e-9
     if res.status.value == "feasible":
         assert res.gap == pytest.approx((res.objective - res.bound) / res.bound)
@@ -252,7 +252,7 @@ def test_branch_and_bound_node_limit_gives_the_same_answer_twice():
 
 
 def test_explicit_grain_too_fine_is_refused_naming_the_limit():
-    from vcsched.formulations.moldable_milp import solve_rounded
+    from vcsched.formulations.moldable_rounded import solve_rounded
 
     inst = generate_moldable_instance(8, 12, "weak", rng=1)
     with pytest.raises(InvalidInputError, match="grain 0.0001: the rounded time-indexed model would have"):

@@ -20,7 +20,8 @@ from heuristics.moldable.methods import solve as solve_method
 from lowerbounds.moldable import interval_bound, refined_interval_bound
 from tests.verification.oracles import moldable_grid_optimum, moldable_optimum
 from vcsched.formulations.moldable_bb import solve_branch_and_bound
-from vcsched.formulations.moldable_milp import solve_exact, solve_rounded
+from vcsched.formulations.moldable_milp import solve_exact
+from vcsched.formulations.moldable_rounded import solve_rounded
 from vcsched.problems.moldable import MoldableInstance, check_schedule
 
 EXAMPLES = 300
