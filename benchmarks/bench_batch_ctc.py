@@ -1,4 +1,4 @@
-"""Performance of the batch simulator on the whole CTC-SP2 trace (issue 10), beside AccaSim.
+"""Performance of the batch simulator on the whole CTC-SP2 trace, beside AccaSim.
 
 Run::
 

@@ -45,9 +45,9 @@ def _solve(method: str, inst, params: dict):
 
         return closed_form_bound(inst)
     if method == "certify":
-        from vcsched.cli.vc import certify_method
+        from heuristics.vc.methods import solve
 
-        return certify_method(inst, time_limit=float(params["time_limit"]), gap=float(params["stop_gap"]))
+        return solve(inst, "certify", time_limit=float(params["time_limit"]), gap=float(params["stop_gap"]))
     raise ValueError(f"unknown method {method!r}")
 
 

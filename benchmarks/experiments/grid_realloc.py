@@ -462,7 +462,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
 
 def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
     """The engine's time for the whole grid: the sum of the cells' own wall (and CPU) times and that sum over
-    ``workers`` (the full run's target is 3 hours on the 2-core machine, issue 17), and the slowest cell.
+    ``workers`` and the slowest cell.
 
     Cells are counted once each (their rows repeat the cell's time); a run continued with
     ``--resume`` counts every cell at the time of the run that produced it.

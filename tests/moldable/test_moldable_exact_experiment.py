@@ -1,4 +1,4 @@
-"""The ``moldable-exact`` experiment (issue 16) and the refined-bound columns of ``moldable`` on tiny grids."""
+"""The ``moldable-exact`` experiment and the refined-bound columns of ``moldable`` on tiny grids."""
 
 import pandas as pd
 import pytest
