@@ -53,7 +53,6 @@ from vcsched.cli.common import (
     add_seed_options,
     check_output_path,
     duration_text,
-    nonneg_int,
     number_option,
     over_seeds,
     print_json,
@@ -62,6 +61,7 @@ from vcsched.cli.common import (
     progress_bar,
     seeds_of,
 )
+from vcsched.cli.grid_options import add_workload_options
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_simulate", "MIN_PERIOD", "MAX_REALLOC_EVENTS"]
@@ -83,29 +83,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     grid_convert.register(gsub)
     s = gsub.add_parser("simulate", help="simulate one cluster (--trace) or a platform of clusters (--platform)")
-    src = s.add_mutually_exclusive_group(required=True)
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim JSON workload (.json); a bare name is looked "
-                     "up in the traces folder")
-    src.add_argument("--platform", help="platform JSON: {\"clusters\": [{name, procs, speed, policy, trace}], \"meta\": \"mct\"}")
-    src.add_argument("--scenario", help="a scenario of the seed paper: jan, feb, mar, apr, may, jun (platform 1), "
-                     "pwa-g5k (platform 2), pwa (extra, all real traces)")
-    s.add_argument("--procs", type=number_option(int, low=1, high=10**7), default=None,
-                   help="processors of the cluster (default: the trace header's MaxProcs, else MaxNodes)")
+    add_workload_options(s)
     s.add_argument("--policy", choices=["fcfs", "cbf", "easy"], default="fcfs", help="local batch policy (default fcfs)")
-    s.add_argument("--speed", type=number_option(float, low=0, low_open=True, high=1e6), default=1.0,
-                   help="speed of the single cluster, in (0, 1e6] (default 1)")
-    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted at or after this time (trace clock, s)")
-    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted before this time (trace clock, s)")
-    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
-                   help="keep this many days from --start (or the first job); with --scenario, the first days")
-    s.add_argument("--no-shift", action="store_true", help="keep each trace's own clock (default: first job at time 0 "
-                   "when several traces are combined)")
-    s.add_argument("--heterogeneous", action="store_true", help="--scenario: speeds 1.0/1.2/1.4 (default all 1)")
     s.add_argument("--batch", choices=["fcfs", "cbf"], default="fcfs", help="--scenario: batch policy of every "
                    "cluster (default fcfs)")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="--scenario: seed of the synthetic Grid'5000 traces (default 0)")
     s.add_argument("--realloc", choices=["none", "no-cancel", "cancel"], default="none",
                    help="reallocation: none, no-cancel (Algorithm 1) or cancel (Algorithm 2); default none")
     s.add_argument("--heuristic", choices=["mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage"],
@@ -122,16 +103,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--current-ect", choices=["resubmit", "planned"], default="resubmit",
                    help="Algorithm 2, MaxGain/MaxRelGain: current ECT as if resubmitted to the previous cluster now "
                    "(default) or the planned completion before the cancellation")
-    s.add_argument("--max-load", type=number_option(float, low=0, low_open=True, high=10), default=None,
-                   help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
-    s.add_argument("--overestimate", type=number_option(float, low=1, high=1e6), default=10.0,
-                   help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
     s.add_argument("--cbf-replan", choices=["earliest", "full"], default="earliest",
                    help="CBF clusters, at an early end or a cancellation: move each waiting job to an earlier slot "
                    "if there is one (earliest, default) or re-plan the queue from scratch as Simbatch does (full)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
-    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of range (counted) "
-                   "instead of failing")
     s.add_argument("-o", "--output", help="per-job table: .csv (Batsim jobs.csv columns) or .parquet")
     s.add_argument("--jobs-layout", choices=["batsim", "legacy"], default="batsim",
                    help="columns of -o: batsim (current Batsim/evalys names, default) or legacy (jobID, "

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import nonneg_int, number_option, print_json, print_table
+from vcsched.cli.common import number_option, print_json, print_table
+from vcsched.cli.grid_options import add_workload_options
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register_bound", "add_bound_flags", "cmd_bound", "bound_report", "print_bound_table", "SIM_METRIC",
@@ -35,31 +36,6 @@ BOUND_METHODS = ("quick", "lp", "exact", "best")
 SIM_METRIC = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
               "max_stretch": "max_stretch"}
 """Name of each bounded metric in the simulator's metrics (:func:`vcsched.sim.output.metrics`)."""
-
-
-def _workload_options(s: argparse.ArgumentParser) -> None:
-    src = s.add_mutually_exclusive_group(required=True)
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim JSON workload (.json)")
-    src.add_argument("--platform", help="platform JSON (as grid simulate)")
-    src.add_argument("--scenario", help="a scenario of the seed paper: jan .. jun, pwa-g5k, pwa")
-    s.add_argument("--procs", type=number_option(int, low=1, high=10**7), default=None,
-                   help="processors of the cluster (default: the trace header's MaxProcs, else MaxNodes)")
-    s.add_argument("--speed", type=number_option(float, low=0, low_open=True, high=1e6), default=1.0,
-                   help="speed of the single cluster (default 1)")
-    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted at or after this time (trace clock, s)")
-    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted before this time (trace clock, s)")
-    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
-                   help="keep this many days from --start (or the first job); with --scenario, the first days")
-    s.add_argument("--no-shift", action="store_true", help="keep each trace's own clock")
-    s.add_argument("--heterogeneous", action="store_true", help="--scenario: speeds 1.0/1.2/1.4 (default all 1)")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="--scenario: seed of the synthetic Grid'5000 traces")
-    s.add_argument("--max-load", type=number_option(float, low=0, low_open=True, high=10), default=None,
-                   help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
-    s.add_argument("--overestimate", type=number_option(float, low=1, high=1e6), default=10.0,
-                   help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
-    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines (counted)")
 
 
 def add_bound_flags(s: argparse.ArgumentParser, *, prefix: str = "") -> None:
@@ -75,7 +51,7 @@ def register_bound(gsub) -> None:
     """Add ``grid bound`` to the ``grid`` sub-commands."""
     s = gsub.add_parser("bound", help="lower bounds (and exact optima of small windows) on makespan, mean response "
                         "time, mean bounded slowdown and max stretch of any schedule of the workload")
-    _workload_options(s)
+    add_workload_options(s)
     add_bound_flags(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=cmd_bound, policy="fcfs", batch="fcfs")

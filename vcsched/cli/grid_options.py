@@ -1,0 +1,37 @@
+"""The workload and platform options shared by ``grid simulate`` and ``grid bound`` (one definition)."""
+
+from __future__ import annotations
+
+import argparse
+
+from vcsched.cli.common import nonneg_int, number_option
+
+
+def add_workload_options(s: argparse.ArgumentParser) -> None:
+    """``--trace | --platform | --scenario`` and the options that shape the jobs and the clusters."""
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim JSON workload (.json); a bare name is looked "
+                     "up in the traces folder")
+    src.add_argument("--platform", help="platform JSON: {\"clusters\": [{name, procs, speed, policy, trace}], \"meta\": \"mct\"}")
+    src.add_argument("--scenario", help="a scenario of the seed paper: jan, feb, mar, apr, may, jun (platform 1), "
+                     "pwa-g5k (platform 2), pwa (extra, all real traces)")
+    s.add_argument("--procs", type=number_option(int, low=1, high=10**7), default=None,
+                   help="processors of the cluster (default: the trace header's MaxProcs, else MaxNodes)")
+    s.add_argument("--speed", type=number_option(float, low=0, low_open=True, high=1e6), default=1.0,
+                   help="speed of the single cluster, in (0, 1e6] (default 1)")
+    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted at or after this time (trace clock, s)")
+    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted before this time (trace clock, s)")
+    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
+                   help="keep this many days from --start (or the first job); with --scenario, the first days")
+    s.add_argument("--no-shift", action="store_true", help="keep each trace's own clock (default: first job at time 0 "
+                   "when several traces are combined)")
+    s.add_argument("--heterogeneous", action="store_true", help="--scenario: speeds 1.0/1.2/1.4 (default all 1)")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="--scenario: seed of the synthetic Grid'5000 traces (default 0)")
+    s.add_argument("--max-load", type=number_option(float, low=0, low_open=True, high=10), default=None,
+                   help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
+    s.add_argument("--overestimate", type=number_option(float, low=1, high=1e6), default=10.0,
+                   help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
+    s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of "
+                   "range (counted) instead of failing")
