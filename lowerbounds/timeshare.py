@@ -305,14 +305,8 @@ def maxstretch_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budg
     proven infeasible is a bound (:func:`lowerbounds.timeshare_lp.deadline_feasible`). The search
     starts from ``lower`` when it is a larger valid bound (e.g. :func:`pairs_bounds`'s).
     """
-    lo = max(quick_bounds(costs)["maxstretch"], lower)
-    idx = np.flatnonzero(costs.fixed)
-    if idx.size == 0:
-        return lo
-    sub = costs.subset(idx)
-    a = sub.arrival[:, None]
-    return max(lo, _bisect_deadlines(a + sub.inp, lambda v: a + v * sub.den - sub.out, sub.p, lo,
-                                     deadline=deadline, budget=budget, rtol=rtol))
+    return _deadline_bound(costs, "maxstretch", lambda sub, a, v: a + v * sub.den - sub.out, deadline=deadline,
+                           budget=budget, rtol=rtol, lower=lower)
 
 
 def maxflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = BISECTION_BUDGET,
@@ -320,13 +314,20 @@ def maxflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     """Maxflow >= the smallest ``F`` at which the preemptive relaxation meets every deadline ``a_i + F``
     (bisection from ``max(quick, lower)``; same argument as :func:`maxstretch_lp_bound` with one deadline
     per task)."""
-    lo = max(quick_bounds(costs)["maxflow"], lower)
+    return _deadline_bound(costs, "maxflow", lambda sub, a, v: a + v - sub.out, deadline=deadline, budget=budget,
+                           rtol=rtol, lower=lower)
+
+
+def _deadline_bound(costs: TaskCosts, metric: str, due, *, deadline, budget, rtol, lower: float) -> float:
+    """The bisection shared by the maxstretch and maxflow bounds: the tasks without parents, the
+    windows ``[a_i + input_is, due(sub, a, v)]``, from ``max(quick bound, lower)``."""
+    lo = max(quick_bounds(costs)[metric], lower)
     idx = np.flatnonzero(costs.fixed)
     if idx.size == 0:
         return lo
     sub = costs.subset(idx)
     a = sub.arrival[:, None]
-    return max(lo, _bisect_deadlines(a + sub.inp, lambda v: a + v - sub.out, sub.p, lo,
+    return max(lo, _bisect_deadlines(a + sub.inp, lambda v: due(sub, a, v), sub.p, lo,
                                      deadline=deadline, budget=budget, rtol=rtol))
 
 

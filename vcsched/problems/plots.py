@@ -33,6 +33,14 @@ def _pyplot():
     return plt
 
 
+def _drawable(report, what: str, count: int, most: int, too_many: str) -> None:
+    """Refuse (``ValueError``) an invalid solution or one with more than ``most`` parts to draw."""
+    if not report.valid:
+        raise ValueError(f"cannot draw an invalid {what}: " + report.violations[0])
+    if count > most:
+        raise ValueError(f"{count:,} {too_many} to draw (at most {most})")
+
+
 def _save(fig, path: str | os.PathLike) -> None:
     plt = _pyplot()
     try:
@@ -49,10 +57,7 @@ def plot_allocation(instance: VCInstance, allocation: Allocation, path: str | os
     invalid or the instance has more than :data:`MAX_PLOTTED_HOSTS` hosts.
     """
     report = check_allocation(instance, allocation)
-    if not report.valid:
-        raise ValueError("cannot draw an invalid allocation: " + report.violations[0])
-    if instance.hosts > MAX_PLOTTED_HOSTS:
-        raise ValueError(f"{instance.hosts:,} hosts: too many bars to draw (at most {MAX_PLOTTED_HOSTS})")
+    _drawable(report, "allocation", instance.hosts, MAX_PLOTTED_HOSTS, "hosts: too many bars")
     plt = _pyplot()
     hosts = np.asarray(allocation.task_host)
     worst = np.flatnonzero(report.job_yield <= report.min_yield + 1e-12)
@@ -85,10 +90,7 @@ def plot_moldable_schedule(instance: MoldableInstance, schedule: Schedule, path:
     from vcsched.problems.moldable import assign_processors, check_schedule
 
     report = check_schedule(instance, schedule)
-    if not report.valid:
-        raise ValueError("cannot draw an invalid schedule: " + report.violations[0])
-    if instance.n > MAX_PLOTTED_TASKS:
-        raise ValueError(f"{instance.n:,} tasks: too many rectangles to draw (at most {MAX_PLOTTED_TASKS})")
+    _drawable(report, "schedule", instance.n, MAX_PLOTTED_TASKS, "tasks: too many rectangles")
     plt = _pyplot()
     procs = assign_processors(instance, schedule)
     end = completion_times(instance, schedule)
