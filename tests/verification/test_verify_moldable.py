@@ -12,6 +12,8 @@ Default suite: ``EXAMPLES`` instances each; ``-m slow``: ``SLOW_EXAMPLES``.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,7 +27,8 @@ from vcsched.formulations.moldable_rounded import solve_rounded
 from vcsched.problems.moldable import MoldableInstance, check_schedule
 
 EXAMPLES = 300
-SLOW_EXAMPLES = 10_000
+SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 10_000))
+"""Instances per method behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
 REL = 1e-6
 
 

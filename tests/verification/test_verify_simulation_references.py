@@ -11,6 +11,8 @@ each), ``SLOW_EXAMPLES`` behind ``-m slow``.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,8 +23,9 @@ from tests.timeshare.test_timeshare_bounds import test_bounds_never_exceed_the_b
 
 EXAMPLES = 150
 BATCH_EXAMPLES = 25
-SLOW_EXAMPLES = 5_000
-SLOW_BATCH_EXAMPLES = 1_000
+SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 5_000))
+"""Instances per check behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
+SLOW_BATCH_EXAMPLES = min(SLOW_EXAMPLES, 1_000)
 BATCH = dict(seed=st.integers(0, 10**6), n=st.integers(1, 4), K=st.integers(1, 3), integer=st.booleans(),
              load=st.sampled_from([0.3, 0.5, 1.0, 2.0, 3.0]))
 

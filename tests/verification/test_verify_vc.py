@@ -9,6 +9,8 @@ memory tight enough to be infeasible, parallel jobs, rounded values.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +24,8 @@ from vcsched.problems.vc import VCInstance, check_allocation
 from vcsched.result import OPTIMAL_GAP, Status
 
 EXAMPLES = 300
-SLOW_EXAMPLES = 10_000
+SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 10_000))
+"""Instances per method behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
 TOL = 1e-7
 
 
