@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from lowerbounds.batch_instance import BatchInstance
 from vcsched.errors import InvalidInputError
-from vcsched.formulations.solve import SolveOutcome, new_highs, translate_status
+from vcsched.formulations.solve import SolveOutcome, new_highs, run_interruptibly, translate_status
 from vcsched.result import Status, relative_gap
 
 __all__ = ["TimeGrid", "time_grid", "Model", "build_model", "solve_arrays", "greedy_grid_schedule",
@@ -275,7 +275,7 @@ def solve_arrays(model: Model, *, mip: bool, time_limit: float | None, start: np
     h.setOptionValue("threads", 1)
     for key, value in (options or {}).items():
         h.setOptionValue(key, value)
-    h.run()
+    run_interruptibly(h)  # a signal stops the solve at once
     return _outcome(highspy, h, mip, time.perf_counter() - t0)
 
 

@@ -442,7 +442,7 @@ class _ArrayLP:
         """HiGHS on the LP; status, objective and bound as :func:`vcsched.formulations.solve.solve_model`."""
         import highspy
 
-        from vcsched.formulations.solve import new_highs, translate_status
+        from vcsched.formulations.solve import new_highs, run_interruptibly, translate_status
 
         _, h = new_highs()
         t0 = time.perf_counter()
@@ -465,7 +465,7 @@ class _ArrayLP:
             h.setOptionValue("time_limit", float(time_limit))
         for key, value in options.items():
             h.setOptionValue(key, value)
-        h.run()
+        run_interruptibly(h)  # a signal stops the solve at once
         status_ = h.getModelStatus()
         info = h.getInfo()
         solved = info.primal_solution_status == 2 and status_ != highspy.HighsModelStatus.kInfeasible

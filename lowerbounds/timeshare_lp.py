@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vcsched.formulations.solve import new_highs, translate_status
+from vcsched.formulations.solve import new_highs, run_interruptibly, translate_status
 from vcsched.result import Status
 
 __all__ = ["LPOutcome", "solve_lp", "sumflow_interval_lp", "deadline_feasible", "bisect_threshold", "makespan_lp",
@@ -78,7 +78,7 @@ def solve_lp(cost, rows, cols, vals, row_lo, row_hi, col_hi, *, maximize: bool =
     h.setOptionValue("threads", 1)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
-    h.run()
+    run_interruptibly(h)  # a signal stops the solve at once
     model_status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible

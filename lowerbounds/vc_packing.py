@@ -240,7 +240,9 @@ class _Master:
         if deadline is not None:
             # HiGHS counts its time limit on the run time summed over this object's runs
             self.h.setOptionValue("time_limit", self.h.getRunTime() + max(deadline - time.perf_counter(), 0.01))
-        self.h.run()
+        from vcsched.formulations.solve import run_interruptibly
+
+        run_interruptibly(self.h)  # a signal stops the solve at once
         if self.h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
             return None
         pi = np.maximum(np.asarray(self.h.getSolution().row_dual, dtype=float), 0.0)
