@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["line_plot", "save_figure", "series_style", "Reference"]
+__all__ = ["line_plot", "save_figure", "series_style", "Reference", "count_caption", "add_caption"]
 
 Reference = tuple
 """A horizontal reference line: ``(y, label)`` or ``(y, label, style)`` with a matplotlib line style."""
@@ -61,6 +61,22 @@ def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -
     return path
 
 
+def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean") -> str:
+    """``"mean +- 95 % CI over n = 10 runs per point"`` (``n = 8-10`` when the counts differ)."""
+    counts = sorted({int(c) for c in counts if c})
+    if not counts:
+        return ""
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    what = "mean +- 95 % CI (t)" if interval else aggregate
+    return f"points: {what} over n = {n} {unit} per point"
+
+
+def add_caption(fig, text: str) -> None:
+    """Write ``text`` below the axes of ``fig`` (kept by ``bbox_inches="tight"``)."""
+    if text:
+        fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=8, color="dimgray", wrap=True)
+
+
 def line_plot(
     df: pandas.DataFrame,
     *,
@@ -79,6 +95,7 @@ def line_plot(
     series_order: Sequence[str] | None = None,
     highlight: Sequence[str] = (),
     legend_loc: str = "best",
+    unit: str = "runs",
 ) -> pathlib.Path:
     """Line plot of ``y`` against ``x``, one line per value of ``series``.
 
@@ -104,14 +121,24 @@ def line_plot(
     if series is not None and series_order is not None:
         rank = {name: k for k, name in enumerate(series_order)}
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
+    from benchmarks.tables import ci95_half
+
+    counts, interval = [], False
     for k, (name, sub) in enumerate(groups):
-        data = sub.groupby(x, sort=True)[y].agg(aggregate).dropna()
+        grouped = sub.groupby(x, sort=True)[y]
+        data = grouped.agg(aggregate).dropna()
         if data.empty:
             continue
+        counts.extend(grouped.count().loc[data.index].tolist())
         strong = name in highlight
         color, marker = series_style(name, k, len(groups))
         if strong:
             color = _STRONG[list(highlight).index(name) % len(_STRONG)]
+        err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
+        if err is not None and err.notna().any():
+            interval = True
+            ax.errorbar(data.index, data.values, yerr=err.fillna(0.0).values, fmt="none", ecolor=color,
+                        elinewidth=0.9, capsize=2.5, alpha=0.8)
         ax.plot(data.index, data.values, marker=marker, markersize=4, color=color,
                 linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
                 label=None if name is None else str(name))
@@ -133,4 +160,5 @@ def line_plot(
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     elif labels:
         ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
+    add_caption(fig, count_caption(counts, unit, interval=interval, aggregate=aggregate))
     return save_figure(fig, out_dir, stem)
