@@ -96,6 +96,7 @@ def line_plot(
     highlight: Sequence[str] = (),
     legend_loc: str = "best",
     unit: str = "runs",
+    xticklabels: dict | None = None,
 ) -> pathlib.Path:
     """Line plot of ``y`` against ``x``, one line per value of ``series``.
 
@@ -150,6 +151,8 @@ def line_plot(
         ax.set_yscale("log")
     if logx:
         ax.set_xscale("log")
+    if xticklabels:
+        ax.set_xticks(list(xticklabels), [str(v) for v in xticklabels.values()])
     ax.set_xlabel(xlabel, fontsize=11)
     ax.set_ylabel(ylabel, fontsize=11)
     if title:

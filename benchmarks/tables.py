@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 __all__ = ["format_value", "markdown_table", "text_table", "save_table", "ci95_half", "mean_ci_table",
-           "with_intervals", "format_duration", "wrap_column"]
+           "with_intervals", "format_duration", "text_table_notes"]
 
 
 def format_value(value: Any, digits: int = 4) -> str:
@@ -165,20 +165,22 @@ def format_duration(seconds: float) -> str:
     return f"{s / 86400:.1f} d"
 
 
-def wrap_column(df: pandas.DataFrame, column: str, *, width: int = 60, label: str = "note") -> tuple:
-    """``(table, notes)``: cells of ``column`` longer than ``width`` are replaced by ``[k]`` and
-    returned as numbered notes (``"[k] full text"``, wrapped) to print below the table."""
+def text_table_notes(df: pandas.DataFrame, columns: Sequence[str], *, width: int = 40, digits: int = 4) -> str:
+    """:func:`text_table` with the cells of ``columns`` longer than ``width`` characters replaced by
+    ``[k]`` and printed in full below the table as wrapped notes ``[k] text``, so that no column of the
+    terminal table is hundreds of characters wide."""
     import textwrap
 
     table, notes = df.copy(), []
-    if column not in table.columns:
-        return table, ""
-    cells = []
-    for value in table[column]:
-        text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
-        if len(text) > width:
-            notes.append(textwrap.fill(text, 100, initial_indent=f"[{len(notes) + 1}] ", subsequent_indent="    "))
-            text = f"see {label} [{len(notes)}]"
-        cells.append(text)
-    table[column] = cells
-    return table, "\n".join(notes) + ("\n" if notes else "")
+    for column in columns:
+        if column not in table.columns:
+            continue
+        cells = []
+        for value in table[column]:
+            text = "-" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+            if len(text) > width:
+                notes.append(textwrap.fill(f"[{len(notes) + 1}] {column}: {text}", 100, subsequent_indent="    "))
+                text = f"[{len(notes)}]"
+            cells.append(text)
+        table[column] = cells
+    return text_table(table, digits=digits) + "".join(n + "\n" for n in notes)

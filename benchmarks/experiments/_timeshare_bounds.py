@@ -153,7 +153,7 @@ def bound_report(ok: pandas.DataFrame, out_dir: pathlib.Path) -> list[str]:
                     f"{h.upper()} {g.loc[h].iloc[0]:.3f}, {g.loc[h].iloc[1]:.3f}, {g.loc[h].iloc[2]:.3f}, "
                     f"{g.loc[h].iloc[3]:.4f}" for h in HEURISTICS if h in g.index))
             lines.append(f"bounds of a whole (b) workload (500 tasks): at most {b['bound_seconds'].max():.1f} s "
-                         f"(limit {BOUND_SECONDS:g} s; shared machine)")
+                         f"(limit {BOUND_SECONDS:g} s)")
     lines += _small_lines(ok, out_dir, save_table)
     return lines
 

@@ -37,7 +37,7 @@ import numpy as np
 from benchmarks.experiments._diet_references import BEST_NODES, MILP_NODES, POLISH_ROUNDS, reference_report, references
 from benchmarks.figures import line_plot, save_figure
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import save_table, text_table, text_table_notes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -437,7 +437,8 @@ def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per deviation: the paper's number, ours with the defaults, the closest of the variants tried, the cause.
 
     The closest variant is the one whose value is nearest the paper's, ``default`` when no variant
-    tried comes closer than the defaults (ties: the defaults, then the first listed).
+    tried comes closer than the defaults (ties: the defaults, then the first listed). The measured
+    cause is given only where at least one of the row's variants ran.
     """
     import pandas as pd
 
@@ -451,7 +452,7 @@ def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
         out.append({"quantity": quantity, "paper": paper, "ours (defaults)": base,
                     "closest variant": best or "-", "ours (closest variant)": pool[best] if best else np.nan,
                     "variants tried": "; ".join(f"{v} {x:.1f}" for v, x in values.items()) or "-",
-                    "measured cause": cause})
+                    "measured cause": cause if values else "-"})
     return pd.DataFrame(out)
 
 
@@ -490,7 +491,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         sens = sensitivity_table(df)
         save_table(sens, out_dir, "fitted_constants", title="Sensitivity to the two fitted constants")
         parts.append("deviation table (paper, ours with the defaults, the closest model variant; one change "
-                     "at a time, same number of repetitions):\n" + text_table(dev, digits=1))
+                     "at a time, same number of repetitions):\n"
+                     + text_table_notes(dev, ["variants tried", "measured cause"], digits=1))
         parts.append("fitted constants (dgemm time fitted on Table 1, submit overhead on Fig 2): sensitivity\n"
                      + text_table(sens, digits=1))
     failed = int(df.loc[df["cell_status"] == "error", "cell"].nunique()) if "cell_status" in df else 0

@@ -38,6 +38,7 @@ puts the last one beside the paper's relative response time.
 from __future__ import annotations
 
 import pathlib
+import textwrap
 import time
 from typing import TYPE_CHECKING
 
@@ -353,7 +354,8 @@ def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.
 
     ``main`` holds the rows of the paper's grid (scenarios ``jan``..``pwa-g5k``), ``causes``
     the rows of the cause cells. The closest variant is the one whose value is nearest the
-    paper's (ties: the first in :data:`CAUSE_VARIANTS` order).
+    paper's (ties: the first in :data:`CAUSE_VARIANTS` order). The measured cause is given only
+    where the cause cells ran.
     """
     import pandas as pd
 
@@ -366,7 +368,7 @@ def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.
         best = min(others, key=lambda v: abs(others[v] - paper)) if others else None
         row["closest variant"] = best or "-"
         row["window, closest variant"] = others[best] if best else np.nan
-        row["measured cause"] = cause
+        row["measured cause"] = cause if values else "-"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -396,9 +398,10 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     for metric, (_, _, title) in METRICS.items():
         refs = [(1.0, "no change (1.0)")] if metric == "relative_response" else []
         line_plot(real, x="scenario_index", y=metric, series="label", out_dir=out_dir, stem=f"fig_{metric}",
-                  xlabel="scenario (0=jan 1=feb 2=mar 3=apr 4=may 5=jun 6=pwa-g5k 7=pwa)",
+                  xlabel="scenario", xticklabels={k: s for s, k in order.items() if s in set(real["scenario"])},
                   ylabel=title + (" (%)" if metric.endswith("pct") else ""),
-                  title=f"grid-realloc: {title} (mean over FCFS/CBF, hom./het.)", references=refs)
+                  title=f"grid-realloc: {title} (mean over FCFS/CBF, hom./het.)", references=refs,
+                  unit="runs (batch policy x platform type)")
     # headline numbers
     paper = real[real["scenario"].isin(PAPER_COLUMNS)]
     nc, c = paper[paper["algorithm"] == "no-cancel"], paper[paper["algorithm"] == "cancel"]
@@ -449,7 +452,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     lines.append("Deviation table (windows: " + ", ".join(f"{b.upper()} {s} {d:g} days, homogeneous"
                                                           for b, (s, d) in CAUSE_WINDOWS.items()) + "):")
     lines.append(text_table(dev.drop(columns=["measured cause", "source"])))
-    lines.extend(f"- {r['quantity']}: {r['measured cause']}" for _, r in dev.iterrows())
+    lines.extend(textwrap.fill(f"- {r['quantity']}: {r['measured cause']}", 100, subsequent_indent="  ")
+                 for _, r in dev.iterrows() if r["measured cause"] != "-")
     if len(causes):
         matrix = cause_matrix(causes)
         save_table(matrix, out_dir, "cause_windows", title="grid-realloc: each deviation's quantity per variant "
@@ -462,7 +466,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
 
 def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
     """The engine's time for the whole grid: the sum of the cells' own wall (and CPU) times and that sum over
-    ``workers`` (the full run's target is 3 hours on the 2-core machine, issue 17), and the slowest cell.
+    ``workers`` (the full run's target is 3 hours on two workers), and the slowest cell.
 
     Cells are counted once each (their rows repeat the cell's time); a run continued with
     ``--resume`` counts every cell at the time of the run that produced it.

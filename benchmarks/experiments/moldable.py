@@ -146,7 +146,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                       series_order=METHOD_ORDER, highlight=("bicriteria",))
     bic = df[df["method"] == "bicriteria"]
     line_plot(bic, x="n", y="seconds", series="kind", out_dir=out_dir, stem="fig7_runtime",
-              xlabel="number of tasks n", ylabel="bicriteria run time (s, mean; shared machine)",
+              xlabel="number of tasks n", ylabel="bicriteria run time (s, mean)",
               title=f"Fig 7: run time of the bi-criteria algorithm, m = {M}",
               references=[(2.0, "paper: < 2 s at 400 tasks"), (0.2, "target 0.2 s", ":")])
     b = table[table["method"] == "bicriteria"]

@@ -131,7 +131,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                                        exact_s_median=("exact_seconds", "median"),
                                        exact_s_max=("exact_seconds", "max"),
                                        refined_s_mean=("refined_seconds", "mean")).reset_index()
-    save_table(sizes, out_dir, "moldable_exact_sizes", title="Reach of the exact MILP per size (shared machine)")
+    save_table(sizes, out_dir, "moldable_exact_sizes", title="Reach of the exact MILP per size")
     a = table[table["kind"] == "all"].iloc[0]
     lines = [f"moldable-exact: {int(a['proven'])} of {int(a['instances'])} instances proven optimal "
              f"(times rounded up to multiples of {GRAIN}; time limit {TIME_LIMIT:g} s)",

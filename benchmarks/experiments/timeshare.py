@@ -340,7 +340,7 @@ def _slow_share(df, h, mu):
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables 16-18 analogues, server shares, scenario summaries, per-client figures, HTM cost plot."""
     from benchmarks.figures import line_plot
-    from benchmarks.tables import save_table, text_table
+    from benchmarks.tables import save_table, text_table, text_table_notes
 
     if df.empty or "kind" not in df:
         return "timeshare: no rows (every cell failed?)"
@@ -378,7 +378,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         line_plot(cost.assign(per_decision_ms=cost["decision_seconds"] * 1e3), x="concurrent", y="per_decision_ms",
                   out_dir=out_dir, stem="htm_cost", xlabel="tasks in the system (concurrent)",
                   ylabel="HTM decision cost (ms: predict on 4 servers + commit)", logx=True, logy=True,
-                  title="Cost of one HTM decision vs number of concurrent tasks (shared 2-core machine)")
+                  title="Cost of one HTM decision vs number of concurrent tasks")
         c = cost.groupby("concurrent")["decision_seconds"].mean()
         save_table(c.reset_index(), out_dir, "htm_cost", digits=6)
         xs = c.index.to_numpy(dtype=float)
@@ -389,8 +389,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     tim = ok[ok["kind"] == "timing"]
     if not tim.empty:
         lines.append(f"scenario (b), 500 tasks, 4 heuristics x 3 seeds (MCT once per seed): "
-                     f"{tim['total_seconds'].median():.2f} s wall (median of {len(tim)}; budget 5 s; "
-                     f"shared machine)")
+                     f"{tim['total_seconds'].median():.2f} s wall (median of {len(tim)} runs; budget 5 s)")
     # the paper's findings beside ours (scenario b, platform 2)
     for mu in (20.0, 17.0, 15.0):
         ours = {h: _mean(ok, "b", "2", mu, h, "sumflow") for h in HEURISTICS}
@@ -451,7 +450,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             save_table(dev, out_dir, "deviations", title="Deviations from seed 003 and their measured causes",
                        digits=1)
             text += ("\ndeviation table (paper, ours with the defaults, the closest variant; one change at a time, "
-                     "same workload seeds):\n" + text_table(dev, digits=1))
+                     "same workload seeds):\n" + text_table_notes(dev, ["variants tried", "measured cause"], digits=1))
     if not t1618.empty:
         key = t1618[(t1618["scenario"] == "b") & (t1618["platform"] == "2") & (t1618["law"] == "poisson")
                     & (t1618["sensor"] == "count")
