@@ -61,13 +61,15 @@ def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -
     return path
 
 
-def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean") -> str:
+def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean", statistic: str = "mean") -> str:
     """``"mean +- 95 % CI over n = 10 runs per point"`` (``n = 8-10`` when the counts differ)."""
     counts = sorted({int(c) for c in counts if c})
     if not counts:
         return ""
+    if counts == [1]:
+        return f"points: one value each (n = 1 {unit} per point, no interval)"
     n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-    what = "mean +- 95 % CI (t)" if interval else aggregate
+    what = f"{statistic} +- 95 % CI" if interval else aggregate
     return f"points: {what} over n = {n} {unit} per point"
 
 
@@ -97,6 +99,9 @@ def line_plot(
     legend_loc: str = "best",
     unit: str = "runs",
     xticklabels: dict | None = None,
+    yerr: str | None = None,
+    count: str | None = None,
+    statistic: str = "mean",
 ) -> pathlib.Path:
     """Line plot of ``y`` against ``x``, one line per value of ``series``.
 
@@ -130,12 +135,16 @@ def line_plot(
         data = grouped.agg(aggregate).dropna()
         if data.empty:
             continue
-        counts.extend(grouped.count().loc[data.index].tolist())
+        n_of = sub.groupby(x, sort=True)[count].sum() if count else grouped.count()
+        counts.extend(n_of.loc[data.index].tolist())
         strong = name in highlight
         color, marker = series_style(name, k, len(groups))
         if strong:
             color = _STRONG[list(highlight).index(name) % len(_STRONG)]
-        err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
+        if yerr is not None:
+            err = sub.groupby(x, sort=True)[yerr].first().loc[data.index]
+        else:
+            err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
         if err is not None and err.notna().any():
             interval = True
             ax.errorbar(data.index, data.values, yerr=err.fillna(0.0).values, fmt="none", ecolor=color,
@@ -163,5 +172,5 @@ def line_plot(
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     elif labels:
         ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
-    add_caption(fig, count_caption(counts, unit, interval=interval, aggregate=aggregate))
+    add_caption(fig, count_caption(counts, unit, interval=interval, aggregate=aggregate, statistic=statistic))
     return save_figure(fig, out_dir, stem)

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["format_value", "markdown_table", "text_table", "save_table", "ci95_half", "mean_ci_table",
+__all__ = ["format_value", "markdown_table", "text_table", "save_table", "ci95_half", "ratio_ci95_half",
+           "mean_ci_table",
            "with_intervals", "format_duration", "text_table_notes"]
 
 
@@ -99,6 +100,28 @@ def ci95_half(values) -> float:
 
     s = summarize(list(values))
     return math.nan if s["ci95"] is None else (s["ci95"][1] - s["ci95"][0]) / 2.0
+
+
+def ratio_ci95_half(numerators, denominators) -> float:
+    """Half-width of the 95 % interval of the ratio of sums ``R = sum y / sum x`` over paired runs.
+
+    The linearised (delta-method) standard error of the ratio estimator,
+    ``se = std(y_i - R x_i) / (mean(x) sqrt(n))`` with ``ddof=1``, times Student's
+    ``t_{0.975, n-1}`` (``scipy.stats.t``); NaN below two pairs or when ``sum x`` is 0.
+    """
+    import numpy as np
+    from scipy import stats
+
+    y = np.asarray(numerators, dtype=float)
+    x = np.asarray(denominators, dtype=float)
+    keep = np.isfinite(y) & np.isfinite(x)
+    y, x = y[keep], x[keep]
+    n = int(y.size)
+    if n < 2 or x.sum() == 0:
+        return math.nan
+    r = y.sum() / x.sum()
+    se = float(np.std(y - r * x, ddof=1)) / (abs(float(x.mean())) * math.sqrt(n))
+    return float(stats.t.ppf(0.975, n - 1)) * se
 
 
 def _interval_stats(df: pandas.DataFrame, by: Sequence[str], values: Sequence[str]) -> pandas.DataFrame:
