@@ -67,7 +67,7 @@ def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean",
     if not counts:
         return ""
     if counts == [1]:
-        return f"points: one value each (n = 1 {unit} per point, no interval)"
+        return f"points: one value each (n = 1 per point; {unit}), no interval"
     n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
     what = f"{statistic} +- 95 % CI" if interval else aggregate
     return f"points: {what} over n = {n} {unit} per point"

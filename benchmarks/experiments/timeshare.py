@@ -295,26 +295,30 @@ def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
 def _client_figure(df: pandas.DataFrame, out_dir: pathlib.Path, scenario: str) -> pathlib.Path | None:
     import matplotlib.pyplot as plt
 
-    from benchmarks.figures import save_figure
+    from benchmarks.figures import add_caption, count_caption, save_figure
+    from benchmarks.tables import ci95_half
 
     c = df[(df["kind"] == "client") & (df["scenario"] == scenario)]
     if c.empty:
         return None
-    seed = int(c["workload_seed"].min())
-    c = c[c["workload_seed"] == seed]
     clients = sorted(c["client"].unique())
     fig, ax = plt.subplots(figsize=(8, 4.5))
     width = 0.8 / len(HEURISTICS)
+    counts = []
     for k, h in enumerate(HEURISTICS):
-        vals = c[c["heuristic"] == h].set_index("client")["client_makespan"].reindex(clients)
-        ax.bar(np.arange(len(clients)) + (k - 1.5) * width, vals.to_numpy(), width, label=h.upper())
+        by = c[c["heuristic"] == h].groupby("client")["client_makespan"]
+        vals, err = by.mean().reindex(clients), by.agg(ci95_half).reindex(clients)
+        counts.extend(by.count().tolist())
+        ax.bar(np.arange(len(clients)) + (k - 1.5) * width, vals.to_numpy(), width, label=h.upper(),
+               yerr=err.fillna(0.0).to_numpy(), capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_xticks(np.arange(len(clients)))
     ax.set_xticklabels([str(int(x) + 1) for x in clients])
     ax.set_xlabel("client (application)")
     ax.set_ylabel("makespan of the application (s, from t = 0)")
-    ax.set_title(f"scenario ({scenario}), platform 2, workload seed {seed}: per-client makespans")
-    ax.legend(fontsize=8)
+    ax.set_title(f"scenario ({scenario}), platform 2: per-client makespans")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
+    add_caption(fig, count_caption(counts, "workload seeds", interval=max(counts, default=0) > 1))
     return save_figure(fig, out_dir, f"clients_{scenario}")
 
 
