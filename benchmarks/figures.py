@@ -76,7 +76,7 @@ def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean",
 def add_caption(fig, text: str) -> None:
     """Write ``text`` below the axes of ``fig`` (kept by ``bbox_inches="tight"``)."""
     if text:
-        fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=8, color="dimgray", wrap=True)
+        fig.text(0.5, -0.03, text, ha="center", va="top", fontsize=8, color="dimgray", wrap=True)
 
 
 def line_plot(

@@ -46,7 +46,7 @@ import numpy as np
 
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import ci95_half, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -191,7 +191,8 @@ def _bound_fields(m: dict, bound: float) -> dict:
 
 
 def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
-    """Per algorithm and heuristic (paper's cells): mean response time / bound beside the relative response time."""
+    """Per algorithm and heuristic (paper's cells): mean response time / bound beside the relative response time,
+    with ``n`` (runs) and the 95 % interval half-widths ``ci95`` (ratio to bound) and ``relative_response_ci95``."""
     import pandas as pd
 
     rows = []
@@ -199,7 +200,10 @@ def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
         rows.append({"algorithm": algorithm, "label": label,
                      "relative_response": sub["relative_response"].astype(float).mean(),
                      "ratio_to_bound": sub["response_ratio_to_bound"].astype(float).mean(),
-                     "worst_ratio_to_bound": sub["response_ratio_to_bound"].astype(float).max()})
+                     "worst_ratio_to_bound": sub["response_ratio_to_bound"].astype(float).max(),
+                     "n": int(sub["response_ratio_to_bound"].astype(float).notna().sum()),
+                     "ci95": ci95_half(sub["response_ratio_to_bound"].astype(float)),
+                     "relative_response_ci95": ci95_half(sub["relative_response"].astype(float))})
     return pd.DataFrame(rows)
 
 
@@ -216,7 +220,8 @@ def _fields(m: dict) -> dict:
 
 
 def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous: bool) -> pandas.DataFrame:
-    """Rows batch x heuristic, columns the scenarios (+ AVG, + the paper's AVG for the response time)."""
+    """Rows batch x heuristic, columns the scenarios (+ AVG over the paper's scenarios with ``n``, how many,
+    and ``ci95``, the half-width of its 95 % interval; + the paper's AVG for the response time)."""
     import pandas as pd
 
     from heuristics.grid.realloc import label
@@ -241,6 +246,9 @@ def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous
                 row["AVG"] = float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
             if metric == "relative_response":
                 row["paper_AVG"] = PAPER_AVG_RELATIVE_RESPONSE[(algorithm, heterogeneous, batch)][k]
+            if metric != "reallocations":
+                row["n"] = int(np.isfinite(vals).sum())
+                row["ci95"] = ci95_half(vals)
             out.append(row)
     return pd.DataFrame(out)
 
