@@ -322,11 +322,26 @@ def _client_figure(df: pandas.DataFrame, out_dir: pathlib.Path, scenario: str) -
     return save_figure(fig, out_dir, f"clients_{scenario}")
 
 
-def _mean(df, sc, plat, mu, h, col, law="poisson", sensor="count"):
+def _values(df, sc, plat, mu, h, col, law="poisson", sensor="count") -> pandas.Series:
+    """``col`` of the summary rows of one configuration, one per workload seed."""
     s = _summary(df)
     g = s[(s["scenario"] == sc) & (s["platform"].astype(str) == plat) & (s["mu"] == mu) & (s["heuristic"] == h)
           & (s["interarrival"] == law) & (s["load_sensor"] == sensor)]
-    return float(g[col].mean()) if not g.empty else float("nan")
+    return g[col].astype(float)
+
+
+def _mean(df, sc, plat, mu, h, col, law="poisson", sensor="count"):
+    g = _values(df, sc, plat, mu, h, col, law, sensor)
+    return float(g.mean()) if not g.empty else float("nan")
+
+
+def _mean_text(df, sc, plat, mu, h, col) -> str:
+    """``"12,345 +- 678"``: mean over the workload seeds and the half-width of its 95 % interval."""
+    from benchmarks.tables import ci95_half
+
+    g = _values(df, sc, plat, mu, h, col)
+    half = ci95_half(g)
+    return f"{g.mean():,.0f}" + ("" if np.isnan(half) else f" +- {half:,.0f}")
 
 
 def _slow_share(df, h, mu):
@@ -344,7 +359,7 @@ def _slow_share(df, h, mu):
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables 16-18 analogues, server shares, scenario summaries, per-client figures, HTM cost plot."""
     from benchmarks.figures import line_plot
-    from benchmarks.tables import save_table, text_table, text_table_notes
+    from benchmarks.tables import save_table, text_table, text_table_notes, with_intervals
 
     if df.empty or "kind" not in df:
         return "timeshare: no rows (every cell failed?)"
@@ -365,8 +380,10 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         allsumm = allsumm.assign(noise=allsumm["noise"].fillna(0.0) if "noise" in allsumm else 0.0)
         by = allsumm.groupby(["scenario", "platform", "interarrival", "load_sensor", "noise", "mu", "heuristic"],
                              sort=False)[cols].mean()
-        by = by.reset_index()
-        save_table(by, out_dir, "scenarios", title="All scenarios: means over workload seeds", digits=1)
+        by = with_intervals(by.reset_index(), allsumm, ["scenario", "platform", "interarrival", "load_sensor",
+                                                         "noise", "mu", "heuristic"], ["sumflow", "makespan"])
+        save_table(by, out_dir, "scenarios", title="All scenarios: means over workload seeds, with the count and "
+                   "95 % interval of sumflow and makespan", digits=1)
     serv = ok[ok["kind"] == "server"]
     if not serv.empty:
         serv = serv.assign(noise=serv["noise"].fillna(0.0) if "noise" in serv else 0.0)
@@ -400,8 +417,10 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         if all(np.isnan(v) for v in ours.values()):
             continue
         paper = PAPER[("b", "2", mu)]
-        lines.append(f"(b) platform 2, mu={mu:g}: sumflow ours / paper: "
-                     + ", ".join(f"{h.upper()} {ours[h]:,.0f} / {paper[h][1]:,}" for h in HEURISTICS))
+        n = len(_values(ok, "b", "2", mu, HEURISTICS[0], "sumflow"))
+        lines.append(f"(b) platform 2, mu={mu:g}: sumflow ours (mean +- 95 % CI over n = {n} workload seeds) / paper: "
+                     + ", ".join(f"{h.upper()} {_mean_text(ok, 'b', '2', mu, h, 'sumflow')} / {paper[h][1]:,}"
+                                 for h in HEURISTICS))
         so = {h: _mean(ok, "b", "2", mu, h, "sooner_than_mct") for h in HEURISTICS[1:]}
         lines.append("   % sooner than MCT ours / paper: " + ", ".join(
             f"{h.upper()} {so[h]:.0f} / {paper[h][4]}" for h in HEURISTICS[1:]))
