@@ -29,7 +29,7 @@ import numpy as np
 
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.tables import format_duration, save_table, text_table
+from benchmarks.tables import ci95_half, format_duration, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -141,7 +141,8 @@ def _window_row(params: dict, seed: int) -> dict:
 
 
 def quality_table(windows: pandas.DataFrame) -> pandas.DataFrame:
-    """Per bound: windows with a proven optimum, mean and worst ratio bound / optimum, mean seconds."""
+    """Per bound: windows with a proven optimum, mean and worst ratio bound / optimum, mean seconds; ``n`` and
+    ``ci95`` (half-width of the mean ratio's 95 % interval)."""
     import pandas as pd
 
     out = []
@@ -149,7 +150,8 @@ def quality_table(windows: pandas.DataFrame) -> pandas.DataFrame:
         for name in names:
             col = windows[f"{prefix}_{name}"].astype(float).dropna()
             out.append({"metric": metric, "bound": name, "windows": int(col.size), "mean_ratio": col.mean(),
-                        "worst_ratio": col.min(), "mean_seconds": windows[f"{prefix}_{name}_seconds"].mean()})
+                        "worst_ratio": col.min(), "mean_seconds": windows[f"{prefix}_{name}_seconds"].mean(),
+                        "n": int(col.size), "ci95": ci95_half(col)})
     return pd.DataFrame(out)
 
 
