@@ -58,6 +58,7 @@ __all__ = [
     "slack_figures",
     "headline_table",
     "median_ms",
+    "both_solved",
 ]
 
 INSTANCE_ROOT_SEED = 0
@@ -244,6 +245,14 @@ def below_bound_pct(df: pandas.DataFrame, method: str, bound: str = "lp", *, whe
     if both.empty:
         return math.nan
     return 100.0 * (1.0 - both[method].mean() / both[bound].mean())
+
+
+def both_solved(df: pandas.DataFrame, a: str, b: str, *, where=None) -> int:
+    """How many instances ``a`` and ``b`` both solved: the count behind :func:`above_pct` and
+    :func:`below_bound_pct`."""
+    sub = df if where is None else df[where(df)]
+    wide = by_instance(sub[sub["method"].isin([a, b])])
+    return int(len(wide[[a, b]].dropna())) if a in wide and b in wide else 0
 
 
 def median_ms(df: pandas.DataFrame, method: str, jobs: int) -> float:

@@ -143,3 +143,26 @@ def test_deviation_causes_only_for_variants_that_ran():
     ts = ts_deviations(pd.concat([summary.assign(noise=0.0), noisy]))
     b15 = ts["quantity"].str.startswith("(b) mu=15")
     assert (ts.loc[b15, "measured cause"] != "-").all() and (ts.loc[~b15, "measured cause"] == "-").all()
+
+
+def test_vc_tables_add_counts_and_intervals():
+    from benchmarks.experiments._vc_common import degradation_table, headline_table, runtime_table, slack_table
+
+    rows = []
+    for rep, (a, b) in enumerate([(0.5, 0.4), (0.6, 0.6), (0.7, None), (0.9, 0.8)]):
+        for method, y in (("mcb8", a), ("sg", b)):
+            rows.append({"jobs": 6, "slack": 0.5, "cv_mem": 0.25, "cv_cpu": 0.25, "instance_rep": rep,
+                         "method": method, "min_yield": y, "avg_yield": y, "success": int(y is not None),
+                         "seconds_first_phase": 0.001 * (rep + 1), "lp_seconds": float("nan")})
+    df = pd.DataFrame(rows)
+    st = slack_table(df, ["mcb8", "sg"]).set_index("method")
+    assert {"instances", "min_yield", "avg_yield", "failure_rate"} <= set(st.columns)  # the existing columns
+    assert st.loc["sg", "min_yield_n"] == 3 and st.loc["sg", "failure_rate_n"] == 4
+    assert st.loc["sg", "min_yield_ci95"] == pytest.approx(_t_half([0.4, 0.6, 0.8]))
+    assert st.loc["mcb8", "failure_rate_ci95"] == 0.0
+    rt = runtime_table(df, ["mcb8"]).iloc[0]
+    assert rt["n"] == 4 and rt["ci95"] == pytest.approx(_t_half([1.0, 2.0, 3.0, 4.0]))
+    deg = degradation_table(df, ["mcb8", "sg"]).set_index("algorithm")
+    assert deg.loc["sg", "n"] == 3 and deg.loc["sg", "ci95"] == pytest.approx(_t_half([20.0, 0.0, 100 / 9]))
+    heads = headline_table([("a", 1.0, 2.0, ""), ("b", 1.0, 2.0, "", 7, 0.5)])
+    assert heads["n"].tolist() == ["-", 7] and heads["ci95"].tolist() == ["-", 0.5]
