@@ -70,6 +70,15 @@ def _budget_label(budget: float) -> str:
     return "B=inf" if budget == float("inf") else f"B={budget:g}"
 
 
+def _point_labels(g) -> dict:
+    """``{(x, y): "B=0,0.1"}``: one label per drawn point, the budgets that land on it joined."""
+    labels: dict = {}
+    for budget, x, y in zip(g.index, g["migrated_memory_per_event"], g["mean_min_yield"]):
+        key = (round(float(x), 6), round(float(y), 6))
+        labels[key] = (labels[key] + "," + _budget_label(budget)[2:]) if key in labels else _budget_label(budget)
+    return labels
+
+
 def _tradeoff_figure(df, out_dir: pathlib.Path) -> list[pathlib.Path]:
     import matplotlib
 
@@ -97,8 +106,8 @@ def _tradeoff_figure(df, out_dir: pathlib.Path) -> list[pathlib.Path]:
                             color="black" if strong else None, label=policy)
             ax.errorbar(g["migrated_memory_per_event"], g["mean_min_yield"], yerr=err.values, fmt="none",
                         ecolor=line.get_color(), elinewidth=0.9, capsize=2.5, alpha=0.8)
-            for budget, x, y in zip(g.index, g["migrated_memory_per_event"], g["mean_min_yield"]):
-                ax.annotate(_budget_label(budget), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7,
+            for (x, y), text in _point_labels(g).items():
+                ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7,
                             color=line.get_color())
         ax.set_xlabel("memory migrated per adaptation (fraction of a host's memory)")
         ax.set_ylabel("time-averaged minimum yield")
