@@ -362,11 +362,12 @@ def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.
 
     ``main`` holds the rows of the paper's grid (scenarios ``jan``..``pwa-g5k``), ``causes``
     the rows of the cause cells. The closest variant is the one whose value is nearest the
-    paper's (ties: the first in :data:`CAUSE_VARIANTS` order). The measured cause is given only
-    where the cause cells ran.
+    paper's (ties: the first in :data:`CAUSE_VARIANTS` order). The measured cause, a conclusion drawn
+    from every variant, is given only when all of :data:`CAUSE_VARIANTS` ran (not in a quick run).
     """
     import pandas as pd
 
+    ran = set(causes["cause"]) if len(causes) and "cause" in causes else set()
     out = []
     for k, (quantity, paper, source, fn, cause) in enumerate(DEVIATIONS):
         row = {"quantity": quantity, "paper": paper, "source": source, "ours (grid, defaults)": fn(main)}
@@ -376,7 +377,7 @@ def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.
         best = min(others, key=lambda v: abs(others[v] - paper)) if others else None
         row["closest variant"] = best or "-"
         row["window, closest variant"] = others[best] if best else np.nan
-        row["measured cause"] = cause if values else "-"
+        row["measured cause"] = cause if ran >= set(CAUSE_VARIANTS) else "-"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -462,6 +463,9 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     lines.append(text_table(dev.drop(columns=["measured cause", "source"])))
     lines.extend(textwrap.fill(f"- {r['quantity']}: {r['measured cause']}", 100, subsequent_indent="  ")
                  for _, r in dev.iterrows() if r["measured cause"] != "-")
+    if len(causes) and (dev["measured cause"] == "-").all():
+        lines.append("Measured causes: drawn from all the cause variants; this run ran "
+                     + ", ".join(sorted(set(causes["cause"]))) + " (their values: the table above and below)")
     if len(causes):
         matrix = cause_matrix(causes)
         save_table(matrix, out_dir, "cause_windows", title="grid-realloc: each deviation's quantity per variant "

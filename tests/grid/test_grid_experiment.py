@@ -105,6 +105,9 @@ def test_grid_experiment_cell_and_report(tmp_path):
     causes = pd.concat([df.assign(cause=v, cell=k + 1) for k, v in enumerate(("default", "load-0.3"))])
     text = gr.report(pd.concat([df, causes]), tmp_path)
     assert "Cause windows" in text
+    # two of the variants ran: the causes (drawn from all of them) are not printed, what ran is named
+    assert not any(line.startswith("- ") for line in text.splitlines())
+    assert "this run ran default, load-0.3" in text
     assert pd.read_csv(next(tmp_path.glob("table17_*.csv")))["feb"].tolist() == t16["feb"].tolist()
     dev = pd.read_csv(tmp_path / "deviations.csv")
     assert (dev["window, defaults"].fillna(-1) == dev["ours (grid, defaults)"].fillna(-1)).all()
