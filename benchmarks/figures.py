@@ -79,6 +79,24 @@ def add_caption(fig, text: str) -> None:
         fig.text(0.5, -0.03, text, ha="center", va="top", fontsize=8, color="dimgray", wrap=True)
 
 
+def _limit_to_means(ax, values: list[float], logy: bool) -> bool:
+    """Keep the means readable when a few wide intervals (two or three runs) would flatten them: the
+    y-axis spans the means (and reference lines) plus their range on each side, and longer error
+    bars run off the axes (returns whether the axis was cut)."""
+    import math
+
+    vals = [v for v in values if math.isfinite(v) and (v > 0 or not logy)]
+    if not vals:
+        return False
+    f, inv = (math.log10, lambda v: 10 ** v) if logy else (float, float)
+    lo, hi = f(min(vals)), f(max(vals))
+    span = max(hi - lo, 1e-9 if not logy else 0.05, abs(hi) * 0.05)
+    cur_lo, cur_hi = ax.get_ylim()
+    new = (max(cur_lo, inv(lo - span)), min(cur_hi, inv(hi + span)))
+    ax.set_ylim(*new)
+    return new != (cur_lo, cur_hi)
+
+
 def line_plot(
     df: pandas.DataFrame,
     *,
@@ -129,7 +147,7 @@ def line_plot(
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
     from benchmarks.tables import ci95_half
 
-    counts, interval = [], False
+    counts, interval, means = [], False, []
     for k, (name, sub) in enumerate(groups):
         grouped = sub.groupby(x, sort=True)[y]
         data = grouped.agg(aggregate).dropna()
@@ -149,6 +167,7 @@ def line_plot(
             interval = True
             ax.errorbar(data.index, data.values, yerr=err.fillna(0.0).values, fmt="none", ecolor=color,
                         elinewidth=0.9, capsize=2.5, alpha=0.8)
+        means.extend(float(v) for v in data.values)
         ax.plot(data.index, data.values, marker=marker, markersize=4, color=color,
                 linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
                 label=None if name is None else str(name))
@@ -158,6 +177,7 @@ def line_plot(
         ax.axhline(value, color="black", linestyle=style, linewidth=1.2, label=label)
     if logy:
         ax.set_yscale("log")
+    cut = interval and _limit_to_means(ax, means + [float(ref[0]) for ref in references], logy)
     if logx:
         ax.set_xscale("log")
     if xticklabels:
@@ -172,5 +192,6 @@ def line_plot(
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     elif labels:
         ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
-    add_caption(fig, count_caption(counts, unit, interval=interval, aggregate=aggregate, statistic=statistic))
+    caption = count_caption(counts, unit, interval=interval, aggregate=aggregate, statistic=statistic)
+    add_caption(fig, caption + ("; longer bars run off the axes" if cut else ""))
     return save_figure(fig, out_dir, stem)

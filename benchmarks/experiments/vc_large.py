@@ -101,7 +101,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     items = [
         ("instances", len(by_instance(df, "success")), 10800, ""),
         ("MCB8 avg % degradation from best MCB", mcb8["avg_deg_pct"] if mcb8 is not None else math.nan, 0.09, "",
-         mcb8["n"] if mcb8 is not None else 0, mcb8["ci95"] if mcb8 is not None else math.nan),
+         int(mcb8["n"]) if mcb8 is not None else 0, mcb8["ci95"] if mcb8 is not None else math.nan),
         ("MCB8 max % degradation", mcb8["max_deg_pct"] if mcb8 is not None else math.nan, 3.16, ""),
         ("MCB8 % below LP, slack >= 0.3", below_bound_pct(df, "mcb8", where=hi_slack), "~0",
          "paper: 'extremely close'", both_solved(df, "mcb8", "lp", where=hi_slack)),

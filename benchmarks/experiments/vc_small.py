@@ -98,7 +98,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     items = [
         ("instances", n_inst, 1440, ""),
         ("MCB8 avg % degradation from best MCB", mcb8["avg_deg_pct"] if mcb8 is not None else math.nan, 1.06, "",
-         mcb8["n"] if mcb8 is not None else 0, mcb8["ci95"] if mcb8 is not None else math.nan),
+         int(mcb8["n"]) if mcb8 is not None else 0, mcb8["ci95"] if mcb8 is not None else math.nan),
         ("MCB8 max % degradation", mcb8["max_deg_pct"] if mcb8 is not None else math.nan, 40.45, ""),
         ("MILP % above MCB8 (min yield)", above_pct(df, "milp", "mcb8"), 2.0, "paper: 'about 2%'",
          both_solved(df, "milp", "mcb8")),
