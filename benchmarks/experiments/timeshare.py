@@ -261,8 +261,11 @@ def _summary(df: pandas.DataFrame, *, noise: float | None = 0.0) -> pandas.DataF
 
 def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
     """Analogue of Tables 16-18 (and 6-9): one line per (scenario, platform, law, mu, heuristic, metric),
-    one column per seed, the mean, and the paper's average beside."""
+    one column per seed, the mean, and the paper's average beside; ``n`` (seeds) and ``ci95`` (half-width of
+    the mean's 95 % interval)."""
     import pandas as pd
+
+    from benchmarks.tables import ci95_half
 
     s = _summary(df)
     s = s[s["scenario"].isin(["a", "b"])]
@@ -288,6 +291,7 @@ def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
                 idx = {"makespan": 0, "sumflow": 1, "maxflow": 2, "maxstretch": 3, "sooner_than_mct": 4}[m]
                 val = paper[idx] if paper is not None else None
                 line["paper_avg"] = float(val) if val is not None else np.nan
+            line["n"], line["ci95"] = int(g[m].notna().sum()), ci95_half(g[m].astype(float))
             lines.append(line)
     return pd.DataFrame(lines)
 
@@ -479,7 +483,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                     & (t1618["sensor"] == "count")
                     & t1618["metric"].isin(["sumflow", "maxflow", "sooner_than_mct"])]
         if not key.empty:
-            text += "\n" + text_table(key[["mu", "heuristic", "metric", "avg", "paper_avg"]].reset_index(drop=True),
+            text += "\n" + text_table(key[["mu", "heuristic", "metric", "avg", "ci95", "n", "paper_avg"]].reset_index(drop=True),
                                       digits=1)
     return text
 
