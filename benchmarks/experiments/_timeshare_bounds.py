@@ -29,7 +29,7 @@ __all__ = ["bound_cells", "small_cells", "bound_rows", "small_rows", "bound_repo
 HEURISTICS = ("mct", "hmct", "mp", "msf")
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 BOUND_SECONDS = 10.0
-"""Time limit of the LP bounds of one whole workload (the scale a whole workload must reach)."""
+"""Time limit of the LP bounds of one whole workload."""
 EXACT_SECONDS = 10.0
 """Time limit of the best-mapping search of one metric on a small workload."""
 THREE_SERVERS = ("spinnaker", "artimon", "soyotte")
