@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["line_plot", "save_figure", "series_style", "Reference"]
+__all__ = ["line_plot", "save_figure", "series_style", "Reference", "count_caption", "add_caption"]
 
 Reference = tuple
 """A horizontal reference line: ``(y, label)`` or ``(y, label, style)`` with a matplotlib line style."""
@@ -61,6 +61,42 @@ def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -
     return path
 
 
+def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean", statistic: str = "mean") -> str:
+    """``"mean +- 95 % CI over n = 10 runs per point"`` (``n = 8-10`` when the counts differ)."""
+    counts = sorted({int(c) for c in counts if c})
+    if not counts:
+        return ""
+    if counts == [1]:
+        return f"points: one value each (n = 1 per point; {unit}), no interval"
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    what = f"{statistic} +- 95 % CI" if interval else aggregate
+    return f"points: {what} over n = {n} {unit} per point"
+
+
+def add_caption(fig, text: str) -> None:
+    """Write ``text`` below the axes of ``fig`` (kept by ``bbox_inches="tight"``)."""
+    if text:
+        fig.text(0.5, -0.03, text, ha="center", va="top", fontsize=8, color="dimgray", wrap=True)
+
+
+def _limit_to_means(ax, values: list[float], logy: bool) -> bool:
+    """Keep the means readable when a few wide intervals (two or three runs) would flatten them: the
+    y-axis spans the means (and reference lines) plus their range on each side, and longer error
+    bars run off the axes (returns whether the axis was cut)."""
+    import math
+
+    vals = [v for v in values if math.isfinite(v) and (v > 0 or not logy)]
+    if not vals:
+        return False
+    f, inv = (math.log10, lambda v: 10 ** v) if logy else (float, float)
+    lo, hi = f(min(vals)), f(max(vals))
+    span = max(hi - lo, 1e-9 if not logy else 0.05, abs(hi) * 0.05)
+    cur_lo, cur_hi = ax.get_ylim()
+    new = (max(cur_lo, inv(lo - span)), min(cur_hi, inv(hi + span)))
+    ax.set_ylim(*new)
+    return new != (cur_lo, cur_hi)
+
+
 def line_plot(
     df: pandas.DataFrame,
     *,
@@ -79,6 +115,11 @@ def line_plot(
     series_order: Sequence[str] | None = None,
     highlight: Sequence[str] = (),
     legend_loc: str = "best",
+    unit: str = "runs",
+    xticklabels: dict | None = None,
+    yerr: str | None = None,
+    count: str | None = None,
+    statistic: str = "mean",
 ) -> pathlib.Path:
     """Line plot of ``y`` against ``x``, one line per value of ``series``.
 
@@ -104,14 +145,29 @@ def line_plot(
     if series is not None and series_order is not None:
         rank = {name: k for k, name in enumerate(series_order)}
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
+    from benchmarks.tables import ci95_half
+
+    counts, interval, means = [], False, []
     for k, (name, sub) in enumerate(groups):
-        data = sub.groupby(x, sort=True)[y].agg(aggregate).dropna()
+        grouped = sub.groupby(x, sort=True)[y]
+        data = grouped.agg(aggregate).dropna()
         if data.empty:
             continue
+        n_of = sub.groupby(x, sort=True)[count].sum() if count else grouped.count()
+        counts.extend(n_of.loc[data.index].tolist())
         strong = name in highlight
         color, marker = series_style(name, k, len(groups))
         if strong:
             color = _STRONG[list(highlight).index(name) % len(_STRONG)]
+        if yerr is not None:
+            err = sub.groupby(x, sort=True)[yerr].first().loc[data.index]
+        else:
+            err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
+        if err is not None and err.notna().any():
+            interval = True
+            ax.errorbar(data.index, data.values, yerr=err.fillna(0.0).values, fmt="none", ecolor=color,
+                        elinewidth=0.9, capsize=2.5, alpha=0.8)
+        means.extend(float(v) for v in data.values)
         ax.plot(data.index, data.values, marker=marker, markersize=4, color=color,
                 linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
                 label=None if name is None else str(name))
@@ -121,8 +177,11 @@ def line_plot(
         ax.axhline(value, color="black", linestyle=style, linewidth=1.2, label=label)
     if logy:
         ax.set_yscale("log")
+    cut = interval and _limit_to_means(ax, means + [float(ref[0]) for ref in references], logy)
     if logx:
         ax.set_xscale("log")
+    if xticklabels:
+        ax.set_xticks(list(xticklabels), [str(v) for v in xticklabels.values()])
     ax.set_xlabel(xlabel, fontsize=11)
     ax.set_ylabel(ylabel, fontsize=11)
     if title:
@@ -133,4 +192,6 @@ def line_plot(
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     elif labels:
         ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
+    caption = count_caption(counts, unit, interval=interval, aggregate=aggregate, statistic=statistic)
+    add_caption(fig, caption + ("; longer bars run off the axes" if cut else ""))
     return save_figure(fig, out_dir, stem)

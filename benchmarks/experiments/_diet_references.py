@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.figures import save_figure
-from benchmarks.tables import save_table, text_table
+from benchmarks.figures import add_caption, count_caption, save_figure
+from benchmarks.tables import ci95_half, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -60,6 +60,8 @@ def _ratios(sub: pandas.DataFrame) -> dict[str, Any]:
             row[f"{m}_to_bound"] = float((sub[m] / sub[f"{m}_bound"]).mean())
         if f"{m}_best" in sub and sub[f"{m}_best"].notna().any():
             row[f"{m}_to_best"] = float((sub[m] / sub[f"{m}_best"]).mean())
+            row[f"{m}_to_best_ci95"] = ci95_half(sub[m] / sub[f"{m}_best"])
+    row["n"] = int(len(sub))
     return row
 
 
@@ -85,12 +87,16 @@ def _bursty(ok: pandas.DataFrame, order: list[str], out_dir: pathlib.Path) -> tu
     for ax, m in zip(axes, ("makespan", "mean_turnaround")):
         for a in order:
             sub = table[table["approach"] == a]
-            ax.plot(sub["interarrival"], sub[f"{m}_to_best"], marker="o", label=a)
+            line, = ax.plot(sub["interarrival"], sub[f"{m}_to_best"], marker="o", label=a)
+            if f"{m}_to_best_ci95" in sub:
+                ax.errorbar(sub["interarrival"], sub[f"{m}_to_best"], yerr=sub[f"{m}_to_best_ci95"].fillna(0.0),
+                            fmt="none", ecolor=line.get_color(), capsize=2, elinewidth=0.8)
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_xlabel("inter-arrival time (s)")
         ax.set_ylabel(f"{m.replace('_', ' ')} / best placement")
-    axes[0].legend(fontsize=7)
+    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle("Fig 2 (simulated): distance to the best clairvoyant placement")
+    add_caption(fig, count_caption(table["n"], "seeds", interval=bool(table["n"].max() > 1)))
     save_figure(fig, out_dir, "references_bursty")
     return table, "bursty: mean ratio to the bound and to the best placement (proven optimal for 8 tasks)"
 
@@ -106,7 +112,9 @@ def _bars(table: pandas.DataFrame, out_dir: pathlib.Path, stem: str, columns: li
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xticks(x + width * (len(columns) - 1) / 2, table["approach"], rotation=20, fontsize=7)
     ax.set_title(title)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if "n" in table:
+        add_caption(fig, count_caption(table["n"], "runs", interval=False))
     save_figure(fig, out_dir, stem)
 
 

@@ -29,7 +29,7 @@ __all__ = ["bound_cells", "small_cells", "bound_rows", "small_rows", "bound_repo
 HEURISTICS = ("mct", "hmct", "mp", "msf")
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 BOUND_SECONDS = 10.0
-"""Time limit of the LP bounds of one whole workload (the issue's scale target)."""
+"""Time limit of the LP bounds of one whole workload."""
 EXACT_SECONDS = 10.0
 """Time limit of the best-mapping search of one metric on a small workload."""
 THREE_SERVERS = ("spinnaker", "artimon", "soyotte")
@@ -153,7 +153,7 @@ def bound_report(ok: pandas.DataFrame, out_dir: pathlib.Path) -> list[str]:
                     f"{h.upper()} {g.loc[h].iloc[0]:.3f}, {g.loc[h].iloc[1]:.3f}, {g.loc[h].iloc[2]:.3f}, "
                     f"{g.loc[h].iloc[3]:.4f}" for h in HEURISTICS if h in g.index))
             lines.append(f"bounds of a whole (b) workload (500 tasks): at most {b['bound_seconds'].max():.1f} s "
-                         f"(limit {BOUND_SECONDS:g} s; shared machine)")
+                         f"(limit {BOUND_SECONDS:g} s)")
     lines += _small_lines(ok, out_dir, save_table)
     return lines
 

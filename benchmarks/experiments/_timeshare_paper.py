@@ -246,7 +246,8 @@ def _our_speed(df: pandas.DataFrame, mu: float, heuristic: str, server: str, cos
 def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per deviation: the paper's number, ours with the defaults, the closest variant (or ``default``), the cause.
 
-    Values are means over the workload seeds of each configuration.
+    Values are means over the workload seeds of each configuration. The measured cause is given only
+    where at least one of the row's variants ran (a run without them cannot have measured it).
     """
     import pandas as pd
 
@@ -260,5 +261,5 @@ def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
         out.append({"quantity": quantity, "paper": paper, "ours (defaults)": base, "closest variant": best or "-",
                     "ours (closest variant)": pool[best] if best else np.nan,
                     "variants tried": "; ".join(f"{v} {x:,.1f}" for v, x in values.items()) or "-",
-                    "measured cause": cause})
+                    "measured cause": cause if values else "-"})
     return pd.DataFrame(out)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from benchmarks.figures import line_plot
+from benchmarks.tables import ci95_half, with_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -57,6 +58,7 @@ __all__ = [
     "slack_figures",
     "headline_table",
     "median_ms",
+    "both_solved",
 ]
 
 INSTANCE_ROOT_SEED = 0
@@ -185,7 +187,8 @@ def degradation_table(df: pandas.DataFrame, methods: Sequence[str] = MCB,
         ok = wide[m].notna() & (best > 0)
         deg = 100.0 * (best[ok] - wide[m][ok]) / best[ok]
         row = {"algorithm": m, "solved": int(ok.sum()), "avg_deg_pct": deg.mean(), "max_deg_pct": deg.max(),
-               "over_3pct": int((deg > 3).sum()), "over_10pct": int((deg > 10).sum())}
+               "over_3pct": int((deg > 3).sum()), "over_10pct": int((deg > 10).sum()),
+               "n": int(ok.sum()), "ci95": ci95_half(deg)}
         if paper:
             row["paper_avg"], row["paper_max"] = paper.get(m, (math.nan, math.nan))
         rows.append(row)
@@ -193,12 +196,13 @@ def degradation_table(df: pandas.DataFrame, methods: Sequence[str] = MCB,
 
 
 def slack_table(df: pandas.DataFrame, methods: Sequence[str]) -> pandas.DataFrame:
-    """Per method and slack: mean min yield and avg yield over successes, failure rate (Figs 2-4, 11-13)."""
-    sub = df[df["method"].isin(methods)]
+    """Per method and slack: mean min yield and avg yield over successes, failure rate (Figs 2-4, 11-13),
+    each with its count and 95 % interval (``min_yield_n``, ``min_yield_ci95``...)."""
+    sub = df[df["method"].isin(methods)].assign(failure_rate=lambda d: 1.0 - d["success"].astype(float))
     g = sub.groupby(["method", "slack"], as_index=False)
     out = g.agg(instances=("success", "size"), min_yield=("min_yield", "mean"), avg_yield=("avg_yield", "mean"),
                 failure_rate=("success", lambda s: 1.0 - s.mean()))
-    return out
+    return with_intervals(out, sub, ["method", "slack"], ["min_yield", "avg_yield", "failure_rate"])
 
 
 def _runtime(df: pandas.DataFrame) -> pandas.Series:
@@ -210,11 +214,13 @@ def _runtime(df: pandas.DataFrame) -> pandas.Series:
 
 
 def runtime_table(df: pandas.DataFrame, methods: Sequence[str]) -> pandas.DataFrame:
-    """Per method and number of jobs: mean, median and max run time in ms (Figs 5, 10, 14, 18, 22)."""
+    """Per method and number of jobs: mean, median and max run time in ms (Figs 5, 10, 14, 18, 22),
+    with ``n`` (instances) and ``ci95`` (half-width of the mean's 95 % interval)."""
     sub = df[df["method"].isin(methods)].copy()
     sub["ms"] = 1e3 * _runtime(sub)
-    return sub.groupby(["method", "jobs"], as_index=False).agg(
+    out = sub.groupby(["method", "jobs"], as_index=False).agg(
         mean_ms=("ms", "mean"), median_ms=("ms", "median"), max_ms=("ms", "max"))
+    return with_intervals(out, sub.rename(columns={"ms": "mean_ms"}), ["method", "jobs"], "mean_ms")
 
 
 def above_pct(df: pandas.DataFrame, upper: str, lower: str, *, where=None) -> float:
@@ -239,6 +245,14 @@ def below_bound_pct(df: pandas.DataFrame, method: str, bound: str = "lp", *, whe
     if both.empty:
         return math.nan
     return 100.0 * (1.0 - both[method].mean() / both[bound].mean())
+
+
+def both_solved(df: pandas.DataFrame, a: str, b: str, *, where=None) -> int:
+    """How many instances ``a`` and ``b`` both solved: the count behind :func:`above_pct` and
+    :func:`below_bound_pct`."""
+    sub = df if where is None else df[where(df)]
+    wide = by_instance(sub[sub["method"].isin([a, b])])
+    return int(len(wide[[a, b]].dropna())) if a in wide and b in wide else 0
 
 
 def median_ms(df: pandas.DataFrame, method: str, jobs: int) -> float:
@@ -279,12 +293,22 @@ def slack_figures(df: pandas.DataFrame, out_dir: pathlib.Path, methods: Sequence
         paths.append(line_plot(data, x=x, y=col, series="method", out_dir=out_dir,
                                stem=f"fig{number:02d}_{col}_vs_{x}", xlabel="memory slack" if x == "slack" else
                                "number of jobs", ylabel=ylabel, title=f"Fig. {number} ({label}): {title}",
-                               logy=logy, series_order=order, highlight=[h for h in highlight if h in methods]))
+                               logy=logy, series_order=order, highlight=[h for h in highlight if h in methods],
+                               unit="instances"))
     return paths
 
 
-def headline_table(items: list[tuple[str, float, str, str]]) -> pandas.DataFrame:
-    """Rows ``(headline, ours, paper, note)`` as a table."""
+def headline_table(items: list[tuple]) -> pandas.DataFrame:
+    """Rows ``(headline, ours, paper, note)`` or ``(headline, ours, paper, note, n, ci95)`` as a table.
+
+    ``n`` is how many instances or runs the number aggregates and ``ci95`` the half-width of its
+    95 % interval when it is a mean (``-`` when not given: counts, ratios of means, ranges).
+    """
     import pandas as pd
 
-    return pd.DataFrame([{"headline": h, "ours": o, "paper": p, "note": n} for h, o, p, n in items])
+    rows = []
+    for item in items:
+        h, o, p, note, *rest = item
+        n, ci = (list(rest) + ["-", "-"])[:2]
+        rows.append({"headline": h, "ours": o, "paper": p, "note": note, "n": n, "ci95": ci})
+    return pd.DataFrame(rows)

@@ -29,7 +29,7 @@ import numpy as np
 
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import ci95_half, format_duration, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -141,7 +141,8 @@ def _window_row(params: dict, seed: int) -> dict:
 
 
 def quality_table(windows: pandas.DataFrame) -> pandas.DataFrame:
-    """Per bound: windows with a proven optimum, mean and worst ratio bound / optimum, mean seconds."""
+    """Per bound: windows with a proven optimum, mean and worst ratio bound / optimum, mean seconds; ``n`` and
+    ``ci95`` (half-width of the mean ratio's 95 % interval)."""
     import pandas as pd
 
     out = []
@@ -149,7 +150,8 @@ def quality_table(windows: pandas.DataFrame) -> pandas.DataFrame:
         for name in names:
             col = windows[f"{prefix}_{name}"].astype(float).dropna()
             out.append({"metric": metric, "bound": name, "windows": int(col.size), "mean_ratio": col.mean(),
-                        "worst_ratio": col.min(), "mean_seconds": windows[f"{prefix}_{name}_seconds"].mean()})
+                        "worst_ratio": col.min(), "mean_seconds": windows[f"{prefix}_{name}_seconds"].mean(),
+                        "n": int(col.size), "ci95": ci95_half(col)})
     return pd.DataFrame(out)
 
 
@@ -166,14 +168,15 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         order = {t: k for k, t in enumerate(sorted(resp["trace"].unique()))}
         resp["trace_index"] = resp["trace"].map(order)
         line_plot(resp, x="trace_index", y="ratio", series="policy", out_dir=out_dir, stem="fig_response_ratio",
-                  xlabel="trace (" + ", ".join(f"{k}={t}" for t, k in order.items()) + ")",
+                  xlabel="trace", xticklabels={k: t for t, k in order.items()}, unit="simulation",
                   ylabel="mean response time / lower bound", title="batch-bounds: distance to any schedule",
                   references=[(1.0, "bound")], logy=True)
         above = int((traces["ratio"].astype(float) < 1 - 1e-9).sum())
         lines.append(f"Bounds above a simulated value (must be 0): {above} of {len(traces)} (trace, policy, metric)")
         lines.append("Mean response time vs its bound (each trace as one cluster):")
-        lines.append(text_table(resp[["trace", "jobs", "policy", "value", "bound", "ratio", "method",
-                                      "bound_seconds"]].reset_index(drop=True)))
+        shown = resp[["trace", "jobs", "policy", "value", "bound", "ratio", "method", "bound_seconds"]]
+        lines.append(text_table(shown.assign(value=shown["value"].map(format_duration),
+                                             bound=shown["bound"].map(format_duration)).reset_index(drop=True)))
     windows = ok[ok["kind"] == "window"] if "kind" in ok else ok.iloc[0:0]
     if len(windows):
         quality = quality_table(windows)

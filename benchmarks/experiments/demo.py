@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import ci95_half, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -99,7 +99,8 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 
 
 def summary_table(df: pandas.DataFrame) -> pandas.DataFrame:
-    """Per method: instances, mean min yield, mean and max % gap to the MILP, failures, mean time."""
+    """Per method: instances, mean min yield, mean and max % gap to the MILP, failures, mean time; ``n`` (instances
+    with a min yield) and ``ci95`` (half-width of the mean min yield's 95 % interval), ``mean_gap_ci95``."""
     import pandas as pd
 
     ok = df[df["cell_status"] == "ok"] if "cell_status" in df else df
@@ -118,6 +119,9 @@ def summary_table(df: pandas.DataFrame) -> pandas.DataFrame:
             "max_gap_pct": sub["gap_pct"].astype(float).max(),
             "failures": int((~solved).sum()),
             "mean_seconds": sub["seconds"].astype(float).mean(),
+            "n": int(sub["min_yield"].astype(float).notna().sum()),
+            "ci95": ci95_half(sub["min_yield"].astype(float)),
+            "mean_gap_ci95": ci95_half(sub["gap_pct"].astype(float)),
         })
     return pd.DataFrame(out)
 
@@ -136,7 +140,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
               ylabel="mean minimum yield (0-1; failures left out)",
               title=f"VCSched, {HOSTS} hosts x {JOBS} jobs: MILP optimum, LP bound and heuristics",
               references=[(1.0, "yield 1 (every job at full speed)")], series_order=list(METHOD_ORDER) + sorted(heur),
-              highlight=list(METHOD_ORDER))
+              highlight=list(METHOD_ORDER), unit="instances")
     n_inst = int(ok["cell"].nunique())
     failed_cells = int(df.loc[df["cell_status"] == "error", "cell"].nunique()) if "cell_status" in df else 0
     head = (f"demo: {n_inst} instances ({HOSTS} hosts x {JOBS} jobs), methods: milp, lp"

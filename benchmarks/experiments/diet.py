@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benchmarks.experiments._diet_references import BEST_NODES, MILP_NODES, POLISH_ROUNDS, reference_report, references
-from benchmarks.figures import line_plot, save_figure
+from benchmarks.figures import add_caption, count_caption, line_plot, save_figure
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import ci95_half, save_table, text_table, text_table_notes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -256,16 +256,19 @@ def _bursty(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         "makespan_mean": g["makespan"].mean(), "makespan_std": g["makespan"].std(),
         "turnaround_mean": g["mean_turnaround"].mean(), "turnaround_std": g["mean_turnaround"].std(),
         "max_tasks_per_sed": g["max_tasks_per_sed"].mean(), "runs": g["makespan"].size(),
+        "n": g["makespan"].count(), "makespan_ci95": g["makespan"].agg(ci95_half),
+        "turnaround_ci95": g["mean_turnaround"].agg(ci95_half),
     }).reset_index()
-    save_table(table, out_dir, "bursty", title="§6.2 bursty arrivals (8 dgemm-1500, 8 SeDs): mean and std over seeds")
+    save_table(table, out_dir, "bursty", title="§6.2 bursty arrivals (8 dgemm-1500, 8 SeDs): mean, std and 95 % interval over seeds")
     order = _order(ok["approach"].unique())
     line_plot(ok, x="interarrival", y="makespan", series="approach", out_dir=out_dir, stem="bursty_makespan",
               xlabel="inter-arrival time (s)", ylabel="makespan of 8 tasks (s)", series_order=order,
-              title="Fig 2a (simulated): makespan vs client send rate", highlight=list(APPROACHES))
+              title="Fig 2a (simulated): makespan vs client send rate", highlight=list(APPROACHES),
+              unit="seeds")
     line_plot(ok, x="interarrival", y="mean_turnaround", series="approach", out_dir=out_dir,
               stem="bursty_turnaround", xlabel="inter-arrival time (s)", ylabel="mean task turnaround (s)",
               series_order=order, title="Fig 2b (simulated): turnaround vs client send rate",
-              highlight=list(APPROACHES))
+              highlight=list(APPROACHES), unit="seeds")
     main = table[table["approach"].isin(APPROACHES)]
     return ("bursty (§6.2, Fig 2; the paper's figure values are not in its text, only its findings: the Task "
             "Scheduler is consistently good, Standard and SeD Queue only at 1 s, Standard has the better makespan "
@@ -293,6 +296,8 @@ def _add_seds(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             "on_new_seds": sub["tasks_on_new_seds"].mean(),
             "tasks_per_sed_rep0": sub.sort_values("rep")["tasks_per_sed"].iloc[0],
             "paper_tasks_per_sed": paper.get("tasks_per_sed", ""),
+            "n": int(sub["makespan"].count()), "makespan_ci95": ci95_half(sub["makespan"]),
+            "turnaround_ci95": ci95_half(sub["mean_turnaround"]),
         })
     table = pd.DataFrame(rows)
     save_table(table, out_dir, "add_seds", title="§6.3 Table 1: 54 dgemm-1200, 4 SeDs added mid-run")
@@ -308,7 +313,8 @@ def _mixed_report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     g = ok.groupby("approach")
     table = pd.DataFrame({"makespan": g["makespan"].mean(), "makespan_std": g["makespan"].std(),
                           "turnaround": g["mean_turnaround"].mean(), "on_new_seds": g["tasks_on_new_seds"].mean(),
-                          "runs": g["makespan"].size()}).reset_index()
+                          "runs": g["makespan"].size(), "n": g["makespan"].count(),
+                          "makespan_ci95": g["makespan"].agg(ci95_half)}).reset_index()
     table = table.set_index("approach").loc[_order(table["approach"])].reset_index()
     save_table(table, out_dir, "mixed", title="beyond the paper: mixed dgemm sizes, 4 SeDs added (RefinePlacement variants)")
     return "mixed sizes (beyond the paper, §7.2: RefinePlacement variants; no paper numbers):\n" + text_table(table, digits=1)
@@ -336,6 +342,8 @@ def _steady(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             "choose": sub["mean_choose"].mean(), "queue": sub["mean_queue"].mean(),
             "compute": sub["mean_compute"].mean(), "turnaround": sub["mean_turnaround"].mean(),
             "turnaround_std": sub["std_turnaround"].mean(), "duration": sub["duration"].iloc[0],
+            "n": int(sub["throughput"].count()), "throughput_ci95": ci95_half(sub["throughput"]),
+            "turnaround_ci95": ci95_half(sub["mean_turnaround"]),
         })
     table = pd.DataFrame(rows)
     save_table(table, out_dir, "steady", title="§6.4 steady state: throughput (Fig 5) and turnaround decomposition (Fig 4)")
@@ -345,9 +353,12 @@ def _steady(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         ax.bar(table["approach"], table[part], bottom=bottom, label=f"time to {part}" if part == "choose"
                else f"time in {part}" if part == "queue" else "time computing")
         bottom += table[part].to_numpy(dtype=float)
+    ax.errorbar(table["approach"], bottom, yerr=table["turnaround_ci95"].fillna(0.0).to_numpy(), fmt="none",
+                ecolor="black", capsize=3, elinewidth=0.9, label="turnaround, 95 % CI")
     ax.set_ylabel("mean time per request (s)")
     ax.set_title("Fig 4 (simulated): turnaround = choose server + SeD queue + compute")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    add_caption(fig, count_caption(table["n"], "runs", interval=bool(table["n"].max() > 1)))
     save_figure(fig, out_dir, "steady_decomposition")
     return "steady (§6.4, Fig 5 / Fig 4):\n" + text_table(table, digits=3)
 
@@ -437,7 +448,8 @@ def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
     """Per deviation: the paper's number, ours with the defaults, the closest of the variants tried, the cause.
 
     The closest variant is the one whose value is nearest the paper's, ``default`` when no variant
-    tried comes closer than the defaults (ties: the defaults, then the first listed).
+    tried comes closer than the defaults (ties: the defaults, then the first listed). The measured
+    cause is given only where at least one of the row's variants ran.
     """
     import pandas as pd
 
@@ -451,7 +463,7 @@ def deviation_table(df: pandas.DataFrame) -> pandas.DataFrame:
         out.append({"quantity": quantity, "paper": paper, "ours (defaults)": base,
                     "closest variant": best or "-", "ours (closest variant)": pool[best] if best else np.nan,
                     "variants tried": "; ".join(f"{v} {x:.1f}" for v, x in values.items()) or "-",
-                    "measured cause": cause})
+                    "measured cause": cause if values else "-"})
     return pd.DataFrame(out)
 
 
@@ -490,7 +502,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         sens = sensitivity_table(df)
         save_table(sens, out_dir, "fitted_constants", title="Sensitivity to the two fitted constants")
         parts.append("deviation table (paper, ours with the defaults, the closest model variant; one change "
-                     "at a time, same number of repetitions):\n" + text_table(dev, digits=1))
+                     "at a time, same number of repetitions):\n"
+                     + text_table_notes(dev, ["variants tried", "measured cause"], digits=1))
         parts.append("fitted constants (dgemm time fitted on Table 1, submit overhead on Fig 2): sensitivity\n"
                      + text_table(sens, digits=1))
     failed = int(df.loc[df["cell_status"] == "error", "cell"].nunique()) if "cell_status" in df else 0

@@ -38,6 +38,7 @@ puts the last one beside the paper's relative response time.
 from __future__ import annotations
 
 import pathlib
+import textwrap
 import time
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,7 @@ import numpy as np
 
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import ci95_half, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -190,7 +191,8 @@ def _bound_fields(m: dict, bound: float) -> dict:
 
 
 def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
-    """Per algorithm and heuristic (paper's cells): mean response time / bound beside the relative response time."""
+    """Per algorithm and heuristic (paper's cells): mean response time / bound beside the relative response time,
+    with ``n`` (runs) and the 95 % interval half-widths ``ci95`` (ratio to bound) and ``relative_response_ci95``."""
     import pandas as pd
 
     rows = []
@@ -198,7 +200,10 @@ def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
         rows.append({"algorithm": algorithm, "label": label,
                      "relative_response": sub["relative_response"].astype(float).mean(),
                      "ratio_to_bound": sub["response_ratio_to_bound"].astype(float).mean(),
-                     "worst_ratio_to_bound": sub["response_ratio_to_bound"].astype(float).max()})
+                     "worst_ratio_to_bound": sub["response_ratio_to_bound"].astype(float).max(),
+                     "n": int(sub["response_ratio_to_bound"].astype(float).notna().sum()),
+                     "ci95": ci95_half(sub["response_ratio_to_bound"].astype(float)),
+                     "relative_response_ci95": ci95_half(sub["relative_response"].astype(float))})
     return pd.DataFrame(rows)
 
 
@@ -215,7 +220,8 @@ def _fields(m: dict) -> dict:
 
 
 def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous: bool) -> pandas.DataFrame:
-    """Rows batch x heuristic, columns the scenarios (+ AVG, + the paper's AVG for the response time)."""
+    """Rows batch x heuristic, columns the scenarios (+ AVG over the paper's scenarios with ``n``, how many,
+    and ``ci95``, the half-width of its 95 % interval; + the paper's AVG for the response time)."""
     import pandas as pd
 
     from heuristics.grid.realloc import label
@@ -240,6 +246,9 @@ def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous
                 row["AVG"] = float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
             if metric == "relative_response":
                 row["paper_AVG"] = PAPER_AVG_RELATIVE_RESPONSE[(algorithm, heterogeneous, batch)][k]
+            if metric != "reallocations":
+                row["n"] = int(np.isfinite(vals).sum())
+                row["ci95"] = ci95_half(vals)
             out.append(row)
     return pd.DataFrame(out)
 
@@ -353,10 +362,12 @@ def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.
 
     ``main`` holds the rows of the paper's grid (scenarios ``jan``..``pwa-g5k``), ``causes``
     the rows of the cause cells. The closest variant is the one whose value is nearest the
-    paper's (ties: the first in :data:`CAUSE_VARIANTS` order).
+    paper's (ties: the first in :data:`CAUSE_VARIANTS` order). The measured cause, a conclusion drawn
+    from every variant, is given only when all of :data:`CAUSE_VARIANTS` ran (not in a quick run).
     """
     import pandas as pd
 
+    ran = set(causes["cause"]) if len(causes) and "cause" in causes else set()
     out = []
     for k, (quantity, paper, source, fn, cause) in enumerate(DEVIATIONS):
         row = {"quantity": quantity, "paper": paper, "source": source, "ours (grid, defaults)": fn(main)}
@@ -366,7 +377,7 @@ def deviation_table(main: pandas.DataFrame, causes: pandas.DataFrame) -> pandas.
         best = min(others, key=lambda v: abs(others[v] - paper)) if others else None
         row["closest variant"] = best or "-"
         row["window, closest variant"] = others[best] if best else np.nan
-        row["measured cause"] = cause
+        row["measured cause"] = cause if ran >= set(CAUSE_VARIANTS) else "-"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -396,9 +407,10 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     for metric, (_, _, title) in METRICS.items():
         refs = [(1.0, "no change (1.0)")] if metric == "relative_response" else []
         line_plot(real, x="scenario_index", y=metric, series="label", out_dir=out_dir, stem=f"fig_{metric}",
-                  xlabel="scenario (0=jan 1=feb 2=mar 3=apr 4=may 5=jun 6=pwa-g5k 7=pwa)",
+                  xlabel="scenario", xticklabels={k: s for s, k in order.items() if s in set(real["scenario"])},
                   ylabel=title + (" (%)" if metric.endswith("pct") else ""),
-                  title=f"grid-realloc: {title} (mean over FCFS/CBF, hom./het.)", references=refs)
+                  title=f"grid-realloc: {title} (mean over FCFS/CBF, hom./het.)", references=refs,
+                  unit="runs (batch policy x platform type)")
     # headline numbers
     paper = real[real["scenario"].isin(PAPER_COLUMNS)]
     nc, c = paper[paper["algorithm"] == "no-cancel"], paper[paper["algorithm"] == "cancel"]
@@ -449,7 +461,11 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     lines.append("Deviation table (windows: " + ", ".join(f"{b.upper()} {s} {d:g} days, homogeneous"
                                                           for b, (s, d) in CAUSE_WINDOWS.items()) + "):")
     lines.append(text_table(dev.drop(columns=["measured cause", "source"])))
-    lines.extend(f"- {r['quantity']}: {r['measured cause']}" for _, r in dev.iterrows())
+    lines.extend(textwrap.fill(f"- {r['quantity']}: {r['measured cause']}", 100, subsequent_indent="  ")
+                 for _, r in dev.iterrows() if r["measured cause"] != "-")
+    if len(causes) and (dev["measured cause"] == "-").all():
+        lines.append("Measured causes: drawn from all the cause variants; this run ran "
+                     + ", ".join(sorted(set(causes["cause"]))) + " (their values: the table above and below)")
     if len(causes):
         matrix = cause_matrix(causes)
         save_table(matrix, out_dir, "cause_windows", title="grid-realloc: each deviation's quantity per variant "
@@ -462,7 +478,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
 
 def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
     """The engine's time for the whole grid: the sum of the cells' own wall (and CPU) times and that sum over
-    ``workers`` and the slowest cell.
+    ``workers``, and the slowest cell.
 
     Cells are counted once each (their rows repeat the cell's time); a run continued with
     ``--resume`` counts every cell at the time of the run that produced it.

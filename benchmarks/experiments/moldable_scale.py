@@ -90,7 +90,8 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         save_table(g, out_dir, "growth_exponents")
         texts.append(text_table(g))
         line_plot(ok, x="n", y="cpu_s", series="method", out_dir=out_dir, stem="cpu_vs_tasks", xlabel="tasks",
-                  ylabel="CPU seconds", title="moldable-scale: CPU seconds vs tasks", logx=True, logy=True)
+                  ylabel="CPU seconds", title="moldable-scale: CPU seconds vs tasks", logx=True, logy=True,
+                  unit="instances")
     return "\n\n".join(texts)
 
 

@@ -261,8 +261,11 @@ def _summary(df: pandas.DataFrame, *, noise: float | None = 0.0) -> pandas.DataF
 
 def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
     """Analogue of Tables 16-18 (and 6-9): one line per (scenario, platform, law, mu, heuristic, metric),
-    one column per seed, the mean, and the paper's average beside."""
+    one column per seed, the mean, and the paper's average beside; ``n`` (seeds) and ``ci95`` (half-width of
+    the mean's 95 % interval)."""
     import pandas as pd
+
+    from benchmarks.tables import ci95_half
 
     s = _summary(df)
     s = s[s["scenario"].isin(["a", "b"])]
@@ -288,6 +291,7 @@ def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
                 idx = {"makespan": 0, "sumflow": 1, "maxflow": 2, "maxstretch": 3, "sooner_than_mct": 4}[m]
                 val = paper[idx] if paper is not None else None
                 line["paper_avg"] = float(val) if val is not None else np.nan
+            line["n"], line["ci95"] = int(g[m].notna().sum()), ci95_half(g[m].astype(float))
             lines.append(line)
     return pd.DataFrame(lines)
 
@@ -295,34 +299,53 @@ def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
 def _client_figure(df: pandas.DataFrame, out_dir: pathlib.Path, scenario: str) -> pathlib.Path | None:
     import matplotlib.pyplot as plt
 
-    from benchmarks.figures import save_figure
+    from benchmarks.figures import add_caption, count_caption, save_figure
+    from benchmarks.tables import ci95_half
 
     c = df[(df["kind"] == "client") & (df["scenario"] == scenario)]
     if c.empty:
         return None
-    seed = int(c["workload_seed"].min())
-    c = c[c["workload_seed"] == seed]
     clients = sorted(c["client"].unique())
     fig, ax = plt.subplots(figsize=(8, 4.5))
     width = 0.8 / len(HEURISTICS)
+    counts = []
     for k, h in enumerate(HEURISTICS):
-        vals = c[c["heuristic"] == h].set_index("client")["client_makespan"].reindex(clients)
-        ax.bar(np.arange(len(clients)) + (k - 1.5) * width, vals.to_numpy(), width, label=h.upper())
+        by = c[c["heuristic"] == h].groupby("client")["client_makespan"]
+        vals, err = by.mean().reindex(clients), by.agg(ci95_half).reindex(clients)
+        counts.extend(by.count().tolist())
+        ax.bar(np.arange(len(clients)) + (k - 1.5) * width, vals.to_numpy(), width, label=h.upper(),
+               yerr=err.fillna(0.0).to_numpy(), capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_xticks(np.arange(len(clients)))
     ax.set_xticklabels([str(int(x) + 1) for x in clients])
     ax.set_xlabel("client (application)")
     ax.set_ylabel("makespan of the application (s, from t = 0)")
-    ax.set_title(f"scenario ({scenario}), platform 2, workload seed {seed}: per-client makespans")
-    ax.legend(fontsize=8)
+    ax.set_title(f"scenario ({scenario}), platform 2: per-client makespans")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
+    add_caption(fig, count_caption(counts, "workload seeds", interval=max(counts, default=0) > 1))
     return save_figure(fig, out_dir, f"clients_{scenario}")
 
 
-def _mean(df, sc, plat, mu, h, col, law="poisson", sensor="count"):
+def _values(df, sc, plat, mu, h, col, law="poisson", sensor="count") -> pandas.Series:
+    """``col`` of the summary rows of one configuration, one per workload seed."""
     s = _summary(df)
     g = s[(s["scenario"] == sc) & (s["platform"].astype(str) == plat) & (s["mu"] == mu) & (s["heuristic"] == h)
           & (s["interarrival"] == law) & (s["load_sensor"] == sensor)]
-    return float(g[col].mean()) if not g.empty else float("nan")
+    return g[col].astype(float)
+
+
+def _mean(df, sc, plat, mu, h, col, law="poisson", sensor="count"):
+    g = _values(df, sc, plat, mu, h, col, law, sensor)
+    return float(g.mean()) if not g.empty else float("nan")
+
+
+def _mean_text(df, sc, plat, mu, h, col) -> str:
+    """``"12,345 +- 678"``: mean over the workload seeds and the half-width of its 95 % interval."""
+    from benchmarks.tables import ci95_half
+
+    g = _values(df, sc, plat, mu, h, col)
+    half = ci95_half(g)
+    return f"{g.mean():,.0f}" + ("" if np.isnan(half) else f" +- {half:,.0f}")
 
 
 def _slow_share(df, h, mu):
@@ -340,7 +363,7 @@ def _slow_share(df, h, mu):
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables 16-18 analogues, server shares, scenario summaries, per-client figures, HTM cost plot."""
     from benchmarks.figures import line_plot
-    from benchmarks.tables import save_table, text_table
+    from benchmarks.tables import save_table, text_table, text_table_notes, with_intervals
 
     if df.empty or "kind" not in df:
         return "timeshare: no rows (every cell failed?)"
@@ -361,8 +384,10 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         allsumm = allsumm.assign(noise=allsumm["noise"].fillna(0.0) if "noise" in allsumm else 0.0)
         by = allsumm.groupby(["scenario", "platform", "interarrival", "load_sensor", "noise", "mu", "heuristic"],
                              sort=False)[cols].mean()
-        by = by.reset_index()
-        save_table(by, out_dir, "scenarios", title="All scenarios: means over workload seeds", digits=1)
+        by = with_intervals(by.reset_index(), allsumm, ["scenario", "platform", "interarrival", "load_sensor",
+                                                         "noise", "mu", "heuristic"], ["sumflow", "makespan"])
+        save_table(by, out_dir, "scenarios", title="All scenarios: means over workload seeds, with the count and "
+                   "95 % interval of sumflow and makespan", digits=1)
     serv = ok[ok["kind"] == "server"]
     if not serv.empty:
         serv = serv.assign(noise=serv["noise"].fillna(0.0) if "noise" in serv else 0.0)
@@ -378,7 +403,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         line_plot(cost.assign(per_decision_ms=cost["decision_seconds"] * 1e3), x="concurrent", y="per_decision_ms",
                   out_dir=out_dir, stem="htm_cost", xlabel="tasks in the system (concurrent)",
                   ylabel="HTM decision cost (ms: predict on 4 servers + commit)", logx=True, logy=True,
-                  title="Cost of one HTM decision vs number of concurrent tasks (shared 2-core machine)")
+                  title="Cost of one HTM decision vs number of concurrent tasks")
         c = cost.groupby("concurrent")["decision_seconds"].mean()
         save_table(c.reset_index(), out_dir, "htm_cost", digits=6)
         xs = c.index.to_numpy(dtype=float)
@@ -389,16 +414,17 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     tim = ok[ok["kind"] == "timing"]
     if not tim.empty:
         lines.append(f"scenario (b), 500 tasks, 4 heuristics x 3 seeds (MCT once per seed): "
-                     f"{tim['total_seconds'].median():.2f} s wall (median of {len(tim)}; budget 5 s; "
-                     f"shared machine)")
+                     f"{tim['total_seconds'].median():.2f} s wall (median of {len(tim)} runs)")
     # the paper's findings beside ours (scenario b, platform 2)
     for mu in (20.0, 17.0, 15.0):
         ours = {h: _mean(ok, "b", "2", mu, h, "sumflow") for h in HEURISTICS}
         if all(np.isnan(v) for v in ours.values()):
             continue
         paper = PAPER[("b", "2", mu)]
-        lines.append(f"(b) platform 2, mu={mu:g}: sumflow ours / paper: "
-                     + ", ".join(f"{h.upper()} {ours[h]:,.0f} / {paper[h][1]:,}" for h in HEURISTICS))
+        n = len(_values(ok, "b", "2", mu, HEURISTICS[0], "sumflow"))
+        lines.append(f"(b) platform 2, mu={mu:g}: sumflow ours (mean +- 95 % CI over n = {n} workload seeds) / paper: "
+                     + ", ".join(f"{h.upper()} {_mean_text(ok, 'b', '2', mu, h, 'sumflow')} / {paper[h][1]:,}"
+                                 for h in HEURISTICS))
         so = {h: _mean(ok, "b", "2", mu, h, "sooner_than_mct") for h in HEURISTICS[1:]}
         lines.append("   % sooner than MCT ours / paper: " + ", ".join(
             f"{h.upper()} {so[h]:.0f} / {paper[h][4]}" for h in HEURISTICS[1:]))
@@ -451,13 +477,13 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             save_table(dev, out_dir, "deviations", title="Deviations from seed 003 and their measured causes",
                        digits=1)
             text += ("\ndeviation table (paper, ours with the defaults, the closest variant; one change at a time, "
-                     "same workload seeds):\n" + text_table(dev, digits=1))
+                     "same workload seeds):\n" + text_table_notes(dev, ["variants tried", "measured cause"], digits=1))
     if not t1618.empty:
         key = t1618[(t1618["scenario"] == "b") & (t1618["platform"] == "2") & (t1618["law"] == "poisson")
                     & (t1618["sensor"] == "count")
                     & t1618["metric"].isin(["sumflow", "maxflow", "sooner_than_mct"])]
         if not key.empty:
-            text += "\n" + text_table(key[["mu", "heuristic", "metric", "avg", "paper_avg"]].reset_index(drop=True),
+            text += "\n" + text_table(key[["mu", "heuristic", "metric", "avg", "ci95", "n", "paper_avg"]].reset_index(drop=True),
                                       digits=1)
     return text
 

@@ -65,37 +65,62 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     return [row]
 
 
+def _budget_label(budget: float) -> str:
+    """``B=0.5``, ``B=inf``: the text beside a point of the trade-off figure."""
+    return "B=inf" if budget == float("inf") else f"B={budget:g}"
+
+
+def _point_labels(g) -> dict:
+    """``{(x, y): "B=0,0.1"}``: one label per drawn point, the budgets that land on it joined."""
+    labels: dict = {}
+    for budget, x, y in zip(g.index, g["migrated_memory_per_event"], g["mean_min_yield"]):
+        key = (round(float(x), 6), round(float(y), 6))
+        labels[key] = (labels[key] + "," + _budget_label(budget)[2:]) if key in labels else _budget_label(budget)
+    return labels
+
+
 def _tradeoff_figure(df, out_dir: pathlib.Path) -> list[pathlib.Path]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from benchmarks.figures import save_figure
+    from benchmarks.figures import add_caption, count_caption, save_figure
+    from benchmarks.tables import ci95_half
 
     paths = []
     for rate, sub in df.groupby("rate"):
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        counts: list[int] = []
         for k, policy in enumerate(POLICIES):
             d = sub[sub["policy"] == policy]
             if d.empty:
                 continue
-            g = d.groupby("budget_value")[["migrated_memory_per_event", "mean_min_yield"]].mean().sort_index()
+            by = d.groupby("budget_value")
+            g = by[["migrated_memory_per_event", "mean_min_yield"]].mean().sort_index()
+            err = by["mean_min_yield"].agg(ci95_half).reindex(g.index).fillna(0.0)
+            counts.extend(by.size().tolist())
             strong = policy == "exact"
-            ax.plot(g["migrated_memory_per_event"], g["mean_min_yield"], marker="osD^v"[k % 5],
-                    linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
-                    color="black" if strong else None, label=policy)
+            line, = ax.plot(g["migrated_memory_per_event"], g["mean_min_yield"], marker="osD^v"[k % 5],
+                            linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
+                            color="black" if strong else None, label=policy)
+            ax.errorbar(g["migrated_memory_per_event"], g["mean_min_yield"], yerr=err.values, fmt="none",
+                        ecolor=line.get_color(), elinewidth=0.9, capsize=2.5, alpha=0.8)
+            for (x, y), text in _point_labels(g).items():
+                ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7,
+                            color=line.get_color())
         ax.set_xlabel("memory migrated per adaptation (fraction of a host's memory)")
         ax.set_ylabel("time-averaged minimum yield")
-        ax.set_title(f"{HOSTS} hosts, arrival rate {rate}/s, mean lifetime {MEAN_LIFETIME:g} s (points: budgets B)")
+        ax.set_title(f"{HOSTS} hosts, arrival rate {rate}/s, mean lifetime {MEAN_LIFETIME:g} s (labels: budget B)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        add_caption(fig, count_caption(counts, "replicates", interval=max(counts, default=0) > 1))
         paths.append(save_figure(fig, out_dir, f"tradeoff_rate_{rate:g}"))
     return paths
 
 
 def report(df, out_dir: pathlib.Path) -> str:
-    from benchmarks.tables import save_table, text_table
+    from benchmarks.tables import save_table, text_table, with_intervals
 
     if "mean_min_yield" not in df:
         return "vc-adapt: no successful cell (see the error column)"
@@ -107,6 +132,7 @@ def report(df, out_dir: pathlib.Path) -> str:
                   migrated_memory=("migrated_memory", "mean"), migrations=("migrations", "mean"),
                   rejected=("rejected", "mean"), seconds=("sim_seconds", "mean"))
              .reset_index())
+    table = with_intervals(table, ok, ["rate", "policy", "budget"], "mean_min_yield")
     save_table(table, out_dir, "vc_adapt", title="Time-averaged minimum yield and migration per policy and budget")
     figures = _tradeoff_figure(ok, out_dir)
     lines = ["vc-adapt: minimum yield vs memory migrated (mean over replicates)", text_table(table), ""]

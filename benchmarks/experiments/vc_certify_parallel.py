@@ -29,7 +29,7 @@ def cells(quick: bool) -> list[dict]:
 
 
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
-    return summarize(df, out_dir, "parallel jobs, stratified tenth")
+    return summarize(df, out_dir, "parallel jobs")
 
 
 EXPERIMENT = Experiment(

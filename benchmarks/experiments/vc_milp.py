@@ -33,7 +33,7 @@ import numpy as np
 
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import ci95_half, save_table, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -160,6 +160,7 @@ def per_jobs_table(milp: pandas.DataFrame) -> pandas.DataFrame:
             "literal_max_s": lit["seconds"].max() if len(lit) else float("nan"),
             "compact_mean_same_s": same["seconds"].mean() if len(same) else float("nan"),
             "ratio_literal_compact": (lit["seconds"].mean() / same["seconds"].mean()) if len(same) and len(lit) else float("nan"),
+            "n": int(comp["seconds"].count()), "ci95": ci95_half(comp["seconds"]),
         })
     table = pd.DataFrame(out)
     table["paper_glpk_mean_s"] = PAPER_GLPK_MEAN
@@ -190,9 +191,10 @@ def _figure(milp: pandas.DataFrame, out_dir: pathlib.Path) -> pathlib.Path:
         sub = milp[milp["formulation"] == form]
         if sub.empty:
             continue
-        stats = sub.groupby("jobs")["seconds"].agg(["mean", "max"]).reset_index()
+        stats = sub.groupby("jobs")["seconds"].agg(["mean", "max", "count", ci95_half]).reset_index()
         for stat in ("mean", "max"):
-            parts.append(pd.DataFrame({"jobs": stats["jobs"], "seconds": stats[stat],
+            parts.append(pd.DataFrame({"jobs": stats["jobs"], "seconds": stats[stat], "n": stats["count"],
+                                       "ci95": stats["ci95_half"] if stat == "mean" else float("nan"),
                                        "series": f"{form} MILP, HiGHS ({stat})"}))
     data = pd.concat(parts, ignore_index=True)
     return line_plot(data, x="jobs", y="seconds", series="series", out_dir=out_dir, stem="milp_time_vs_jobs",
@@ -200,7 +202,8 @@ def _figure(milp: pandas.DataFrame, out_dir: pathlib.Path) -> pathlib.Path:
                      title="VCSched small set: exact MILP time per instance",
                      references=[(PAPER_GLPK_MEAN, f"paper, GLPK mean over all jobs ({PAPER_GLPK_MEAN} s)", "--"),
                                  (TARGET_MEAN, f"target mean ({TARGET_MEAN} s)", ":")],
-                     logy=True, legend_loc="lower right")
+                     logy=True, legend_loc="lower right", yerr="ci95", count="n", unit="instances",
+                     statistic="mean")
 
 
 def _verdict(met: bool, full: bool) -> str:
@@ -222,7 +225,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         save_table(jobs_t, out_dir, "milp_by_jobs", title="Small set, exact MILP: compact vs literal vs paper (GLPK)")
         save_table(per_spec_table(milp), out_dir, "milp_by_spec", title="Small set, compact MILP per spec")
         _figure(milp, out_dir)
-        shown = jobs_t[["jobs", "instances", "optimal", "infeasible", "unproven", "mean_s", "max_s",
+        shown = jobs_t[["jobs", "instances", "optimal", "infeasible", "unproven", "mean_s", "ci95", "max_s",
                         "literal_instances", "literal_mean_s", "literal_max_s", "ratio_literal_compact"]]
         lines.append("Exact MILP on the small set (paper, GLPK: mean 28.7 s, max 11,549 s)")
         lines.append(text_table(shown).rstrip("\n"))

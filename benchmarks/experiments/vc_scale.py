@@ -113,7 +113,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     ok["series"] = ok["method"] + " slack " + ok["slack"].astype(str)
     line_plot(ok, x="jobs", y="cpu_s", series="series", out_dir=out_dir, stem="cpu_vs_jobs", xlabel="jobs",
               ylabel="CPU seconds (median)", title="vc-scale: CPU seconds vs jobs (about 10 jobs per host)",
-              logx=True, logy=True, aggregate="median")
+              logx=True, logy=True, aggregate="median", unit="instances")
     failed = int((df["status"] == "error").sum())
     return "\n\n".join([text_table(summary), text_table(growth)]
                        + ([f"{failed} cells died (see the 'message' column)"] if failed else []))

@@ -36,6 +36,9 @@ def test_quality_table_hand_computed():
     assert resp["windows"] == 2 and resp["mean_ratio"] == pytest.approx(0.85) and resp["worst_ratio"] == 0.8
     assert resp["mean_seconds"] == 2.0
     assert q[q["metric"] == "makespan"]["windows"].tolist() == [1, 1]
+    # 95 % t interval of the mean of [0.8, 0.9]: t_{0.975,1} * 0.0707 / sqrt(2) = 12.706 * 0.05
+    assert resp["n"] == 2 and resp["ci95"] == pytest.approx(12.7062047 * 0.05, rel=1e-6)
+    assert q[q["metric"] == "makespan"]["ci95"].isna().all()  # one window: no interval
 
 
 @pytest.mark.slow

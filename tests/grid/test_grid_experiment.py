@@ -93,15 +93,21 @@ def test_grid_experiment_cell_and_report(tmp_path):
     text = gr.report(df, tmp_path)
     assert "2.3 / 13.5" in text and "Table 16" in text and "Deviation table" in text
     assert (tmp_path / "deviations.csv").exists()
+    assert (pd.read_csv(tmp_path / "deviations.csv")["measured cause"] == "-").all()  # no cause cells ran
+    assert not any(line.startswith("- ") for line in text.splitlines())
     for n in range(2, 18):
         assert list(tmp_path.glob(f"table{n:02d}_*.md")), n
     t16 = pd.read_csv(next(tmp_path.glob("table17_*.csv")))
-    assert list(t16.columns) == ["batch", "heuristic", "feb", "AVG", "paper_AVG"] and len(t16) == 6
+    assert list(t16.columns) == ["batch", "heuristic", "feb", "AVG", "paper_AVG", "n", "ci95"] and len(t16) == 6
+    assert (t16["n"] == 1).all() and t16["ci95"].isna().all()  # one scenario: no interval
     assert (tmp_path / "fig_relative_response.png").exists()
     # cause rows are kept out of the paper's tables and feed the deviation table and the matrix
     causes = pd.concat([df.assign(cause=v, cell=k + 1) for k, v in enumerate(("default", "load-0.3"))])
     text = gr.report(pd.concat([df, causes]), tmp_path)
     assert "Cause windows" in text
+    # two of the variants ran: the causes (drawn from all of them) are not printed, what ran is named
+    assert not any(line.startswith("- ") for line in text.splitlines())
+    assert "this run ran default, load-0.3" in text
     assert pd.read_csv(next(tmp_path.glob("table17_*.csv")))["feb"].tolist() == t16["feb"].tolist()
     dev = pd.read_csv(tmp_path / "deviations.csv")
     assert (dev["window, defaults"].fillna(-1) == dev["ours (grid, defaults)"].fillna(-1)).all()

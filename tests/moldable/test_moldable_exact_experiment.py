@@ -32,6 +32,10 @@ def test_moldable_exact_experiment_rows_respect_bounds_and_optimum(tmp_path):
     broken = df.assign(lb_refined=df["opt"] * 1.01)
     assert exp.summary_table(broken).iloc[-1]["bound_above_opt"] == 3
     assert a["refined_mean"] == pytest.approx((df["lb_refined"] / df["opt"]).mean())
+    r = (df["lb_refined"] / df["opt"]).to_numpy()
+    from scipy import stats
+
+    assert a["refined_ci95"] == pytest.approx(stats.t.ppf(0.975, 2) * stats.sem(r), abs=1e-12)
     assert a["bicriteria_worst"] == pytest.approx((df["minsum_bicriteria"] / df["opt"]).max())
     text = exp.report(df, tmp_path)
     assert "3 of 3 instances proven optimal" in text
@@ -53,6 +57,7 @@ def test_moldable_grid_reports_both_bounds_and_headlines(tmp_path):
     b = table[table["method"] == "bicriteria"].iloc[0]
     sub = df[df["method"] == "bicriteria"]
     assert b["minsum_avg_refined"] == pytest.approx(sub["minsum"].sum() / sub["minsum_lb_refined"].sum())
+    assert b["runs"] == 2 and b["minsum_ci95"] >= 0 and b["makespan_ci95"] >= 0  # interval of the ratio of sums
     text = grid.report(df, tmp_path)
     assert "never above 2.5" in text and (tmp_path / "headlines.md").exists()
     heads = pd.read_csv(tmp_path / "headlines.csv")
