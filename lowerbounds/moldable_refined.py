@@ -49,6 +49,10 @@ from vcsched.result import Status, relative_gap
 
 __all__ = ["ColumnPool", "build_pool", "solve_full", "solve_by_columns"]
 
+SEED_WIDTH = 0
+"""The first master holds every task's columns within this many intervals of its guessed one (0: that
+interval only, which measured fastest: larger first masters cost more than the rounds they save)."""
+
 REL_TOL = 1e-12
 """A late column is kept only when its area is below the early one's by this relative margin."""
 
@@ -69,6 +73,9 @@ class ColumnPool:
     cost: np.ndarray
     area: np.ndarray
     part: object
+    hint: np.ndarray
+    """Per task, the interval of its completion in Smith's order on one machine of speed ``m``
+    (:func:`_smith_intervals`): where the first master looks for columns."""
 
     @property
     def n_cols(self) -> int:
@@ -150,10 +157,14 @@ def _early_shares(cell, t, work, Je, G):
         return out
     order = np.argsort(cell, kind="stable")
     count = np.searchsorted(cell[order], Je[rows], side="left")  # members = the first `count` in cell order
-    k1 = (order + 1.0)[None, :]
-    for lo in range(0, rows.size, 256):  # chunks of pairs x m
-        sl = slice(lo, lo + 256)
-        vals = np.minimum.accumulate(work[order][None, :] - k1 * G[Je[rows[sl]], qs[sl]][:, None], axis=1)
+    by_count = np.argsort(count, kind="stable")
+    rows, qs, count = rows[by_count], qs[by_count], count[by_count]
+    k1, w_sorted = order + 1.0, work[order]
+    for lo in range(0, rows.size, 64):  # chunks of pairs x (their largest group)
+        sl = slice(lo, lo + 64)
+        width = int(count[sl].max())
+        gaps = G[Je[rows[sl]], qs[sl]][:, None]
+        vals = np.minimum.accumulate(w_sorted[None, :width] - k1[None, :width] * gaps, axis=1)
         out[rows[sl], qs[sl]] = vals[np.arange(vals.shape[0]), count[sl] - 1]
     return out
 
@@ -202,7 +213,18 @@ def build_pool(instance, ends: np.ndarray, partial_rows: int, merge_late: bool) 
         offset += J.size
     cat = np.concatenate
     part = sp.csc_matrix((cat(pv), (cat(pr), cat(pc))), shape=(L, offset))
-    return ColumnPool(n, L, ends, instance.m, cat(tasks), cat(Js), cat(costs), cat(areas), part)
+    return ColumnPool(n, L, ends, instance.m, cat(tasks), cat(Js), cat(costs), cat(areas), part,
+                      _smith_intervals(instance, ends))
+
+
+def _smith_intervals(instance, ends: np.ndarray) -> np.ndarray:
+    """Per task the interval holding ``max(min_k p(k), sum of the areas / m before it)`` in Smith's order
+    (``w_i`` over the least area): a guess of its completion, used only to choose the first columns."""
+    a = instance.min_work / instance.m
+    order = np.argsort(-instance.weights / a, kind="stable")
+    done = np.empty(instance.n)
+    done[order] = np.cumsum(a[order])
+    return np.searchsorted(ends, np.maximum(done, instance.min_time), side="left")
 
 
 def _column_arrays(pool: ColumnPool, sel: np.ndarray):
@@ -287,7 +309,7 @@ def solve_by_columns(pool: ColumnPool, time_limit: float | None, *, tol: float =
 
     t0 = time.perf_counter()
     task_starts = np.flatnonzero(np.r_[True, pool.task[1:] != pool.task[:-1]])
-    in_master = pool.J == pool.L
+    in_master = (pool.J == pool.L) | (np.abs(pool.J - pool.hint[pool.task]) <= SEED_WIDTH)
     h = _master(pool, np.flatnonzero(in_master))
     h.setOptionValue("simplex_strategy", 4)
     best, objective, rounds = -math.inf, None, 0
