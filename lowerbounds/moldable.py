@@ -442,8 +442,15 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
     (``m`` = 2-3, ``n`` = 3-4, the four kinds) the mean ratio bound/optimum is
     0.93 against 0.75 for the paper's model; the partial areas bring most of it
     (0.83 without them at the same intervals).
-    Size: ``O(n (L + m))`` columns, ``n + L`` rows plus the partial-area
+    Size: ``O(n (L + m))`` columns, ``n + 2L`` rows plus the partial-area
     non-zeros.
+
+    Solve. By default column generation (:func:`lowerbounds.moldable_refined.solve_by_columns`);
+    the bound returned is then a Lagrangian bound ``L(u)``, valid for any
+    multipliers ``u >= 0`` by weak duality (proof in that module's docstring:
+    each schedule uses exactly one column per task), and equal to the LP
+    optimum when no column prices out (status ``optimal``); stopped at
+    ``time_limit`` it is still valid (status ``feasible``).
     """
     if not ratio > 1:
         raise ValueError(f"ratio must be > 1, got {ratio}")
