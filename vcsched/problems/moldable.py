@@ -372,7 +372,7 @@ MAX_PROCESSORS = 100_000
 
 MAX_TIME_ENTRIES = 20_000_000
 """Largest ``n x m`` (entries of the times table, 160 MB as float64, e.g. 10,000 tasks on 2,000
-processors; the JSON text of such an instance is about 425 MB, under the 512 MiB file limit, and
+processors; the JSON text of such an instance is about 405 MB, under the 512 MiB file limit, and
 takes seconds and gigabytes of Python objects to read: use the ``.npz`` form at that size). Checked
 before the table is allocated."""
 

@@ -12,7 +12,7 @@ It holds the same instance as the documented JSON (``{"m": ..., "tasks": [{"weig
 ``m`` and ``n x m`` within the limits (checked from the array headers, before any table is
 read). Errors are one line naming the file and, for a bad value, the task and the field, in
 the words the JSON reader uses. The values are checked as whole arrays, so a 10,000 x 2,000
-instance (160 MB of float64) loads in well under a second, where the JSON text (425 MB) takes
+instance (160 MB of float64) loads in well under a second, where the JSON text (405 MB) takes
 seconds and gigabytes of Python objects.
 """
 
