@@ -84,7 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.set_defaults(handler=cmd_generate)
 
     s = msub.add_parser("solve", help="schedule an instance with the bi-criteria algorithm or a baseline")
-    s.add_argument("instance", help="instance JSON file, or a folder / glob of them (an instance set: see -o)")
+    s.add_argument("instance", help="instance file (JSON, or .npz), or a folder / glob of them (an instance set: see -o)")
     s.add_argument("--method", default="bicriteria",
                    help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria); "
                         f"{EXACT}: proven optimum of sum w_i C_i by a MILP (small instances)")
@@ -115,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=cmd_solve)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
-    b.add_argument("instance", help="instance JSON file")
+    b.add_argument("instance", help="instance file (JSON, or the compact .npz form)")
     b.add_argument("--method", choices=BOUND_METHODS, default="interval",
                    help="interval: the paper's interval LP of §3.3 (default); refined: finer intervals, one column "
                         "per allotment class and the area of tasks still running (tighter, slower)")
