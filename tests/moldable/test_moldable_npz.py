@@ -84,6 +84,10 @@ def test_missing_array_object_array_and_non_zip_are_refused(tmp_path):
     obj = _write(tmp_path / "obj.npz", **{**GOOD, "weights": np.array([1, "x"], dtype=object)})
     with pytest.raises(InvalidInputError, match="'weights'"):  # never unpickled
         load_instance(obj)
+    with zipfile.ZipFile(tmp_path / "odd.npz", "w") as zf:
+        zf.writestr("m", "2")
+    with pytest.raises(InvalidInputError, match="entry 'm' is not a .npy array"):
+        load_instance(tmp_path / "odd.npz")
     (tmp_path / "text.npz").write_text("{}")
     with pytest.raises(InvalidInputError, match="not a readable .npz archive"):
         load_instance(tmp_path / "text.npz")

@@ -51,7 +51,10 @@ def _header(zf: zipfile.ZipFile, name: str, source: str) -> tuple[tuple, np.dtyp
 
 
 def _check_headers(zf: zipfile.ZipFile, source: str) -> dict[str, tuple[tuple, np.dtype]]:
-    names = [n[:-4] if n.endswith(".npy") else n for n in zf.namelist()]
+    odd = [n for n in zf.namelist() if not n.endswith(".npy")]
+    if odd:
+        raise InvalidInputError(f"{source}: entry {odd[0]!r} is not a .npy array; expected arrays m, weights, times")
+    names = [n[:-4] for n in zf.namelist()]
     check_keys(dict.fromkeys(names), NPZ_FIELDS, where=source)
     for name in NPZ_FIELDS:
         if name not in names:
