@@ -24,7 +24,7 @@ import numpy as np
 import pulp
 
 from vcsched.errors import UnknownNameError
-from vcsched.formulations.solve import SolveOutcome, new_var, solve_model
+from vcsched.formulations.solve import new_var, solve_model
 from vcsched.problems.moldable import MoldableInstance, serial_schedule
 from vcsched.result import Result, Status, relative_gap
 
@@ -371,113 +371,9 @@ def _refined_ends(instance: MoldableInstance, ratio: float, horizon: float | Non
     return first * ratio ** np.arange(count)
 
 
-def _pareto_columns(times_i: np.ndarray, work_i: np.ndarray, a: float, b: float, merge_late: bool = False):
-    """Columns of one task ending in ``(a, b]``: ``(k_list, time, area)`` triples.
-
-    Every allotment with ``p <= b`` is represented by a column whose cost
-    ``max(a, time)``, area and partial areas are no larger than its own:
-
-    * the allotments with ``p <= a`` (all cost ``a``) share one column with the
-      least area; its partial areas are the row-wise minimum over the group
-      (``k_list`` holds the whole group);
-    * those with ``a < p <= b`` keep a column when no faster one has less area
-      (a dominated one has a faster, smaller one, whose partial area
-      ``k' max(0, p' - d)`` is then also smaller); with ``merge_late`` they share
-      one column instead (least time, least area, row-wise least partial area).
-    """
-    fits = np.flatnonzero(times_i <= b)
-    if fits.size == 0:
-        return []
-    early = fits[times_i[fits] <= a]
-    late = fits[times_i[fits] > a]
-    out = []
-    best_area = math.inf
-    if early.size:
-        best_area = float(work_i[early].min())
-        out.append((early + 1, None, best_area))
-    if merge_late and late.size:
-        area = float(work_i[late].min())
-        if area < best_area * (1 - 1e-12):
-            out.append((late + 1, float(times_i[late].min()), area))
-        return out
-    for k in late[np.lexsort((work_i[late], times_i[late]))]:
-        if work_i[k] < best_area * (1 - 1e-12):
-            out.append((np.array([k + 1]), float(times_i[k]), float(work_i[k])))
-            best_area = float(work_i[k])
-    return out
-
-
-def _running_shares(ks: np.ndarray, pk: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-    """Least area ``min_k k max(0, p_k - d)`` that a task ending by ``b`` still has to run after
-    ``b - d`` (before ``b_r = b - d``), for every ``d`` in ``gaps``; ``ks``/``pk`` are the column's allotments."""
-    if ks.size == 1:
-        return ks[0] * np.maximum(0.0, pk[0] - gaps)
-    return (ks[:, None] * np.maximum(0.0, pk[:, None] - gaps[None, :])).min(axis=0)
-
-
-class _ArrayLP:
-    """A minimisation LP kept as arrays (columns ``>= 0`` with their non-zeros, row bounds), solved
-    by HiGHS directly: for the refined bound's million columns PuLP objects cost more than the solve."""
-
-    def __init__(self, n_rows: int) -> None:
-        self.rows: list[tuple[float, float]] = [(-math.inf, math.inf)] * n_rows
-        self.cost: list[float] = []
-        self.index: list[int] = []
-        self.value: list[float] = []
-        self.start: list[int] = [0]
-
-    @property
-    def n_cols(self) -> int:
-        return len(self.cost)
-
-    def column(self, cost: float, entries: list[tuple[int, float]]) -> None:
-        """One column ``x >= 0`` of cost ``cost`` with the non-zeros ``(row, value)``."""
-        self.cost.append(cost)
-        for row, val in entries:
-            self.index.append(row)
-            self.value.append(val)
-        self.start.append(len(self.index))
-
-    def solve(self, time_limit: float | None, options: dict) -> SolveOutcome:
-        """HiGHS on the LP; status, objective and bound as :func:`vcsched.formulations.solve.solve_model`."""
-        import highspy
-
-        from vcsched.formulations.solve import new_highs, run_interruptibly, translate_status
-
-        _, h = new_highs()
-        t0 = time.perf_counter()
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = self.n_cols, len(self.rows)
-        lp.col_cost_ = np.asarray(self.cost, dtype=float)
-        lp.col_lower_ = np.zeros(self.n_cols)
-        lp.col_upper_ = np.full(self.n_cols, highspy.kHighsInf)
-        bounds = np.asarray(self.rows, dtype=float).reshape(-1, 2)
-        lp.row_lower_ = np.where(np.isinf(bounds[:, 0]), -highspy.kHighsInf, bounds[:, 0])
-        lp.row_upper_ = np.where(np.isinf(bounds[:, 1]), highspy.kHighsInf, bounds[:, 1])
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = self.n_cols, len(self.rows)
-        lp.a_matrix_.start_ = np.asarray(self.start, dtype=np.int32)
-        lp.a_matrix_.index_ = np.asarray(self.index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.asarray(self.value, dtype=float)
-        h.passModel(lp)
-        h.setOptionValue("threads", 1)
-        if time_limit is not None:
-            h.setOptionValue("time_limit", float(time_limit))
-        for key, value in options.items():
-            h.setOptionValue(key, value)
-        run_interruptibly(h)  # a signal stops the solve at once
-        status_ = h.getModelStatus()
-        info = h.getInfo()
-        solved = info.primal_solution_status == 2 and status_ != highspy.HighsModelStatus.kInfeasible
-        objective = float(info.objective_function_value) if solved else None
-        bound = objective if solved and status_ == highspy.HighsModelStatus.kOptimal else None
-        status, message = translate_status(status_, solved)
-        return SolveOutcome(status, objective, bound, relative_gap(objective, bound), time.perf_counter() - t0,
-                            message, False)
-
-
 def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, horizon: float | None = None,
-                           partial_rows: int = 16, merge_late: bool = True, time_limit: float | None = None) -> Result:
+                           partial_rows: int = 16, merge_late: bool = True, time_limit: float | None = None,
+                           column_generation: bool = True) -> Result:
     """Lower bound on ``sum w_i C_i``: the interval LP of §3.3 with finer intervals,
     one column per (task, allotment, interval), and the area that unfinished tasks
     already occupy.
@@ -501,13 +397,20 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
         nearest, where it is largest; 0 drops the partial areas). Any number
         gives a valid bound; more is tighter and slower.
     time_limit : float, optional
-        Seconds for HiGHS.
+        Seconds for the LP.
+    column_generation : bool
+        Solve the LP by column generation (default; :mod:`lowerbounds.moldable_refined`):
+        the bound is a Lagrangian bound computed from the master's duals, valid at every
+        iteration and equal to the LP value when no column prices out. ``False`` hands the
+        whole LP to HiGHS's primal simplex (the same value; for checking, and slower from a
+        few hundred tasks on).
 
     Returns
     -------
     Result
-        ``method="refined"``; ``bound`` is the valid lower bound (the LP value,
-        or ``sum_i w_i min_k p_i(k)`` if HiGHS stops without it).
+        ``method="refined"``; ``bound`` is the valid lower bound (the LP value, the best
+        Lagrangian bound when column generation stops at the time limit, or
+        ``sum_i w_i min_k p_i(k)`` if there is neither).
 
     Notes
     -----
@@ -539,45 +442,31 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
     (``m`` = 2-3, ``n`` = 3-4, the four kinds) the mean ratio bound/optimum is
     0.93 against 0.75 for the paper's model; the partial areas bring most of it
     (0.83 without them at the same intervals).
-    Size: ``O(n (L + m))`` columns, ``n + L`` rows plus the partial-area
+    Size: ``O(n (L + m))`` columns, ``n + 2L`` rows plus the partial-area
     non-zeros.
+
+    Solve. By default column generation (:func:`lowerbounds.moldable_refined.solve_by_columns`);
+    the bound returned is then a Lagrangian bound ``L(u)``, valid for any
+    multipliers ``u >= 0`` by weak duality (proof in that module's docstring:
+    each schedule uses exactly one column per task), and equal to the LP
+    optimum when no column prices out (status ``optimal``); stopped at
+    ``time_limit`` it is still valid (status ``feasible``).
     """
     if not ratio > 1:
         raise ValueError(f"ratio must be > 1, got {ratio}")
+    from lowerbounds.moldable_refined import build_pool, solve_by_columns, solve_full
+
     t0 = time.perf_counter()
-    n, m = instance.n, instance.m
-    times, work, w = instance.times, instance.work, instance.weights
     ends = _refined_ends(instance, ratio, horizon)
-    lows = np.concatenate([[0.0], ends])
-    highs = np.concatenate([ends, [np.inf]])
-    L = len(ends)
-    lp = _ArrayLP(n + 2 * L)  # rows: once_i (i < n), done_r (n + r), area_r (n + L + r)
-    for i in range(n):
-        lp.rows[i] = (1.0, math.inf)
-        for J in range(L + 1):
-            a, b = lows[J], highs[J]
-            for ks, p, area in _pareto_columns(times[i], work[i], a, b, merge_late):
-                entries = [(i, 1.0)]
-                if J < L:
-                    entries.append((n + J, -area))
-                if partial_rows and 0 < J < L:
-                    first = max(0, J - partial_rows)
-                    shares = _running_shares(ks, times[i, ks - 1], b - ends[first:J])
-                    entries += [(n + L + first + r, min(float(shares[r]), area))  # still running at b_r
-                                for r in np.flatnonzero(shares > 0)]
-                lp.column(float(w[i] * (a if p is None else max(a, p))), entries)
-    for r in range(L):  # D_r = area of the tasks done by b_r, as a running sum
-        lp.rows[n + r] = (0.0, 0.0)
-        lp.rows[n + L + r] = (-math.inf, float(m * ends[r]))
-        lp.column(0.0, [(n + r, 1.0), (n + L + r, 1.0)] + ([(n + r + 1, -1.0)] if r + 1 < L else []))
-    # primal simplex: about 25 % less CPU than HiGHS's default dual on these LPs (n = 400, m = 200)
-    out = lp.solve(time_limit, {"simplex_strategy": 4})
+    pool = build_pool(instance, ends, partial_rows, merge_late)
+    out = solve_by_columns(pool, time_limit) if column_generation else solve_full(pool, time_limit)
+    L, w = len(ends), instance.weights
     trivial = float(np.dot(w, instance.min_time))
     lb = trivial if out.bound is None else max(trivial, float(out.bound))
     message = out.message + ("" if out.bound is not None else "; fell back to sum_i w_i min_k p_i(k)")
     return Result(method="refined", status=out.status, objective=out.objective, bound=lb,
                   gap=relative_gap(out.objective, lb), seconds=time.perf_counter() - t0, message=message,
-                  extra={"intervals": L + 1, "columns": lp.n_cols, "solver_seconds": out.seconds})
+                  extra={"intervals": L + 1, "columns": pool.n_cols + L, "solver_seconds": out.seconds})
 
 
 BOUND_METHODS = ("interval", "refined")

@@ -17,6 +17,9 @@ import time
 
 from benchmarks.experiments._vc_scale_child import peak_rss_mb
 
+LOAD_STEPS = {"load": ".json", "load-npz": ".npz"}
+"""The load steps and the file form each one reads."""
+
 
 def _instance(params: dict):
     from vcsched.generators.moldable import generate_moldable_instance
@@ -25,12 +28,12 @@ def _instance(params: dict):
                                       rng=int(params["instance_seed"]))
 
 
-def _load(inst) -> tuple[object, dict]:
-    """Save the instance as the documented JSON, then time :func:`load_instance` alone."""
+def _load(inst, suffix: str = ".json") -> tuple[object, dict]:
+    """Save the instance as the documented JSON (or the ``.npz`` form), then time :func:`load_instance` alone."""
     from vcsched.problems.moldable import load_instance, save_instance
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "inst.json")
+        path = os.path.join(tmp, "inst" + suffix)
         save_instance(inst, path)
         size_mb = os.path.getsize(path) / 2**20
         wall, cpu = time.perf_counter(), time.process_time()
@@ -68,7 +71,11 @@ def measure(params: dict) -> dict:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     inst = _instance(params)
     rss_instance = peak_rss_mb()
-    row = _load(inst)[1] if params["method"] == "load" else _run(params["method"], inst, params)
+    method = params["method"]
+    if method in LOAD_STEPS:
+        row = _load(inst, LOAD_STEPS[method])[1]
+    else:
+        row = _run(method, inst, params)
     return {**row, "peak_rss_mb": peak_rss_mb(), "instance_rss_mb": rss_instance}
 
 

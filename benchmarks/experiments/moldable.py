@@ -25,6 +25,12 @@ use, so a change of the dual approximation flows through to the bounds.
 Cells are ordered chunk by chunk (the first 10 runs of every point, then the
 next 10...), by increasing ``n`` inside a chunk, so an interrupted run still
 covers every kind.
+
+Size series (full grid only, after the paper's cells): the cells of
+:mod:`benchmarks.experiments.moldable_scale` (``series = "scale"``; 400 x 200
+up to 10,000 x 2,000, steps load, load-npz, bicriteria, interval, refined, each
+in its own process with its CPU seconds and peak RSS), reported by that
+module's report (``moldable_scale``, ``growth_exponents``, ``cpu_vs_tasks.png``).
 """
 
 from __future__ import annotations
@@ -52,18 +58,28 @@ METHOD_ORDER = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "
 FIGURE = {"weak": 3, "high": 4, "mixed": 5, "cirne": 6}
 FINE_RATIO = 1.25
 """Interval growth of the finer bound reported beside the paper's (ratio 2)."""
+SCALE_SERIES = "scale"
+"""``series`` of the size-series cells (:mod:`benchmarks.experiments.moldable_scale`)."""
 
 
 def cells(quick: bool) -> list[dict]:
     """Full: 4 kinds x 9 sizes x 4 chunks of 10 runs. Quick: n in (25, 100), one chunk of 2 runs."""
     if quick:
         return [{"kind": k, "n": n, "m": M, "chunk": 0, "runs": 2} for k in KINDS for n in (25, 100)]
-    return [{"kind": k, "n": n, "m": M, "chunk": c, "runs": CHUNK}
-            for c in range(RUNS // CHUNK) for n in NS for k in KINDS]
+    from benchmarks.experiments import moldable_scale
+
+    paper = [{"kind": k, "n": n, "m": M, "chunk": c, "runs": CHUNK}
+             for c in range(RUNS // CHUNK) for n in NS for k in KINDS]
+    return paper + [{**c, "series": SCALE_SERIES} for c in moldable_scale.cells(False)]
 
 
 def run_cell(params: dict, seed: int) -> list[dict]:
-    """Run ``params["runs"]`` instances of the point; instance ``k`` uses child ``k`` of ``seed``."""
+    """Run ``params["runs"]`` instances of the point; instance ``k`` uses child ``k`` of ``seed``.
+    A cell of the size series is one step of ``moldable-scale`` in its own process."""
+    if params.get("series") == SCALE_SERIES:
+        from benchmarks.experiments import moldable_scale
+
+        return moldable_scale.run_cell(params, seed)
     from heuristics.moldable import REGISTRY, dual_approximation
     from lowerbounds.moldable import interval_bound, refined_interval_bound
     from vcsched.generators.moldable import generate_moldable_instance
@@ -137,6 +153,14 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     if "cell_status" in df.columns:
         df = df[df["cell_status"] == "ok"]
     out_dir = pathlib.Path(out_dir)
+    if "series" in df.columns:
+        from benchmarks.experiments import moldable_scale
+
+        scale, df = df[df["series"] == SCALE_SERIES], df[df["series"] != SCALE_SERIES]
+        if not scale.empty:
+            series = moldable_scale.report(scale, out_dir)
+            text = report(df.drop(columns=["series"]), out_dir) if not df.empty else ""
+            return f"{text}\n\nSize series (moldable-scale steps, CPU seconds, peak RSS):\n{series}"
     table = ratio_table(df)
     save_table(table, out_dir, "moldable_ratios", title="Performance ratios (sum obj / sum LB), seed 002 §4.2")
     for kind in KINDS:

@@ -6,7 +6,7 @@ seed 1) at tasks x processors :data:`SIZES`; per size four steps, each in its
 own Python process (``benchmarks.experiments._moldable_scale_child``, address
 space capped at :data:`MEM_CAP_GB`): ``load`` (the instance saved as the
 documented JSON, then :func:`vcsched.problems.moldable.load_instance` alone;
-``file_mb``), ``bicriteria`` (the bi-criteria algorithm), ``interval`` (the
+``file_mb``), ``load-npz`` (the same with the compact ``.npz`` form), ``bicriteria`` (the bi-criteria algorithm), ``interval`` (the
 paper's interval LP bound) and ``refined`` (the refined bound; HiGHS limited to
 :data:`TIME_LIMIT` s). Rows: wall and CPU seconds of the step, peak RSS
 (``VmHWM``, interpreter and instance included), status, value (minsum or bound).
@@ -37,14 +37,14 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "SIZES"]
 
 SIZES = ((400, 200), (1_000, 500), (2_000, 1_000), (5_000, 2_000), (10_000, 2_000))
-METHODS = ("load", "bicriteria", "interval", "refined")
+METHODS = ("load", "load-npz", "bicriteria", "interval", "refined")
 TIME_LIMIT = 300.0
 MEM_CAP_GB = 6.0
 CHILD_TIMEOUT = 1_800.0
 
 
 def cells(quick: bool) -> list[dict]:
-    """Full: 5 sizes x 4 steps. Quick: the two smallest sizes."""
+    """Full: 5 sizes x 5 steps. Quick: the two smallest sizes."""
     sizes = SIZES[:2] if quick else SIZES
     return [{"n": n, "m": m, "kind": "high", "instance_seed": 1, "method": meth, "time_limit": TIME_LIMIT,
              "mem_cap_gb": MEM_CAP_GB} for n, m in sizes for meth in METHODS]

@@ -197,7 +197,7 @@ def test_binary_and_utf16_vc_files(tmp_path, capsys, content, fragment):
     ('{"m": 2, "taks": []}', "unknown field 'taks' (did you mean 'tasks'?)"),
     ('{"m": 2, "tasks": [{"wieght": 1, "times": [1, 1]}]}', "unknown field 'wieght' (did you mean 'weight'?)"),
     ('{"m": 100000, "tasks": [' + ", ".join(['{"weight": 1, "times": [1]}'] * 201) + "]}",
-     "processing times, more than the limit of 2,000,000"),
+     "processing times, more than the limit of 20,000,000"),
 ])
 def test_bad_moldable_instances(tmp_path, capsys, content, fragment):
     path = tmp_path / "bad.json"

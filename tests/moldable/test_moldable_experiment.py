@@ -7,7 +7,7 @@ from benchmarks.experiments import moldable as exp
 
 
 def test_moldable_experiment_grid_matches_the_paper():
-    full = exp.cells(False)
+    full = [c for c in exp.cells(False) if c.get("series") != exp.SCALE_SERIES]
     assert {c["m"] for c in full} == {200}
     assert sorted({c["n"] for c in full}) == [25, 50, 100, 150, 200, 250, 300, 350, 400]
     assert {c["kind"] for c in full} == {"weak", "high", "mixed", "cirne"}
@@ -16,6 +16,30 @@ def test_moldable_experiment_grid_matches_the_paper():
         runs[(c["kind"], c["n"])] = runs.get((c["kind"], c["n"]), 0) + c["runs"]
     assert set(runs.values()) == {40}
     assert len(exp.cells(True)) <= 8
+    assert not any("series" in c for c in exp.cells(True))  # the quick grid stays the paper's, seconds
+
+
+def test_moldable_experiment_full_grid_ends_with_the_size_series(tmp_path):
+    from benchmarks.experiments import moldable_scale
+
+    series = [c for c in exp.cells(False) if c.get("series") == exp.SCALE_SERIES]
+    assert [{k: v for k, v in c.items() if k != "series"} for c in series] == moldable_scale.cells(False)
+    assert max((c["n"], c["m"]) for c in series) == (10_000, 2_000)
+    assert {c["method"] for c in series} == {"load", "load-npz", "bicriteria", "interval", "refined"}
+    small = {"n": 20, "m": 8, "kind": "high", "instance_seed": 1, "time_limit": 30.0, "mem_cap_gb": 4.0,
+             "series": exp.SCALE_SERIES}
+    rows = []
+    for method in ("load-npz", "refined"):  # each through its own process, as in the full run
+        (row,) = exp.run_cell({**small, "method": method}, 0)
+        assert row["status"] == "optimal" and row["peak_rss_mb"] > 0 and row["cpu_s"] >= 0
+        rows.append({**small, "method": method, **row})
+    paper = {"kind": "mixed", "n": 12, "m": 16, "chunk": 0, "runs": 1}
+    rows += [{**paper, **r} for r in exp.run_cell(paper, 5)]
+    text = exp.report(pd.DataFrame(rows), tmp_path)
+    assert "Size series" in text and (tmp_path / "moldable_scale.csv").exists()
+    assert (tmp_path / "moldable_ratios.csv").exists()
+    ratios = pd.read_csv(tmp_path / "moldable_ratios.csv")
+    assert set(ratios["method"]) == {"bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf"}
 
 
 def test_moldable_experiment_cell_rows_and_report(tmp_path):

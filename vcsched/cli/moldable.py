@@ -79,11 +79,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "weakly parallel, 30%% large highly parallel; cirne: Cirne-Berman speedups (default high)")
     g.add_argument("--x-per-step", action="store_true", help="draw the parallelism X at every step, not once per task")
     g.add_argument("--seed", type=seed_option(), default=0, help="random seed (default 0)")
-    g.add_argument("-o", "--output", help="output file (default: standard output)")
+    g.add_argument("-o", "--output", help="output file (default: standard output); a name ending in .npz is written "
+                   "in the compact NumPy form (arrays m, weights, times)")
     g.set_defaults(handler=cmd_generate)
 
     s = msub.add_parser("solve", help="schedule an instance with the bi-criteria algorithm or a baseline")
-    s.add_argument("instance", help="instance JSON file, or a folder / glob of them (an instance set: see -o)")
+    s.add_argument("instance", help="instance file (JSON, or .npz), or a folder / glob of them (an instance set: see -o)")
     s.add_argument("--method", default="bicriteria",
                    help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria); "
                         f"{EXACT}: proven optimum of sum w_i C_i by a MILP (small instances)")
@@ -114,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=cmd_solve)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
-    b.add_argument("instance", help="instance JSON file")
+    b.add_argument("instance", help="instance file (JSON, or the compact .npz form)")
     b.add_argument("--method", choices=BOUND_METHODS, default="interval",
                    help="interval: the paper's interval LP of §3.3 (default); refined: finer intervals, one column "
                         "per allotment class and the area of tasks still running (tighter, slower)")
@@ -134,9 +135,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
         check_output_path(args.output, option="-o")
     from vcsched.generators.moldable import generate_moldable_instance
     from vcsched.problems.moldable import check_size, instance_to_dict
+    from vcsched.problems.moldable_npz import is_npz_path, save_npz_instance
 
     check_size(args.m, args.n, where="moldable generate")
     inst = generate_moldable_instance(args.m, args.n, args.kind, rng=args.seed, x_per_step=args.x_per_step)
+    if args.output and is_npz_path(args.output):  # the compact form, chosen by the suffix
+        try:
+            save_npz_instance(inst, args.output)
+        except OSError as exc:
+            raise InvalidInputError(f"-o {args.output}: cannot write ({exc.strerror or exc}); choose a writable path") from None
+        return 0
     text = json.dumps(instance_to_dict(inst)) + "\n"
     if args.output:
         write_output(args.output, text, option="-o")

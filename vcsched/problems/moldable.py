@@ -19,7 +19,9 @@ JSON format (README)::
     {"m": 200, "tasks": [{"weight": 3, "times": [p1, p2, ..., pm]}, ...]}
 
 ``times`` must list exactly ``m`` positive finite numbers: a missing tail is
-an error, never padded.
+an error, never padded. A file whose name ends in ``.npz`` holds the same
+instance as three NumPy arrays ``m``, ``weights``, ``times``
+(:mod:`vcsched.problems.moldable_npz`, same rules, same messages).
 """
 
 from __future__ import annotations
@@ -368,10 +370,11 @@ def _show(value: Any) -> str:
 MAX_PROCESSORS = 100_000
 """Most processors ``m`` in an instance."""
 
-MAX_TIME_ENTRIES = 2_000_000
-"""Largest ``n x m`` (entries of the times table, 16 MB as float64; the JSON text of such an instance
-is about 45 MB and takes about 250 MB and 5 s to read and solve with gang; the algorithms keep a few
-arrays of that shape). Checked before the table is allocated."""
+MAX_TIME_ENTRIES = 20_000_000
+"""Largest ``n x m`` (entries of the times table, 160 MB as float64, e.g. 10,000 tasks on 2,000
+processors; the JSON text of such an instance is about 405 MB, under the 512 MiB file limit, and
+takes seconds and gigabytes of Python objects to read: use the ``.npz`` form at that size). Checked
+before the table is allocated."""
 
 MIN_VALUE = 1e-9
 MAX_VALUE = 1e12
@@ -452,8 +455,13 @@ def parse_instance(data: Any, source: str = "<instance>") -> MoldableInstance:
 
 def load_instance(path: str | os.PathLike) -> MoldableInstance:
     """Read a moldable instance from a JSON file (format in the module docstring) through the
-    toolkit's one JSON loader (:func:`vcsched.problems.jsonfile.load_json`)."""
+    toolkit's one JSON loader (:func:`vcsched.problems.jsonfile.load_json`), or from a ``.npz``
+    file (:func:`vcsched.problems.moldable_npz.load_npz_instance`) when the name ends in ``.npz``."""
+    from vcsched.problems.moldable_npz import is_npz_path, load_npz_instance
+
     source = os.fspath(path)
+    if is_npz_path(source):
+        return load_npz_instance(source)
     return parse_instance(load_json(source, what="moldable instance"), source)
 
 
@@ -471,6 +479,12 @@ def instance_to_dict(instance: MoldableInstance) -> dict[str, Any]:
 
 
 def save_instance(instance: MoldableInstance, path: str | os.PathLike) -> None:
+    """Write ``instance`` as JSON, or as ``.npz`` when the name ends in ``.npz``."""
+    from vcsched.problems.moldable_npz import is_npz_path, save_npz_instance
+
+    if is_npz_path(path):
+        save_npz_instance(instance, path)
+        return
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(instance_to_dict(instance), fh)
         fh.write("\n")
