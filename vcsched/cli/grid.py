@@ -390,7 +390,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             v = m["vs_reference"]
             print(f"vs reference without reallocation: impacted {v['impacted_pct']:.2f} %, reallocations "
                   f"{v['reallocations']}, early {v['early_pct'] if v['early_pct'] is None else round(v['early_pct'], 2)} %"
-                  f", relative response time {v['relative_response']}")
+                  f", relative response time "
+                  f"{'-' if v['relative_response'] is None else format(v['relative_response'], '.4f')}")
         if "bounds" in m:
             grid_bound.print_bound_table(m["bounds"])
     return 0
