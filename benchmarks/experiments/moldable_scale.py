@@ -18,15 +18,12 @@ smallest sizes.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from benchmarks.experiments._child import run_child
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
@@ -52,17 +49,7 @@ def cells(quick: bool) -> list[dict]:
 
 def run_cell(params: dict, seed: int) -> list[dict]:
     """Run the step in a fresh process; one row (``status`` ``error`` if the process died)."""
-    cmd = [sys.executable, "-m", "benchmarks.experiments._moldable_scale_child", json.dumps(params)]
-    root = str(pathlib.Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT, check=False, cwd=root, env=env)
-    except subprocess.TimeoutExpired:
-        return [{"status": "error", "message": f"no result after {CHILD_TIMEOUT:.0f} s"}]
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
-    if out.returncode != 0 or not lines:
-        return [{"status": "error", "message": (out.stderr.strip().splitlines() or ["died"])[-1][:200]}]
-    return [json.loads(lines[-1])]
+    return run_child("benchmarks.experiments._moldable_scale_child", params, CHILD_TIMEOUT)
 
 
 def growth(df: pandas.DataFrame) -> pandas.DataFrame:
