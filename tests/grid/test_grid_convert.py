@@ -62,3 +62,19 @@ def test_convert_refuses_an_unknown_output_suffix(tmp_path, capsys):
     (tmp_path / "w.json").write_text(json.dumps(batsim_json(w)))
     assert main(["grid", "convert", str(tmp_path / "w.json"), "-o", str(tmp_path / "w.csv")]) == 2
     assert "the format comes from the suffix" in capsys.readouterr().err
+
+
+def test_jobs_csv_names_the_batsim_profiles(tmp_path):
+    import pandas
+
+    doc = {"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 2, "profile": "p10"},
+                                 {"id": 2, "subtime": 1, "res": 4, "profile": "p3"},
+                                 {"id": 3, "subtime": 2, "res": 1, "profile": "p10"}],
+           "profiles": {"p10": {"type": "delay", "delay": 10}, "p3": {"type": "DelayProfile", "delay": 3}}}
+    (tmp_path / "w.json").write_text(json.dumps(doc))
+    assert read_batsim_json(tmp_path / "w.json").profile.tolist() == ["p10", "p3", "p10"]
+    assert main(["grid", "simulate", "--trace", str(tmp_path / "w.json"), "-o", str(tmp_path / "jobs.csv")]) == 0
+    table = pandas.read_csv(tmp_path / "jobs.csv", keep_default_na=False)
+    assert dict(zip(table["job_id"].astype(str), table["profile"])) == {"1": "p10", "2": "p3", "3": "p10"}
+    swf = from_arrays([0], [1], [1], [1])
+    assert swf.profile.tolist() == [""]

@@ -118,6 +118,9 @@ class Workload:
         File name (or a label) the jobs came from.
     skipped : int
         Jobs dropped because processors <= 0 or run time < 0 (plus bad lines when skipped).
+    profiles : tuple of str
+        The profile names of a Batsim workload; a job's field 14 (the SWF "executable
+        number") is then the 1-based index of its profile here (:attr:`profile`). Empty for SWF.
     """
 
     fields: np.ndarray
@@ -126,6 +129,7 @@ class Workload:
     max_nodes: int | None = None
     source: str = ""
     skipped: int = 0
+    profiles: tuple = ()
 
     def __len__(self) -> int:
         return int(self.fields.shape[0])
@@ -151,6 +155,14 @@ class Workload:
     def requested_time(self) -> np.ndarray:
         req = self.fields[:, 8]
         return np.where(req == -1, self.fields[:, 3], req)
+
+    @property
+    def profile(self) -> np.ndarray:
+        """Each job's profile name (``""`` when the workload names none, e.g. SWF)."""
+        names = np.array(("",) + tuple(self.profiles), dtype=object)
+        if not self.profiles:
+            return names[np.zeros(len(self), dtype=np.int64)]
+        return names[np.clip(self.fields[:, 13], 0, len(self.profiles)).astype(np.int64)]
 
     @property
     def effective_run_time(self) -> np.ndarray:
@@ -319,7 +331,7 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
     return _finish(fields, header, str(path), bad)
 
 
-def _finish(fields: np.ndarray, header: list[str], source: str, bad: int) -> Workload:
+def _finish(fields: np.ndarray, header: list[str], source: str, bad: int, profiles: tuple = ()) -> Workload:
     fields = fields.reshape(-1, _N_FIELDS)
     procs = np.where(fields[:, 7] > 0, fields[:, 7], fields[:, 4])
     invalid = (procs <= 0) | (fields[:, 3] < 0)
@@ -330,7 +342,8 @@ def _finish(fields: np.ndarray, header: list[str], source: str, bad: int) -> Wor
     order = np.argsort(fields[:, 1], kind="stable")
     fields = np.ascontiguousarray(fields[order])
     return Workload(fields=fields, header=tuple(header), max_procs=_header_int(header, "MaxProcs", source),
-                    max_nodes=_header_int(header, "MaxNodes", source), source=source, skipped=n_invalid + bad)
+                    max_nodes=_header_int(header, "MaxNodes", source), source=source, skipped=n_invalid + bad,
+                    profiles=tuple(profiles))
 
 
 _BATSIM_TOP = ("nb_res", "jobs", "profiles", "description", "command", "date", "version")
@@ -376,8 +389,9 @@ def read_batsim_json(path: str | Path) -> Workload:
 
     Each job becomes an SWF row: id, ``subtime`` (field 2), the ``delay`` of its profile as
     run time (field 4), ``res`` as allocated and requested processors (fields 5 and 8),
-    ``walltime`` as requested time (field 9, ``-1`` when absent or ``-1``); ``nb_res``
-    becomes the header line ``MaxProcs``. The field rules of :func:`read_swf` apply.
+    ``walltime`` as requested time (field 9, ``-1`` when absent or ``-1``), and its profile
+    as field 14 (the index in :attr:`Workload.profiles`, whose names reach ``jobs.csv``);
+    ``nb_res`` becomes the header line ``MaxProcs``. The field rules of :func:`read_swf` apply.
 
     Raises
     ------
@@ -396,6 +410,7 @@ def read_batsim_json(path: str | Path) -> Workload:
     if not isinstance(jobs, list):
         raise InvalidInputError(f"{source}: field 'jobs' is required and must be a list of jobs")
     delays = _batsim_delays(spec.get("profiles", {}), source)
+    names = {name: k + 1 for k, name in enumerate(delays)}  # field 14: the profile's 1-based index
     fields = np.full((len(jobs), _N_FIELDS), -1.0)
     for k, job in enumerate(jobs):
         where = f"{source}: jobs[{k}]"
@@ -411,12 +426,12 @@ def read_batsim_json(path: str | Path) -> Workload:
         if walltime < 0 and walltime != -1:
             raise InvalidInputError(f"{where}: field 'walltime' must be -1 (none) or >= 0, got {job['walltime']!r}")
         res = int_field(job, "res", where=where, required=True, low=1, high=PROCS_LIMIT)
-        fields[k, [0, 1, 3, 4, 7, 8]] = (_batsim_id(job, where), number_field(
+        fields[k, [0, 1, 3, 4, 7, 8, 13]] = (_batsim_id(job, where), number_field(
             job, "subtime", where=where, required=True, low=0, high=TIME_LIMIT), delays[str(profile)], res, res,
-            walltime)
+            walltime, names[str(profile)])
     fields, _ = _check_fields(fields, lambda row: f"{source}: jobs[{row}]", False, "fix the job")
     header = [f"MaxProcs: {nb_res}", f"Converted from the Batsim JSON workload {Path(source).name}"]
-    return _finish(fields, header, source, 0)
+    return _finish(fields, header, source, 0, profiles=tuple(delays))
 
 
 def read_workload(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:

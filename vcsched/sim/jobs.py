@@ -41,6 +41,8 @@ class JobTable:
     requested_time: np.ndarray
     procs: np.ndarray
     origin: np.ndarray
+    profile: np.ndarray | None = None
+    """Each job's profile name when its workload names them (a Batsim workload), else None."""
 
     def __len__(self) -> int:
         return int(self.submit.size)
@@ -70,7 +72,7 @@ class JobTable:
             if labels is not None:
                 ids = np.array([f"{labels[k]}!{i}" for i in ids.tolist()], dtype=object)
             parts.append((w.submit_time, w.effective_run_time, w.requested_time, w.processors,
-                          np.full(n, o, dtype=np.int64), ids, np.arange(n)))
+                          np.full(n, o, dtype=np.int64), ids, np.arange(n), w.profile))
         if not parts:
             raise InvalidInputError("no workload to simulate")
         submit = np.concatenate([p[0] for p in parts]).astype(np.float64)
@@ -79,7 +81,9 @@ class JobTable:
         order = np.lexsort((pos, origin, submit))
         ids = np.concatenate([np.asarray(p[5], dtype=object) for p in parts]) if labels is not None \
             else np.concatenate([p[5] for p in parts])
-        return cls(job_id=ids[order], submit=submit[order],
+        named = any(len(w.profiles) for w in workloads)
+        profile = np.concatenate([p[7] for p in parts])[order] if named else None
+        return cls(job_id=ids[order], submit=submit[order], profile=profile,
                    run_time=np.concatenate([p[1] for p in parts]).astype(np.float64)[order],
                    requested_time=np.concatenate([p[2] for p in parts]).astype(np.float64)[order],
                    procs=np.concatenate([p[3] for p in parts]).astype(np.int64)[order], origin=origin[order])

@@ -17,8 +17,8 @@ Choices (documented here and in ``docs/formats.md``, tested in ``tests/sim``):
   Batsim does (``workload_name`` = site, ``job_id`` = id); a plain id keeps its value and
   ``workload_name`` is the name of the job's origin cluster. The legacy ``jobID`` is the
   whole id.
-* ``profile`` is empty: the simulator models a job by its run time only; neither SWF
-  jobs nor the delay profiles of a Batsim workload carry a profile name through it.
+* ``profile`` is the job's profile name when the input was a Batsim workload (the simulator
+  runs its ``delay``), empty for SWF jobs, which name none.
 * ``success`` is 1 and ``final_state`` ``COMPLETED_SUCCESSFULLY`` for every job that ran
   (the engine runs a job ``min(run time, walltime)``: a job killed at its walltime is
   not told apart, since the uncapped run time does not enter the simulation);
@@ -152,7 +152,8 @@ def jobs_frame(result, *, with_allocation: bool = True, layout: str = "batsim"):
                              "allocated_processors": alloc, **ours}, columns=LEGACY_JOBS_COLUMNS)
     ids, workloads = _split_ids(jobs.job_id, names[origin])
     ran = ~np.isnan(start)
-    return pd.DataFrame({"job_id": ids, "workload_name": workloads, "profile": [""] * len(jobs),
+    profile = jobs.profile if jobs.profile is not None else [""] * len(jobs)
+    return pd.DataFrame({"job_id": ids, "workload_name": workloads, "profile": profile,
                          "requested_number_of_resources": jobs.procs, "success": ran.astype(np.int64),
                          "final_state": np.where(ran, "COMPLETED_SUCCESSFULLY", "REJECTED"), **times,
                          "allocated_resources": alloc, **ours}, columns=JOBS_COLUMNS)
