@@ -61,15 +61,19 @@ def save_figure(fig, out_dir: str | os.PathLike, stem: str, *, dpi: int = 120) -
     return path
 
 
-def count_caption(counts, unit: str, *, interval: bool, aggregate: str = "mean", statistic: str = "mean") -> str:
-    """``"mean +- 95 % CI over n = 10 runs per point"`` (``n = 8-10`` when the counts differ)."""
+def count_caption(counts, unit: str, *, interval: bool | str, aggregate: str = "mean", statistic: str = "mean") -> str:
+    """``"mean +- 95 % CI over n = 10 runs per point"`` (``n = 8-10`` when the counts differ);
+    ``interval="range"``: the bars go from the smallest to the largest value (medians)."""
     counts = sorted({int(c) for c in counts if c})
     if not counts:
         return ""
     if counts == [1]:
         return f"points: one value each (n = 1 per point; {unit}), no interval"
     n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-    what = f"{statistic} +- 95 % CI" if interval else aggregate
+    if interval == "range":
+        what = f"{aggregate}, bars from the smallest to the largest value"
+    else:
+        what = f"{statistic} +- 95 % CI" if interval else aggregate
     return f"points: {what} over n = {n} {unit} per point"
 
 
@@ -161,6 +165,13 @@ def line_plot(
             color = _STRONG[list(highlight).index(name) % len(_STRONG)]
         if yerr is not None:
             err = sub.groupby(x, sort=True)[yerr].first().loc[data.index]
+        elif aggregate == "median":  # the spread of a median: smallest to largest value
+            low, high = grouped.min().loc[data.index], grouped.max().loc[data.index]
+            if (high > low).any():
+                interval = "range"
+                ax.errorbar(data.index, data.values, yerr=[(data - low).values, (high - data).values], fmt="none",
+                            ecolor=color, elinewidth=0.9, capsize=2.5, alpha=0.8)
+            err = None
         else:
             err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
         if err is not None and err.notna().any():
@@ -177,7 +188,7 @@ def line_plot(
         ax.axhline(value, color="black", linestyle=style, linewidth=1.2, label=label)
     if logy:
         ax.set_yscale("log")
-    cut = interval and _limit_to_means(ax, means + [float(ref[0]) for ref in references], logy)
+    cut = interval is True and _limit_to_means(ax, means + [float(ref[0]) for ref in references], logy)
     if logx:
         ax.set_xscale("log")
     if xticklabels:

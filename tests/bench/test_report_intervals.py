@@ -166,3 +166,16 @@ def test_vc_tables_add_counts_and_intervals():
     assert deg.loc["sg", "n"] == 3 and deg.loc["sg", "ci95"] == pytest.approx(_t_half([20.0, 0.0, 100 / 9]))
     heads = headline_table([("a", 1.0, 2.0, ""), ("b", 1.0, 2.0, "", 7, 0.5)])
     assert heads["n"].tolist() == ["-", 7] and heads["ci95"].tolist() == ["-", 0.5]
+
+
+def test_median_points_show_the_range_of_their_values(tmp_path):
+    import pandas
+
+    from benchmarks.figures import count_caption, line_plot
+
+    assert count_caption([3, 3], "instances", interval="range", aggregate="median") == (
+        "points: median, bars from the smallest to the largest value over n = 3 instances per point")
+    df = pandas.DataFrame({"jobs": [10, 10, 10, 100, 100, 100], "cpu_s": [1.0, 2.0, 4.0, 10.0, 11.0, 30.0]})
+    path = line_plot(df, x="jobs", y="cpu_s", out_dir=tmp_path, stem="m", xlabel="jobs", ylabel="s",
+                     aggregate="median", unit="instances")
+    assert path.exists() and path.stat().st_size > 0
