@@ -1,6 +1,6 @@
 """``certify``: the best VCSched allocation found and a proven bound, closing the gap when it can.
 
-A composition (ARCHITECTURE.md): the bounds are this package's
+A composition (docs/architecture.md): the bounds are this package's
 (:mod:`lowerbounds.vc_packing`); the allocations come from heuristics the
 caller passes in (``heuristics``, ``starts``, ``improve``), so
 ``lowerbounds`` does not import ``heuristics``. The command line wires
