@@ -20,7 +20,7 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
            "progress_bar", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "add_seed_options", "seeds_of", "over_seeds",
-           "print_seed_tables", "duration_text"]
+           "print_seed_tables", "duration_text", "show_over_seeds"]
 
 
 def jsonable(value: Any) -> Any:
@@ -402,6 +402,18 @@ def over_seeds(run_one, seeds: list[int], key: str, metrics: Iterable[str], *, d
     paired = [{key: name, "versus": names[0], **{m: paired_difference(values[names[0]][m], values[name][m])
                                                for m in metrics}} for name in names[1:]]
     return {"seeds": list(seeds), "results": results, "paired": paired}
+
+
+def show_over_seeds(args: argparse.Namespace, run_one, seeds: list[int], key: str, metrics: Iterable[str], *,
+                    desc: str) -> dict:
+    """:func:`over_seeds`, printed as JSON (``--json``) or as :func:`print_seed_tables`; returns the document."""
+    metrics = list(metrics)
+    doc = over_seeds(run_one, seeds, key, metrics, desc=desc)
+    if getattr(args, "json", False):
+        print_json(doc)
+    else:
+        print_seed_tables(doc, key, metrics)
+    return doc
 
 
 def _interval_text(summary: dict) -> str | None:

@@ -8,12 +8,11 @@ from typing import Any
 from vcsched.cli.common import (
     add_seed_options,
     number_option,
-    over_seeds,
     print_json,
-    print_seed_tables,
     print_table,
     seed_option,
     seeds_of,
+    show_over_seeds,
 )
 from vcsched.errors import InvalidInputError
 
@@ -167,11 +166,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     seeds = seeds_of(args)
     if seeds is not None:
         metrics = list(SEED_METRICS) + ([f"{m}_ratio_to_bound" for m in BOUND_METRICS] if args.bound else [])
-        doc = over_seeds(run_one, seeds, "approach", metrics, desc="diet")
-        if args.json:
-            print_json(doc)
-        else:
-            print_seed_tables(doc, "approach", metrics)
+        show_over_seeds(args, run_one, seeds, "approach", metrics, desc="diet")
         return 0
     rows = run_one(args.seed)
     columns = ["approach", "makespan", "mean_turnaround", "std_turnaround", "throughput", "mean_choose",

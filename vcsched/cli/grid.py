@@ -54,12 +54,11 @@ from vcsched.cli.common import (
     check_output_path,
     duration_text,
     number_option,
-    over_seeds,
     print_json,
-    print_seed_tables,
     print_table,
     progress_bar,
     seeds_of,
+    show_over_seeds,
 )
 from vcsched.cli.grid_options import add_workload_options
 from vcsched.errors import InvalidInputError
@@ -278,11 +277,8 @@ def _simulate_seeds(args: argparse.Namespace, seeds: list[int]) -> int:
             row[f"{name}_ratio_to_bound"] = entry["ratio_to_bound"]
         return [row]
 
-    doc = over_seeds(run_one, seeds, "run", metrics, desc="grid simulate")
-    if args.json:
-        print_json(doc)
-    else:
-        print_seed_tables(doc, "run", metrics)
+    doc = show_over_seeds(args, run_one, seeds, "run", metrics, desc="grid simulate")
+    if not args.json:
         if all((r[m].get("std") or 0) == 0 for r in doc["results"] for m in SEED_METRICS):
             print(f"note: every seed gave the same run: scenario {args.scenario} draws nothing from the seed")
     return 0

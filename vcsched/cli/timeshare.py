@@ -18,12 +18,11 @@ import argparse
 from vcsched.cli.common import (
     add_seed_options,
     number_option,
-    over_seeds,
     print_json,
-    print_seed_tables,
     print_table,
     seed_option,
     seeds_of,
+    show_over_seeds,
 )
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
@@ -229,11 +228,7 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
                 _add_bounds(row, bounds, instance.workload.n_tasks)
         return rows
 
-    doc = over_seeds(run_one, seeds, "heuristic", metrics, desc="timeshare")
-    if args.json:
-        print_json(doc)
-    else:
-        print_seed_tables(doc, "heuristic", metrics)
+    show_over_seeds(args, run_one, seeds, "heuristic", metrics, desc="timeshare")
     return 0
 
 

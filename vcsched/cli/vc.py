@@ -26,15 +26,14 @@ from vcsched.cli.common import (
     add_set_options,
     check_output_path,
     number_option,
-    over_seeds,
     print_json,
-    print_seed_tables,
     print_table,
     progress_bar,
     run_instance_set,
     seed_option,
     seeds_of,
     short_message,
+    show_over_seeds,
     status_line,
     wants_instance_set,
     write_output,
@@ -182,11 +181,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
             return [_adapt_run(argparse.Namespace(**{**vars(args), "policy": p}), seed, progress=False)[0]
                     for p in policies]
 
-        doc = over_seeds(run_one, seeds, "policy", ADAPT_METRICS, desc="vc adapt")
-        if args.json:
-            print_json(doc)
-        else:
-            print_seed_tables(doc, "policy", ADAPT_METRICS)
+        show_over_seeds(args, run_one, seeds, "policy", ADAPT_METRICS, desc="vc adapt")
         return 0
     doc, result = _adapt_run(args, args.seed, progress=not args.no_progress)
     if args.events_csv:
