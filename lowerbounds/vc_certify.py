@@ -75,7 +75,7 @@ from lowerbounds.vc_packing import (
     packing_items,
 )
 from vcsched.errors import InvalidInputError
-from vcsched.formulations.vc_milp import load_balancing_incumbent
+from vcsched.formulations.vc_starts import load_balancing_incumbent
 from vcsched.problems.vc import (
     VCInstance,
     allocation_from_placement,

@@ -134,7 +134,7 @@ def test_time_limit_must_be_positive():
 
 def _needs_branching(n: int):
     """The first ``n`` 10-job small-set instances that the greedy incumbent does not certify."""
-    from vcsched.formulations.vc_milp import load_balancing_incumbent
+    from vcsched.formulations.vc_starts import load_balancing_incumbent
     from vcsched.generators.vc import iter_instance_set
     from vcsched.problems.vc import host_loads
     from vcsched.problems.vc_metrics import load_lower_bound

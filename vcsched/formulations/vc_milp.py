@@ -53,13 +53,12 @@ import numpy as np
 import pulp
 
 from vcsched.formulations.solve import new_var, solve_model
+from vcsched.formulations.vc_starts import best_start, better_placement, load_balancing_incumbent
 from vcsched.problems.vc import (
-    MEM_EPS,
     VCInstance,
     allocation_from_placement,
     check_allocation,
     host_loads,
-    placement_problem,
 )
 from vcsched.problems.vc_metrics import current_counts, load_lower_bound, migration_cost
 from vcsched.result import Result, Status, relative_gap
@@ -115,33 +114,6 @@ def _effective_budget(instance: VCInstance, budget: float | None) -> float | Non
 def _check_budget_mode(mode: str) -> None:
     if mode not in BUDGET_MODES:
         raise ValueError(f"budget_mode must be one of {BUDGET_MODES}, got {mode!r}")
-
-
-def load_balancing_incumbent(instance: VCInstance) -> np.ndarray | None:
-    """A quick starting placement for the compact MILP (not a registered heuristic).
-
-    Tasks by decreasing CPU need (then by decreasing memory), each on the
-    least loaded host where its memory fits; the better (lower peak load) of
-    that order and the memory-first one. ``None`` when neither fits.
-    """
-    best, best_peak = None, np.inf
-    cpu, mem = instance.task_cpu, instance.task_mem
-    for order in (np.lexsort((-mem, -cpu)), np.lexsort((-cpu, -mem))):
-        load = np.zeros(instance.hosts)
-        used = np.zeros(instance.hosts)
-        task_host = np.empty(instance.n_tasks, dtype=np.int64)
-        for k in order:
-            fits = used + mem[k] <= 1.0 + MEM_EPS
-            if not fits.any():
-                break
-            j = int(np.argmin(np.where(fits, load, np.inf)))
-            task_host[k] = j
-            load[j] += cpu[k]
-            used[j] += mem[k]
-        else:
-            if load.max() < best_peak:
-                best, best_peak = task_host, load.max()
-    return best
 
 
 # --------------------------------------------------------------------------- models
@@ -536,25 +508,31 @@ def solve_vc_milp(
     if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     t0 = time.perf_counter()
-    method = "milp" if formulation == "compact" else "milp-literal"
     model = _build(instance, formulation, budget, budget_mode, symmetry_breaking)
-    best = _best_start(instance, starts, budget, budget_mode)
+    best = best_start(instance, starts, _effective_budget(instance, budget), budget_mode)
     if formulation == "compact" and _effective_budget(instance, budget) is None:
         incumbent = load_balancing_incumbent(instance)
         if incumbent is not None:
             if float(host_loads(instance, incumbent).max()) <= load_lower_bound(instance) + 1e-12:
                 return _certified(instance, incumbent, t0, second_phase)
-            best = _better_placement(instance, best, incumbent)
+            best = better_placement(instance, best, incumbent)
     start = model.start_values(instance, best) if best is not None else {}
     build_seconds = time.perf_counter() - t0
     out = solve_model(model.problem, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=model.variables,
                       start=start, options=model.highs_options(bool(start)), describe=model.min_yield)
-    bound = None if out.bound is None else model.min_yield(out.bound)
     extra: dict[str, Any] = {"build_seconds": build_seconds, "solve_seconds": out.seconds, "formulation": formulation,
                              "nodes": out.nodes}
+    return _milp_result(instance, model, out, best, second_phase, extra, t0)
+
+
+def _milp_result(instance: VCInstance, model: VCModel, out, best: np.ndarray | None, second_phase: bool,
+                 extra: dict, t0: float) -> Result:
+    """The Result of a solved model: its placement (or the start when better), checked, with its bound."""
+    method = "milp" if extra["formulation"] == "compact" else "milp-literal"
+    bound = None if out.bound is None else model.min_yield(out.bound)
     if not out.status.has_solution:
         return Result(method, out.status, None, bound, None, None, time.perf_counter() - t0, out.message, extra)
-    task_host = _better_placement(instance, model.placement(instance), best)
+    task_host = better_placement(instance, model.placement(instance), best)
     alloc = allocation_from_placement(instance, task_host, second_phase=second_phase)
     report = check_allocation(instance, alloc)
     if not report.valid:
@@ -567,39 +545,6 @@ def solve_vc_milp(
         bound = max(bound, objective)
     return Result(method, out.status, objective, bound, relative_gap(objective, bound), alloc,
                   time.perf_counter() - t0, out.message, extra)
-
-
-def _placement_of(start: Any) -> np.ndarray | None:
-    """A placement array from a placement or a Result holding an Allocation (None otherwise)."""
-    solution = getattr(start, "solution", start) if isinstance(start, Result) else start
-    if isinstance(start, Result) and not start.status.has_solution:
-        return None
-    task_host = getattr(solution, "task_host", solution)
-    return None if task_host is None else np.asarray(task_host)
-
-
-def _best_start(instance: VCInstance, starts: Sequence[Any], budget, budget_mode: str) -> np.ndarray | None:
-    """The placement of least peak load among ``starts`` that fit in memory and in the budget."""
-    limit = _effective_budget(instance, budget)
-    best = None
-    for start in starts:
-        task_host = _placement_of(start)
-        if task_host is None or placement_problem(instance, task_host) is not None:
-            continue
-        if limit is not None:
-            cost = migration_cost(instance, task_host)
-            spent = cost.get("migrated_memory" if budget_mode == "memory" else "migrations", 0.0)
-            if spent > limit + 1e-9:
-                continue
-        best = _better_placement(instance, best, task_host)
-    return best
-
-
-def _better_placement(instance: VCInstance, a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
-    """The placement of smaller peak load (``a`` on ties; either when the other is None)."""
-    if a is None or b is None:
-        return b if a is None else a
-    return b if host_loads(instance, b).max() < host_loads(instance, a).max() - 1e-12 else a
 
 
 def _certified(instance: VCInstance, task_host: np.ndarray, t0: float, second_phase: bool) -> Result:
