@@ -36,15 +36,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 import numpy as np
 import scipy.sparse as sp
 
 from lowerbounds.batch_instance import BatchInstance
 from vcsched.errors import InvalidInputError
-from vcsched.formulations.solve import SolveOutcome, new_highs, run_interruptibly, translate_status
-from vcsched.result import Status, relative_gap
+from vcsched.formulations.solve import SolveOutcome, solve_highs_lp
 
 __all__ = ["TimeGrid", "time_grid", "Model", "build_model", "solve_arrays", "greedy_grid_schedule",
            "CG_LEVELS", "MAX_NONZEROS"]
@@ -239,12 +237,13 @@ def build_model(grid: TimeGrid, inst: BatchInstance, cost_of, *, last_cost=None,
 
 def solve_arrays(model: Model, *, mip: bool, time_limit: float | None, start: np.ndarray | None = None,
                  options: dict | None = None) -> tuple[SolveOutcome, np.ndarray | None]:
-    """Solve the model with HiGHS (``mip``: binary columns); status translated by :func:`translate_status`.
+    """Solve the model with HiGHS (``mip``: binary columns) through
+    :func:`vcsched.formulations.solve.solve_highs_lp` (statuses, objective check, interrupts).
 
     ``options``: extra HiGHS options by name (``{"mip_max_nodes": 50}``).
     """
-    highspy, h = new_highs()
-    t0 = time.perf_counter()
+    import highspy
+
     A = model.matrix.tocsc()
     ncol = A.shape[1]
     inf = highspy.kHighsInf
@@ -264,40 +263,8 @@ def solve_arrays(model: Model, *, mip: bool, time_limit: float | None, start: np
     lp.a_matrix_.index_ = A.indices.astype(np.int32)
     lp.a_matrix_.value_ = A.data.astype(float)
     if mip:
-        kinds = [highspy.HighsVarType.kInteger] * model.job.size + [highspy.HighsVarType.kContinuous] * (
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * model.job.size + [highspy.HighsVarType.kContinuous] * (
             ncol - model.job.size)
-        lp.integrality_ = kinds
-    h.passModel(lp)
-    if start is not None and mip:
-        h.setSolution(ncol, np.arange(ncol, dtype=np.int32), np.asarray(start, dtype=float))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
-    h.setOptionValue("threads", 1)
-    for key, value in (options or {}).items():
-        h.setOptionValue(key, value)
-    run_interruptibly(h)  # a signal stops the solve at once
-    return _outcome(highspy, h, mip, time.perf_counter() - t0)
-
-
-def _outcome(highspy, h, mip: bool, seconds: float):
-    model_status = h.getModelStatus()
-    info = h.getInfo()
-    has = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible
-    values = np.asarray(h.getSolution().col_value) if has else None
-    objective = float(info.objective_function_value) if has else None
-    bound = None
-    if mip:
-        db = float(info.mip_dual_bound)
-        bound = db if math.isfinite(db) else None
-    elif objective is not None and model_status == highspy.HighsModelStatus.kOptimal:
-        bound = objective
-    status, message = translate_status(model_status, has)
-    if status is Status.OPTIMAL and mip and objective is not None and bound is not None:
-        g = relative_gap(objective, bound)
-        if g is not None and g > 1e-4:
-            status, message = Status.FEASIBLE, f"stopped at relative gap {g:.3g}"
-    if status is Status.OPTIMAL and bound is None:
-        bound = objective
-    out = SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, mip,
-                       max(int(info.mip_node_count), 0) if mip else 0)
-    return out, values
+    starts = (np.arange(ncol, dtype=np.int32), np.asarray(start, dtype=float)) if start is not None and mip else None
+    return solve_highs_lp(lp, mip, time_limit=None if time_limit is None else max(float(time_limit), 0.01),
+                          start=starts, options=options)

@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vcsched.formulations.solve import new_highs, run_interruptibly, translate_status
+from vcsched.formulations.solve import solve_highs_lp
 from vcsched.result import Status
 
 __all__ = ["LPOutcome", "solve_lp", "sumflow_interval_lp", "deadline_feasible", "bisect_threshold", "makespan_lp",
@@ -56,8 +56,8 @@ def solve_lp(cost, rows, cols, vals, row_lo, row_hi, col_hi, *, maximize: bool =
     ``A`` is given in coordinate form (``rows``, ``cols``, ``vals``); columns may be unbounded
     above (``inf``). The status is HiGHS's, translated; a limit is never reported optimal.
     """
-    highspy, h = new_highs()
-    tic = time.perf_counter()
+    import highspy
+
     n, m = len(cost), len(row_lo)
     rows, cols, vals = (np.asarray(a) for a in (rows, cols, vals))
     order = np.lexsort((rows, cols))
@@ -74,18 +74,9 @@ def solve_lp(cost, rows, cols, vals, row_lo, row_hi, col_hi, *, maximize: bool =
     lp.a_matrix_.index_ = rows[order].astype(np.int32)
     lp.a_matrix_.value_ = vals[order].astype(float)
     lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
-    h.passModel(lp)
-    h.setOptionValue("threads", 1)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
-    run_interruptibly(h)  # a signal stops the solve at once
-    model_status = h.getModelStatus()
-    info = h.getInfo()
-    has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible
-    status, _ = translate_status(model_status, has_solution)
-    x = np.asarray(h.getSolution().col_value) if has_solution else None
-    objective = float(info.objective_function_value) if status is Status.OPTIMAL else None
-    return LPOutcome(status, objective, x, time.perf_counter() - tic)
+    out, x = solve_highs_lp(lp, False, time_limit=None if time_limit is None else max(float(time_limit), 0.01))
+    objective = out.objective if out.status is Status.OPTIMAL else None
+    return LPOutcome(out.status, objective, x if out.status.has_solution else None, out.seconds)
 
 
 class _Builder:

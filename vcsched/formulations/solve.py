@@ -32,7 +32,7 @@ from vcsched.errors import SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
 __all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var", "new_highs", "quiet_stdout",
-           "run_interruptibly"]
+           "run_interruptibly", "solve_highs_lp"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -296,33 +296,50 @@ def solve_model(
         Maps the model's objective to the caller's terms (e.g. a load to a yield) in the
         progress reports (:mod:`vcsched.progress`).
     """
+    variables = list(prob.variables()) if variables is None else list(variables)
+    lp, is_mip = _to_highs_lp(prob, variables, mip)
+    out, values = solve_highs_lp(lp, is_mip, time_limit=time_limit, gap_rel=gap_rel, threads=threads,
+                                 start=_start_columns(variables, start), options=options, describe=describe)
+    if values is not None:
+        for v, x in zip(variables, values):
+            v.varValue = x
+    return out
+
+
+def solve_highs_lp(lp, is_mip: bool, *, time_limit: float | None = None, gap_rel: float | None = None,
+                   threads: int | None = 1, start: tuple | None = None, options: dict | None = None,
+                   describe: Callable[[float], float] | None = None) -> tuple[SolveOutcome, np.ndarray | None]:
+    """Solve a ``highspy.HighsLp`` built from arrays: ``(outcome, column values or None)``.
+
+    The one HiGHS run of the toolkit (:func:`solve_model` builds the arrays from PuLP): the
+    statuses of :func:`translate_status`, a signal honoured at once (:func:`run_interruptibly`),
+    every solution's objective recomputed in the original model and, when HiGHS disagrees with
+    it, solved again without the start, then without presolve; a stop above a 1e-4 relative gap
+    is ``feasible``. ``start`` is ``(columns, values)``.
+    """
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     if gap_rel is not None and not gap_rel >= 0:
         raise ValueError(f"gap_rel must be >= 0, got {gap_rel}")
     t0 = time.perf_counter()
-    variables = list(prob.variables()) if variables is None else list(variables)
-    lp, is_mip = _to_highs_lp(prob, variables, mip)
     settings = {"time_limit": None if time_limit is None else float(time_limit),
                 "mip_rel_gap": None if gap_rel is None else float(gap_rel),
                 "threads": None if threads is None else int(threads), **(options or {})}
-    starts = _start_columns(variables, start)
-    outcome = _run_checked(lp, is_mip, starts, settings, variables, describe)
-    retries = ([(None, {})] if starts is not None else []) + [(None, {"presolve": "off"})]
+    outcome = _run_checked(lp, is_mip, start, settings, describe)
+    retries = ([(None, {})] if start is not None else []) + [(None, {"presolve": "off"})]
     for retry_start, changes in retries:  # a HiGHS MIP start can mislead presolve: retry without it, then without presolve
         if not outcome.inconsistent:
             break
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
             break
-        outcome = _run_checked(lp, is_mip, retry_start, {**settings, **changes, "time_limit": left}, variables,
-                               describe)
+        outcome = _run_checked(lp, is_mip, retry_start, {**settings, **changes, "time_limit": left}, describe)
     seconds = time.perf_counter() - t0
     if outcome.inconsistent:
         message = (f"HiGHS reported objective {outcome.reported:.9g} for a solution whose objective is "
                    f"{outcome.objective:.9g} (also after retrying without the start and without presolve, "
                    f"within the time limit); the result is not trusted")
-        return SolveOutcome(Status.ERROR, None, None, None, seconds, message, is_mip, outcome.nodes)
+        return SolveOutcome(Status.ERROR, None, None, None, seconds, message, is_mip, outcome.nodes), None
     status, message = outcome.status, outcome.message
     objective, bound = outcome.objective, outcome.bound
     if status is Status.OPTIMAL and is_mip and objective is not None and bound is not None:
@@ -331,8 +348,8 @@ def solve_model(
             status, message = Status.FEASIBLE, f"stopped at relative gap {g:.3g} (gap_rel={gap_rel})"
     if status is Status.OPTIMAL and bound is None:
         bound = objective
-    return SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip,
-                        outcome.nodes)
+    return (SolveOutcome(status, objective, bound, relative_gap(objective, bound), seconds, message, is_mip,
+                         outcome.nodes), outcome.values)
 
 
 def _start_columns(variables, start: dict | None):
@@ -354,6 +371,7 @@ class _Run:
     """The objective HiGHS reported."""
     bound: float | None
     nodes: int
+    values: np.ndarray | None = None
 
     @property
     def inconsistent(self) -> bool:
@@ -363,7 +381,7 @@ class _Run:
         return abs(self.objective - self.reported) > 1e-6 * max(1.0, abs(self.objective))
 
 
-def _run_checked(lp, is_mip: bool, starts, settings: dict, variables, describe=None) -> _Run:
+def _run_checked(lp, is_mip: bool, starts, settings: dict, describe=None) -> _Run:
     """One HiGHS run; the solution's objective is recomputed in the original space.
 
     HiGHS 1.16 can evaluate a MIP start in its presolved space without the
@@ -382,11 +400,9 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, variables, describe=N
     model_status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible
-    objective = reported = None
+    objective = reported = values = None
     if has_solution:
         values = np.asarray(h.getSolution().col_value, dtype=float)
-        for v, x in zip(variables, values):
-            v.varValue = x
         objective = float(np.dot(np.asarray(lp.col_cost_, dtype=float), values) + lp.offset_)
         reported = float(info.objective_function_value)
     bound = None
@@ -398,4 +414,4 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, variables, describe=N
         bound = objective
     status, message = translate_status(model_status, has_solution)
     nodes = max(int(info.mip_node_count), 0) if is_mip else 0
-    return _Run(status, message, objective, reported, bound, nodes)
+    return _Run(status, message, objective, reported, bound, nodes, values)
