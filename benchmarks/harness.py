@@ -89,9 +89,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benchmarks.executors import connect_scheduler, dask_outcomes, pool_outcomes
-from benchmarks.runfolder import check_run_layout, finished_parts, part_path, run_lock, storage_error
+from benchmarks.runfolder import check_run_layout, finished_parts, part_path, run_lock, storage_error, write_part_file
 from vcsched.errors import InvalidInputError, UnknownNameError
-from vcsched.files import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -326,16 +325,6 @@ def _validate_rows(rows: Any, params: dict) -> list[dict]:
 # --------------------------------------------------------------------------- storage
 
 
-def _atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
-    """:func:`vcsched.files.atomic_write` with ``fsync``; a failed write (a full disk) leaves no
-    partial file and is one line naming ``path`` (:func:`benchmarks.runfolder.storage_error`)."""
-    try:
-        atomic_write(path, write, fsync=True)
-    except OSError as exc:
-        parts = path.parent if path.parent.name == "parts" else path.parent / "parts"
-        raise storage_error(path, exc, parts) from None
-
-
 def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, version: str) -> pandas.DataFrame:
     import pandas as pd
 
@@ -354,7 +343,7 @@ def _cell_frame(params: dict, index: int, cid: str, seed: int, outcome: dict, ve
 
 def _save_part(parts: pathlib.Path, frame: pandas.DataFrame, cid: str, failed: bool) -> None:
     path = part_path(parts, cid, error=failed)
-    _atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    write_part_file(path, lambda tmp: frame.to_parquet(tmp, index=False))
     if not failed:
         stale = part_path(parts, cid, error=True)
         if stale.exists():
@@ -492,7 +481,7 @@ def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool
     manifest = {"experiment": experiment.name, "seed": int(seed), "quick": bool(quick), "cells": len(cells)}
     _prepare_dir(out, parts, manifest, resume)
     done = finished_parts(parts, ids, seeds, seed) if resume else set()
-    _atomic_write(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
+    write_part_file(out / "run.json", lambda tmp: tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8"))
     todo = [(k, cells[k], seeds[k]) for k in range(len(cells)) if k not in done]
     skipped = len(cells) - len(todo)
     version = code_version()
@@ -521,8 +510,8 @@ def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool
             if close is not None:
                 close()
     table = load_results(out, cells)
-    _atomic_write(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
-    _atomic_write(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
+    write_part_file(out / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
+    write_part_file(out / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
     if "cell_status" in table:
         failed = int((table.drop_duplicates("cell")["cell_status"] == "error").sum())
     return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table,

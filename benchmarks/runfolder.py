@@ -22,10 +22,12 @@ import pathlib
 import socket
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.files import atomic_write
 
 __all__ = ["part_path", "check_run_dir", "check_run_layout", "run_lock", "read_part_seed", "finished_parts",
            "storage_error", "RUN_FILES"]
@@ -161,3 +163,13 @@ def finished_parts(parts: pathlib.Path, ids: list[str], seeds: list[int], root_s
                 f"seed {int(stored[0])}, expected {seeds[k]}); give that run's --seed or drop --resume to start over")
         done.add(k)
     return done
+
+
+def write_part_file(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    """:func:`vcsched.files.atomic_write` with ``fsync``; a failed write (a full disk) leaves no
+    partial file and is one line naming ``path`` (:func:`benchmarks.runfolder.storage_error`)."""
+    try:
+        atomic_write(path, write, fsync=True)
+    except OSError as exc:
+        parts = path.parent if path.parent.name == "parts" else path.parent / "parts"
+        raise storage_error(path, exc, parts) from None
