@@ -448,13 +448,7 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
     t0 = time.perf_counter()
     if upper is not None and not math.isfinite(upper):
         raise InvalidInputError(f"upper must be a finite number, got {upper}")
-    start_value = None
-    if start is not None:
-        report = check_schedule(instance, start)
-        if not report.valid:
-            raise InvalidInputError(f"start schedule is infeasible: {report.violations[0]}; pass a checked schedule")
-        start_value = report.minsum
-        upper = start_value if upper is None else min(upper, start_value)
+    start_value, upper = _start_and_upper(instance, start, upper)
     if lower_bound is not None and not math.isfinite(lower_bound):
         raise InvalidInputError(f"lower_bound must be a finite number, got {lower_bound}")
     if grain is not None and not time_grain_ok(instance, grain):
@@ -480,6 +474,23 @@ def solve_exact(instance: MoldableInstance, *, time_limit: float | None = 60.0,
         return Result("exact", out.status, bound=out.bound, message=out.message,
                       seconds=time.perf_counter() - t0, extra=extra)
     schedule = _rebuild(instance, parts) if chosen == "flow" else _time_indexed_rebuild(instance, parts)
+    return _exact_result(instance, schedule, start, start_value, out, lower_bound, extra, t0)
+
+
+def _start_and_upper(instance: MoldableInstance, start: Schedule | None, upper: float | None):
+    """``(the start's minsum or None, the upper bound for the horizons)``; an infeasible start is refused."""
+    if start is None:
+        return None, upper
+    report = check_schedule(instance, start)
+    if not report.valid:
+        raise InvalidInputError(f"start schedule is infeasible: {report.violations[0]}; pass a checked schedule")
+    return report.minsum, report.minsum if upper is None else min(upper, report.minsum)
+
+
+def _exact_result(instance: MoldableInstance, schedule: Schedule, start: Schedule | None, start_value, out,
+                  lower_bound: float | None, extra: dict, t0: float) -> Result:
+    """The checked schedule (the start when better), the larger of the MILP's and the given bound, and
+    ``optimal`` when they meet (relative 1e-6)."""
     report = check_schedule(instance, schedule)
     if not report.valid:  # pragma: no cover - would be a bug of the model
         raise RuntimeError(f"exact MILP produced an invalid schedule: {report.violations[0]}")
