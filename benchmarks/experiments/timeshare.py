@@ -362,9 +362,6 @@ def _slow_share(df, h, mu):
 
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Tables 16-18 analogues, server shares, scenario summaries, per-client figures, HTM cost plot."""
-    from benchmarks.figures import line_plot
-    from benchmarks.tables import save_table, text_table, text_table_notes, with_intervals
-
     if df.empty or "kind" not in df:
         return "timeshare: no rows (every cell failed?)"
     ok = df[df["cell_status"] == "ok"] if "cell_status" in df else df
@@ -372,6 +369,19 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         ok = ok.assign(load_sensor="count")
     everything, ok = ok, ok[~_is_variant(ok)]
     lines = ["timeshare: MCT / HMCT / MP / MSF on time-shared servers (seed 003); simulation, not the real platform."]
+    t1618, summ = _report_tables(ok, out_dir)
+    for sc in ("c", "d", "e"):
+        _client_figure(ok, out_dir, sc)
+    lines += _htm_cost_lines(ok, out_dir)
+    lines += _paper_lines(ok, summ)
+    lines += bound_report(ok, out_dir)
+    return "\n".join(lines) + _report_appendix(ok, everything, t1618, out_dir)
+
+
+def _report_tables(ok: pandas.DataFrame, out_dir: pathlib.Path):
+    """Tables 16-18, the scenario summaries and the server shares (saved); ``(t1618, summary)``."""
+    from benchmarks.tables import save_table, with_intervals
+
     t1618 = tables_16_18(ok)
     if not t1618.empty:
         save_table(t1618, out_dir, "tables_6_to_18", title="Scenarios (a), (b): per seed, mean, paper's average",
@@ -396,8 +406,15 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                           sort=False)[["server_percent", *types, "server_sumflow"]].mean().reset_index()
         save_table(sv, out_dir, "server_shares", title="Per-server share of tasks (%) and sumflow (Tables 10, 12, 14)",
                    digits=1)
-    for sc in ("c", "d", "e"):
-        _client_figure(ok, out_dir, sc)
+    return t1618, summ
+
+
+def _htm_cost_lines(ok: pandas.DataFrame, out_dir: pathlib.Path) -> list[str]:
+    """The HTM decision-cost figure and table, and the run-time line."""
+    from benchmarks.figures import line_plot
+    from benchmarks.tables import save_table
+
+    lines: list[str] = []
     cost = ok[ok["kind"] == "htm_cost"]
     if not cost.empty:
         line_plot(cost.assign(per_decision_ms=cost["decision_seconds"] * 1e3), x="concurrent", y="per_decision_ms",
@@ -415,6 +432,12 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     if not tim.empty:
         lines.append(f"scenario (b), 500 tasks, 4 heuristics x 3 seeds (MCT once per seed): "
                      f"{tim['total_seconds'].median():.2f} s wall (median of {len(tim)} runs)")
+    return lines
+
+
+def _paper_lines(ok: pandas.DataFrame, summ: pandas.DataFrame) -> list[str]:
+    """The paper's findings beside ours: scenario (b) at mu = 20, 17, 15, scenario (a), the variants."""
+    lines: list[str] = []
     # the paper's findings beside ours (scenario b, platform 2)
     for mu in (20.0, 17.0, 15.0):
         ours = {h: _mean(ok, "b", "2", mu, h, "sumflow") for h in HEURISTICS}
@@ -461,8 +484,15 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             lines.append("best heuristic per scenario (mean makespan / sumflow / maxflow): " + "; ".join(
                 f"({sc}) " + "/".join(wins.loc[sc, m][1].upper() for m in ("makespan", "sumflow", "maxflow"))
                 for sc in wins.index))
-    lines += bound_report(ok, out_dir)
-    text = "\n".join(lines)
+    return lines
+
+
+def _report_appendix(ok: pandas.DataFrame, everything: pandas.DataFrame, t1618: pandas.DataFrame,
+                     out_dir: pathlib.Path) -> str:
+    """Implied speeds, the deviation table and the key rows of Tables 16-18 (text after the lines)."""
+    from benchmarks.tables import save_table, text_table, text_table_notes
+
+    text = ""
     if (ok["kind"] == "server").any():
         speeds = implied_speed_table(ok)
         save_table(speeds, out_dir, "implied_speed", title="Speed the paper's fast servers needed (Table 5 = 1)",
@@ -486,7 +516,6 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             text += "\n" + text_table(key[["mu", "heuristic", "metric", "avg", "ci95", "n", "paper_avg"]].reset_index(drop=True),
                                       digits=1)
     return text
-
 
 EXPERIMENT = Experiment(
     name="timeshare",
