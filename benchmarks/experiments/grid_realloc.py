@@ -400,43 +400,10 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                 kind = "heterogeneous" if het else "homogeneous"
                 save_table(table, out_dir, f"table{num:02d}_{metric}_{algorithm}_{kind}",
                            title=f"Table {num} analogue: {title}, {algorithm}, {kind} platforms")
-    # figures: one per metric, x = scenario index, one line per heuristic label, mean over platform type and batch
     real = ok[ok["algorithm"] != "none"].copy()
-    order = {s: k for k, s in enumerate(list(PAPER_COLUMNS) + ["pwa"])}
-    real["scenario_index"] = real["scenario"].map(order)
-    for metric, (_, _, title) in METRICS.items():
-        refs = [(1.0, "no change (1.0)")] if metric == "relative_response" else []
-        line_plot(real, x="scenario_index", y=metric, series="label", out_dir=out_dir, stem=f"fig_{metric}",
-                  xlabel="scenario", xticklabels={k: s for s, k in order.items() if s in set(real["scenario"])},
-                  ylabel=title + (" (%)" if metric.endswith("pct") else ""),
-                  title=f"grid-realloc: {title} (mean over FCFS/CBF, hom./het.)", references=refs,
-                  unit="runs (batch policy x platform type)")
-    # headline numbers
+    _metric_figures(real, out_dir)
     paper = real[real["scenario"].isin(PAPER_COLUMNS)]
-    nc, c = paper[paper["algorithm"] == "no-cancel"], paper[paper["algorithm"] == "cancel"]
-    rr_nc, rr_c = nc["relative_response"].astype(float).mean(), c["relative_response"].astype(float).mean()
-    apr = c[(c["scenario"] == "apr") & (c["heuristic"] == "minmin") & (c["batch"] == "fcfs") & (~c["heterogeneous"])]
-    best = c["relative_response"].astype(float).min() if len(c) else np.nan
-    head = pd.DataFrame([
-        {"quantity": "reallocations, % of jobs, no cancellation (mean / max)", "paper": "2.3 / 13.5",
-         "ours": f"{nc['reallocations_pct'].mean():.1f} / {nc['reallocations_pct'].max():.1f}"},
-        {"quantity": "reallocations, % of jobs, with cancellation (mean / max)", "paper": "5.8 / 28.8",
-         "ours": f"{c['reallocations_pct'].mean():.1f} / {c['reallocations_pct'].max():.1f}"},
-        {"quantity": "MinMin-C, FCFS, homogeneous, apr: relative response time", "paper": "0.26 (divided by ~4)",
-         "ours": f"{float(apr['relative_response'].iloc[0]):.2f}" if len(apr) else "-"},
-        {"quantity": "best relative response time with cancellation (any cell)", "paper": "0.26",
-         "ours": f"{best:.2f}"},
-        {"quantity": "mean relative response time, no cancellation vs cancellation", "paper": "0.94 vs 0.78",
-         "ours": f"{rr_nc:.2f} vs {rr_c:.2f}"},
-        {"quantity": "cancellation better than no cancellation on average", "paper": "yes",
-         "ours": "yes" if rr_c < rr_nc else "no"},
-        {"quantity": "same, without MaxMin (starves small jobs under FCFS with cancellation)", "paper": "0.94 vs 0.77",
-         "ours": f"{nc.loc[nc['heuristic'] != 'maxmin', 'relative_response'].astype(float).mean():.2f} vs "
-                 f"{c.loc[c['heuristic'] != 'maxmin', 'relative_response'].astype(float).mean():.2f}"},
-        {"quantity": "median relative response time, no cancellation vs cancellation", "paper": "-",
-         "ours": f"{nc['relative_response'].astype(float).median():.2f} vs "
-                 f"{c['relative_response'].astype(float).median():.2f}"},
-    ])
+    head = headline_table(paper)
     save_table(head, out_dir, "headline", title="grid-realloc: headline numbers, paper vs ours")
     timing = ok.groupby(["scenario", "batch", "algorithm"], sort=False)[["sim_seconds", "realloc_seconds"]].mean()
     save_table(timing.reset_index(), out_dir, "timing", title="mean wall time per simulation (s)")
@@ -474,6 +441,51 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         lines.append(text_table(matrix))
     lines.append(run_time_line(df))
     return "\n".join(lines)
+
+
+def _metric_figures(real: pandas.DataFrame, out_dir: pathlib.Path) -> None:
+    """One figure per metric: x = scenario, one line per heuristic label, mean over batch policy and platform."""
+    real = real.copy()
+    order = {s: k for k, s in enumerate(list(PAPER_COLUMNS) + ["pwa"])}
+    real["scenario_index"] = real["scenario"].map(order)
+    for metric, (_, _, title) in METRICS.items():
+        refs = [(1.0, "no change (1.0)")] if metric == "relative_response" else []
+        line_plot(real, x="scenario_index", y=metric, series="label", out_dir=out_dir, stem=f"fig_{metric}",
+                  xlabel="scenario", xticklabels={k: s for s, k in order.items() if s in set(real["scenario"])},
+                  ylabel=title + (" (%)" if metric.endswith("pct") else ""),
+                  title=f"grid-realloc: {title} (mean over FCFS/CBF, hom./het.)", references=refs,
+                  unit="runs (batch policy x platform type)")
+
+
+def headline_table(paper: pandas.DataFrame) -> pandas.DataFrame:
+    """The paper's headline numbers beside ours (the runs of the paper's scenarios)."""
+    import pandas as pd
+
+    nc, c = paper[paper["algorithm"] == "no-cancel"], paper[paper["algorithm"] == "cancel"]
+    rr_nc, rr_c = nc["relative_response"].astype(float).mean(), c["relative_response"].astype(float).mean()
+    apr = c[(c["scenario"] == "apr") & (c["heuristic"] == "minmin") & (c["batch"] == "fcfs") & (~c["heterogeneous"])]
+    best = c["relative_response"].astype(float).min() if len(c) else np.nan
+    head = pd.DataFrame([
+        {"quantity": "reallocations, % of jobs, no cancellation (mean / max)", "paper": "2.3 / 13.5",
+         "ours": f"{nc['reallocations_pct'].mean():.1f} / {nc['reallocations_pct'].max():.1f}"},
+        {"quantity": "reallocations, % of jobs, with cancellation (mean / max)", "paper": "5.8 / 28.8",
+         "ours": f"{c['reallocations_pct'].mean():.1f} / {c['reallocations_pct'].max():.1f}"},
+        {"quantity": "MinMin-C, FCFS, homogeneous, apr: relative response time", "paper": "0.26 (divided by ~4)",
+         "ours": f"{float(apr['relative_response'].iloc[0]):.2f}" if len(apr) else "-"},
+        {"quantity": "best relative response time with cancellation (any cell)", "paper": "0.26",
+         "ours": f"{best:.2f}"},
+        {"quantity": "mean relative response time, no cancellation vs cancellation", "paper": "0.94 vs 0.78",
+         "ours": f"{rr_nc:.2f} vs {rr_c:.2f}"},
+        {"quantity": "cancellation better than no cancellation on average", "paper": "yes",
+         "ours": "yes" if rr_c < rr_nc else "no"},
+        {"quantity": "same, without MaxMin (starves small jobs under FCFS with cancellation)", "paper": "0.94 vs 0.77",
+         "ours": f"{nc.loc[nc['heuristic'] != 'maxmin', 'relative_response'].astype(float).mean():.2f} vs "
+                 f"{c.loc[c['heuristic'] != 'maxmin', 'relative_response'].astype(float).mean():.2f}"},
+        {"quantity": "median relative response time, no cancellation vs cancellation", "paper": "-",
+         "ours": f"{nc['relative_response'].astype(float).median():.2f} vs "
+                 f"{c['relative_response'].astype(float).median():.2f}"},
+    ])
+    return head
 
 
 def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
