@@ -101,6 +101,43 @@ def _limit_to_means(ax, values: list[float], logy: bool) -> bool:
     return new != (cur_lo, cur_hi)
 
 
+
+def _draw_series(ax, sub: pandas.DataFrame, name, k: int, n_series: int, *, x: str, y: str, aggregate: str,
+                 count: str | None, yerr: str | None, strong: bool, highlight: Sequence[str]):
+    """One series of :func:`line_plot`: its line and its bars (a 95 % interval of a mean, the given
+    ``yerr``, or the range of a median); ``(counts, interval kind or False, values)``, None when empty."""
+    from benchmarks.tables import ci95_half
+
+    grouped = sub.groupby(x, sort=True)[y]
+    data = grouped.agg(aggregate).dropna()
+    if data.empty:
+        return None
+    n_of = sub.groupby(x, sort=True)[count].sum() if count else grouped.count()
+    color, marker = series_style(name, k, n_series)
+    if strong:
+        color = _STRONG[list(highlight).index(name) % len(_STRONG)]
+    interval: bool | str = False
+    if yerr is not None:
+        err = sub.groupby(x, sort=True)[yerr].first().loc[data.index]
+    elif aggregate == "median":  # the spread of a median: smallest to largest value
+        low, high = grouped.min().loc[data.index], grouped.max().loc[data.index]
+        if (high > low).any():
+            interval = "range"
+            ax.errorbar(data.index, data.values, yerr=[(data - low).values, (high - data).values], fmt="none",
+                        ecolor=color, elinewidth=0.9, capsize=2.5, alpha=0.8)
+        err = None
+    else:
+        err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
+    if err is not None and err.notna().any():
+        interval = True
+        ax.errorbar(data.index, data.values, yerr=err.fillna(0.0).values, fmt="none", ecolor=color,
+                    elinewidth=0.9, capsize=2.5, alpha=0.8)
+    ax.plot(data.index, data.values, marker=marker, markersize=4, color=color,
+            linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
+            label=None if name is None else str(name))
+    return n_of.loc[data.index].tolist(), interval, [float(v) for v in data.values]
+
+
 def line_plot(
     df: pandas.DataFrame,
     *,
@@ -149,39 +186,17 @@ def line_plot(
     if series is not None and series_order is not None:
         rank = {name: k for k, name in enumerate(series_order)}
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
-    from benchmarks.tables import ci95_half
 
     counts, interval, means = [], False, []
     for k, (name, sub) in enumerate(groups):
-        grouped = sub.groupby(x, sort=True)[y]
-        data = grouped.agg(aggregate).dropna()
-        if data.empty:
+        drawn = _draw_series(ax, sub, name, k, len(groups), x=x, y=y, aggregate=aggregate, count=count,
+                             yerr=yerr, strong=name in highlight, highlight=highlight)
+        if drawn is None:
             continue
-        n_of = sub.groupby(x, sort=True)[count].sum() if count else grouped.count()
-        counts.extend(n_of.loc[data.index].tolist())
-        strong = name in highlight
-        color, marker = series_style(name, k, len(groups))
-        if strong:
-            color = _STRONG[list(highlight).index(name) % len(_STRONG)]
-        if yerr is not None:
-            err = sub.groupby(x, sort=True)[yerr].first().loc[data.index]
-        elif aggregate == "median":  # the spread of a median: smallest to largest value
-            low, high = grouped.min().loc[data.index], grouped.max().loc[data.index]
-            if (high > low).any():
-                interval = "range"
-                ax.errorbar(data.index, data.values, yerr=[(data - low).values, (high - data).values], fmt="none",
-                            ecolor=color, elinewidth=0.9, capsize=2.5, alpha=0.8)
-            err = None
-        else:
-            err = grouped.agg(ci95_half).loc[data.index] if aggregate == "mean" else None
-        if err is not None and err.notna().any():
-            interval = True
-            ax.errorbar(data.index, data.values, yerr=err.fillna(0.0).values, fmt="none", ecolor=color,
-                        elinewidth=0.9, capsize=2.5, alpha=0.8)
-        means.extend(float(v) for v in data.values)
-        ax.plot(data.index, data.values, marker=marker, markersize=4, color=color,
-                linewidth=2.4 if strong else 1.2, linestyle="--" if strong else "-",
-                label=None if name is None else str(name))
+        counts.extend(drawn[0])
+        means.extend(drawn[2])
+        if drawn[1] and interval is not True:
+            interval = drawn[1]
     for ref in references:
         value, label = ref[0], ref[1]
         style = ref[2] if len(ref) > 2 else ":"
