@@ -221,6 +221,48 @@ def batch_times(cmax: float, tmin: float, ratio: float = 2.0) -> np.ndarray:
     return cmax / ratio ** (K - np.arange(K + 2))
 
 
+def _interval_model(instance: MoldableInstance, lows: np.ndarray, highs: np.ndarray, integer: bool):
+    """The interval LP/ILP of :func:`interval_bound` on the intervals ``(lows[J], highs[J]]``:
+    ``(problem, variables)``."""
+    n, m = instance.n, instance.m
+    pmin = instance.min_time
+    w = instance.weights
+    cat = pulp.LpBinary if integer else pulp.LpContinuous
+    prob = pulp.LpProblem("moldable_interval_bound", pulp.LpMinimize)
+    variables: list = []
+    per_task: list[list] = [[] for _ in range(n)]
+    area_terms: list[list] = [[] for _ in range(len(lows))]
+    obj = []
+    times, work = instance.times, instance.work
+    for J, (a, b) in enumerate(zip(lows, highs)):
+        if math.isinf(b):
+            S = instance.min_work
+        else:
+            S = np.where(times <= b, work, np.inf).min(axis=1)
+        for i in np.flatnonzero(np.isfinite(S)):
+            x = new_var(f"x_{i}_{J}", 0, 1, cat)
+            variables.append(x)
+            per_task[i].append(x)
+            obj.append((x, float(w[i] * max(a, pmin[i]))))
+            area_terms[J].append((x, float(S[i])))
+    prob += pulp.LpAffineExpression(obj)
+    for i in range(n):
+        prob += pulp.LpAffineExpression([(x, 1.0) for x in per_task[i]]) >= 1, f"once_{i}"
+    prev = None
+    for J, b in enumerate(highs):
+        if math.isinf(b):
+            break
+        A = new_var(f"area_{J}", 0, None)
+        variables.append(A)
+        terms = [(A, 1.0)] + [(x, -s) for x, s in area_terms[J]]
+        if prev is not None:
+            terms.append((prev, -1.0))
+        prob += pulp.LpAffineExpression(terms) == 0, f"cum_{J}"
+        prob += pulp.LpAffineExpression([(A, 1.0)]) <= float(m * b), f"area_{J}"
+        prev = A
+    return prob, variables
+
+
 def interval_bound(instance: MoldableInstance, *, integer: bool = False, time_limit: float | None = None,
                    ratio: float = 2.0, eps: float = 0.01, search: DualSearch | None = None) -> Result:
     """Lower bound on ``sum w_i C_i`` by the interval formulation of §3.3.
@@ -268,47 +310,10 @@ def interval_bound(instance: MoldableInstance, *, integer: bool = False, time_li
     t0 = time.perf_counter()
     search = search or dual_approximation_search(instance, eps=eps)
     mk = makespan_lower_bound(instance, search=search)
-    n, m = instance.n, instance.m
-    tmin = float(instance.times.min())
-    ts = batch_times(search.guess, tmin, ratio)
+    ts = batch_times(search.guess, float(instance.times.min()), ratio)
     lows = np.concatenate([[0.0], ts])
-    highs = np.concatenate([ts, [np.inf]])
-    pmin = instance.min_time
-    w = instance.weights
-    trivial = float(np.dot(w, pmin))
-    cat = pulp.LpBinary if integer else pulp.LpContinuous
-    prob = pulp.LpProblem("moldable_interval_bound", pulp.LpMinimize)
-    variables: list = []
-    per_task: list[list] = [[] for _ in range(n)]
-    area_terms: list[list] = [[] for _ in range(len(lows))]
-    obj = []
-    times, work = instance.times, instance.work
-    for J, (a, b) in enumerate(zip(lows, highs)):
-        if math.isinf(b):
-            S = instance.min_work
-        else:
-            S = np.where(times <= b, work, np.inf).min(axis=1)
-        for i in np.flatnonzero(np.isfinite(S)):
-            x = new_var(f"x_{i}_{J}", 0, 1, cat)
-            variables.append(x)
-            per_task[i].append(x)
-            obj.append((x, float(w[i] * max(a, pmin[i]))))
-            area_terms[J].append((x, float(S[i])))
-    prob += pulp.LpAffineExpression(obj)
-    for i in range(n):
-        prob += pulp.LpAffineExpression([(x, 1.0) for x in per_task[i]]) >= 1, f"once_{i}"
-    prev = None
-    for J, b in enumerate(highs):
-        if math.isinf(b):
-            break
-        A = new_var(f"area_{J}", 0, None)
-        variables.append(A)
-        terms = [(A, 1.0)] + [(x, -s) for x, s in area_terms[J]]
-        if prev is not None:
-            terms.append((prev, -1.0))
-        prob += pulp.LpAffineExpression(terms) == 0, f"cum_{J}"
-        prob += pulp.LpAffineExpression([(A, 1.0)]) <= float(m * b), f"area_{J}"
-        prev = A
+    trivial = float(np.dot(instance.weights, instance.min_time))
+    prob, variables = _interval_model(instance, lows, np.concatenate([ts, [np.inf]]), integer)
     out = solve_model(prob, time_limit=time_limit, mip=integer, variables=variables)
     bound = out.bound if out.bound is not None else None
     lb = trivial if bound is None else max(trivial, float(bound))
