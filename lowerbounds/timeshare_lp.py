@@ -79,6 +79,15 @@ def solve_lp(cost, rows, cols, vals, row_lo, row_hi, col_hi, *, maximize: bool =
     return LPOutcome(out.status, objective, x if out.status.has_solution else None, out.seconds)
 
 
+def _append(count: int, first, second, firsts: list, seconds: list) -> tuple[np.ndarray, int]:
+    """Append a block of ``first`` values (and ``second`` broadcast to them) to two lists of blocks:
+    ``(indices of the block, new count)``."""
+    first = np.atleast_1d(np.asarray(first, dtype=float))
+    firsts.append(first)
+    seconds.append(np.broadcast_to(np.asarray(second, dtype=float), first.shape))
+    return np.arange(count, count + first.size), count + first.size
+
+
 class _Builder:
     """Columns and coordinate entries of a sparse LP, appended block by block."""
 
@@ -94,19 +103,13 @@ class _Builder:
         self.hi_rows: list = []
 
     def columns(self, cost, hi) -> np.ndarray:
-        cost = np.atleast_1d(np.asarray(cost, dtype=float))
-        idx = np.arange(self.n, self.n + cost.size)
-        self.n += cost.size
-        self.cost.append(cost)
-        self.hi.append(np.broadcast_to(np.asarray(hi, dtype=float), cost.shape))
+        """New columns of costs ``cost`` and upper bounds ``hi``; their indices."""
+        idx, self.n = _append(self.n, cost, hi, self.cost, self.hi)
         return idx
 
     def rows(self, lo, hi) -> np.ndarray:
-        lo = np.atleast_1d(np.asarray(lo, dtype=float))
-        idx = np.arange(self.m, self.m + lo.size)
-        self.m += lo.size
-        self.lo_rows.append(lo)
-        self.hi_rows.append(np.broadcast_to(np.asarray(hi, dtype=float), lo.shape))
+        """New rows ``lo <= . <= hi``; their indices."""
+        idx, self.m = _append(self.m, lo, hi, self.lo_rows, self.hi_rows)
         return idx
 
     def entries(self, rows, cols, vals) -> None:
