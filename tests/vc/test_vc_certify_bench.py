@@ -6,12 +6,20 @@ import math
 
 import pandas as pd
 
-from benchmarks.experiments import vc_certify, vc_certify_parallel, vc_certify_strict
+from benchmarks.experiments import vc_certify, vc_certify_parallel, vc_certify_strict, vc_certify_tenth
 from benchmarks.harness import get_experiment
 
 
+def test_full_run_is_the_large_set_and_starts_with_the_tenth():
+    full = vc_certify.cells(False)
+    assert len(full) == 10_800 and len({tuple(sorted(c.items())) for c in full}) == 10_800
+    assert full[:1080] == vc_certify_tenth.cells(False)
+    assert {c["rep"] for c in full} == set(range(100))
+    assert get_experiment("vc-certify-tenth").name == "vc-certify-tenth"
+
+
 def test_cells_are_the_stratified_tenth_replicate_first():
-    cells = vc_certify.cells(False)
+    cells = vc_certify_tenth.cells(False)
     assert len(cells) == 1080
     assert {(c["jobs"], c["slack"], c["cv_mem"], c["cv_cpu"]) for c in cells[:108]} == {
         (c["jobs"], c["slack"], c["cv_mem"], c["cv_cpu"]) for c in cells}
