@@ -11,31 +11,11 @@ host (§5.1). Quick: four instances, 10 s each.
 
 from __future__ import annotations
 
-import pathlib
-from typing import TYPE_CHECKING
+from benchmarks.experiments.vc_certify import certify_experiment
 
-from benchmarks.experiments.vc_certify import make_cells, run_cell, summarize
-from benchmarks.harness import Experiment
+__all__ = ["EXPERIMENT"]
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas
-
-__all__ = ["EXPERIMENT", "cells", "report"]
-
-
-def cells(quick: bool) -> list[dict]:
-    """Full: 108 specs x replicates 0-9 of the parallel set. Quick: 4 instances."""
-    return make_cells("parallel", quick)
-
-
-def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
-    return summarize(df, out_dir, "parallel jobs")
-
-
-EXPERIMENT = Experiment(
-    name="vc-certify-parallel",
-    description="certify on parallel jobs (vc-parallel instances, stratified tenth): fraction closed, remaining gaps",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = certify_experiment(
+    "vc-certify-parallel",
+    "certify on parallel jobs (vc-parallel instances, stratified tenth): fraction closed, remaining gaps",
+    "parallel", "parallel jobs")

@@ -11,33 +11,14 @@ instances, 10 s each.
 
 from __future__ import annotations
 
-import pathlib
-from typing import TYPE_CHECKING
+from benchmarks.experiments.vc_certify import certify_experiment
 
-from benchmarks.experiments.vc_certify import make_cells, run_cell, summarize
-from benchmarks.harness import Experiment
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas
-
-__all__ = ["EXPERIMENT", "cells", "report", "STRICT_GAP"]
+__all__ = ["EXPERIMENT", "STRICT_GAP"]
 
 STRICT_GAP = 1e-4
+"""The gap certify runs to: its ``optimal`` status (HiGHS's MIP tolerance)."""
 
-
-def cells(quick: bool) -> list[dict]:
-    """Full: replicate 0 of the 108 large-set specs. Quick: 4 instances."""
-    return make_cells("large", quick, reps=1, stop_gap=STRICT_GAP)
-
-
-def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
-    return summarize(df, out_dir, "large set, replicate 0, stop at gap 1e-4")
-
-
-EXPERIMENT = Experiment(
-    name="vc-certify-strict",
-    description="certify to a proven 1e-4 gap on replicate 0 of the large set's 108 specs: fraction proven optimal",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = certify_experiment(
+    "vc-certify-strict",
+    "certify to a proven 1e-4 gap on replicate 0 of the large set's 108 specs: fraction proven optimal",
+    "large", "large set, replicate 0, stop at gap 1e-4", reps=1, stop_gap=STRICT_GAP)

@@ -8,31 +8,10 @@ Quick: the same four instances as ``vc-certify --quick``.
 
 from __future__ import annotations
 
-import pathlib
-from typing import TYPE_CHECKING
+from benchmarks.experiments.vc_certify import certify_experiment
 
-from benchmarks.experiments.vc_certify import make_cells, run_cell, summarize
-from benchmarks.harness import Experiment
+__all__ = ["EXPERIMENT"]
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas
-
-__all__ = ["EXPERIMENT", "cells", "report"]
-
-
-def cells(quick: bool) -> list[dict]:
-    """Full: 108 specs x replicates 0-9 of the large set. Quick: 4 instances."""
-    return make_cells("large", quick)
-
-
-def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
-    return summarize(df, out_dir, "large set, stratified tenth")
-
-
-EXPERIMENT = Experiment(
-    name="vc-certify-tenth",
-    description="vc-certify on the large set's stratified tenth (1,080 instances, replicates 0-9)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = certify_experiment(
+    "vc-certify-tenth", "vc-certify on the large set's stratified tenth (1,080 instances, replicates 0-9)",
+    "large", "large set, stratified tenth")

@@ -13,21 +13,21 @@ from benchmarks.harness import get_experiment
 def test_full_run_is_the_large_set_and_starts_with_the_tenth():
     full = vc_certify.cells(False)
     assert len(full) == 10_800 and len({tuple(sorted(c.items())) for c in full}) == 10_800
-    assert full[:1080] == vc_certify_tenth.cells(False)
+    assert full[:1080] == vc_certify_tenth.EXPERIMENT.cells(False)
     assert {c["rep"] for c in full} == set(range(100))
     assert get_experiment("vc-certify-tenth").name == "vc-certify-tenth"
 
 
 def test_cells_are_the_stratified_tenth_replicate_first():
-    cells = vc_certify_tenth.cells(False)
+    cells = vc_certify_tenth.EXPERIMENT.cells(False)
     assert len(cells) == 1080
     assert {(c["jobs"], c["slack"], c["cv_mem"], c["cv_cpu"]) for c in cells[:108]} == {
         (c["jobs"], c["slack"], c["cv_mem"], c["cv_cpu"]) for c in cells}
     assert all(c["rep"] == 0 for c in cells[:108]) and cells[-1]["rep"] == 9
     assert all(c["time_limit"] == 60.0 for c in cells)
-    assert {c["set"] for c in vc_certify_parallel.cells(False)} == {"parallel"}
+    assert {c["set"] for c in vc_certify_parallel.EXPERIMENT.cells(False)} == {"parallel"}
     assert get_experiment("vc-certify").name == "vc-certify"
-    strict = vc_certify_strict.cells(False)
+    strict = vc_certify_strict.EXPERIMENT.cells(False)
     assert len(strict) == 108 and {c["stop_gap"] for c in strict} == {1e-4}
     assert [c for c in cells[:108]] == [{**c, "stop_gap": 1e-3} for c in strict]  # the same instances
 
