@@ -41,10 +41,25 @@ def _task_order(instance: VCInstance, sort_by_memory: bool) -> np.ndarray:
 
 
 def greedy_placement(instance: VCInstance, order: np.ndarray) -> tuple[np.ndarray | None, int]:
-    """GR's first phase on tasks taken in ``order``.
+    """GR's first phase on tasks taken in ``order``: each task goes to the host of least
+    ``(load, host index)`` whose memory fits it.
 
-    Hosts are kept in a heap keyed by ``(load, host index)``; hosts whose
-    memory cannot take the task are set aside and pushed back afterwards.
+    Hosts live in one of two places. The *open* heap, keyed by ``(load, index)``,
+    holds hosts that fitted the last task that looked at them; a host popped from
+    it that cannot take the task moves to the *blocked* set, where it waits,
+    unchanged, until a task small enough comes (a heap keyed by used memory
+    answers "which blocked hosts fit a task of memory ``m``" in ``O(log H)`` per
+    host released). With tasks in non-increasing memory (SG) a host is blocked
+    at most once per task it receives, so the whole phase takes
+    ``O((T + H) log H)`` instead of the ``O(T H)`` of setting the non-fitting
+    hosts aside for each task (``tests/vc/plain_oracle.plain_greedy_placement``,
+    which gives the same placement and the same count).
+
+    ``attempts`` counts, as the paper's bound on GB does, every host examined in
+    ``(load, index)`` order before the chosen one (those that did not fit) plus
+    the chosen one: the hosts popped from the open heap, and the blocked hosts
+    whose key is below the chosen host's (an order-statistic query on the
+    blocked keys, :class:`sortedcontainers.SortedList`).
 
     Returns
     -------
@@ -53,31 +68,39 @@ def greedy_placement(instance: VCInstance, order: np.ndarray) -> tuple[np.ndarra
     attempts : int
         Number of (task, host) pairs examined (the unit of GB's bound).
     """
+    from sortedcontainers import SortedList
+
     H = instance.hosts
     tc = instance.task_cpu.tolist()
     tm = instance.task_mem.tolist()
-    heap = [(0.0, j) for j in range(H)]
-    mem = [0.0] * H
+    open_ = [(0.0, j) for j in range(H)]
+    load, mem = [0.0] * H, [0.0] * H
+    blocked_by_mem: list[tuple[float, int]] = []
+    blocked_keys = SortedList()
     host = [0] * len(tc)
     cap = 1.0 + MEM_EPS
     attempts = 0
     pop, push = heapq.heappop, heapq.heappush
     for k in order.tolist():
         m = tm[k]
-        skipped = []
-        while heap:
-            load, j = pop(heap)
-            attempts += 1
+        while blocked_by_mem and blocked_by_mem[0][0] + m <= cap:  # released: they fit this task
+            _, j = pop(blocked_by_mem)
+            blocked_keys.remove((load[j], j))
+            push(open_, (load[j], j))
+        while open_:
+            key = pop(open_)
+            j = key[1]
             if mem[j] + m <= cap:
                 break
-            skipped.append((load, j))
+            push(blocked_by_mem, (mem[j], j))
+            blocked_keys.add(key)
         else:
-            return None, attempts
+            return None, attempts + len(blocked_keys)  # every host was examined
+        attempts += 1 + blocked_keys.bisect_left(key)  # the chosen host and the blocked ones before it
         mem[j] += m
+        load[j] += tc[k]
         host[k] = j
-        push(heap, (load + tc[k], j))
-        for item in skipped:
-            push(heap, item)
+        push(open_, (load[j], j))
     return np.asarray(host, dtype=np.int64), attempts
 
 

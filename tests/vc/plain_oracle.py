@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ import numpy as np
 
 from heuristics.vc.mcb import NO_PACKING, _check_options, _search, _YieldSearch
 from heuristics.vc.mcb_pack import MCB_VARIANTS, _fill, _MaxDescList, _ScanList
-from vcsched.problems.vc import TOL, Allocation, CheckReport, VCInstance
+from vcsched.problems.vc import MEM_EPS, TOL, Allocation, CheckReport, VCInstance
 from vcsched.result import Result, Status
 
 
@@ -176,3 +177,45 @@ def mcb_plain(instance: VCInstance, variant: int = 8, *, tol: float = 1e-4, grid
                  avg_yield=report.avg_yield)
     return Result(method, Status.FEASIBLE, report.min_yield, None, None,
                   Allocation(np.asarray(best, dtype=np.int64), np.asarray(cpu)), time.perf_counter() - t0, "", extra)
+
+
+def plain_greedy_placement(instance: VCInstance, order: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """GR's first phase on tasks taken in ``order``, written plainly (the oracle of
+    :func:`heuristics.vc.greedy.greedy_placement`).
+
+    Hosts are kept in a heap keyed by ``(load, host index)``; hosts whose
+    memory cannot take the task are set aside and pushed back afterwards.
+
+    Returns
+    -------
+    task_host : array of int or None
+        ``None`` when some task fits on no host.
+    attempts : int
+        Number of (task, host) pairs examined (the unit of GB's bound).
+    """
+    H = instance.hosts
+    tc = instance.task_cpu.tolist()
+    tm = instance.task_mem.tolist()
+    heap = [(0.0, j) for j in range(H)]
+    mem = [0.0] * H
+    host = [0] * len(tc)
+    cap = 1.0 + MEM_EPS
+    attempts = 0
+    pop, push = heapq.heappop, heapq.heappush
+    for k in order.tolist():
+        m = tm[k]
+        skipped = []
+        while heap:
+            load, j = pop(heap)
+            attempts += 1
+            if mem[j] + m <= cap:
+                break
+            skipped.append((load, j))
+        else:
+            return None, attempts
+        mem[j] += m
+        host[k] = j
+        push(heap, (load + tc[k], j))
+        for item in skipped:
+            push(heap, item)
+    return np.asarray(host, dtype=np.int64), attempts

@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from heuristics.vc.greedy import _task_order, greedy_placement
 from heuristics.vc.mcb import mcb
 from heuristics.vc.mcb_pack import MCB_VARIANTS, _sorted_lists, mcb_pack
 from tests.vc.plain_oracle import (
@@ -20,6 +21,7 @@ from tests.vc.plain_oracle import (
     pack_plain,
     plain_allocation_from_placement,
     plain_check_allocation,
+    plain_greedy_placement,
     plain_placement_min_yield,
     sorted_positions,
 )
@@ -208,3 +210,28 @@ def test_parse_instance_fields():
     assert inst.migration_budget == 0.5
     assert inst.task_cpu.tolist() == [0.5, 0.5, 1.0] and inst.n_tasks == 3
     assert inst.cpu.dtype == float and inst.tasks.dtype == np.int64
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), order_kind=st.sampled_from(["index", "memory", "random"]))
+def test_greedy_placement_equals_the_plain_scan(seed, order_kind):
+    """GR/SG's two-heap placement gives the plain scan's hosts and its attempt count (GB's unit)."""
+    inst = parse_instance(random_doc(seed, max_tasks=3))
+    if order_kind == "random":
+        order = np.random.default_rng(seed).permutation(inst.n_tasks)
+    else:
+        order = _task_order(inst, sort_by_memory=order_kind == "memory")
+    fast, fast_attempts = greedy_placement(inst, order)
+    plain, plain_attempts = plain_greedy_placement(inst, order)
+    assert fast_attempts == plain_attempts
+    assert (fast is None and plain is None) or fast.tolist() == list(plain)
+
+
+def test_greedy_placement_instances_include_failures_and_blocked_hosts():
+    outcomes = set()
+    for seed in range(200):
+        inst = parse_instance(random_doc(seed, max_tasks=3))
+        order = _task_order(inst, sort_by_memory=True)
+        plain, attempts = plain_greedy_placement(inst, order)
+        outcomes.add("failed" if plain is None else ("skipped" if attempts > inst.n_tasks else "direct"))
+    assert outcomes == {"failed", "skipped", "direct"}
