@@ -17,8 +17,8 @@ first; each stops the method as soon as the primal meets the bound:
    (:func:`vcsched.problems.vc_metrics.load_lower_bound`) and the
    L2 makespan bound of Dell'Amico-Martello on the CPU sizes;
 3. primal: the best placement of the ``heuristics``/``starts`` and the
-   core greedy (above 5e7 tasks x hosts only when no other placement
-   fits: it costs ``O(T H)``; when none fits, the compact MILP with half the time left,
+   core greedy (:func:`~vcsched.formulations.vc_starts.load_balancing_incumbent`,
+   ``O((T + H) log H)``); when none fits, the compact MILP with half the time left,
    which may also prove infeasibility), then ``improve`` with
    ``target_load = L_lo (1 + stop_gap)``;
 4. the configuration LP (column generation, safe rounding) first just
@@ -92,8 +92,6 @@ DEFAULT_GAP_TOL = 1e-4
 """Relative gap at which ``certify`` reports ``optimal`` (HiGHS's default MIP gap)."""
 
 _MEM_FIT = 1 + 1e-12
-_GREEDY_MAX = 50_000_000
-"""Tasks x hosts above which the core greedy (``O(T H)``) runs only when no other placement fits."""
 _TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp")
 
 
@@ -370,8 +368,7 @@ def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequ
         name = getattr(fn, "__name__", "heuristic")
         log[f"yield_{name}"] = res.objective if res.status.has_solution else None
         candidates.append((name, _placement(res)))
-    if not any(_fits(instance, th) is not None for _, th in candidates) or instance.n_tasks * instance.hosts <= _GREEDY_MAX:
-        candidates.append(("greedy", load_balancing_incumbent(instance)))
+    candidates.append(("greedy", load_balancing_incumbent(instance)))
     for name, th in candidates:
         if run.offer(th):
             log["start_method"] = name

@@ -17,16 +17,16 @@ its most loaded host, which the average-yield phase accounts for.
 
 from __future__ import annotations
 
-import heapq
 import time
 
 import numpy as np
 
 from heuristics.vc._common import failed, finish, validate_instance
 from vcsched.problems.vc import MEM_EPS, VCInstance
+from vcsched.problems.vc_greedy import least_loaded_placement
 from vcsched.result import Result
 
-__all__ = ["gr", "sg", "gb", "sgb", "greedy_placement", "backtracking_placement", "DEFAULT_MAX_ATTEMPTS"]
+__all__ = ["gr", "sg", "gb", "sgb", "backtracking_placement", "DEFAULT_MAX_ATTEMPTS"]
 
 DEFAULT_MAX_ATTEMPTS = 500_000
 
@@ -38,70 +38,6 @@ def _task_order(instance: VCInstance, sort_by_memory: bool) -> np.ndarray:
     rank = np.empty(instance.n_jobs, dtype=np.int64)
     rank[np.argsort(-instance.mem, kind="stable")] = np.arange(instance.n_jobs)
     return np.argsort(rank[instance.task_job], kind="stable")
-
-
-def greedy_placement(instance: VCInstance, order: np.ndarray) -> tuple[np.ndarray | None, int]:
-    """GR's first phase on tasks taken in ``order``: each task goes to the host of least
-    ``(load, host index)`` whose memory fits it.
-
-    Hosts live in one of two places. The *open* heap, keyed by ``(load, index)``,
-    holds hosts that fitted the last task that looked at them; a host popped from
-    it that cannot take the task moves to the *blocked* set, where it waits,
-    unchanged, until a task small enough comes (a heap keyed by used memory
-    answers "which blocked hosts fit a task of memory ``m``" in ``O(log H)`` per
-    host released). With tasks in non-increasing memory (SG) a host is blocked
-    at most once per task it receives, so the whole phase takes
-    ``O((T + H) log H)`` instead of the ``O(T H)`` of setting the non-fitting
-    hosts aside for each task (``tests/vc/plain_oracle.plain_greedy_placement``,
-    which gives the same placement and the same count).
-
-    ``attempts`` counts, as the paper's bound on GB does, every host examined in
-    ``(load, index)`` order before the chosen one (those that did not fit) plus
-    the chosen one: the hosts popped from the open heap, and the blocked hosts
-    whose key is below the chosen host's (an order-statistic query on the
-    blocked keys, :class:`sortedcontainers.SortedList`).
-
-    Returns
-    -------
-    task_host : array of int or None
-        ``None`` when some task fits on no host.
-    attempts : int
-        Number of (task, host) pairs examined (the unit of GB's bound).
-    """
-    from sortedcontainers import SortedList
-
-    H = instance.hosts
-    tc = instance.task_cpu.tolist()
-    tm = instance.task_mem.tolist()
-    open_ = [(0.0, j) for j in range(H)]
-    load, mem = [0.0] * H, [0.0] * H
-    blocked_by_mem: list[tuple[float, int]] = []
-    blocked_keys = SortedList()
-    host = [0] * len(tc)
-    cap = 1.0 + MEM_EPS
-    attempts = 0
-    pop, push = heapq.heappop, heapq.heappush
-    for k in order.tolist():
-        m = tm[k]
-        while blocked_by_mem and blocked_by_mem[0][0] + m <= cap:  # released: they fit this task
-            _, j = pop(blocked_by_mem)
-            blocked_keys.remove((load[j], j))
-            push(open_, (load[j], j))
-        while open_:
-            key = pop(open_)
-            j = key[1]
-            if mem[j] + m <= cap:
-                break
-            push(blocked_by_mem, (mem[j], j))
-            blocked_keys.add(key)
-        else:
-            return None, attempts + len(blocked_keys)  # every host was examined
-        attempts += 1 + blocked_keys.bisect_left(key)  # the chosen host and the blocked ones before it
-        mem[j] += m
-        load[j] += tc[k]
-        host[k] = j
-        push(open_, (load[j], j))
-    return np.asarray(host, dtype=np.int64), attempts
 
 
 def backtracking_placement(
@@ -205,7 +141,7 @@ def _greedy(instance: VCInstance, method: str, sort_by_memory: bool) -> Result:
     t0 = time.perf_counter()
     validate_instance(instance)
     order = _task_order(instance, sort_by_memory)
-    task_host, attempts = greedy_placement(instance, order)
+    task_host, attempts = least_loaded_placement(instance, order)
     t1 = time.perf_counter()
     if task_host is None:
         return failed(method, t0, "some job fits on no host (memory)", {"attempts": attempts})
@@ -219,7 +155,7 @@ def _backtracking(instance: VCInstance, method: str, sort_by_memory: bool, max_a
         raise ValueError(f"`max_attempts` must be a positive integer, got {max_attempts!r}")
     order = _task_order(instance, sort_by_memory)
     # The first leaf of the depth-first search is GR's placement: try it fast.
-    task_host, attempts = greedy_placement(instance, order)
+    task_host, attempts = least_loaded_placement(instance, order)
     reason = ""
     if task_host is None or attempts > max_attempts:
         task_host, attempts, reason = backtracking_placement(instance, order, int(max_attempts))

@@ -181,7 +181,7 @@ def mcb_plain(instance: VCInstance, variant: int = 8, *, tol: float = 1e-4, grid
 
 def plain_greedy_placement(instance: VCInstance, order: np.ndarray) -> tuple[np.ndarray | None, int]:
     """GR's first phase on tasks taken in ``order``, written plainly (the oracle of
-    :func:`heuristics.vc.greedy.greedy_placement`).
+    :func:`vcsched.problems.vc_greedy.least_loaded_placement`).
 
     Hosts are kept in a heap keyed by ``(load, host index)``; hosts whose
     memory cannot take the task are set aside and pushed back afterwards.

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics.vc.greedy import _task_order, greedy_placement
+from heuristics.vc.greedy import _task_order
 from heuristics.vc.mcb import mcb
 from heuristics.vc.mcb_pack import MCB_VARIANTS, _sorted_lists, mcb_pack
 from tests.vc.plain_oracle import (
@@ -34,6 +34,7 @@ from vcsched.problems.vc import (
     parse_instance,
     placement_min_yield,
 )
+from vcsched.problems.vc_greedy import least_loaded_placement
 from vcsched.result import Result, Status
 
 TIES = [MIN_CPU, 0.1, 0.25, 0.5, 1.0]
@@ -221,7 +222,7 @@ def test_greedy_placement_equals_the_plain_scan(seed, order_kind):
         order = np.random.default_rng(seed).permutation(inst.n_tasks)
     else:
         order = _task_order(inst, sort_by_memory=order_kind == "memory")
-    fast, fast_attempts = greedy_placement(inst, order)
+    fast, fast_attempts = least_loaded_placement(inst, order)
     plain, plain_attempts = plain_greedy_placement(inst, order)
     assert fast_attempts == plain_attempts
     assert (fast is None and plain is None) or fast.tolist() == list(plain)

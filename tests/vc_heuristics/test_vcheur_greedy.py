@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from heuristics.vc import REGISTRY
-from heuristics.vc.greedy import DEFAULT_MAX_ATTEMPTS, backtracking_placement, greedy_placement
+from heuristics.vc.greedy import DEFAULT_MAX_ATTEMPTS, backtracking_placement
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import VCInstance, check_allocation
+from vcsched.problems.vc_greedy import least_loaded_placement
 from vcsched.result import Status
 
 # GR fails here, a placement exists: h0 = {0, 3}, h1 = {1, 2, 4} (all alpha 0.5)
@@ -73,12 +74,12 @@ def test_vcheur_gb_exhausted_search_means_no_placement():
 def test_vcheur_backtracking_counts_every_examined_pair():
     # one host, the only task fits: exactly one attempt
     inst = VCInstance.from_arrays(3, [0.5], [0.5])
-    _, attempts = greedy_placement(inst, np.arange(1))
+    _, attempts = least_loaded_placement(inst, np.arange(1))
     assert attempts == 1
     # j0 examines h0 (1); j1 examines the empty h1 first (1); j2 examines h0 (lighter,
     # memory full) then h1 (2); the DFS counts the same pairs on its first path
     inst = VCInstance.from_arrays(2, [0.1, 0.9, 0.1], [0.7, 0.1, 0.5])
-    _, attempts = greedy_placement(inst, np.arange(3))
+    _, attempts = least_loaded_placement(inst, np.arange(3))
     placement, dfs_attempts, _ = backtracking_placement(inst, np.arange(3), 100)
     assert attempts == dfs_attempts == 1 + 1 + 2
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from vcsched.problems.vc import MEM_EPS, VCInstance, host_loads, placement_problem
+from vcsched.problems.vc import VCInstance, host_loads, placement_problem
+from vcsched.problems.vc_greedy import least_loaded_placement
 from vcsched.problems.vc_metrics import migration_cost
 from vcsched.result import Result
 
@@ -19,27 +20,18 @@ __all__ = ["load_balancing_incumbent", "placement_of", "best_start", "better_pla
 def load_balancing_incumbent(instance: VCInstance) -> np.ndarray | None:
     """A quick starting placement for the compact MILP (not a registered heuristic).
 
-    Tasks by decreasing CPU need (then by decreasing memory), each on the
-    least loaded host where its memory fits; the better (lower peak load) of
-    that order and the memory-first one. ``None`` when neither fits.
+    The least-loaded-first rule (:func:`~vcsched.problems.vc_greedy.least_loaded_placement`) on
+    tasks by decreasing CPU need (then by decreasing memory) and on the memory-first order; the
+    one of lower peak load. ``None`` when neither fits.
     """
     best, best_peak = None, np.inf
     cpu, mem = instance.task_cpu, instance.task_mem
     for order in (np.lexsort((-mem, -cpu)), np.lexsort((-cpu, -mem))):
-        load = np.zeros(instance.hosts)
-        used = np.zeros(instance.hosts)
-        task_host = np.empty(instance.n_tasks, dtype=np.int64)
-        for k in order:
-            fits = used + mem[k] <= 1.0 + MEM_EPS
-            if not fits.any():
-                break
-            j = int(np.argmin(np.where(fits, load, np.inf)))
-            task_host[k] = j
-            load[j] += cpu[k]
-            used[j] += mem[k]
-        else:
-            if load.max() < best_peak:
-                best, best_peak = task_host, load.max()
+        task_host, _ = least_loaded_placement(instance, order)
+        if task_host is not None:
+            peak = host_loads(instance, task_host).max()
+            if peak < best_peak:
+                best, best_peak = task_host, peak
     return best
 
 
