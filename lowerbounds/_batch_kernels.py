@@ -58,79 +58,71 @@ def _pop(keys, ids, size):
 
 
 @numba.njit(cache=True)
+def _run_piece(release, work, key, rate, rem, keys, ids, size, t, i):
+    """One piece of the fluid schedule, shared by both loops.
+
+    Admits the jobs released by ``t`` (first moving an idle machine to the next release;
+    jobs of zero work never enter the heap), then runs the job of smallest ``key`` until it
+    finishes or the next release, whichever is first, and charges its work to ``rem``.
+    Returns ``(size, t, i, j, start, done, finished)``: the heap size, the new time and the
+    next job to admit, then the job that ran (``-1`` if none), when it started, how much
+    work it did and whether it finished.
+    """
+    n = release.size
+    if size == 0 and release[i] > t:
+        t = release[i]
+    while i < n and release[i] <= t:
+        if work[i] > 0.0:
+            size = _push(keys, ids, size, key[i], i)
+        i += 1
+    if size == 0:
+        return size, t, i, -1, t, 0.0, False
+    j = ids[0]
+    nxt = release[i] if i < n else np.inf
+    end = t + rem[j] / rate
+    if end <= nxt:
+        done = rem[j]
+        rem[j] = 0.0
+        return _pop(keys, ids, size), end, i, j, t, done, True
+    done = (nxt - t) * rate
+    rem[j] -= done
+    return size, nxt, i, j, t, done, False
+
+
+@numba.njit(cache=True)
 def wspt_mean_busy_times(release, work, key, rate):
     """Mean busy time of each job in the preemptive schedule by smallest ``key`` (ties: lowest index).
 
     ``release`` must be sorted. A job of zero work has mean busy time its release date.
     """
     n = release.size
-    out = np.empty(n)
-    rem = work.copy()
+    out = release.astype(np.float64)
     acc = np.zeros(n)
-    keys = np.empty(n)
-    ids = np.empty(n, dtype=np.int64)
-    size = 0
-    t = 0.0
-    i = 0
+    rem = work.copy()
+    keys, ids = np.empty(n), np.empty(n, dtype=np.int64)
+    size, t, i = 0, 0.0, 0
     while i < n or size > 0:
-        if size == 0 and release[i] > t:
-            t = release[i]
-        while i < n and release[i] <= t:
-            if work[i] <= 0.0:
-                out[i] = release[i]
-            else:
-                size = _push(keys, ids, size, key[i], i)
-            i += 1
-        if size == 0:
+        size, t, i, j, start, done, finished = _run_piece(release, work, key, rate, rem, keys, ids, size, t, i)
+        if j < 0:
             continue
-        j = ids[0]
-        nxt = release[i] if i < n else np.inf
-        end = t + rem[j] / rate
-        if end <= nxt:
-            acc[j] += 0.5 * (t + end) * rem[j]
-            rem[j] = 0.0
+        acc[j] += 0.5 * (start + t) * done
+        if finished:
             out[j] = acc[j] / work[j]
-            size = _pop(keys, ids, size)
-            t = end
-        else:
-            done = (nxt - t) * rate
-            acc[j] += 0.5 * (t + nxt) * done
-            rem[j] -= done
-            t = nxt
     return out
 
 
 @numba.njit(cache=True)
 def edf_feasible(release, work, deadline, rate, slack):
-    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted."""
+    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted.
+
+    A job that runs past its deadline plus ``slack`` (finishing or not) misses it.
+    """
     n = release.size
     rem = work.copy()
-    keys = np.empty(n)
-    ids = np.empty(n, dtype=np.int64)
-    size = 0
-    t = 0.0
-    i = 0
+    keys, ids = np.empty(n), np.empty(n, dtype=np.int64)
+    size, t, i = 0, 0.0, 0
     while i < n or size > 0:
-        if size == 0 and release[i] > t:
-            t = release[i]
-        while i < n and release[i] <= t:
-            if work[i] > 0.0:
-                size = _push(keys, ids, size, deadline[i], i)
-            i += 1
-        if size == 0:
-            continue
-        j = ids[0]
-        nxt = release[i] if i < n else np.inf
-        end = t + rem[j] / rate
-        if end <= nxt:
-            if end > deadline[j] + slack:
-                return False
-            rem[j] = 0.0
-            size = _pop(keys, ids, size)
-            t = end
-        else:
-            rem[j] -= (nxt - t) * rate
-            t = nxt
-            if t > deadline[j] + slack:
-                return False
+        size, t, i, j, _, _, _ = _run_piece(release, work, deadline, rate, rem, keys, ids, size, t, i)
+        if j >= 0 and t > deadline[j] + slack:
+            return False
     return True
