@@ -1,7 +1,8 @@
 """Compiled single-machine fluid schedules behind the quick batch bounds (:mod:`lowerbounds.batch_quick`).
 
-Both loops run a preemptive schedule of "work" (speed-normalised processor-seconds) on one
-machine that processes ``rate`` units per second, jobs arriving at their release dates:
+One compiled loop runs a preemptive schedule of "work" (speed-normalised processor-seconds) on
+one machine that processes ``rate`` units per second, jobs arriving at their release dates; it
+serves two bounds:
 
 * :func:`wspt_mean_busy_times`: priority to the largest ``weight / work`` (preemptive
   WSPT); returns each job's mean busy time (Goemans 1997).
@@ -58,35 +59,52 @@ def _pop(keys, ids, size):
 
 
 @numba.njit(cache=True)
-def _run_piece(release, work, key, rate, rem, keys, ids, size, t, i):
-    """One piece of the fluid schedule, shared by both loops.
+def _fluid(release, work, key, rate, busy, slack):
+    """The preemptive schedule by smallest ``key`` (ties: lowest index), ``release`` sorted: both loops.
 
-    Admits the jobs released by ``t`` (first moving an idle machine to the next release;
-    jobs of zero work never enter the heap), then runs the job of smallest ``key`` until it
-    finishes or the next release, whichever is first, and charges its work to ``rem``.
-    Returns ``(size, t, i, j, start, done, finished)``: the heap size, the new time and the
-    next job to admit, then the job that ran (``-1`` if none), when it started, how much
-    work it did and whether it finished.
+    With ``busy``: ``(mean busy time of each job, True)``. Without: ``(empty, feasible)``, where
+    ``key`` holds deadlines and ``feasible`` is False as soon as a job runs past its deadline plus
+    ``slack`` (finishing or not). Jobs of zero work never enter the heap.
     """
     n = release.size
-    if size == 0 and release[i] > t:
-        t = release[i]
-    while i < n and release[i] <= t:
-        if work[i] > 0.0:
-            size = _push(keys, ids, size, key[i], i)
-        i += 1
-    if size == 0:
-        return size, t, i, -1, t, 0.0, False
-    j = ids[0]
-    nxt = release[i] if i < n else np.inf
-    end = t + rem[j] / rate
-    if end <= nxt:
-        done = rem[j]
-        rem[j] = 0.0
-        return _pop(keys, ids, size), end, i, j, t, done, True
-    done = (nxt - t) * rate
-    rem[j] -= done
-    return size, nxt, i, j, t, done, False
+    out = np.empty(n if busy else 0)
+    acc = np.zeros(n if busy else 0)
+    rem = work.copy()
+    keys = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    size = 0
+    t = 0.0
+    i = 0
+    while i < n or size > 0:
+        if size == 0 and release[i] > t:
+            t = release[i]
+        while i < n and release[i] <= t:
+            if work[i] > 0.0:
+                size = _push(keys, ids, size, key[i], i)
+            elif busy:
+                out[i] = release[i]
+            i += 1
+        if size == 0:
+            continue
+        j = ids[0]
+        nxt = release[i] if i < n else np.inf
+        end = t + rem[j] / rate
+        finished = end <= nxt
+        if finished:
+            done, stop = rem[j], end
+            rem[j] = 0.0
+            size = _pop(keys, ids, size)
+        else:
+            done, stop = (nxt - t) * rate, nxt
+            rem[j] -= done
+        if busy:
+            acc[j] += 0.5 * (t + stop) * done
+            if finished:
+                out[j] = acc[j] / work[j]
+        elif stop > key[j] + slack:
+            return out, False
+        t = stop
+    return out, True
 
 
 @numba.njit(cache=True)
@@ -95,34 +113,10 @@ def wspt_mean_busy_times(release, work, key, rate):
 
     ``release`` must be sorted. A job of zero work has mean busy time its release date.
     """
-    n = release.size
-    out = release.astype(np.float64)
-    acc = np.zeros(n)
-    rem = work.copy()
-    keys, ids = np.empty(n), np.empty(n, dtype=np.int64)
-    size, t, i = 0, 0.0, 0
-    while i < n or size > 0:
-        size, t, i, j, start, done, finished = _run_piece(release, work, key, rate, rem, keys, ids, size, t, i)
-        if j < 0:
-            continue
-        acc[j] += 0.5 * (start + t) * done
-        if finished:
-            out[j] = acc[j] / work[j]
-    return out
+    return _fluid(release, work, key, rate, True, 0.0)[0]
 
 
 @numba.njit(cache=True)
 def edf_feasible(release, work, deadline, rate, slack):
-    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted.
-
-    A job that runs past its deadline plus ``slack`` (finishing or not) misses it.
-    """
-    n = release.size
-    rem = work.copy()
-    keys, ids = np.empty(n), np.empty(n, dtype=np.int64)
-    size, t, i = 0, 0.0, 0
-    while i < n or size > 0:
-        size, t, i, j, _, _, _ = _run_piece(release, work, deadline, rate, rem, keys, ids, size, t, i)
-        if j >= 0 and t > deadline[j] + slack:
-            return False
-    return True
+    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted."""
+    return _fluid(release, work, deadline, rate, False, slack)[1]
