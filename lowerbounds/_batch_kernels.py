@@ -1,7 +1,8 @@
 """Compiled single-machine fluid schedules behind the quick batch bounds (:mod:`lowerbounds.batch_quick`).
 
-Both loops run a preemptive schedule of "work" (speed-normalised processor-seconds) on one
-machine that processes ``rate`` units per second, jobs arriving at their release dates:
+One compiled loop runs a preemptive schedule of "work" (speed-normalised processor-seconds) on
+one machine that processes ``rate`` units per second, jobs arriving at their release dates; it
+serves two bounds:
 
 * :func:`wspt_mean_busy_times`: priority to the largest ``weight / work`` (preemptive
   WSPT); returns each job's mean busy time (Goemans 1997).
@@ -58,52 +59,16 @@ def _pop(keys, ids, size):
 
 
 @numba.njit(cache=True)
-def wspt_mean_busy_times(release, work, key, rate):
-    """Mean busy time of each job in the preemptive schedule by smallest ``key`` (ties: lowest index).
+def _fluid(release, work, key, rate, busy, slack):
+    """The preemptive schedule by smallest ``key`` (ties: lowest index), ``release`` sorted: both loops.
 
-    ``release`` must be sorted. A job of zero work has mean busy time its release date.
+    With ``busy``: ``(mean busy time of each job, True)``. Without: ``(empty, feasible)``, where
+    ``key`` holds deadlines and ``feasible`` is False as soon as a job runs past its deadline plus
+    ``slack`` (finishing or not). Jobs of zero work never enter the heap.
     """
     n = release.size
-    out = np.empty(n)
-    rem = work.copy()
-    acc = np.zeros(n)
-    keys = np.empty(n)
-    ids = np.empty(n, dtype=np.int64)
-    size = 0
-    t = 0.0
-    i = 0
-    while i < n or size > 0:
-        if size == 0 and release[i] > t:
-            t = release[i]
-        while i < n and release[i] <= t:
-            if work[i] <= 0.0:
-                out[i] = release[i]
-            else:
-                size = _push(keys, ids, size, key[i], i)
-            i += 1
-        if size == 0:
-            continue
-        j = ids[0]
-        nxt = release[i] if i < n else np.inf
-        end = t + rem[j] / rate
-        if end <= nxt:
-            acc[j] += 0.5 * (t + end) * rem[j]
-            rem[j] = 0.0
-            out[j] = acc[j] / work[j]
-            size = _pop(keys, ids, size)
-            t = end
-        else:
-            done = (nxt - t) * rate
-            acc[j] += 0.5 * (t + nxt) * done
-            rem[j] -= done
-            t = nxt
-    return out
-
-
-@numba.njit(cache=True)
-def edf_feasible(release, work, deadline, rate, slack):
-    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted."""
-    n = release.size
+    out = np.empty(n if busy else 0)
+    acc = np.zeros(n if busy else 0)
     rem = work.copy()
     keys = np.empty(n)
     ids = np.empty(n, dtype=np.int64)
@@ -115,22 +80,43 @@ def edf_feasible(release, work, deadline, rate, slack):
             t = release[i]
         while i < n and release[i] <= t:
             if work[i] > 0.0:
-                size = _push(keys, ids, size, deadline[i], i)
+                size = _push(keys, ids, size, key[i], i)
+            elif busy:
+                out[i] = release[i]
             i += 1
         if size == 0:
             continue
         j = ids[0]
         nxt = release[i] if i < n else np.inf
         end = t + rem[j] / rate
-        if end <= nxt:
-            if end > deadline[j] + slack:
-                return False
+        finished = end <= nxt
+        if finished:
+            done, stop = rem[j], end
             rem[j] = 0.0
             size = _pop(keys, ids, size)
-            t = end
         else:
-            rem[j] -= (nxt - t) * rate
-            t = nxt
-            if t > deadline[j] + slack:
-                return False
-    return True
+            done, stop = (nxt - t) * rate, nxt
+            rem[j] -= done
+        if busy:
+            acc[j] += 0.5 * (t + stop) * done
+            if finished:
+                out[j] = acc[j] / work[j]
+        elif stop > key[j] + slack:
+            return out, False
+        t = stop
+    return out, True
+
+
+@numba.njit(cache=True)
+def wspt_mean_busy_times(release, work, key, rate):
+    """Mean busy time of each job in the preemptive schedule by smallest ``key`` (ties: lowest index).
+
+    ``release`` must be sorted. A job of zero work has mean busy time its release date.
+    """
+    return _fluid(release, work, key, rate, True, 0.0)[0]
+
+
+@numba.njit(cache=True)
+def edf_feasible(release, work, deadline, rate, slack):
+    """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted."""
+    return _fluid(release, work, deadline, rate, False, slack)[1]

@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from lowerbounds.reference import MetricReference
 from vcsched.errors import InvalidInputError
 from vcsched.problems.diet import DietPlatform
 from vcsched.sim.diet import answer_time, execution_factors, iter_execution_factors
@@ -138,29 +139,20 @@ class DietInstance:
         return np.array(times), np.array(caps)
 
 
-@dataclasses.dataclass
-class MetricBound:
-    """A bound on one metric: ``value`` (a lower bound, or an upper bound for ``throughput``), the ``method``
-    that gave it, ``seconds`` spent; with ``exact`` also ``status``, ``optimum``, ``bound``, ``gap`` and the
+@dataclasses.dataclass(frozen=True)
+class MetricBound(MetricReference):
+    """A bound on one metric: ``value`` (a lower bound, or an upper bound for ``throughput``, as ``kind`` says), the
+    ``method`` that gave it, ``seconds`` spent; with ``exact`` also ``status``, ``optimum``, ``bound``, ``gap`` and the
     ``placement``, and ``message`` when a method fell back."""
 
-    metric: str
-    value: float | None
-    method: str
-    seconds: float
     kind: str = "lower"
-    status: str | None = None
-    optimum: float | None = None
     bound: float | None = None
-    gap: float | None = None
     placement: list | None = None
-    message: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"value": self.value, "method": self.method, "seconds": self.seconds, "kind": self.kind}
+        out = {**self._summary(), "kind": self.kind}
         if self.method == "exact":
-            out.update(status=self.status, optimum=self.optimum, bound=self.bound, gap=self.gap,
-                       placement=self.placement)
+            out.update(self._search(self.bound, placement=self.placement))
         if self.message:
             out["message"] = self.message
         return out
@@ -485,7 +477,7 @@ EXACT_MAX_TASKS = 200
 
 def _relaxation(inst: DietInstance, method: str, time_limit: float) -> dict[str, MetricBound]:
     quick, tq = _timed(quick_bounds, inst)
-    out = {k: MetricBound(k, float(v), "quick", tq, "upper" if k == "throughput" else "lower")
+    out = {k: MetricBound(k, float(v), "quick", tq, kind="upper" if k == "throughput" else "lower")
            for k, v in quick.items()}
     if method in ("lp", "best") and not inst.users:
         lp, tl = _timed(lp_bounds, inst, time_limit=time_limit)
@@ -493,7 +485,7 @@ def _relaxation(inst: DietInstance, method: str, time_limit: float) -> dict[str,
             better = v < quick[k] if k == "throughput" else v > quick[k]
             if method == "lp" or better:
                 out[k] = MetricBound(k, float(v), "lp" if better or method == "lp" else "quick", tq + tl,
-                                     out[k].kind)
+                                     kind=out[k].kind)
     return out
 
 
@@ -520,9 +512,10 @@ def _exact(inst: DietInstance, time_limit: float) -> dict[str, MetricBound]:
     tp = relax["throughput"]
     value = inst.n / ms.value if ms.value else None
     bound = inst.n / ms.bound if ms.bound and ms.bound > 0 else tp.value
-    out["throughput"] = MetricBound("throughput", value, "exact", ms.seconds, "upper", ms.status,
-                                    value if ms.optimum is not None else None, bound,
-                                    None if value is None else abs(bound - value) / bound, ms.placement, ms.message)
+    out["throughput"] = MetricBound("throughput", value, "exact", ms.seconds, kind="upper", status=ms.status,
+                                    optimum=value if ms.optimum is not None else None, bound=bound,
+                                    gap=None if value is None else abs(bound - value) / bound,
+                                    placement=ms.placement, message=ms.message)
     return out
 
 

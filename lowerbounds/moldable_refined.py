@@ -44,7 +44,7 @@ import time
 
 import numpy as np
 
-from vcsched.formulations.solve import SolveOutcome, run_interruptibly
+from vcsched.formulations.solve import SolveOutcome, highs_status, run_interruptibly
 from vcsched.result import Status, relative_gap
 
 __all__ = ["ColumnPool", "build_pool", "solve_full", "solve_by_columns"]
@@ -305,8 +305,6 @@ def _argmin_per_task(values: np.ndarray, task_starts: np.ndarray) -> np.ndarray:
 
 def solve_by_columns(pool: ColumnPool, time_limit: float | None, *, tol: float = 1e-9) -> SolveOutcome:
     """Column generation on the pool; ``bound`` is the best Lagrangian bound (valid at every iteration)."""
-    import highspy
-
     t0 = time.perf_counter()
     task_starts = np.flatnonzero(np.r_[True, pool.task[1:] != pool.task[:-1]])
     in_master = (pool.J == pool.L) | (np.abs(pool.J - pool.hint[pool.task]) <= SEED_WIDTH)
@@ -320,7 +318,7 @@ def solve_by_columns(pool: ColumnPool, time_limit: float | None, *, tol: float =
                 break
             h.setOptionValue("time_limit", h.getRunTime() + float(left))  # HiGHS sums its runs
         run_interruptibly(h)  # a signal stops the solve at once
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        if highs_status(h)[0] is not Status.OPTIMAL:
             break
         rounds += 1
         objective = float(h.getInfo().objective_function_value)
@@ -346,20 +344,14 @@ def solve_by_columns(pool: ColumnPool, time_limit: float | None, *, tol: float =
 
 def solve_full(pool: ColumnPool, time_limit: float | None) -> SolveOutcome:
     """The whole LP in one HiGHS primal simplex (for checking the column generation)."""
-    import highspy
-
-    from vcsched.formulations.solve import translate_status
-
     t0 = time.perf_counter()
     h = _master(pool, np.arange(pool.n_cols))
     h.setOptionValue("simplex_strategy", 4)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     run_interruptibly(h)
-    status_ = h.getModelStatus()
-    solved = h.getInfo().primal_solution_status == 2 and status_ != highspy.HighsModelStatus.kInfeasible
+    status, message, solved = highs_status(h)
     objective = float(h.getInfo().objective_function_value) if solved else None
-    bound = objective if solved and status_ == highspy.HighsModelStatus.kOptimal else None
-    status, message = translate_status(status_, solved)
+    bound = objective if solved and status is Status.OPTIMAL else None
     return SolveOutcome(status, objective, bound, relative_gap(objective, bound), time.perf_counter() - t0,
                         message, False)

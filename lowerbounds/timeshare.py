@@ -43,6 +43,7 @@ import time
 
 import numpy as np
 
+from lowerbounds.reference import MetricReference
 from lowerbounds.timeshare_lp import (
     VARIABLE_BUDGET,
     bisect_threshold,
@@ -136,27 +137,22 @@ class TaskCosts:
 
 
 @dataclasses.dataclass(frozen=True)
-class MetricBound:
-    """One metric's reference: ``value`` (a lower bound, or the optimum when ``status`` is optimal)."""
+class MetricBound(MetricReference):
+    """One metric's reference: ``value`` (a lower bound, or the optimum when ``status`` is optimal); a bound
+    that no search closed has ``status`` ``"bound"``."""
 
-    metric: str
-    value: float
-    method: str
-    seconds: float
-    status: str = "bound"
-    optimum: float | None = None
-    gap: float | None = None
+    status: str | None = "bound"
+    message: str | None = ""
     mapping: tuple | None = None
-    message: str = ""
 
     def to_dict(self) -> dict:
         """``value``, ``method``, ``seconds``; with the exact search also ``status``, ``optimum`` (when optimal),
         ``bound``, ``gap`` (of the best mapping found to the bound), ``mapping`` (server index per task) and
         ``message``."""
-        out = {"value": self.value, "method": self.method, "seconds": self.seconds}
+        out = self._summary()
         if self.method == "exact" or self.mapping is not None:
-            out.update(status=self.status, optimum=self.optimum, bound=self.value, gap=self.gap,
-                       mapping=None if self.mapping is None else list(self.mapping), message=self.message)
+            out.update(self._search(self.value, mapping=None if self.mapping is None else list(self.mapping)),
+                       message=self.message)
         return out
 
 

@@ -240,10 +240,11 @@ class _Master:
         if deadline is not None:
             # HiGHS counts its time limit on the run time summed over this object's runs
             self.h.setOptionValue("time_limit", self.h.getRunTime() + max(deadline - time.perf_counter(), 0.01))
-        from vcsched.formulations.solve import run_interruptibly
+        from vcsched.formulations.solve import highs_status, run_interruptibly
+        from vcsched.result import Status
 
         run_interruptibly(self.h)  # a signal stops the solve at once
-        if self.h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+        if highs_status(self.h)[0] is not Status.OPTIMAL:
             return None
         pi = np.maximum(np.asarray(self.h.getSolution().row_dual, dtype=float), 0.0)
         return float(self.h.getInfo().objective_function_value), pi

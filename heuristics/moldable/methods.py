@@ -144,17 +144,12 @@ def methods_for_all() -> list[str]:
 
 
 def solve(instance: MoldableInstance, method: str, **options: Any) -> Result:
-    """Schedule ``instance`` by ``method`` (a name of :data:`METHODS`).
+    """Schedule ``instance`` by ``method`` (a name of :data:`METHODS`; another name is an
+    :class:`~vcsched.errors.UnknownNameError` that lists the names).
 
-    Raises
-    ------
-    UnknownNameError
-        ``method`` is not a method's name.
-    TypeError
-        An option the method does not take.
-    RuntimeError
-        The method returned a schedule that :func:`~vcsched.problems.moldable.check_schedule`
-        rejects (a bug).
+    ``options`` must be ones the method takes (``TypeError`` otherwise). Every schedule
+    returned has passed :func:`~vcsched.problems.moldable.check_schedule`; one that fails
+    it is a bug in the method and raises ``RuntimeError`` rather than being reported.
     """
     from vcsched.problems.moldable import check_schedule
 

@@ -262,15 +262,11 @@ def methods_for_all(instance: VCInstance | None = None) -> list[str]:
 def solve(instance: VCInstance, method: str, **options: Any) -> Result:
     """Solve ``instance`` by ``method`` (a name of :data:`METHODS`) with the rules of the module docstring.
 
-    Raises
-    ------
-    UnknownNameError
-        ``method`` is not a method's name.
-    TypeError
-        ``instance`` is not a :class:`~vcsched.problems.vc.VCInstance`, or an option the method
-        does not take.
-    InvalidInputError
-        The instance is beyond the method's size limit (:func:`refusal`).
+    Refused before the method runs: an unknown ``method``
+    (:class:`~vcsched.errors.UnknownNameError`), an ``instance`` that is not a
+    :class:`~vcsched.problems.vc.VCInstance` or an option the method does not take
+    (``TypeError``), an instance beyond the method's size limit (the reason of :func:`refusal`,
+    as :class:`~vcsched.errors.InvalidInputError`).
     """
     from heuristics.vc._common import validate_instance
 

@@ -5,15 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vcsched.cli.common import (
-    add_seed_options,
-    number_option,
-    print_json,
-    print_table,
-    seed_option,
-    seeds_of,
-    show_over_seeds,
-)
+from vcsched.cli.common import number_option, print_json, print_table, seed_option
+from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
 
 APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")

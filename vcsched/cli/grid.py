@@ -49,18 +49,9 @@ import sys
 from pathlib import Path
 
 from vcsched.cli import grid_bound
-from vcsched.cli.common import (
-    add_seed_options,
-    check_output_path,
-    duration_text,
-    number_option,
-    print_json,
-    print_table,
-    progress_bar,
-    seeds_of,
-    show_over_seeds,
-)
+from vcsched.cli.common import check_output_path, duration_text, number_option, print_json, print_table, progress_bar
 from vcsched.cli.grid_options import add_workload_options
+from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_simulate", "MIN_PERIOD", "MAX_REALLOC_EVENTS"]

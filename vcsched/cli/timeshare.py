@@ -15,15 +15,8 @@ from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import (
-    add_seed_options,
-    number_option,
-    print_json,
-    print_table,
-    seed_option,
-    seeds_of,
-    show_over_seeds,
-)
+from vcsched.cli.common import number_option, print_json, print_table, seed_option
+from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
 

@@ -22,7 +22,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from vcsched.cli.common import (
-    add_seed_options,
     add_set_options,
     check_output_path,
     number_option,
@@ -31,14 +30,13 @@ from vcsched.cli.common import (
     progress_bar,
     run_instance_set,
     seed_option,
-    seeds_of,
     short_message,
-    show_over_seeds,
     status_line,
     wants_instance_set,
     write_output,
     write_stdout,
 )
+from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.vc_limits import MIN_CPU
 

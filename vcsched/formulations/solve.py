@@ -31,8 +31,8 @@ from vcsched import progress
 from vcsched.errors import SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
-__all__ = ["SolveOutcome", "solve_model", "translate_status", "new_var", "new_highs", "quiet_stdout",
-           "run_interruptibly", "solve_highs_lp"]
+__all__ = ["SolveOutcome", "solve_model", "translate_status", "highs_status", "new_var", "new_highs",
+           "quiet_stdout", "run_interruptibly", "solve_highs_lp"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,6 +204,23 @@ def translate_status(model_status, has_solution: bool) -> tuple[Status, str]:
             return Status.FEASIBLE, f"HiGHS {name}: stopped at a limit with a solution"
         return Status.TIME_LIMIT, f"HiGHS {name}: stopped at a limit before finding a solution"
     return Status.ERROR, f"HiGHS {name}"
+
+
+def highs_status(h) -> tuple[Status, str, bool]:
+    """``(status, message, has_solution)`` of a ``highspy.Highs`` object after a run.
+
+    ``has_solution``: HiGHS holds a feasible primal solution and does not call the model
+    infeasible; ``status`` and ``message`` are :func:`translate_status`'s (``OPTIMAL`` exactly
+    when HiGHS says optimal). For the toolkit's own runs and for the objects a caller keeps
+    between re-solves (column generation masters).
+    """
+    import highspy
+
+    model_status = h.getModelStatus()
+    has_solution = (h.getInfo().primal_solution_status == 2
+                    and model_status != highspy.HighsModelStatus.kInfeasible)
+    status, message = translate_status(model_status, has_solution)
+    return status, message, has_solution
 
 
 def _to_highs_lp(prob: pulp.LpProblem, variables: Sequence[pulp.LpVariable], mip: bool):
@@ -389,7 +406,7 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, describe=None) -> _Ru
     wrong value and stop "optimal" (seen on a 3-task moldable instance): the
     recomputed objective exposes that, and the caller retries.
     """
-    highspy, h = new_highs()
+    _, h = new_highs()
     h.passModel(lp)
     if starts is not None:
         h.setSolution(len(starts[0]), starts[0], starts[1])
@@ -397,9 +414,8 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, describe=None) -> _Ru
         if value is not None:
             h.setOptionValue(key, value)
     run_interruptibly(h, describe)
-    model_status = h.getModelStatus()
+    status, message, has_solution = highs_status(h)
     info = h.getInfo()
-    has_solution = info.primal_solution_status == 2 and model_status != highspy.HighsModelStatus.kInfeasible
     objective = reported = values = None
     if has_solution:
         values = np.asarray(h.getSolution().col_value, dtype=float)
@@ -410,8 +426,7 @@ def _run_checked(lp, is_mip: bool, starts, settings: dict, describe=None) -> _Ru
         db = float(info.mip_dual_bound)
         if math.isfinite(db):
             bound = db
-    elif objective is not None and model_status == highspy.HighsModelStatus.kOptimal:
+    elif objective is not None and status is Status.OPTIMAL:
         bound = objective
-    status, message = translate_status(model_status, has_solution)
     nodes = max(int(info.mip_node_count), 0) if is_mip else 0
     return _Run(status, message, objective, reported, bound, nodes, values)

@@ -46,7 +46,7 @@ from typing import Any
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["load_json", "read_input_bytes", "check_keys", "number_field", "int_field", "MAX_FILE_BYTES"]
+__all__ = ["load_json", "read_input_bytes", "check_keys", "number_field", "int_field", "instance_head", "MAX_FILE_BYTES"]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """Largest input file read (512 MiB; for a ``.gz`` file, of decompressed data): a bigger one is refused."""
@@ -220,3 +220,23 @@ def int_field(mapping: Mapping[str, Any], key: str, *, where: str, default: int 
                  else f"{float(n):.6g}" if abs(n) < 10**308 else f"an integer of {len(str(abs(n)))} digits")
         raise InvalidInputError(f"{where}: field {key!r} must be {_bound_text(low, high, False, False)}, got {shown}")
     return n
+
+
+def instance_head(data: Any, *, source: str, known: Iterable[str], expected: str, count_key: str, counts: str,
+                  count_high: int, list_key: str, item: str) -> tuple[int, list]:
+    """The opening an instance document shares with the others: ``(count, items)``.
+
+    ``data`` must be an object (else ``<source>: top level: expected <expected>``) with only
+    ``known`` fields, an integer ``count_key`` in ``1..count_high`` (what it ``counts`` is named
+    when it is missing) and a non-empty list ``list_key`` of objects like ``item``.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"{source}: top level: expected {expected}")
+    check_keys(data, known, where=source)
+    if count_key not in data:
+        raise InvalidInputError(f"{source}: field {count_key!r}: missing ({counts}, an integer >= 1)")
+    count = int_field(data, count_key, where=source, low=1, high=count_high)
+    items = data.get(list_key)
+    if not isinstance(items, list) or not items:
+        raise InvalidInputError(f"{source}: field {list_key!r}: missing or empty (a list of {item} objects)")
+    return count, items

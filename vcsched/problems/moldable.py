@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
+from vcsched.problems.jsonfile import check_keys, instance_head, load_json, number_field
 
 __all__ = [
     "MoldableInstance",
@@ -428,15 +428,10 @@ def parse_instance(data: Any, source: str = "<instance>") -> MoldableInstance:
     :data:`MAX_TIME_ENTRIES` before the table is allocated; times and weights
     must lie in ``[MIN_VALUE, MAX_VALUE]``.
     """
-    if not isinstance(data, dict):
-        raise _fail(source, "top level", 'expected a JSON object {"m": ..., "tasks": [...]}')
-    check_keys(data, INSTANCE_FIELDS, where=source)
-    if "m" not in data:
-        raise _fail(source, "field 'm'", "missing (number of identical processors, an integer >= 1)")
-    m = int_field(data, "m", where=source, low=1, high=MAX_PROCESSORS)
-    tasks = data.get("tasks")
-    if not isinstance(tasks, list) or not tasks:
-        raise _fail(source, "field 'tasks'", 'missing or empty (a list of {"weight": w, "times": [p1, ..., pm]} objects)')
+    m, tasks = instance_head(data, source=source, known=INSTANCE_FIELDS,
+                             expected='a JSON object {"m": ..., "tasks": [...]}', count_key="m",
+                             counts="number of identical processors", count_high=MAX_PROCESSORS,
+                             list_key="tasks", item='{"weight": w, "times": [p1, ..., pm]}')
     check_size(m, len(tasks), where=source)
     times = np.empty((len(tasks), m))
     weights = np.empty(len(tasks))

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field
+from vcsched.problems.jsonfile import check_keys, instance_head, int_field, load_json, number_field
 from vcsched.problems.vc_limits import MIN_CPU
 
 __all__ = [
@@ -446,15 +446,10 @@ def parse_instance(data: Any, source: str = "<instance>") -> VCInstance:
     :data:`MAX_HOSTS`, :data:`MAX_TASKS` and :data:`MAX_HOST_TASKS` are refused
     before any array is allocated; ``cpu`` must be at least :data:`MIN_CPU`.
     """
-    if not isinstance(data, dict):
-        raise _fail(source, "top level", "expected a JSON object with 'hosts' and 'jobs'")
-    check_keys(data, INSTANCE_FIELDS, where=source)
-    if "hosts" not in data:
-        raise _fail(source, "field 'hosts'", "missing (number of identical hosts, an integer >= 1)")
-    hosts = int_field(data, "hosts", where=source, low=1, high=MAX_HOSTS)
-    jobs = data.get("jobs")
-    if not isinstance(jobs, list) or not jobs:
-        raise _fail(source, "field 'jobs'", "missing or empty (a list of {\"cpu\": ..., \"mem\": ...} objects)")
+    hosts, jobs = instance_head(data, source=source, known=INSTANCE_FIELDS,
+                                expected="a JSON object with 'hosts' and 'jobs'", count_key="hosts",
+                                counts="number of identical hosts", count_high=MAX_HOSTS,
+                                list_key="jobs", item='{"cpu": ..., "mem": ...}')
     cpu, mem, tasks, current = [], [], [], []
     total = 0
     for i, job in enumerate(jobs):
