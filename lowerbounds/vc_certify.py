@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from lowerbounds.vc_integer_master import placement_from_configurations, solve_integer_master
 from lowerbounds.vc_packing import (
     Column,
     PackingItems,
@@ -94,7 +95,11 @@ DEFAULT_GAP_TOL = 1e-4
 _MEM_FIT = 1 + 1e-12
 _GREEDY_MAX = 50_000_000
 """Tasks x hosts above which the core greedy (``O(T H)``) runs only when no other placement fits."""
-_TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp")
+_TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
+            "seconds_integer_master")
+_IM_COUNTERS = ("tests", "found", "not_better", "infeasible", "time_limit", "not-run")
+"""``extra["integer_master"]``: runs; packings kept; packings not kept (no lower load, or refused by the
+memory check); restricted masters without a packing (proven, or at the time limit); runs without time."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +119,10 @@ class CertifyOptions:
     lp_test_limit : float
         Seconds at most for one configuration-LP test in the first
         bisection; doubled at every later one.
+    integer_master_share : float
+        Largest fraction of the time left that one restricted integer
+        master (:mod:`lowerbounds.vc_integer_master`) may take, also capped
+        by the configuration-LP test's cap; 0 turns the step off.
     second_phase : bool
         Run the average-yield phase (§3.5) on the final placement.
     now : callable
@@ -124,6 +133,7 @@ class CertifyOptions:
     bisection_steps: int = 12
     lp_share: float = 0.5
     lp_test_limit: float = 10.0
+    integer_master_share: float = 0.25
     second_phase: bool = True
     now: Callable[[], float] = time.perf_counter
 
@@ -143,6 +153,8 @@ def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap:
         raise InvalidInputError(f"certify: `gap_tol` must be in [0, 1), got {gap_tol}")
     if not (0 <= options.improve_share <= 1):
         raise InvalidInputError(f"certify: `improve_share` must be in [0, 1], got {options.improve_share}")
+    if not (0 <= options.integer_master_share <= 1):
+        raise InvalidInputError(f"certify: `integer_master_share` must be in [0, 1], got {options.integer_master_share}")
     stop = gap_tol if stop_gap is None else float(stop_gap)
     if not (0 <= stop <= 1):  # the range of `vcsched vc solve --gap`
         raise InvalidInputError(f"certify: stop_gap (--gap) must be in [0, 1], got {stop}")
@@ -214,18 +226,23 @@ class _Run:
     best: np.ndarray | None = None
     best_peak: float = math.inf
     columns: list | None = None
+    pool: list = dataclasses.field(default_factory=list)
+    """Configurations for the integer master: the LP tests' columns, the placements' hosts."""
 
     def met(self) -> bool:
         return self.best_peak <= self.load_lo * (1 + self.stop_gap) + 1e-15
 
-    def offer(self, task_host: Any) -> bool:
-        """Keep ``task_host`` if it fits memory and lowers the largest load; True if kept."""
+    def offer(self, task_host: Any, by: str | None = None) -> bool:
+        """Keep ``task_host`` if it fits memory and lowers the largest load; True if kept
+        (``by``, the step that found it, is then logged as ``incumbent_method``)."""
         th = _fits(self.instance, task_host)
         if th is None:
             return False
         peak = float(host_loads(self.instance, th).max())
         if peak < self.best_peak - 1e-15:
             self.best, self.best_peak, self.columns = th, peak, None
+            if by is not None:
+                self.log["incumbent_method"] = by
             return True
         return False
 
@@ -237,7 +254,7 @@ class _Run:
         budget = None if self.clock.deadline is None else max(self.clock.left() * share, 0.01)
         th, stats = self.improve(self.instance, self.best, target_load=self.load_lo * (1 + self.stop_gap),
                                  time_limit=budget, rng=self.rng)
-        self.offer(th)
+        self.offer(th, "improve")
         counters = self.log.setdefault("improve", {})
         for k, v in dict(stats).items():
             if k != "seconds" and isinstance(v, (int, float)):
@@ -257,13 +274,37 @@ class _Run:
         if self.columns is None:
             self.columns = _host_columns(self.instance, self.best)
         budget = min(cap, self.options.lp_share * self.clock.left())
-        proof = configuration_lp(self.items, load, deadline=time.perf_counter() + budget, start_columns=self.columns)
+        proof = configuration_lp(self.items, load, deadline=time.perf_counter() + budget, start_columns=self.columns,
+                                 keep_columns=self.options.integer_master_share > 0)
         self.clock.add("seconds_configuration_lp", t)
         self.log["lp_tests"] += 1
         self.log["lp_iterations"] += proof.iterations
         if not proof.complete:
             self.log["lp_incomplete"] += 1
+        self.pool.extend(proof.generated)
+        if not proof.infeasible and proof.lp_value is not None and math.ceil(proof.lp_value - 1e-9) <= self.items.hosts:
+            self.integer_master(load, cap)  # the LP cannot exclude ``load``: look for a packing at it
         return ("configuration-lp" if proof.infeasible else None), proof.complete
+
+    def integer_master(self, load: float, cap: float) -> bool:
+        """The restricted integer master at ``load`` over the pool and the incumbent's hosts, with at
+        most ``cap`` seconds and ``integer_master_share`` of the time left; True if its packing,
+        re-checked by :meth:`offer`, became the incumbent."""
+        budget = min(cap, self.options.integer_master_share * self.clock.left())
+        if budget < 0.05 or self.best_peak <= load:
+            return False
+        t = self.clock.now()
+        if self.columns is None:
+            self.columns = _host_columns(self.instance, self.best)
+        im = solve_integer_master(self.items, load, self.pool + self.columns, time_limit=budget)
+        kept = False
+        if im.counts is not None:
+            kept = self.offer(placement_from_configurations(self.instance, im.columns, im.counts), "integer-master")
+        counters = self.log.setdefault("integer_master", dict.fromkeys(_IM_COUNTERS, 0))
+        counters["tests"] += 1
+        counters["found" if kept else "not_better" if im.counts is not None else im.status] += 1
+        self.clock.add("seconds_integer_master", t)
+        return kept
 
 
 def certify(
@@ -373,14 +414,17 @@ def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequ
     if not any(_fits(instance, th) is not None for _, th in candidates) or instance.n_tasks * instance.hosts <= _GREEDY_MAX:
         candidates.append(("greedy", load_balancing_incumbent(instance)))
     for name, th in candidates:
-        if run.offer(th):
+        fit = _fits(instance, th)
+        if fit is not None and run.options.integer_master_share > 0:
+            run.pool.extend(_host_columns(instance, fit))
+        if run.offer(th, name):
             log["start_method"] = name
     clock.add("seconds_heuristics", t)
     if run.best is None:
         th, outcome = _exact_fallback(run)
         if outcome is not None:
             return outcome
-        if not run.offer(th):
+        if not run.offer(th, "milp"):
             return _no_placement(run)
         log["start_method"] = "milp"
     log["start_yield"] = min(1.0, 1.0 / run.best_peak)
@@ -430,7 +474,7 @@ def _bisect(run: _Run, hi: float, cap: float, *, probe_first: bool) -> tuple[flo
         if how is not None:
             run.load_lo, run.closed_by = load, how
             continue
-        hi = load
+        hi = min(load, run.best_peak / (1 + run.stop_gap))  # the integer master may have lowered the peak
         if complete:
             hi_done = min(hi_done, load)
         else:

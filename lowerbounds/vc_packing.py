@@ -122,6 +122,8 @@ class PackingProof:
     columns: int = 0
     lp_value: float | None = None
     seconds: float = 0.0
+    generated: tuple[Column, ...] = ()
+    """The columns the pricing added (sparse), when asked for with ``keep_columns``."""
 
 
 def _ceil(x: float) -> int:
@@ -220,12 +222,15 @@ class _Master:
         empty_i = np.array([], dtype=np.int32)
         self.h.addRows(n, demand.astype(float), np.full(n, self.inf), 0, empty_i, empty_i, np.array([]))
         self.n_cols = 0
+        self.kept: list[Column] | None = None  # a list: every column added from now on is kept
 
     def add(self, col: Column) -> None:
         """One column, given as ``(indices, counts)``."""
         idx, val = col
         self.h.addCol(1.0, 0.0, self.inf, idx.size, idx.astype(np.int32), val.astype(float))
         self.n_cols += 1
+        if self.kept is not None:
+            self.kept.append((np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=float)))
 
     def add_singletons(self, counts: np.ndarray) -> None:
         """Column ``i`` holds ``counts[i]`` copies of type ``i`` alone: one sparse block, ``n`` non-zeros."""
@@ -393,7 +398,8 @@ def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: fl
 
 
 def configuration_lp(items: PackingItems, load: float | None, *, deadline: float | None = None,
-                     start_columns: list[Column | np.ndarray] | None = None, max_iterations: int = 2000) -> PackingProof:
+                     start_columns: list[Column | np.ndarray] | None = None, max_iterations: int = 2000,
+                     keep_columns: bool = False) -> PackingProof:
     """Gilmore-Gomory configuration LP at capacity ``(load, 1)`` (``load=None``: memory only).
 
     Column generation: the master ``min sum_p x_p`` s.t. every type ``i`` is
@@ -418,6 +424,10 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         Feasible configurations to start from (e.g. the hosts of a
         heuristic's placement, when they fit ``load``), each a sparse
         ``(indices, counts)`` pair or a dense array of counts per type.
+    keep_columns : bool
+        Return the columns the pricing generated in ``generated`` (the
+        restricted integer master of :mod:`lowerbounds.vc_integer_master`
+        starts from them); they fit ``(load (1 + CAP_TOL), 1 + CAP_TOL)``.
 
     Notes
     -----
@@ -440,8 +450,10 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         idx, val = col if isinstance(col, tuple) else _sparse(np.asarray(col, dtype=float))
         if float(val @ sizes_c[idx]) <= cap * (1 + CAP_TOL) and float(val @ items.mem[idx]) <= 1 + CAP_TOL:
             master.add((np.asarray(idx), np.asarray(val, dtype=float)))
+    if keep_columns:
+        master.kept = []
     best_bins, lp_value, it, complete = _generate(master, items, sizes_c, cap, deadline, max_iterations)
     infeasible = _ceil(best_bins) > H
     return PackingProof(load if load is not None else math.inf, infeasible, best_bins,
                         "configuration-lp" if infeasible else "none", complete, it, master.n_cols, lp_value,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, tuple(master.kept or ()))
