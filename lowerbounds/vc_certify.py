@@ -442,7 +442,8 @@ def _close(run: _Run) -> None:
         run.load_lo, run.closed_by = probe, how
         return
     run.improve_for(options.improve_share)  # the LP could not exclude the probe: maybe the primal can reach it
-    hi_done, cut = _bisect(run, min(probe, run.best_peak / (1 + stop)), options.lp_test_limit, probe_first=False)
+    hi = min(probe, run.best_peak / (1 + stop))  # below the probe when the primal side lowered the peak
+    hi_done, cut = _bisect(run, hi, options.lp_test_limit, probe_first=hi < probe)
     hi_done, cut = (min(hi_done, probe) if complete else hi_done), (cut or not complete)
     cap = options.lp_test_limit
     while not run.met() and run.clock.left() > 0:
@@ -462,23 +463,32 @@ def _close(run: _Run) -> None:
 def _bisect(run: _Run, hi: float, cap: float, *, probe_first: bool) -> tuple[float, bool]:
     """Configuration-LP tests between the proven load and ``hi`` (``hi`` itself first when
     ``probe_first``), each with at most ``cap`` seconds; raises ``run.load_lo`` on every proof.
-    Returns the least load at which a test ran to the end without a proof (nothing at or above
-    it can be proven; ``inf`` if none) and whether a test was cut short."""
+    When a test's integer master lowers the incumbent below the tested load, the next test is
+    the new probe ``best_peak / (1 + stop_gap)`` (a proof there closes the gap). Returns the
+    least load at which a test ran to the end without a proof (nothing at or above it can be
+    proven; ``inf`` if none) and whether a test was cut short."""
     hi_done, cut = math.inf, False
     loads = [hi] if probe_first else []
-    for _ in range(run.options.bisection_steps + len(loads)):
-        if run.met() or run.clock.left() <= 0 or (not loads and hi - run.load_lo <= run.stop_gap * run.load_lo):
+    for _ in range(run.options.bisection_steps + 1):
+        if run.met() or run.clock.left() <= 0:
             break
-        load = loads.pop() if loads else 0.5 * (run.load_lo + hi)
+        if not loads:
+            if hi - run.load_lo <= run.stop_gap * run.load_lo:
+                break
+            loads = [0.5 * (run.load_lo + hi)]
+        load = loads.pop()
         how, complete = run.prove(load, cap)
         if how is not None:
             run.load_lo, run.closed_by = load, how
             continue
-        hi = min(load, run.best_peak / (1 + run.stop_gap))  # the integer master may have lowered the peak
         if complete:
             hi_done = min(hi_done, load)
         else:
             cut = True
+        target = run.best_peak / (1 + run.stop_gap)
+        if target < load:  # the integer master found a packing at ``load``: probe below it next
+            loads = [target]
+        hi = min(load, target)
     return hi_done, cut
 
 
