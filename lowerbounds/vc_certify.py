@@ -25,7 +25,16 @@ first; each stops the method as soon as the primal meets the bound:
    below the incumbent's load ``L_inc / (1 + stop_gap)`` (a "no" there
    proves the gap ``<= stop_gap``), then a bisection between ``L_lo`` and
    the smallest load it failed to exclude. When no placement was found,
-   the configuration LP on memory alone tries to prove infeasibility.
+   the configuration LP on memory alone tries to prove infeasibility;
+5. price-and-branch, the primal side of step 4: whenever a
+   configuration-LP test at a load ``L`` ends with the master's value
+   ``<= H`` (no proof possible), the restricted integer master
+   (:mod:`lowerbounds.vc_integer_master`) over the columns the LP tests
+   generated, the singletons and the hosts of the incumbent and of the
+   starting placements looks for a packing at ``L``; a packing is
+   re-checked (memory by the checker's rule, the largest load recomputed)
+   and becomes the incumbent if it lowers the load, and the next test is
+   then the new probe ``L_inc / (1 + stop_gap)``.
 
 The bound reported is ``min(1, 1 / L_proven)`` with ``L_proven`` the
 largest load proven infeasible (a load proven infeasible means ``L* > L``)
@@ -52,7 +61,9 @@ LP's pricing round, the final checks) may overrun it by their own length.
 
 Memory: every structure is linear in the tasks, the hosts and the job
 types (the placements' hosts enter the configuration LP as sparse
-columns), plus the configuration LP's columns.
+columns), plus the configuration LPs' columns (sparse, kept for the
+integer master, which gets at most ``integer_master_share`` of the time
+left and the LP test's cap per run).
 """
 
 from __future__ import annotations
@@ -358,10 +369,16 @@ def certify(
         ``"memory-l2"``, ``"memory-configuration-lp"``, ``"milp"`` or ``"none"``), ``bound_lp`` (the §3.1
         closed form), ``bound_cheap`` (after steps 1-2), ``start_method``,
         ``start_yield``, ``improved_yield``, ``lp_tests``,
-        ``lp_iterations``, ``lp_incomplete``, ``improve`` (counters), the
+        ``lp_iterations``, ``lp_incomplete``, ``improve`` (counters),
+        ``incumbent_method`` (the step that found the final allocation: a
+        start's or heuristic's name, ``"greedy"``, ``"milp"``, ``"improve"``
+        or ``"integer-master"``), ``integer_master`` (counters, when it
+        ran: ``tests``, ``found``, ``not_better``, ``infeasible``,
+        ``time_limit``, ``not-run``), the
         yield of every heuristic (``yield_<name>``) and timings
         ``seconds_cheap_bounds``, ``seconds_heuristics``,
-        ``seconds_improve``, ``seconds_configuration_lp``.
+        ``seconds_improve``, ``seconds_configuration_lp``,
+        ``seconds_integer_master``.
     """
     options = options or CertifyOptions()
     stop = _validate(instance, time_limit, gap_tol, stop_gap, options)

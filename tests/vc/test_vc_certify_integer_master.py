@@ -17,7 +17,7 @@ from lowerbounds.vc_integer_master import (
     placement_from_configurations,
     solve_integer_master,
 )
-from lowerbounds.vc_packing import CAP_TOL, configuration_lp, packing_items
+from lowerbounds.vc_packing import CAP_TOL, configuration_lp, packing_items, singleton_counts
 from tests.vc.brute import all_placements, brute_force_min_yield
 from tests.vc.test_vc_certify import assert_sound, random_instances
 from tests.vc.test_vc_certify_scale import _all_configurations
@@ -95,6 +95,27 @@ def test_fitting_columns_use_the_checker_tolerance_and_drop_duplicates():
     assert len(fitting_columns(items, 0.9 / (1 + CAP_TOL / 2), [pair])) == 2
     tight = packing_items(VCInstance.from_arrays(hosts=2, cpu=[0.5, 0.4], mem=[0.5, 0.5 + CAP_TOL / 4], tasks=[1, 1]))
     assert len(fitting_columns(tight, 0.9, [pair])) == 2
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fitting_columns_equal_a_plain_filter(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 12))
+    items = packing_items(VCInstance.from_arrays(hosts=4, cpu=rng.uniform(0.1, 0.6, n), mem=rng.uniform(0.05, 0.5, n),
+                                                 tasks=rng.integers(1, 4, n)))
+    load = float(rng.uniform(0.8, 1.5))
+    pool = []
+    for _ in range(60):
+        idx = np.sort(rng.choice(n, int(rng.integers(1, 4)), replace=False))
+        pool.append((idx, rng.integers(1, 3, idx.size).astype(float)))
+    got = fitting_columns(items, load, pool)
+    want = set()
+    singles = singleton_counts(items.cpu, items.mem, items.demand, load)
+    for idx, val in [(np.array([i]), singles[i:i + 1]) for i in range(n)] + pool:
+        if val @ items.cpu[idx] <= load * (1 + 1e-12) and val @ items.mem[idx] <= 1 + 1e-12:
+            want.add(tuple(zip(idx.tolist(), val.tolist())))
+    kept = [tuple(zip(got[p][0].tolist(), got[p][1].tolist())) for p in range(len(got))]
+    assert len(kept) == len(set(kept)) and set(kept) == want
 
 
 def test_configuration_lp_keeps_the_generated_columns_and_they_fit():
