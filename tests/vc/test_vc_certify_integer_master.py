@@ -174,14 +174,22 @@ def test_the_integer_master_closes_what_the_start_leaves_open(hosts, jobs, slack
     assert "integer_master" not in off.extra and off.extra["seconds_integer_master"] == 0.0
 
 
-def test_certify_honours_a_short_time_limit_on_a_mid_size_open_instance():
-    inst = build_instance(VCSpec("large", 64, 250, 0.2, 0.75, 0.75, 1, None), 0)
+@pytest.mark.parametrize("case", ["integer-master", "large-64x250"])
+def test_certify_honours_a_short_time_limit_on_a_mid_size_open_instance(case):
+    """16 x 48 from a weak start: the integer master runs (some runs stop at their limit); 64 x 250
+    (slack 0.2) of the large set: the LP tests are cut short. Both end within the limit + 1 s."""
+    if case == "integer-master":
+        inst = generate_vc_instance(16, 48, 0.5, 0.75, 0.75, rng=1)
+    else:
+        inst = build_instance(VCSpec("large", 64, 250, 0.2, 0.75, 0.75, 1, None), 0)
     start = worst_start(inst)
     t0 = time.perf_counter()
-    res = certify(inst, starts=[start], improve=None, time_limit=3.0, stop_gap=1e-4)
+    res = certify(inst, starts=[start], improve=None, time_limit=2.0, stop_gap=1e-4)
     elapsed = time.perf_counter() - t0
     assert res.status.has_solution and check_allocation(inst, res.solution).valid
-    assert elapsed <= 3.0 + 1.0
+    assert elapsed <= 2.0 + 1.0
+    if case == "integer-master":
+        assert res.extra["integer_master"]["tests"] >= 1
 
 
 def test_integer_master_honours_its_time_limit():
