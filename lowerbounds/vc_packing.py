@@ -77,6 +77,8 @@ CAP_TOL = 1e-9
 
 _COUNT_TOL = 1e-9
 _PRICE_TOL = 1e-7
+_SWAP_PAIRS = 256
+"""Types (most valuable first) among which a 1-2 exchange of the cheap pricing picks its pair."""
 
 Column = tuple[np.ndarray, np.ndarray]
 """A configuration, sparse: the item types it holds and how many copies of each."""
@@ -291,10 +293,66 @@ def _sparse(col: np.ndarray) -> Column:
     return idx, np.asarray(col, dtype=float)[idx]
 
 
+def _swap_gain(p: _Prices, a: np.ndarray, free: np.ndarray, s: int, room_c: float, room_m: float):
+    """Best exchange of one copy of ``s`` (in the configuration ``a``) for one other type, or for
+    two copies of two other types among the :data:`_SWAP_PAIRS` most valuable that fit:
+    ``(gain, types added)`` or None."""
+    pi, cpu, mem = p.pi, p.cpu, p.mem
+    rc, rm = room_c + cpu[s], room_m + mem[s]
+    ok = free & (cpu <= rc + 1e-12 * p.load) & (mem <= rm + 1e-12)
+    ok[s] = False
+    cand = np.flatnonzero(ok)
+    if cand.size == 0:
+        return None
+    t = int(cand[np.argmax(pi[cand])])
+    best = (float(pi[t] - pi[s]), (t,))
+    cand = cand[np.argsort(-pi[cand], kind="stable")[:_SWAP_PAIRS]]
+    cc, mm, pp = cpu[cand], mem[cand], pi[cand]
+    fit = (cc[:, None] + cc[None, :] <= rc + 1e-12 * p.load) & (mm[:, None] + mm[None, :] <= rm + 1e-12)
+    np.fill_diagonal(fit, False)
+    if fit.any():
+        value = np.where(fit, pp[:, None] + pp[None, :], -np.inf)
+        i, j = divmod(int(np.argmax(value)), cand.size)
+        if value[i, j] - pi[s] > best[0]:
+            best = (float(value[i, j] - pi[s]), (int(cand[i]), int(cand[j])))
+    return best
+
+
+def _local_search(p: _Prices, col: Column, rounds: int = 20) -> Column:
+    """Best-improvement descent on one configuration by dual value: add one copy of a type, or
+    exchange one copy for one other type (1-1) or for two others (1-2, :func:`_swap_gain`), while
+    the bin ``(load, 1)`` holds it and no type exceeds its demand. Finds the columns a greedy
+    fill misses when memory is tight (a few large items per bin); ``O(rounds k n)`` for ``k``
+    types in the column, plus ``O(rounds k)`` pair matrices of at most ``_SWAP_PAIRS^2``."""
+    pi, cpu, mem, demand = p.pi, p.cpu, p.mem, p.demand
+    a = np.zeros(cpu.size)
+    a[col[0]] = col[1]
+    for _ in range(rounds):
+        room_c, room_m = p.load - float(a @ cpu), 1.0 - float(a @ mem)
+        free = (pi > 0) & (a < demand)
+        can = np.flatnonzero(free & (cpu <= room_c + 1e-12 * p.load) & (mem <= room_m + 1e-12))
+        best: tuple | None = None
+        if can.size:
+            t = int(can[np.argmax(pi[can])])
+            best = (float(pi[t]), (), (t,))
+        for s in np.flatnonzero(a > 0):
+            swap = _swap_gain(p, a, free, int(s), room_c, room_m)
+            if swap is not None and swap[0] > (best[0] if best else 1e-12):
+                best = (swap[0], (int(s),), swap[1])
+        if best is None or best[0] <= 1e-12:
+            break
+        for s in best[1]:
+            a[s] -= 1
+        for t in best[2]:
+            a[t] += 1
+    return _sparse(a)
+
+
 def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray,
                     load: float, seeds: int = 6) -> list[Column]:
     """Configurations filled greedily by dual value per size (three weightings, and the
-    third one again after forcing each of the ``seeds`` highest-value types in): cheap pricing.
+    third one again after forcing each of the ``seeds`` highest-value types in), each also
+    improved by :func:`_local_search`: cheap pricing.
     Only types with ``pi > 0`` are considered; the columns are sparse."""
     out = []
     prices = _Prices(pi, cpu, mem, demand, load)
@@ -312,7 +370,7 @@ def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np
         col = np.zeros(cpu.size)
         col[i] = 1
         out.append(_sparse(_fill(prices, order, col, float(cpu[i]), float(mem[i]))))
-    return out
+    return out + [_local_search(prices, col) for col in out]
 
 
 def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float,
