@@ -461,8 +461,9 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
     """Gilmore-Gomory configuration LP at capacity ``(load, 1)`` (``load=None``: memory only).
 
     Column generation: the master ``min sum_p x_p`` s.t. every type ``i`` is
-    covered ``d_i`` times; columns priced first greedily, then by an exact
-    2-D knapsack (HiGHS). Whenever an exact pricing gives ``V``, the
+    covered ``d_i`` times; columns priced first greedily (each greedy column
+    also improved by a local search, :func:`_local_search`), then by an
+    exact 2-D knapsack (HiGHS). Whenever an exact pricing gives ``V``, the
     Farley bound ``z(pi) / V`` with ``z(pi) = sum_i d_i pi_i`` is a proven
     lower bound on the bins (any ``pi >= 0``); the test stops as soon as
 

@@ -131,6 +131,29 @@ def test_configuration_lp_keeps_the_generated_columns_and_they_fit():
     assert configuration_lp(items, load).generated == ()
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_local_search_columns_fit_and_are_local_optima(seed):
+    """The cheap pricing's descent: every column fits ``(load, 1)`` and the demands, is worth at
+    least the greedy column it started from, and no single added copy improves it."""
+    from lowerbounds.vc_packing import _greedy_columns, _local_search, _Prices
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 40))
+    cpu, mem = rng.uniform(0.05, 0.6, n), rng.uniform(0.05, 0.5, n)
+    demand, pi, load = rng.integers(1, 4, n).astype(float), rng.uniform(0, 1, n) * (rng.random(n) < 0.8), 1.0
+    prices = _Prices(pi, cpu, mem, demand, load)
+    for start in _greedy_columns(pi, cpu, mem, demand, load)[:9]:
+        idx, val = _local_search(prices, start)
+        assert val @ cpu[idx] <= load * (1 + 1e-9) and val @ mem[idx] <= 1 + 1e-9
+        assert np.all(val <= demand[idx]) and np.all(val >= 1) and np.all(pi[idx] > 0)
+        assert pi[idx] @ val >= pi[start[0]] @ start[1] - 1e-12
+        a = np.zeros(n)
+        a[idx] = val
+        room_c, room_m = load - a @ cpu, 1 - a @ mem
+        addable = (pi > 0) & (a < demand) & (cpu <= room_c + 1e-12) & (mem <= room_m + 1e-12)
+        assert not addable.any()
+
+
 # --------------------------------------------------------------------------- inside certify
 
 
