@@ -79,6 +79,8 @@ _COUNT_TOL = 1e-9
 _PRICE_TOL = 1e-7
 _SWAP_PAIRS = 256
 """Types (most valuable first) among which a 1-2 exchange of the cheap pricing picks its pair."""
+_SEARCH_TYPES = 2048
+"""Types at most that the local search of the cheap pricing considers (the most valuable)."""
 
 Column = tuple[np.ndarray, np.ndarray]
 """A configuration, sparse: the item types it holds and how many copies of each."""
@@ -323,7 +325,16 @@ def _local_search(p: _Prices, col: Column, rounds: int = 20) -> Column:
     exchange one copy for one other type (1-1) or for two others (1-2, :func:`_swap_gain`), while
     the bin ``(load, 1)`` holds it and no type exceeds its demand. Finds the columns a greedy
     fill misses when memory is tight (a few large items per bin); ``O(rounds k n)`` for ``k``
-    types in the column, plus ``O(rounds k)`` pair matrices of at most ``_SWAP_PAIRS^2``."""
+    types in the column, plus ``O(rounds k)`` pair matrices of at most ``_SWAP_PAIRS^2``. Above
+    :data:`_SEARCH_TYPES` types, only the most valuable ones (by dual value, and by dual value
+    per size) may enter, so that a round's cost does not grow with the instance."""
+    if p.cpu.size > _SEARCH_TYPES:  # data-centre scale: among the most valuable types only
+        k = _SEARCH_TYPES // 2
+        by_size = p.pi / np.maximum(p.cpu / p.load + p.mem, 1e-12)
+        keep = np.union1d(np.union1d(np.argpartition(-p.pi, k)[:k], np.argpartition(-by_size, k)[:k]), col[0])
+        sub = _Prices(p.pi[keep], p.cpu[keep], p.mem[keep], p.demand[keep], p.load)
+        idx, val = _local_search(sub, (np.searchsorted(keep, col[0]), col[1]), rounds)
+        return keep[idx], val
     pi, cpu, mem, demand = p.pi, p.cpu, p.mem, p.demand
     a = np.zeros(cpu.size)
     a[col[0]] = col[1]

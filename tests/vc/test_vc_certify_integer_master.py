@@ -154,6 +154,24 @@ def test_local_search_columns_fit_and_are_local_optima(seed):
         assert not addable.any()
 
 
+def test_local_search_at_scale_uses_the_most_valuable_types_only(monkeypatch):
+    """Above _SEARCH_TYPES types the descent works on a subset; its column is the same as the full
+    search's when the subset holds every type that fits (here: all types beyond it are worthless)."""
+    import lowerbounds.vc_packing as vp
+
+    rng = np.random.default_rng(3)
+    n = 60
+    cpu, mem = rng.uniform(0.05, 0.6, n), rng.uniform(0.05, 0.5, n)
+    demand, load = rng.integers(1, 3, n).astype(float), 1.0
+    pi = np.where(np.arange(n) < 20, rng.uniform(0.2, 1, n), 0.0)  # only the first 20 types are worth anything
+    prices = vp._Prices(pi, cpu, mem, demand, load)
+    start = vp._greedy_columns(pi, cpu, mem, demand, load)[0]
+    full = vp._local_search(prices, start)
+    monkeypatch.setattr(vp, "_SEARCH_TYPES", 40)  # 2 x 20 candidates: every valuable type
+    small = vp._local_search(prices, start)
+    assert full[0].tolist() == small[0].tolist() and full[1].tolist() == small[1].tolist()
+
+
 # --------------------------------------------------------------------------- inside certify
 
 
