@@ -79,6 +79,8 @@ _COUNT_TOL = 1e-9
 _PRICE_TOL = 1e-7
 _SWAP_PAIRS = 256
 """Types (most valuable first) among which a 1-2 exchange of the cheap pricing picks its pair."""
+_SWAP_ITEMS = 8
+"""Types at most in a configuration for the 1-2 exchanges (bins of a few large items, where they matter)."""
 _SEARCH_TYPES = 2048
 """Types at most that the local search of the cheap pricing considers (the most valuable)."""
 
@@ -295,10 +297,11 @@ def _sparse(col: np.ndarray) -> Column:
     return idx, np.asarray(col, dtype=float)[idx]
 
 
-def _swap_gain(p: _Prices, a: np.ndarray, free: np.ndarray, s: int, room_c: float, room_m: float):
-    """Best exchange of one copy of ``s`` (in the configuration ``a``) for one other type, or for
-    two copies of two other types among the :data:`_SWAP_PAIRS` most valuable that fit:
-    ``(gain, types added)`` or None."""
+def _swap_gain(p: _Prices, a: np.ndarray, free: np.ndarray, s: int, room_c: float, room_m: float,
+               pairs: bool):
+    """Best exchange of one copy of ``s`` (in the configuration ``a``) for one other type, or (when
+    ``pairs``) for two copies of two other types among the :data:`_SWAP_PAIRS` most valuable that
+    fit: ``(gain, types added)`` or None."""
     pi, cpu, mem = p.pi, p.cpu, p.mem
     rc, rm = room_c + cpu[s], room_m + mem[s]
     ok = free & (cpu <= rc + 1e-12 * p.load) & (mem <= rm + 1e-12)
@@ -308,6 +311,8 @@ def _swap_gain(p: _Prices, a: np.ndarray, free: np.ndarray, s: int, room_c: floa
         return None
     t = int(cand[np.argmax(pi[cand])])
     best = (float(pi[t] - pi[s]), (t,))
+    if not pairs:
+        return best
     cand = cand[np.argsort(-pi[cand], kind="stable")[:_SWAP_PAIRS]]
     cc, mm, pp = cpu[cand], mem[cand], pi[cand]
     fit = (cc[:, None] + cc[None, :] <= rc + 1e-12 * p.load) & (mm[:, None] + mm[None, :] <= rm + 1e-12)
@@ -322,7 +327,8 @@ def _swap_gain(p: _Prices, a: np.ndarray, free: np.ndarray, s: int, room_c: floa
 
 def _local_search(p: _Prices, col: Column, rounds: int = 20) -> Column:
     """Best-improvement descent on one configuration by dual value: add one copy of a type, or
-    exchange one copy for one other type (1-1) or for two others (1-2, :func:`_swap_gain`), while
+    exchange one copy for one other type (1-1) or, in a configuration of at most
+    :data:`_SWAP_ITEMS` types, for two others (1-2, :func:`_swap_gain`), while
     the bin ``(load, 1)`` holds it and no type exceeds its demand. Finds the columns a greedy
     fill misses when memory is tight (a few large items per bin); ``O(rounds k n)`` for ``k``
     types in the column, plus ``O(rounds k)`` pair matrices of at most ``_SWAP_PAIRS^2``. Above
@@ -346,8 +352,9 @@ def _local_search(p: _Prices, col: Column, rounds: int = 20) -> Column:
         if can.size:
             t = int(can[np.argmax(pi[can])])
             best = (float(pi[t]), (), (t,))
-        for s in np.flatnonzero(a > 0):
-            swap = _swap_gain(p, a, free, int(s), room_c, room_m)
+        inside = np.flatnonzero(a > 0)
+        for s in inside:
+            swap = _swap_gain(p, a, free, int(s), room_c, room_m, inside.size <= _SWAP_ITEMS)
             if swap is not None and swap[0] > (best[0] if best else 1e-12):
                 best = (swap[0], (int(s),), swap[1])
         if best is None or best[0] <= 1e-12:
