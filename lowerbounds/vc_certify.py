@@ -144,7 +144,7 @@ class CertifyOptions:
     bisection_steps: int = 12
     lp_share: float = 0.5
     lp_test_limit: float = 10.0
-    integer_master_share: float = 0.25
+    integer_master_share: float = 0.1
     second_phase: bool = True
     now: Callable[[], float] = time.perf_counter
 
