@@ -25,7 +25,16 @@ first; each stops the method as soon as the primal meets the bound:
    below the incumbent's load ``L_inc / (1 + stop_gap)`` (a "no" there
    proves the gap ``<= stop_gap``), then a bisection between ``L_lo`` and
    the smallest load it failed to exclude. When no placement was found,
-   the configuration LP on memory alone tries to prove infeasibility.
+   the configuration LP on memory alone tries to prove infeasibility;
+5. price-and-branch, the primal side of step 4: whenever a
+   configuration-LP test at a load ``L`` ends with the master's value
+   ``<= H`` (no proof possible), the restricted integer master
+   (:mod:`lowerbounds.vc_integer_master`) over the columns the LP tests
+   generated, the singletons and the hosts of the incumbent and of the
+   starting placements looks for a packing at ``L``; a packing is
+   re-checked (memory by the checker's rule, the largest load recomputed)
+   and becomes the incumbent if it lowers the load, and the next test is
+   then the new probe ``L_inc / (1 + stop_gap)``.
 
 The bound reported is ``min(1, 1 / L_proven)`` with ``L_proven`` the
 largest load proven infeasible (a load proven infeasible means ``L* > L``)
@@ -52,7 +61,9 @@ LP's pricing round, the final checks) may overrun it by their own length.
 
 Memory: every structure is linear in the tasks, the hosts and the job
 types (the placements' hosts enter the configuration LP as sparse
-columns), plus the configuration LP's columns.
+columns), plus the configuration LPs' columns (sparse, kept for the
+integer master, which gets at most ``integer_master_share`` of the time
+left and the LP test's cap per run).
 """
 
 from __future__ import annotations
@@ -65,6 +76,7 @@ from typing import Any
 
 import numpy as np
 
+from lowerbounds.vc_integer_master import placement_from_configurations, solve_integer_master
 from lowerbounds.vc_packing import (
     Column,
     PackingItems,
@@ -92,7 +104,11 @@ DEFAULT_GAP_TOL = 1e-4
 """Relative gap at which ``certify`` reports ``optimal`` (HiGHS's default MIP gap)."""
 
 _MEM_FIT = 1 + 1e-12
-_TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp")
+_TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
+            "seconds_integer_master")
+_IM_COUNTERS = ("tests", "found", "not_better", "infeasible", "time_limit", "not-run")
+"""``extra["integer_master"]``: runs; packings kept; packings not kept (no lower load, or refused by the
+memory check); restricted masters without a packing (proven, or at the time limit); runs without time."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +128,10 @@ class CertifyOptions:
     lp_test_limit : float
         Seconds at most for one configuration-LP test in the first
         bisection; doubled at every later one.
+    integer_master_share : float
+        Largest fraction of the time left that one restricted integer
+        master (:mod:`lowerbounds.vc_integer_master`) may take, also capped
+        by the configuration-LP test's cap; 0 turns the step off.
     second_phase : bool
         Run the average-yield phase (§3.5) on the final placement.
     now : callable
@@ -122,6 +142,7 @@ class CertifyOptions:
     bisection_steps: int = 12
     lp_share: float = 0.5
     lp_test_limit: float = 10.0
+    integer_master_share: float = 0.1
     second_phase: bool = True
     now: Callable[[], float] = time.perf_counter
 
@@ -141,6 +162,8 @@ def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap:
         raise InvalidInputError(f"certify: `gap_tol` must be in [0, 1), got {gap_tol}")
     if not (0 <= options.improve_share <= 1):
         raise InvalidInputError(f"certify: `improve_share` must be in [0, 1], got {options.improve_share}")
+    if not (0 <= options.integer_master_share <= 1):
+        raise InvalidInputError(f"certify: `integer_master_share` must be in [0, 1], got {options.integer_master_share}")
     stop = gap_tol if stop_gap is None else float(stop_gap)
     if not (0 <= stop <= 1):  # the range of `vcsched vc solve --gap`
         raise InvalidInputError(f"certify: stop_gap (--gap) must be in [0, 1], got {stop}")
@@ -212,18 +235,23 @@ class _Run:
     best: np.ndarray | None = None
     best_peak: float = math.inf
     columns: list | None = None
+    pool: list = dataclasses.field(default_factory=list)
+    """Configurations for the integer master: the LP tests' columns, the placements' hosts."""
 
     def met(self) -> bool:
         return self.best_peak <= self.load_lo * (1 + self.stop_gap) + 1e-15
 
-    def offer(self, task_host: Any) -> bool:
-        """Keep ``task_host`` if it fits memory and lowers the largest load; True if kept."""
+    def offer(self, task_host: Any, by: str | None = None) -> bool:
+        """Keep ``task_host`` if it fits memory and lowers the largest load; True if kept
+        (``by``, the step that found it, is then logged as ``incumbent_method``)."""
         th = _fits(self.instance, task_host)
         if th is None:
             return False
         peak = float(host_loads(self.instance, th).max())
         if peak < self.best_peak - 1e-15:
             self.best, self.best_peak, self.columns = th, peak, None
+            if by is not None:
+                self.log["incumbent_method"] = by
             return True
         return False
 
@@ -235,7 +263,7 @@ class _Run:
         budget = None if self.clock.deadline is None else max(self.clock.left() * share, 0.01)
         th, stats = self.improve(self.instance, self.best, target_load=self.load_lo * (1 + self.stop_gap),
                                  time_limit=budget, rng=self.rng)
-        self.offer(th)
+        self.offer(th, "improve")
         counters = self.log.setdefault("improve", {})
         for k, v in dict(stats).items():
             if k != "seconds" and isinstance(v, (int, float)):
@@ -255,13 +283,37 @@ class _Run:
         if self.columns is None:
             self.columns = _host_columns(self.instance, self.best)
         budget = min(cap, self.options.lp_share * self.clock.left())
-        proof = configuration_lp(self.items, load, deadline=time.perf_counter() + budget, start_columns=self.columns)
+        proof = configuration_lp(self.items, load, deadline=time.perf_counter() + budget, start_columns=self.columns,
+                                 keep_columns=self.options.integer_master_share > 0)
         self.clock.add("seconds_configuration_lp", t)
         self.log["lp_tests"] += 1
         self.log["lp_iterations"] += proof.iterations
         if not proof.complete:
             self.log["lp_incomplete"] += 1
+        self.pool.extend(proof.generated)
+        if not proof.infeasible and proof.lp_value is not None and math.ceil(proof.lp_value - 1e-9) <= self.items.hosts:
+            self.integer_master(load, cap)  # the LP cannot exclude ``load``: look for a packing at it
         return ("configuration-lp" if proof.infeasible else None), proof.complete
+
+    def integer_master(self, load: float, cap: float) -> bool:
+        """The restricted integer master at ``load`` over the pool and the incumbent's hosts, with at
+        most ``cap`` seconds and ``integer_master_share`` of the time left; True if its packing,
+        re-checked by :meth:`offer`, became the incumbent."""
+        budget = min(cap, self.options.integer_master_share * self.clock.left())
+        if budget < 0.05 or self.best_peak <= load:
+            return False
+        t = self.clock.now()
+        if self.columns is None:
+            self.columns = _host_columns(self.instance, self.best)
+        im = solve_integer_master(self.items, load, self.pool + self.columns, time_limit=budget)
+        kept = False
+        if im.counts is not None:
+            kept = self.offer(placement_from_configurations(self.instance, im.columns, im.counts), "integer-master")
+        counters = self.log.setdefault("integer_master", dict.fromkeys(_IM_COUNTERS, 0))
+        counters["tests"] += 1
+        counters["found" if kept else "not_better" if im.counts is not None else im.status] += 1
+        self.clock.add("seconds_integer_master", t)
+        return kept
 
 
 def certify(
@@ -315,10 +367,16 @@ def certify(
         ``"memory-l2"``, ``"memory-configuration-lp"``, ``"milp"`` or ``"none"``), ``bound_lp`` (the §3.1
         closed form), ``bound_cheap`` (after steps 1-2), ``start_method``,
         ``start_yield``, ``improved_yield``, ``lp_tests``,
-        ``lp_iterations``, ``lp_incomplete``, ``improve`` (counters), the
+        ``lp_iterations``, ``lp_incomplete``, ``improve`` (counters),
+        ``incumbent_method`` (the step that found the final allocation: a
+        start's or heuristic's name, ``"greedy"``, ``"milp"``, ``"improve"``
+        or ``"integer-master"``), ``integer_master`` (counters, when it
+        ran: ``tests``, ``found``, ``not_better``, ``infeasible``,
+        ``time_limit``, ``not-run``), the
         yield of every heuristic (``yield_<name>``) and timings
         ``seconds_cheap_bounds``, ``seconds_heuristics``,
-        ``seconds_improve``, ``seconds_configuration_lp``.
+        ``seconds_improve``, ``seconds_configuration_lp``,
+        ``seconds_integer_master``.
     """
     options = options or CertifyOptions()
     stop = _validate(instance, time_limit, gap_tol, stop_gap, options)
@@ -370,14 +428,17 @@ def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequ
         candidates.append((name, _placement(res)))
     candidates.append(("greedy", load_balancing_incumbent(instance)))
     for name, th in candidates:
-        if run.offer(th):
+        fit = _fits(instance, th)
+        if fit is not None and run.options.integer_master_share > 0:
+            run.pool.extend(_host_columns(instance, fit))
+        if run.offer(th, name):
             log["start_method"] = name
     clock.add("seconds_heuristics", t)
     if run.best is None:
         th, outcome = _exact_fallback(run)
         if outcome is not None:
             return outcome
-        if not run.offer(th):
+        if not run.offer(th, "milp"):
             return _no_placement(run)
         log["start_method"] = "milp"
     log["start_yield"] = min(1.0, 1.0 / run.best_peak)
@@ -395,7 +456,8 @@ def _close(run: _Run) -> None:
         run.load_lo, run.closed_by = probe, how
         return
     run.improve_for(options.improve_share)  # the LP could not exclude the probe: maybe the primal can reach it
-    hi_done, cut = _bisect(run, min(probe, run.best_peak / (1 + stop)), options.lp_test_limit, probe_first=False)
+    hi = min(probe, run.best_peak / (1 + stop))  # below the probe when the primal side lowered the peak
+    hi_done, cut = _bisect(run, hi, options.lp_test_limit, probe_first=hi < probe)
     hi_done, cut = (min(hi_done, probe) if complete else hi_done), (cut or not complete)
     cap = options.lp_test_limit
     while not run.met() and run.clock.left() > 0:
@@ -415,23 +477,32 @@ def _close(run: _Run) -> None:
 def _bisect(run: _Run, hi: float, cap: float, *, probe_first: bool) -> tuple[float, bool]:
     """Configuration-LP tests between the proven load and ``hi`` (``hi`` itself first when
     ``probe_first``), each with at most ``cap`` seconds; raises ``run.load_lo`` on every proof.
-    Returns the least load at which a test ran to the end without a proof (nothing at or above
-    it can be proven; ``inf`` if none) and whether a test was cut short."""
+    When a test's integer master lowers the incumbent below the tested load, the next test is
+    the new probe ``best_peak / (1 + stop_gap)`` (a proof there closes the gap). Returns the
+    least load at which a test ran to the end without a proof (nothing at or above it can be
+    proven; ``inf`` if none) and whether a test was cut short."""
     hi_done, cut = math.inf, False
     loads = [hi] if probe_first else []
-    for _ in range(run.options.bisection_steps + len(loads)):
-        if run.met() or run.clock.left() <= 0 or (not loads and hi - run.load_lo <= run.stop_gap * run.load_lo):
+    for _ in range(run.options.bisection_steps + 1):
+        if run.met() or run.clock.left() <= 0:
             break
-        load = loads.pop() if loads else 0.5 * (run.load_lo + hi)
+        if not loads:
+            if hi - run.load_lo <= run.stop_gap * run.load_lo:
+                break
+            loads = [0.5 * (run.load_lo + hi)]
+        load = loads.pop()
         how, complete = run.prove(load, cap)
         if how is not None:
             run.load_lo, run.closed_by = load, how
             continue
-        hi = load
         if complete:
             hi_done = min(hi_done, load)
         else:
             cut = True
+        target = run.best_peak / (1 + run.stop_gap)
+        if target < load:  # the integer master found a packing at ``load``: probe below it next
+            loads = [target]
+        hi = min(load, target)
     return hi_done, cut
 
 

@@ -77,6 +77,12 @@ CAP_TOL = 1e-9
 
 _COUNT_TOL = 1e-9
 _PRICE_TOL = 1e-7
+_SWAP_PAIRS = 256
+"""Types (most valuable first) among which a 1-2 exchange of the cheap pricing picks its pair."""
+_SWAP_ITEMS = 8
+"""Types at most in a configuration for the 1-2 exchanges (bins of a few large items, where they matter)."""
+_SEARCH_TYPES = 2048
+"""Types at most that the local search of the cheap pricing considers (the most valuable)."""
 
 Column = tuple[np.ndarray, np.ndarray]
 """A configuration, sparse: the item types it holds and how many copies of each."""
@@ -122,6 +128,8 @@ class PackingProof:
     columns: int = 0
     lp_value: float | None = None
     seconds: float = 0.0
+    generated: tuple[Column, ...] = ()
+    """The columns the pricing added (sparse), when asked for with ``keep_columns``."""
 
 
 def _ceil(x: float) -> int:
@@ -220,12 +228,15 @@ class _Master:
         empty_i = np.array([], dtype=np.int32)
         self.h.addRows(n, demand.astype(float), np.full(n, self.inf), 0, empty_i, empty_i, np.array([]))
         self.n_cols = 0
+        self.kept: list[Column] | None = None  # a list: every column added from now on is kept
 
     def add(self, col: Column) -> None:
         """One column, given as ``(indices, counts)``."""
         idx, val = col
         self.h.addCol(1.0, 0.0, self.inf, idx.size, idx.astype(np.int32), val.astype(float))
         self.n_cols += 1
+        if self.kept is not None:
+            self.kept.append((np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=float)))
 
     def add_singletons(self, counts: np.ndarray) -> None:
         """Column ``i`` holds ``counts[i]`` copies of type ``i`` alone: one sparse block, ``n`` non-zeros."""
@@ -287,10 +298,80 @@ def _sparse(col: np.ndarray) -> Column:
     return idx, np.asarray(col, dtype=float)[idx]
 
 
+def _swap_gain(p: _Prices, a: np.ndarray, free: np.ndarray, s: int, room_c: float, room_m: float,
+               pairs: bool):
+    """Best exchange of one copy of ``s`` (in the configuration ``a``) for one other type, or (when
+    ``pairs``) for two copies of two other types among the :data:`_SWAP_PAIRS` most valuable that
+    fit: ``(gain, types added)`` or None."""
+    pi, cpu, mem = p.pi, p.cpu, p.mem
+    rc, rm = room_c + cpu[s], room_m + mem[s]
+    ok = free & (cpu <= rc + 1e-12 * p.load) & (mem <= rm + 1e-12)
+    ok[s] = False
+    cand = np.flatnonzero(ok)
+    if cand.size == 0:
+        return None
+    t = int(cand[np.argmax(pi[cand])])
+    best = (float(pi[t] - pi[s]), (t,))
+    if not pairs:
+        return best
+    cand = cand[np.argsort(-pi[cand], kind="stable")[:_SWAP_PAIRS]]
+    cc, mm, pp = cpu[cand], mem[cand], pi[cand]
+    fit = (cc[:, None] + cc[None, :] <= rc + 1e-12 * p.load) & (mm[:, None] + mm[None, :] <= rm + 1e-12)
+    np.fill_diagonal(fit, False)
+    if fit.any():
+        value = np.where(fit, pp[:, None] + pp[None, :], -np.inf)
+        i, j = divmod(int(np.argmax(value)), cand.size)
+        if value[i, j] - pi[s] > best[0]:
+            best = (float(value[i, j] - pi[s]), (int(cand[i]), int(cand[j])))
+    return best
+
+
+def _local_search(p: _Prices, col: Column, rounds: int = 20) -> Column:
+    """Best-improvement descent on one configuration by dual value: add one copy of a type, or
+    exchange one copy for one other type (1-1) or, in a configuration of at most
+    :data:`_SWAP_ITEMS` types, for two others (1-2, :func:`_swap_gain`), while
+    the bin ``(load, 1)`` holds it and no type exceeds its demand. Finds the columns a greedy
+    fill misses when memory is tight (a few large items per bin); ``O(rounds k n)`` for ``k``
+    types in the column, plus ``O(rounds k)`` pair matrices of at most ``_SWAP_PAIRS^2``. Above
+    :data:`_SEARCH_TYPES` types, only the most valuable ones (by dual value, and by dual value
+    per size) may enter, so that a round's cost does not grow with the instance."""
+    if p.cpu.size > _SEARCH_TYPES:  # data-centre scale: among the most valuable types only
+        k = _SEARCH_TYPES // 2
+        by_size = p.pi / np.maximum(p.cpu / p.load + p.mem, 1e-12)
+        keep = np.union1d(np.union1d(np.argpartition(-p.pi, k)[:k], np.argpartition(-by_size, k)[:k]), col[0])
+        sub = _Prices(p.pi[keep], p.cpu[keep], p.mem[keep], p.demand[keep], p.load)
+        idx, val = _local_search(sub, (np.searchsorted(keep, col[0]), col[1]), rounds)
+        return keep[idx], val
+    pi, cpu, mem, demand = p.pi, p.cpu, p.mem, p.demand
+    a = np.zeros(cpu.size)
+    a[col[0]] = col[1]
+    for _ in range(rounds):
+        room_c, room_m = p.load - float(a @ cpu), 1.0 - float(a @ mem)
+        free = (pi > 0) & (a < demand)
+        can = np.flatnonzero(free & (cpu <= room_c + 1e-12 * p.load) & (mem <= room_m + 1e-12))
+        best: tuple | None = None
+        if can.size:
+            t = int(can[np.argmax(pi[can])])
+            best = (float(pi[t]), (), (t,))
+        inside = np.flatnonzero(a > 0)
+        for s in inside:
+            swap = _swap_gain(p, a, free, int(s), room_c, room_m, inside.size <= _SWAP_ITEMS)
+            if swap is not None and swap[0] > (best[0] if best else 1e-12):
+                best = (swap[0], (int(s),), swap[1])
+        if best is None or best[0] <= 1e-12:
+            break
+        for s in best[1]:
+            a[s] -= 1
+        for t in best[2]:
+            a[t] += 1
+    return _sparse(a)
+
+
 def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray,
                     load: float, seeds: int = 6) -> list[Column]:
     """Configurations filled greedily by dual value per size (three weightings, and the
-    third one again after forcing each of the ``seeds`` highest-value types in): cheap pricing.
+    third one again after forcing each of the ``seeds`` highest-value types in), each also
+    improved by :func:`_local_search`: cheap pricing.
     Only types with ``pi > 0`` are considered; the columns are sparse."""
     out = []
     prices = _Prices(pi, cpu, mem, demand, load)
@@ -308,7 +389,7 @@ def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np
         col = np.zeros(cpu.size)
         col[i] = 1
         out.append(_sparse(_fill(prices, order, col, float(cpu[i]), float(mem[i]))))
-    return out
+    return out + [_local_search(prices, col) for col in out]
 
 
 def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float,
@@ -394,12 +475,14 @@ def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: fl
 
 
 def configuration_lp(items: PackingItems, load: float | None, *, deadline: float | None = None,
-                     start_columns: list[Column | np.ndarray] | None = None, max_iterations: int = 2000) -> PackingProof:
+                     start_columns: list[Column | np.ndarray] | None = None, max_iterations: int = 2000,
+                     keep_columns: bool = False) -> PackingProof:
     """Gilmore-Gomory configuration LP at capacity ``(load, 1)`` (``load=None``: memory only).
 
     Column generation: the master ``min sum_p x_p`` s.t. every type ``i`` is
-    covered ``d_i`` times; columns priced first greedily, then by an exact
-    2-D knapsack (HiGHS). Whenever an exact pricing gives ``V``, the
+    covered ``d_i`` times; columns priced first greedily (each greedy column
+    also improved by a local search, :func:`_local_search`), then by an
+    exact 2-D knapsack (HiGHS). Whenever an exact pricing gives ``V``, the
     Farley bound ``z(pi) / V`` with ``z(pi) = sum_i d_i pi_i`` is a proven
     lower bound on the bins (any ``pi >= 0``); the test stops as soon as
 
@@ -419,6 +502,10 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         Feasible configurations to start from (e.g. the hosts of a
         heuristic's placement, when they fit ``load``), each a sparse
         ``(indices, counts)`` pair or a dense array of counts per type.
+    keep_columns : bool
+        Return the columns the pricing generated in ``generated`` (the
+        restricted integer master of :mod:`lowerbounds.vc_integer_master`
+        starts from them); they fit ``(load (1 + CAP_TOL), 1 + CAP_TOL)``.
 
     Notes
     -----
@@ -441,8 +528,10 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         idx, val = col if isinstance(col, tuple) else _sparse(np.asarray(col, dtype=float))
         if float(val @ sizes_c[idx]) <= cap * (1 + CAP_TOL) and float(val @ items.mem[idx]) <= 1 + CAP_TOL:
             master.add((np.asarray(idx), np.asarray(val, dtype=float)))
+    if keep_columns:
+        master.kept = []
     best_bins, lp_value, it, complete = _generate(master, items, sizes_c, cap, deadline, max_iterations)
     infeasible = _ceil(best_bins) > H
     return PackingProof(load if load is not None else math.inf, infeasible, best_bins,
                         "configuration-lp" if infeasible else "none", complete, it, master.n_cols, lp_value,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, tuple(master.kept or ()))

@@ -58,7 +58,8 @@ __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "make_cells", "run_insta
 
 TIME_LIMIT = 60.0
 STOP_GAP = 1e-3
-PARTS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp")
+PARTS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
+         "seconds_integer_master")
 FULL_REPLICATES = 100
 """Replicates per specification in the large set (seed 001 §4.2: 108 specs x 100 = 10,800 instances)."""
 QUICK = [(100, 0.2, 0.25, 0.75), (250, 0.5, 0.25, 0.25), (500, 0.3, 0.75, 0.75), (100, 0.1, 0.75, 0.25)]
