@@ -272,7 +272,7 @@ def certify_experiment(name: str, description: str, set_name: str, label: str, *
 
 def _instance_count(df: pandas.DataFrame) -> int:
     """Distinct instances in the rows (cell parameters and replicate)."""
-    key = [c for c in ("jobs", "slack", "cv_mem", "cv_cpu", "instance_rep") if c in df.columns]
+    key = [c for c in ("jobs", "slack", "cv_mem", "cv_cpu", "rep", "instance_rep") if c in df.columns]
     return int(len(df.drop_duplicates(key))) if key else int(len(df))
 
 

@@ -55,3 +55,9 @@ def test_rows_and_report(tmp_path):
     yields = pd.read_csv(tmp_path / "yields_by_slack_jobs.csv")
     assert (yields["certified_bound"].dropna() <= yields["lp"].dropna() + 1e-12).all()
     assert (tmp_path / "mcb8_gap_vs_slack.png").exists()
+
+
+def test_instance_count_tells_replicates_apart():
+    rows = pd.DataFrame({"jobs": [100, 100, 100], "slack": [0.2] * 3, "cv_mem": [0.25] * 3, "cv_cpu": [0.25] * 3,
+                         "rep": [0, 1, 1], "method": ["certify", "certify", "mcb8"]})
+    assert vc_certify._instance_count(rows) == 2
