@@ -138,6 +138,34 @@ def _draw_series(ax, sub: pandas.DataFrame, name, k: int, n_series: int, *, x: s
     return n_of.loc[data.index].tolist(), interval, [float(v) for v in data.values]
 
 
+def _ordered_groups(df: pandas.DataFrame, series: str | None, series_order: Sequence[str] | None) -> list:
+    """``(name, rows)`` per series (one unnamed group without ``series``), in ``series_order`` first."""
+    groups = [(None, df)] if series is None else list(df.groupby(series, sort=True))
+    if series is not None and series_order is not None:
+        rank = {name: k for k, name in enumerate(series_order)}
+        groups.sort(key=lambda g: rank.get(g[0], len(rank)))
+    return groups
+
+
+def _dress_axes(ax, *, xlabel: str, ylabel: str, title: str | None, logx: bool, xticklabels: dict | None,
+                legend_loc: str) -> None:
+    """Scale of x, ticks, labels, title, grid and legend (beside the axes with more than 6 series)."""
+    if logx:
+        ax.set_xscale("log")
+    if xticklabels:
+        ax.set_xticks(list(xticklabels), [str(v) for v in xticklabels.values()])
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_ylabel(ylabel, fontsize=11)
+    if title:
+        ax.set_title(title, fontsize=12)
+    ax.grid(True, alpha=0.3, which="both")
+    _, labels = ax.get_legend_handles_labels()
+    if len(labels) > 6:  # many series: legend beside the axes, never over the lines
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
+    elif labels:
+        ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
+
+
 def line_plot(
     df: pandas.DataFrame,
     *,
@@ -182,11 +210,7 @@ def line_plot(
         The PNG written (``out_dir/stem.png``).
     """
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    groups = [(None, df)] if series is None else list(df.groupby(series, sort=True))
-    if series is not None and series_order is not None:
-        rank = {name: k for k, name in enumerate(series_order)}
-        groups.sort(key=lambda g: rank.get(g[0], len(rank)))
-
+    groups = _ordered_groups(df, series, series_order)
     counts, interval, means = [], False, []
     for k, (name, sub) in enumerate(groups):
         drawn = _draw_series(ax, sub, name, k, len(groups), x=x, y=y, aggregate=aggregate, count=count,
@@ -204,20 +228,8 @@ def line_plot(
     if logy:
         ax.set_yscale("log")
     cut = interval is True and _limit_to_means(ax, means + [float(ref[0]) for ref in references], logy)
-    if logx:
-        ax.set_xscale("log")
-    if xticklabels:
-        ax.set_xticks(list(xticklabels), [str(v) for v in xticklabels.values()])
-    ax.set_xlabel(xlabel, fontsize=11)
-    ax.set_ylabel(ylabel, fontsize=11)
-    if title:
-        ax.set_title(title, fontsize=12)
-    ax.grid(True, alpha=0.3, which="both")
-    handles, labels = ax.get_legend_handles_labels()
-    if len(labels) > 6:  # many series: legend beside the axes, never over the lines
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
-    elif labels:
-        ax.legend(fontsize=8, loc=legend_loc, framealpha=0.85)
+    _dress_axes(ax, xlabel=xlabel, ylabel=ylabel, title=title, logx=logx, xticklabels=xticklabels,
+                legend_loc=legend_loc)
     caption = count_caption(counts, unit, interval=interval, aggregate=aggregate, statistic=statistic)
     add_caption(fig, caption + ("; longer bars run off the axes" if cut else ""))
     return save_figure(fig, out_dir, stem)

@@ -177,48 +177,83 @@ def sumflow_interval_lp(arrival, release, p, out, *, window, delta: float, level
     use no capacity (dropping those terms only loosens the capacity rows), so the LP minimum is at
     most the mapping's sumflow, whatever the windows.
     """
-    n, S = p.shape
+    n = p.shape[0]
     b = _Builder()
     arrival = np.asarray(arrival, dtype=float)
     window = np.asarray(window, dtype=float)
     t0 = float(np.min(arrival)) if n else 0.0
+    cells, end = _usable_cells(arrival, release, p, out, window, t0, delta, levels)
+    x, z = _flow_rows(b, cells, arrival, release, p, out, end)
+    _speed_and_capacity_rows(b, cells, x, release, t0, delta, levels)
+    outcome = b.solve(time_limit=time_limit)
+    tail = outcome.x[z].sum(axis=1) if outcome.x is not None else np.zeros(n)
+    return outcome, tail
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cells:
+    """The ``x`` columns of :func:`sumflow_interval_lp`, one entry each: task, server, level, cell
+    index, cell length, computation and output times, ``l_ist`` and the usable length of the cell."""
+
+    task: np.ndarray
+    server: np.ndarray
+    level: np.ndarray
+    cell: np.ndarray
+    size: np.ndarray
+    ps: np.ndarray
+    out: np.ndarray
+    left: np.ndarray
+    avail: np.ndarray
+
+
+def _usable_cells(arrival, release, p, out, window, t0: float, delta: float, levels: int) -> tuple[_Cells, np.ndarray]:
+    """The cells of every level that meet ``[r_is, inf)`` by more than 1e-12 s, and each task's end
+    (the end of its last level)."""
     task, server, level, cell, bounds = _level_cells(arrival, release, window, t0, delta, levels)
     size = delta * (2.0 ** level)
-    ps, o = p[task, server], out[task, server]
     left = np.maximum(t0 + cell * size, release[task, server])
     avail = t0 + (cell + 1) * size - left
     keep = avail > 1e-12
-    task, server, level, cell, size, ps, o, left, avail = (
-        a[keep] for a in (task, server, level, cell, size, ps, o, left, avail))
-    end = bounds[:, -1]
+    cells = _Cells(task[keep], server[keep], level[keep], cell[keep], size[keep], p[task, server][keep],
+                   out[task, server][keep], left[keep], avail[keep])
+    return cells, bounds[:, -1]
+
+
+def _flow_rows(b: _Builder, c: _Cells, arrival, release, p, out, end) -> tuple[np.ndarray, np.ndarray]:
+    """Columns ``F``, ``x`` and ``z`` with the assignment row and the two flow rows of every task;
+    returns the ``x`` columns and the ``z`` columns as an (n, S) array."""
+    n, S = p.shape
     dur = release - arrival[:, None] + p + out
     flow_cols = b.columns(np.ones(n), np.inf)
-    x = b.columns(np.zeros(task.size), avail / ps)
+    x = b.columns(np.zeros(c.task.size), c.avail / c.ps)
     z = b.columns(np.zeros(n * S), np.inf).reshape(n, S)
     assign = b.rows(np.ones(n), np.ones(n))
     meanrow = b.rows(np.full(n, -np.inf), np.zeros(n))
     durrow = b.rows(np.full(n, -np.inf), np.zeros(n))
     b.entries(meanrow, flow_cols, -1.0)
     b.entries(durrow, flow_cols, -1.0)
-    b.entries(assign[task], x, 1.0)
-    b.entries(meanrow[task], x, left + ps / 2 + o - arrival[task])
-    b.entries(durrow[task], x, dur[task, server])
+    b.entries(assign[c.task], x, 1.0)
+    b.entries(meanrow[c.task], x, c.left + c.ps / 2 + c.out - arrival[c.task])
+    b.entries(durrow[c.task], x, dur[c.task, c.server])
     zi = np.repeat(np.arange(n), S)
     b.entries(assign[zi], z.ravel(), 1.0)
     b.entries(meanrow[zi], z.ravel(), (np.maximum(end[:, None], release) + p / 2 + out - arrival[:, None]).ravel())
     b.entries(durrow[zi], z.ravel(), dur.ravel())
-    rmin = release.min(axis=1)[task]
-    width = int(cell.max()) + 1 if cell.size else 1
-    _grouped_rows(b, (task * levels + level) * width + cell, x, ps,
-                  t0 + (cell + 1) * size - np.maximum(t0 + cell * size, rmin))
+    return x, z
+
+
+def _speed_and_capacity_rows(b: _Builder, c: _Cells, x, release, t0: float, delta: float, levels: int) -> None:
+    """A task's full speed per cell, and every server's capacity in the cells of every level over the
+    columns of that level and the finer ones inside them."""
+    rmin = release.min(axis=1)[c.task]
+    width = int(c.cell.max()) + 1 if c.cell.size else 1
+    _grouped_rows(b, (c.task * levels + c.level) * width + c.cell, x, c.ps,
+                  t0 + (c.cell + 1) * c.size - np.maximum(t0 + c.cell * c.size, rmin))
     for k in range(levels):  # capacity of the level-k cells, over the columns of levels <= k inside them
-        fine = level <= k
-        key = server[fine] * width + (cell[fine] >> (k - level[fine]))
-        _grouped_rows(b, key, x[fine], ps[fine], np.full(int(fine.sum()), delta * 2.0 ** k),
-                      need=level[fine] == k)
-    outcome = b.solve(time_limit=time_limit)
-    tail = outcome.x[z].sum(axis=1) if outcome.x is not None else np.zeros(n)
-    return outcome, tail
+        fine = c.level <= k
+        key = c.server[fine] * width + (c.cell[fine] >> (k - c.level[fine]))
+        _grouped_rows(b, key, x[fine], c.ps[fine], np.full(int(fine.sum()), delta * 2.0 ** k),
+                      need=c.level[fine] == k)
 
 
 def _level_cells(arrival, release, window, t0: float, delta: float, levels: int):

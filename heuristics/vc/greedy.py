@@ -70,71 +70,91 @@ def backtracking_placement(
         ``"exhausted"`` when the whole (pruned) tree was searched: then no
         placement exists.
     """
-    H = instance.hosts
-    tc = instance.task_cpu.tolist()
-    tm = instance.task_mem.tolist()
-    seq = order.tolist()
-    n = len(seq)
-    mseq = [tm[k] for k in seq]
-    suffix_sum = np.cumsum(mseq[::-1])[::-1].tolist() + [0.0]
-    suffix_min = np.minimum.accumulate(mseq[::-1])[::-1].tolist() + [0.0]
-    cap = 1.0 + MEM_EPS
-    load = [0.0] * H
-    mem = [0.0] * H
-    host = [0] * n
-    saved: list[tuple[float, float]] = [(0.0, 0.0)] * n
-    attempts = 0
-    hosts_range = range(H)
-
-    def open_node(d: int):
-        mmin = suffix_min[d]
-        usable = 0.0
-        for j in hosts_range:
-            free = cap - mem[j]
-            if free >= mmin:
-                usable += free
-        if suffix_sum[d] > usable:
-            return [[], 0, set()]
-        return [sorted(hosts_range, key=load.__getitem__), 0, set()]
-
-    frames = [open_node(0)]
+    search = _DepthFirst(instance, order)
+    n = len(search.seq)
+    frames = [search.open_node(0)]
     d = 0
     while True:
-        frame = frames[-1]
+        chosen = search.next_host(frames[-1], d, max_attempts)
+        if chosen is None:
+            return None, search.attempts - 1, "bound"
+        if chosen >= 0:
+            search.place(d, chosen)
+            d += 1
+            if d == n:
+                out = np.empty(n, dtype=np.int64)
+                out[order] = search.host
+                return out, search.attempts, ""
+            frames.append(search.open_node(d))
+        else:
+            frames.pop()
+            d -= 1
+            if d < 0:
+                return None, search.attempts, "exhausted"
+            search.undo(d)
+
+
+class _DepthFirst:
+    """State of :func:`backtracking_placement`: loads and memory per host, the task placed at
+    each depth, and the count of (task, host) pairs examined. A frame is ``[hosts in
+    (load, index) order, next position, (load, memory) states already tried]``."""
+
+    def __init__(self, instance: VCInstance, order: np.ndarray) -> None:
+        H = instance.hosts
+        self.tc = instance.task_cpu.tolist()
+        tm = instance.task_mem.tolist()
+        self.seq = order.tolist()
+        self.mseq = [tm[k] for k in self.seq]
+        self.suffix_sum = np.cumsum(self.mseq[::-1])[::-1].tolist() + [0.0]
+        self.suffix_min = np.minimum.accumulate(self.mseq[::-1])[::-1].tolist() + [0.0]
+        self.cap = 1.0 + MEM_EPS
+        self.load = [0.0] * H
+        self.mem = [0.0] * H
+        self.host = [0] * len(self.seq)
+        self.saved: list[tuple[float, float]] = [(0.0, 0.0)] * len(self.seq)
+        self.attempts = 0
+        self.hosts_range = range(H)
+
+    def open_node(self, d: int) -> list:
+        """The frame of depth ``d``; no host to try when the memory left cannot fit the tasks left."""
+        mmin, usable = self.suffix_min[d], 0.0
+        for j in self.hosts_range:
+            free = self.cap - self.mem[j]
+            if free >= mmin:
+                usable += free
+        if self.suffix_sum[d] > usable:
+            return [[], 0, set()]
+        return [sorted(self.hosts_range, key=self.load.__getitem__), 0, set()]
+
+    def next_host(self, frame: list, d: int, max_attempts: int) -> int | None:
+        """The next host of ``frame`` that fits task ``d`` in a state not tried yet (-1: none left;
+        None: the attempt bound was passed)."""
         hosts, pos, tried = frame
-        m = mseq[d]
-        chosen = -1
+        m, chosen = self.mseq[d], -1
         while pos < len(hosts):
             j = hosts[pos]
             pos += 1
-            attempts += 1
-            if attempts > max_attempts:
-                return None, attempts - 1, "bound"
-            if mem[j] + m <= cap:
-                state = (load[j], mem[j])
+            self.attempts += 1
+            if self.attempts > max_attempts:
+                return None
+            if self.mem[j] + m <= self.cap:
+                state = (self.load[j], self.mem[j])
                 if state not in tried:
                     tried.add(state)
                     chosen = j
                     break
         frame[1] = pos
-        if chosen >= 0:
-            saved[d] = (load[chosen], mem[chosen])
-            load[chosen] += tc[seq[d]]
-            mem[chosen] += m
-            host[d] = chosen
-            d += 1
-            if d == n:
-                out = np.empty(n, dtype=np.int64)
-                out[order] = host
-                return out, attempts, ""
-            frames.append(open_node(d))
-        else:
-            frames.pop()
-            d -= 1
-            if d < 0:
-                return None, attempts, "exhausted"
-            j = host[d]
-            load[j], mem[j] = saved[d]
+        return chosen
+
+    def place(self, d: int, j: int) -> None:
+        self.saved[d] = (self.load[j], self.mem[j])
+        self.load[j] += self.tc[self.seq[d]]
+        self.mem[j] += self.mseq[d]
+        self.host[d] = j
+
+    def undo(self, d: int) -> None:
+        j = self.host[d]
+        self.load[j], self.mem[j] = self.saved[d]
 
 
 def _greedy(instance: VCInstance, method: str, sort_by_memory: bool) -> Result:
