@@ -82,6 +82,10 @@ _SWAP_PAIRS = 256
 _SWAP_ITEMS = 8
 """Types at most in a configuration for the 1-2 exchanges (bins of a few large items, where they matter)."""
 _SEARCH_TYPES = 2048
+GREEDY_FIRST_TYPES = 2048
+"""Above this many item types, every pricing round tries the greedy columns before the branch and bound."""
+_PRICING_NODES = 5_000_000
+"""Nodes at most of one pricing branch and bound (beyond, its bound is weaker but still valid)."""
 """Types at most that the local search of the cheap pricing considers (the most valuable)."""
 
 Column = tuple[np.ndarray, np.ndarray]
@@ -393,36 +397,20 @@ def _greedy_columns(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np
 
 
 def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float,
-                   time_limit: float) -> tuple[float, Column | None]:
-    """Best configuration's dual value: (proven upper bound V, a sparse column or None).
+                   node_limit: int = _PRICING_NODES) -> tuple[float, list[Column]]:
+    """Best configuration's dual value: (proven upper bound ``V``, improving columns found).
 
     ``max pi a`` s.t. ``cpu a <= load (1 + CAP_TOL)``, ``mem a <= 1 + CAP_TOL``,
-    ``0 <= a_i <= d_i`` integer, by HiGHS; ``V`` is HiGHS's dual bound
-    (valid even when stopped at the time limit) inflated by a relative 1e-7.
+    ``0 <= a_i <= d_i`` integer, by the branch and bound of
+    :func:`lowerbounds.vc_knapsack.knapsack_2d`; ``V`` is its bound (the
+    optimum when the search ended within ``node_limit`` nodes, a weaker
+    valid bound otherwise) inflated by a relative ``1e-7``. The columns are the
+    configurations the search improved on its way, best last.
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from lowerbounds.vc_knapsack import knapsack_2d
 
-    pos = np.flatnonzero(pi > 0)
-    if pos.size == 0:
-        return 0.0, None
-    c, m, d, p = cpu[pos], mem[pos], demand[pos], pi[pos]
-    ub = np.minimum(d, np.floor(load * (1 + CAP_TOL) / c))
-    from vcsched.formulations.solve import quiet_stdout  # HiGHS may printf debug lines: keep --json clean
-
-    with quiet_stdout():
-        res = milp(-p, integrality=np.ones(pos.size), bounds=Bounds(np.zeros(pos.size), ub),
-                   constraints=LinearConstraint(np.vstack([c, m]), -np.inf, [load * (1 + CAP_TOL), 1 + CAP_TOL]),
-                   options={"time_limit": max(time_limit, 0.05), "mip_rel_gap": 1e-6, "disp": False})
-    dual = getattr(res, "mip_dual_bound", None)
-    if dual is None or not np.isfinite(dual):
-        return math.inf, None  # no bound: the caller cannot use this round
-    v = -float(dual) * (1 + _PRICE_TOL) + 1e-12
-    col = None
-    if res.x is not None:
-        a = np.round(res.x)
-        keep = a > 0
-        col = (pos[keep], a[keep])
-    return v, col
+    sol = knapsack_2d(pi, cpu / (load * (1 + CAP_TOL)), mem / (1 + CAP_TOL), demand, node_limit=node_limit)
+    return sol.bound * (1 + _PRICE_TOL) + 1e-12, list(sol.found)
 
 
 def singleton_counts(cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, load: float) -> np.ndarray:
@@ -440,9 +428,11 @@ def _value(pi: np.ndarray, col: Column) -> float:
 def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
               max_iterations: int) -> tuple[float, float | None, int, bool]:
     """The column generation of :func:`configuration_lp`: ``(best proven bins, last master value,
-    iterations, complete)``."""
+    iterations, complete)``; ``complete`` is True when the test decided (a proof, a master value
+    ``<= H``, or the LP solved: no configuration of dual value above 1 + 1e-9 exists)."""
     H, demand = items.hosts, items.demand
     best_bins, lp_value, it, complete = 0.0, None, 0, False
+    greedy_first = demand.size > GREEDY_FIRST_TYPES
     while it < max_iterations:
         it += 1
         solved = master.solve(deadline)
@@ -455,22 +445,25 @@ def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: fl
             break
         if deadline is not None and time.perf_counter() > deadline:
             break
-        new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
-        if new:
-            for col in new:
-                master.add(col)
-            continue
-        remaining = 1.0 if deadline is None else min(1.0, deadline - time.perf_counter())
-        v, col = _exact_pricing(pi, sizes_c, items.mem, demand, cap, remaining)
-        if np.isfinite(v) and v > 0:
-            best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
-            if _ceil(best_bins) > H:
-                complete = True
-                break
-        if col is None or _value(pi, col) <= 1 + 1e-9:
-            complete = bool(np.isfinite(v))  # LP solved (up to tolerance): best_bins is the LP bound
+        if greedy_first:
+            new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
+            if new:
+                for col in new:
+                    master.add(col)
+                continue
+        v, found = _exact_pricing(pi, sizes_c, items.mem, demand, cap)
+        best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
+        if _ceil(best_bins) > H:
+            complete = True
             break
-        master.add(col)
+        new = [c for c in found if _value(pi, c) > 1 + 1e-9]
+        if not new and not greedy_first and v > 1 + 1e-9 + 2 * _PRICE_TOL:  # the search stopped at its node limit
+            new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
+        if not new:
+            complete = v <= 1 + 1e-9 + 2 * _PRICE_TOL  # the LP is solved: best_bins is its value
+            break
+        for col in new:
+            master.add(col)
     return best_bins, lp_value, it, complete
 
 

@@ -104,8 +104,24 @@ def test_configuration_lp_with_demands_equals_the_expanded_items():
     grouped = configuration_lp(PackingItems(cpu, mem, demand, 2), 1.3)
     flat = configuration_lp(PackingItems(np.repeat(cpu, demand), np.repeat(mem, demand),
                                          np.ones(demand.sum(), dtype=np.int64), 2), 1.3)
-    assert grouped.infeasible == flat.infeasible
-    assert grouped.bins_lower == pytest.approx(flat.bins_lower, rel=1e-5)
+    # both prove "more than 2 bins", and neither claims more than the configuration LP's optimum
+    # (every configuration enumerated, solved by linprog)
+    lp_star = _configuration_lp_by_enumeration(cpu, mem, demand, 1.3)
+    assert lp_star > 2
+    for proof in (grouped, flat):
+        assert proof.infeasible and 2 < proof.bins_lower <= lp_star * (1 + 1e-6)
+
+
+def _configuration_lp_by_enumeration(cpu, mem, demand, load):
+    """min sum x over every configuration (all count vectors that fit (load, 1)), by linprog."""
+    import itertools
+
+    from scipy.optimize import linprog
+
+    configs = [np.array(a) for a in itertools.product(*[range(d + 1) for d in demand])
+               if any(a) and np.dot(a, cpu) <= load and np.dot(a, mem) <= 1]
+    res = linprog(np.ones(len(configs)), A_ub=-np.array(configs).T, b_ub=-demand, bounds=(0, None), method="highs")
+    return res.fun
 
 
 # --------------------------------------------------------------------------- small set: equal to the compact MILP
