@@ -435,6 +435,10 @@ def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequ
             log["start_method"] = name
     clock.add("seconds_heuristics", t)
     if run.best is None:
+        outcome = _memory_packing(run)
+        if outcome is not None:
+            return outcome
+    if run.best is None:
         th, outcome = _exact_fallback(run)
         if outcome is not None:
             return outcome
@@ -538,20 +542,39 @@ def _exact_fallback(run: _Run) -> tuple[np.ndarray | None, Result | None]:
     return None, None
 
 
-def _no_placement(run: _Run) -> Result:
-    """No heuristic placed the tasks: try to prove that the memory cannot be packed."""
+def _memory_packing(run: _Run) -> Result | None:
+    """No heuristic placed the tasks: the configuration LP on memory alone (a proof that the
+    memory cannot be packed, returned), then the restricted integer master over its columns as a
+    primal (a packing of the memory, whatever the loads; offered as the incumbent). Each gets
+    half the time left."""
     clock, log, items = run.clock, run.log, run.items
     t = clock.now()
     left = clock.left()
-    proof = configuration_lp(items, None, deadline=None if math.isinf(left) else time.perf_counter() + left)
+    proof = configuration_lp(items, None, deadline=None if math.isinf(left) else time.perf_counter() + 0.5 * left,
+                             keep_columns=run.options.integer_master_share > 0)
     clock.add("seconds_configuration_lp", t)
     log["lp_tests"] += 1
     log["lp_iterations"] += proof.iterations
     if proof.infeasible:
         return _infeasible(run, f"memory needs > {items.hosts} hosts (configuration LP bound "
                                 f"{proof.bins_lower:.6g})", "memory-configuration-lp")
-    log["closed_by"] = "none"
-    if clock.left() <= 0:
+    if proof.generated and clock.left() > 0.05:
+        t = clock.now()
+        unbounded = float(items.cpu @ items.demand) + 1.0  # no CPU limit: every memory configuration fits
+        im = solve_integer_master(items, unbounded, list(proof.generated),
+                                  time_limit=0.5 * clock.left() if math.isfinite(clock.left()) else 60.0)
+        if im.counts is not None and run.offer(placement_from_configurations(run.instance, im.columns, im.counts),
+                                               "integer-master"):
+            log["start_method"] = "integer-master"
+        clock.add("seconds_integer_master", t)
+    return None
+
+
+def _no_placement(run: _Run) -> Result:
+    """No placement was found by any step: ``time_limit`` or ``failed`` (the memory LP of
+    :func:`_memory_packing` proved nothing)."""
+    run.log["closed_by"] = "none"
+    if run.clock.left() <= 0:
         return _result(run, Status.TIME_LIMIT, "time limit: no placement found and no proof of infeasibility")
     return _result(run, Status.FAILED, "no heuristic placed the tasks and the memory packing could not be "
                                        "proven infeasible")

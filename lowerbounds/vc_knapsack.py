@@ -95,12 +95,12 @@ def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
 
 @numba.njit(cache=True)
 def _fit_count(k, u, a1, a2, r1, r2):
-    m = u[k]
+    m = float(u[k])  # in floats (np.floor keeps them): a tiny size would overflow an integer
     if a1[k] > 0:
-        m = min(m, int(math.floor(r1 / a1[k] + 1e-12)))
+        m = min(m, np.floor(r1 / a1[k] + 1e-12))
     if a2[k] > 0:
-        m = min(m, int(math.floor(r2 / a2[k] + 1e-12)))
-    return max(m, 0)
+        m = min(m, np.floor(r2 / a2[k] + 1e-12))
+    return int(max(m, 0.0))
 
 
 @numba.njit(cache=True)

@@ -250,3 +250,36 @@ def test_bad_integer_master_share_is_a_clear_error():
     inst = generate_vc_instance(2, 3, 0.5, 0.25, 0.25, rng=0)
     with pytest.raises(InvalidInputError, match="integer_master_share"):
         certify(inst, options=CertifyOptions(integer_master_share=1.5))
+
+
+def _triplet_instance(seed: int, hosts: int = 12) -> VCInstance:
+    """Memory of three tasks per host summing exactly to 1 (Falkenauer's triplets), shuffled: a
+    perfect packing exists, and first-fit-like heuristics miss it; CPU heavy enough that the
+    yield is below 1."""
+    rng = np.random.default_rng(seed)
+    mem = []
+    for _ in range(hosts):
+        a = rng.uniform(0.25, 0.5)
+        b = rng.uniform(0.25, min(0.5, 0.75 - a))
+        mem += [a, b, 1.0 - a - b]
+    mem = np.array(mem)[rng.permutation(3 * hosts)]
+    return VCInstance(hosts, rng.uniform(0.3, 0.6, mem.size), mem, np.ones(mem.size, dtype=int))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_memory_packing_places_what_no_heuristic_can(seed):
+    """The heuristics and the core greedy find no placement; the configuration LP on memory and
+    the integer master over its columns do, and the rest of certify improves and bounds it."""
+    from heuristics.vc import REGISTRY
+    from heuristics.vc.improve import improve_placement
+    from vcsched.formulations.vc_starts import load_balancing_incumbent
+
+    inst = _triplet_instance(seed)
+    assert not any(REGISTRY.get(m)(inst).status.has_solution for m in ("mcb8", "sg", "gr"))
+    assert load_balancing_incumbent(inst) is None
+    res = certify(inst, heuristics=[REGISTRY.get("mcb8")], improve=improve_placement, time_limit=10, rng=seed)
+    assert res.extra["start_method"] == "integer-master"
+    assert res.status in (Status.OPTIMAL, Status.FEASIBLE)
+    report = check_allocation(inst, res.solution)
+    assert report.valid and report.min_yield == pytest.approx(res.objective)
+    assert res.objective <= res.bound + 1e-12 and res.bound <= 1.0
