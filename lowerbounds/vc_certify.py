@@ -18,8 +18,11 @@ first; each stops the method as soon as the primal meets the bound:
    L2 makespan bound of Dell'Amico-Martello on the CPU sizes;
 3. primal: the best placement of the ``heuristics``/``starts`` and the
    core greedy (:func:`~vcsched.formulations.vc_starts.load_balancing_incumbent`,
-   ``O((T + H) log H)``); when none fits, the compact MILP with half the time left,
-   which may also prove infeasibility), then ``improve`` with
+   ``O((T + H) log H)``); when none fits, the configuration LP on memory alone
+   with half the time left (a proof that memory cannot be packed, or columns:
+   the restricted integer master over them looks for a memory packing), then
+   the compact MILP with half the time left, which may also prove
+   infeasibility), then ``improve`` with
    ``target_load = L_lo (1 + stop_gap)``;
 4. the configuration LP (column generation, safe rounding) first just
    below the incumbent's load ``L_inc / (1 + stop_gap)`` (a "no" there
