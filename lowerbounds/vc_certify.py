@@ -108,7 +108,9 @@ DEFAULT_GAP_TOL = 1e-4
 
 _MEM_FIT = 1 + 1e-12
 _TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
-            "seconds_integer_master")
+            "seconds_integer_master", "seconds_dive")
+_DIVE_COUNTERS = ("tries", "found", "not_better", "failed", "time_limit")
+"""``extra["dive"]``: dives; packings kept; packings not kept; dives whose LP exceeded ``H``; dives stopped by the clock."""
 _IM_COUNTERS = ("tests", "found", "not_better", "infeasible", "time_limit", "not-run")
 """``extra["integer_master"]``: runs; packings kept; packings not kept (no lower load, or refused by the
 memory check); restricted masters without a packing (proven, or at the time limit); runs without time."""
@@ -135,6 +137,9 @@ class CertifyOptions:
         Largest fraction of the time left that one restricted integer
         master (:mod:`lowerbounds.vc_integer_master`) may take, also capped
         by the configuration-LP test's cap; 0 turns the step off.
+    dive_share : float
+        Largest fraction of the time left that one price-and-dive
+        (:mod:`lowerbounds.vc_dive`) may take; 0 turns the step off.
     second_phase : bool
         Run the average-yield phase (§3.5) on the final placement.
     now : callable
@@ -145,7 +150,8 @@ class CertifyOptions:
     bisection_steps: int = 12
     lp_share: float = 0.5
     lp_test_limit: float = 10.0
-    integer_master_share: float = 0.1
+    integer_master_share: float = 0.0
+    dive_share: float = 0.5
     second_phase: bool = True
     now: Callable[[], float] = time.perf_counter
 
@@ -165,8 +171,9 @@ def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap:
         raise InvalidInputError(f"certify: `gap_tol` must be in [0, 1), got {gap_tol}")
     if not (0 <= options.improve_share <= 1):
         raise InvalidInputError(f"certify: `improve_share` must be in [0, 1], got {options.improve_share}")
-    if not (0 <= options.integer_master_share <= 1):
-        raise InvalidInputError(f"certify: `integer_master_share` must be in [0, 1], got {options.integer_master_share}")
+    for name in ("integer_master_share", "dive_share"):
+        if not (0 <= getattr(options, name) <= 1):
+            raise InvalidInputError(f"certify: `{name}` must be in [0, 1], got {getattr(options, name)}")
     stop = gap_tol if stop_gap is None else float(stop_gap)
     if not (0 <= stop <= 1):  # the range of `vcsched vc solve --gap`
         raise InvalidInputError(f"certify: stop_gap (--gap) must be in [0, 1], got {stop}")
@@ -240,6 +247,8 @@ class _Run:
     columns: list | None = None
     pool: list = dataclasses.field(default_factory=list)
     """Configurations for the integer master: the LP tests' columns, the placements' hosts."""
+    dive_failed: float = math.inf
+    """The least load at which a dive failed."""
 
     def met(self) -> bool:
         return self.best_peak <= self.load_lo * (1 + self.stop_gap) + 1e-15
@@ -298,11 +307,35 @@ class _Run:
             self.integer_master(load, cap)  # the LP cannot exclude ``load``: look for a packing at it
         return ("configuration-lp" if proof.infeasible else None), proof.complete
 
+    def dive(self, load: float) -> bool:
+        """Price-and-dive (:mod:`lowerbounds.vc_dive`) at ``load`` with at most ``dive_share`` of
+        the time left, warm-started with the pool's columns; True if its packing, re-checked by
+        :meth:`offer`, became the incumbent."""
+        from lowerbounds.vc_dive import dive_packing
+
+        left = self.clock.left()
+        if self.options.dive_share <= 0 or left <= 0.05 or self.best_peak <= load:
+            return False
+        t = self.clock.now()
+        deadline = None if math.isinf(left) else time.perf_counter() + self.options.dive_share * left
+        out = dive_packing(self.items, load, deadline=deadline, columns=self.pool)
+        kept = False
+        if out.counts is not None:
+            kept = self.offer(placement_from_configurations(self.instance, out.columns, out.counts), "dive")
+        if not kept:  # failed, stopped by the clock, or refused: the next dive aims higher
+            self.dive_failed = min(self.dive_failed, load)
+        counters = self.log.setdefault("dive", dict.fromkeys(_DIVE_COUNTERS, 0))
+        counters["tries"] += 1
+        counters["found" if kept else "not_better" if out.counts is not None else out.status] += 1
+        self.clock.add("seconds_dive", t)
+        return kept
+
     def integer_master(self, load: float, cap: float) -> bool:
         """The restricted integer master at ``load`` over the pool and the incumbent's hosts, with at
         most ``cap`` seconds and ``integer_master_share`` of the time left; True if its packing,
         re-checked by :meth:`offer`, became the incumbent."""
-        budget = min(cap, self.options.integer_master_share * self.clock.left())
+        share = self.options.integer_master_share
+        budget = min(cap, share * self.clock.left()) if share > 0 else 0.0  # 0 x inf (no limit) is nan
         if budget < 0.05 or self.best_peak <= load:
             return False
         t = self.clock.now()
@@ -317,6 +350,15 @@ class _Run:
         counters["found" if kept else "not_better" if im.counts is not None else im.status] += 1
         self.clock.add("seconds_integer_master", t)
         return kept
+
+
+def _dive_target(run: _Run, hi_done: float) -> float | None:
+    """Where to dive next: the least load the configuration LP could not exclude (``hi_done``),
+    or, once a dive failed at or below it, halfway (geometrically) between the least failed load
+    and the incumbent's; None when that would lower the incumbent's load by less than a quarter
+    of the stop gap."""
+    target = hi_done if hi_done < run.dive_failed else math.sqrt(run.dive_failed * run.best_peak)
+    return target if math.isfinite(target) and target * (1 + 0.25 * run.stop_gap) < run.best_peak else None
 
 
 def certify(
@@ -468,15 +510,22 @@ def _close(run: _Run) -> None:
     hi_done, cut = (min(hi_done, probe) if complete else hi_done), (cut or not complete)
     cap = options.lp_test_limit
     while not run.met() and run.clock.left() > 0:
-        stats = run.improve_for(0.5 if cut else 1.0)
+        target = _dive_target(run, hi_done) if options.dive_share > 0 else None
+        if target is not None and run.dive(target):
+            if not run.met():  # a new incumbent: test just below it
+                done, more_cut = _bisect(run, run.best_peak / (1 + stop), cap, probe_first=True)
+                hi_done, cut = min(hi_done, done), cut or more_cut
+            continue
+        more_dives = options.dive_share > 0 and _dive_target(run, hi_done) is not None
+        stats = run.improve_for(0.5 if cut or more_dives else 1.0)
         if run.met() or run.clock.left() <= 0 or run.clock.deadline is None:
             break  # without a limit: one last improvement only
         if cut:
             cap *= 2
             done, cut = _bisect(run, min(hi_done, run.best_peak / (1 + stop)), cap, probe_first=True)
             hi_done = min(hi_done, done)
-        elif not stats or not (stats.get("steps") or stats.get("kicks") or stats.get("lns_tried")):
-            break  # no test was cut short and the improvement found nothing to try
+        elif not more_dives and (not stats or not (stats.get("steps") or stats.get("kicks") or stats.get("lns_tried"))):
+            break  # no test was cut short, no dive is left and the improvement found nothing to try
     if not run.met():
         run.closed_by = "none"
 
@@ -554,7 +603,7 @@ def _memory_packing(run: _Run) -> Result | None:
     t = clock.now()
     left = clock.left()
     proof = configuration_lp(items, None, deadline=None if math.isinf(left) else time.perf_counter() + 0.5 * left,
-                             keep_columns=run.options.integer_master_share > 0)
+                             keep_columns=True)
     clock.add("seconds_configuration_lp", t)
     log["lp_tests"] += 1
     log["lp_iterations"] += proof.iterations

@@ -27,9 +27,10 @@ and ``bound`` is the largest of these and the best value: still a valid upper
 bound on the optimum (the caller's Farley bound stays a proof), only weaker.
 
 Safe direction. The caller passes capacities already enlarged (the proofs'
-``1 + CAP_TOL``); a copy fits when the remaining capacity divided by its size
-is ``>= 1 - 1e-12``, which can only admit slightly fuller configurations and
-so only raises the bound.
+``1 + CAP_TOL``); copies fit when their sizes add up to at most the
+remaining capacity plus ``1e-12`` in each dimension (the checker's memory
+tolerance), and every bound adds ``1e-9`` to its surrogate room, so the
+bound holds for these slightly fuller configurations too: it can only rise.
 
 Reference: E. Horowitz, S. Sahni. Computing partitions with applications to
 the knapsack problem. JACM 21 (1974); S. Martello, P. Toth. Knapsack
@@ -49,6 +50,9 @@ __all__ = ["KnapsackSolution", "knapsack_2d", "surrogate_multiplier"]
 
 PRUNE_TOL = 1e-12
 """A subtree is pruned when its bound is at most the best value plus this."""
+_ROOM_TOL = 1e-9
+"""Added to the surrogate room of every bound: copies fit with a tolerance of ``1e-12`` of a bin
+in each dimension, so a configuration may exceed the surrogate room by as much."""
 
 _MU_GRID = np.linspace(0.0, 1.0, 11)
 _MU_GRID_LARGE = np.linspace(0.0, 1.0, 3)
@@ -97,9 +101,9 @@ def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
 def _fit_count(k, u, a1, a2, r1, r2):
     m = float(u[k])  # in floats (np.floor keeps them): a tiny size would overflow an integer
     if a1[k] > 0:
-        m = min(m, np.floor(r1 / a1[k] + 1e-12))
+        m = min(m, np.floor((r1 + 1e-12) / a1[k]))
     if a2[k] > 0:
-        m = min(m, np.floor(r2 / a2[k] + 1e-12))
+        m = min(m, np.floor((r2 + 1e-12) / a2[k]))
     return int(max(m, 0.0))
 
 
@@ -135,7 +139,7 @@ def _search(p, a1, a2, u, mu, node_limit, n_record):
             continue
         if cnt[k] == -1:  # entering the subtree of level k
             nodes += 1
-            bound = val + _dantzig(k, s, p, u, a1, a2, r1, r2, mu * r1 + (1.0 - mu) * r2)
+            bound = val + _dantzig(k, s, p, u, a1, a2, r1, r2, mu * r1 + (1.0 - mu) * r2 + _ROOM_TOL)
             if nodes > node_limit:  # out of nodes: bound the subtree at its root and leave it
                 exhausted = False
                 open_bound = max(open_bound, bound)

@@ -73,6 +73,7 @@ __all__ = [
     "configuration_lp",
     "singleton_counts",
     "Column",
+    "MasterLP",
 ]
 
 CAP_TOL = 1e-9
@@ -87,7 +88,9 @@ _SWAP_ITEMS = 8
 _SEARCH_TYPES = 2048
 GREEDY_FIRST_TYPES = 2048
 """Above this many item types, every pricing round tries the greedy columns before the branch and bound."""
-_PRICING_NODES = 5_000_000
+_PRICING_NODES = 1_000_000
+_SMOOTHING = 0.5
+"""Weight of the stability centre in the pricing duals (Wentges 1997 smoothing)."""
 """Nodes at most of one pricing branch and bound (beyond, its bound is weaker but still valid)."""
 """Types at most that the local search of the cheap pricing considers (the most valuable)."""
 
@@ -220,7 +223,7 @@ def cpu_load_bound(items: PackingItems, lower: float, upper: float, *, steps: in
 # --------------------------------------------------------------------------- configuration LP
 
 
-class _Master:
+class MasterLP:
     """The restricted master ``min sum x`` s.t. ``columns @ x >= demand``, ``x >= 0``, kept in one
     HiGHS object so that every re-solve after adding columns warm-starts from the last basis."""
 
@@ -428,13 +431,14 @@ def _value(pi: np.ndarray, col: Column) -> float:
     return float(pi[col[0]] @ col[1])
 
 
-def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
+def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
               max_iterations: int) -> tuple[float, float | None, int, bool]:
     """The column generation of :func:`configuration_lp`: ``(best proven bins, last master value,
     iterations, complete)``; ``complete`` is True when the test decided (a proof, a master value
     ``<= H``, or the LP solved: no configuration of dual value above 1 + 1e-9 exists)."""
     H, demand = items.hosts, items.demand
     best_bins, lp_value, it, complete = 0.0, None, 0, False
+    center = None  # the duals of the best Farley bound so far (the stability centre)
     greedy_first = demand.size > GREEDY_FIRST_TYPES
     while it < max_iterations:
         it += 1
@@ -454,12 +458,22 @@ def _generate(master: _Master, items: PackingItems, sizes_c: np.ndarray, cap: fl
                 for col in new:
                     master.add(col)
                 continue
-        v, found = _exact_pricing(pi, sizes_c, items.mem, demand, cap)
-        best_bins = max(best_bins, float(pi @ demand) / max(v, 1.0))
+        # Wentges smoothing: price at a point between the best-bound duals and the master's
+        sep = pi if center is None else _SMOOTHING * center + (1.0 - _SMOOTHING) * pi
+        v, found = _exact_pricing(sep, sizes_c, items.mem, demand, cap)
+        new = [c for c in found if _value(pi, c) > 1 + 1e-9]
+        bins = float(sep @ demand) / max(v, 1.0)  # Farley: valid for any duals >= 0
+        if bins > best_bins:
+            best_bins, center = bins, sep
+        if not new and center is not None and sep is not pi:  # mispriced: price at the master's duals
+            v, found = _exact_pricing(pi, sizes_c, items.mem, demand, cap)
+            new = [c for c in found if _value(pi, c) > 1 + 1e-9]
+            bins = float(pi @ demand) / max(v, 1.0)
+            if bins > best_bins:
+                best_bins, center = bins, pi
         if _ceil(best_bins) > H:
             complete = True
             break
-        new = [c for c in found if _value(pi, c) > 1 + 1e-9]
         if not new and not greedy_first and v > 1 + 1e-9 + 2 * _PRICE_TOL:  # the search stopped at its node limit
             new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
         if not new:
@@ -521,7 +535,7 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         return PackingProof(load, True, math.inf, "item-too-large", seconds=time.perf_counter() - t0)
     if np.any(items.mem > 1 + CAP_TOL):
         return PackingProof(load or math.inf, True, math.inf, "item-too-large", seconds=time.perf_counter() - t0)
-    master = _Master(demand)
+    master = MasterLP(demand)
     master.add_singletons(singleton_counts(sizes_c, items.mem, demand, cap))
     for col in start_columns or []:
         idx, val = col if isinstance(col, tuple) else _sparse(np.asarray(col, dtype=float))

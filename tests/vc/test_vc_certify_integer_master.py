@@ -199,38 +199,49 @@ def test_certify_with_the_integer_master_against_brute_force(inst):
 
 
 @pytest.mark.parametrize("hosts,jobs,slack,seed", [(6, 15, 0.5, 3), (8, 20, 0.5, 5)])
-def test_the_integer_master_closes_what_the_start_leaves_open(hosts, jobs, slack, seed):
-    """Improvement off, no heuristic, a weak start: with the integer master the gap closes to
-    0.1 % and the allocation is the integer master's; without it, it stays open."""
+def test_the_integer_master_or_the_dive_closes_what_the_start_leaves_open(hosts, jobs, slack, seed):
+    """Improvement off, no heuristic, a weak start: with the integer master alone, or the dive
+    alone (the default), the gap closes to 0.1 % and the allocation is theirs; with neither, it
+    stays open."""
     inst = generate_vc_instance(hosts, jobs, slack, 0.75, 0.75, rng=seed)
     start = worst_start(inst)
-    on = certify(inst, starts=[start], improve=None, time_limit=20, stop_gap=1e-3)
-    assert on.extra["closed_by"] in ("configuration-lp", "l2", "load-bound", "cpu-l2") and on.gap <= 1e-3
-    assert on.extra["incumbent_method"] == "integer-master"
-    assert on.extra["integer_master"]["found"] >= 1 and on.extra["seconds_integer_master"] > 0
-    assert check_allocation(inst, on.solution).valid
-    off = certify(inst, starts=[start], improve=None, time_limit=20, stop_gap=1e-3,
-                  options=CertifyOptions(integer_master_share=0.0))
+    kw = dict(starts=[start], improve=None, time_limit=20, stop_gap=1e-3)
+    closers = ("configuration-lp", "l2", "load-bound", "cpu-l2")
+    master = certify(inst, **kw, options=CertifyOptions(integer_master_share=0.1, dive_share=0.0))
+    assert master.extra["closed_by"] in closers and master.gap <= 1e-3
+    assert master.extra["incumbent_method"] == "integer-master"
+    assert master.extra["integer_master"]["found"] >= 1 and master.extra["seconds_integer_master"] > 0
+    assert check_allocation(inst, master.solution).valid
+    dive = certify(inst, **kw)
+    assert dive.extra["closed_by"] in closers and dive.gap <= 1e-3
+    assert dive.extra["incumbent_method"] == "dive" and dive.extra["dive"]["found"] >= 1
+    assert "integer_master" not in dive.extra and dive.extra["seconds_dive"] > 0
+    assert check_allocation(inst, dive.solution).valid
+    off = certify(inst, **kw, options=CertifyOptions(integer_master_share=0.0, dive_share=0.0))
     assert off.extra["closed_by"] == "none" and off.gap > 1e-3
-    assert "integer_master" not in off.extra and off.extra["seconds_integer_master"] == 0.0
+    assert "integer_master" not in off.extra and "dive" not in off.extra and off.extra["seconds_dive"] == 0.0
 
 
-@pytest.mark.parametrize("case", ["integer-master", "large-64x250"])
+@pytest.mark.parametrize("case", ["integer-master", "dive", "large-64x250"])
 def test_certify_honours_a_short_time_limit_on_a_mid_size_open_instance(case):
-    """16 x 48 from a weak start: the integer master runs (some runs stop at their limit); 64 x 250
-    (slack 0.2) of the large set: the LP tests are cut short. Both end within the limit + 1 s."""
-    if case == "integer-master":
-        inst = generate_vc_instance(16, 48, 0.5, 0.75, 0.75, rng=1)
-    else:
+    """16 x 48 from a weak start: the integer master (some runs stop at their limit), or the dive,
+    runs; 64 x 250 (slack 0.2) of the large set: the LP tests are cut short. All end within the
+    limit + 1 s."""
+    if case == "large-64x250":
         inst = build_instance(VCSpec("large", 64, 250, 0.2, 0.75, 0.75, 1, None), 0)
+    else:
+        inst = generate_vc_instance(16, 48, 0.5, 0.75, 0.75, rng=1)
+    options = CertifyOptions(integer_master_share=0.1, dive_share=0.0) if case == "integer-master" else None
     start = worst_start(inst)
     t0 = time.perf_counter()
-    res = certify(inst, starts=[start], improve=None, time_limit=2.0, stop_gap=1e-4)
+    res = certify(inst, starts=[start], improve=None, time_limit=2.0, stop_gap=1e-4, options=options)
     elapsed = time.perf_counter() - t0
     assert res.status.has_solution and check_allocation(inst, res.solution).valid
     assert elapsed <= 2.0 + 1.0
     if case == "integer-master":
         assert res.extra["integer_master"]["tests"] >= 1
+    if case == "dive":
+        assert res.extra["dive"]["tries"] >= 1
 
 
 def test_integer_master_honours_its_time_limit():

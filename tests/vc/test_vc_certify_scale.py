@@ -13,7 +13,7 @@ from heuristics.vc import REGISTRY
 from heuristics.vc import improve as improve_mod
 from heuristics.vc.improve import improve_placement
 from lowerbounds.vc_certify import CertifyOptions, _host_columns, certify
-from lowerbounds.vc_packing import PackingItems, _Master, configuration_lp, singleton_counts
+from lowerbounds.vc_packing import MasterLP, PackingItems, configuration_lp, singleton_counts
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import VCInstance, host_loads
 from vcsched.result import Status
@@ -43,7 +43,7 @@ def test_sparse_singleton_master_equals_the_dense_form(seed):
     n = int(rng.integers(2, 30))
     items = PackingItems(rng.uniform(0.05, 0.9, n), rng.uniform(0.0, 0.6, n), rng.integers(1, 6, n), 4)
     load = float(rng.uniform(1.0, 2.0))
-    master = _Master(items.demand)
+    master = MasterLP(items.demand)
     master.add_singletons(singleton_counts(items.cpu, items.mem, items.demand, load))
     value, pi = master.solve()
     assert master.n_cols == n
@@ -151,8 +151,9 @@ def _bad_start(inst: VCInstance) -> np.ndarray:
 
 def _FAST_LP(clock) -> CertifyOptions:
     """The configuration LP (on the real clock) only far above the optimum, where it finishes at once:
-    two bisection steps, a generous cap; everything else on the fake clock."""
-    return CertifyOptions(now=clock, bisection_steps=2, lp_test_limit=60.0)
+    two bisection steps, a generous cap; everything else on the fake clock; no dive (it would
+    close the gap: these tests are about the time the improvement and the LP tests share)."""
+    return CertifyOptions(now=clock, bisection_steps=2, lp_test_limit=60.0, dive_share=0.0)
 
 
 def test_certify_spends_the_time_limit_while_the_gap_is_open_and_never_beyond():
@@ -203,6 +204,11 @@ def test_certify_without_a_time_limit_stops():
         return task_host, {"steps": 0, "kicks": 200, "lns_tried": 0}  # always tries, never finds
 
     res = certify(inst, starts=[_bad_start(inst)], improve=busy_improve, time_limit=None,
-                  options=CertifyOptions(bisection_steps=2, lp_test_limit=60.0))
+                  options=CertifyOptions(bisection_steps=2, lp_test_limit=60.0, dive_share=0.0))
     assert res.status is Status.FEASIBLE and res.extra["closed_by"] == "none"
     assert all(t is None for t in calls) and len(calls) == 3
+    assert res.extra["seconds_integer_master"] == 0.0  # its share is 0 by default, also without a limit
+    calls.clear()  # with the dive (the default), the gap closes, without a limit too
+    dived = certify(inst, starts=[_bad_start(inst)], improve=busy_improve, time_limit=None,
+                    options=CertifyOptions(bisection_steps=2, lp_test_limit=60.0))
+    assert dived.status is Status.OPTIMAL and dived.extra["dive"]["found"] >= 1

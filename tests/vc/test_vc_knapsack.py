@@ -94,3 +94,11 @@ def test_items_that_cannot_enter_are_left_out():
     assert sol.counts.tolist() == [0, 0, 0, 2] and sol.value == 2.0
     empty = knapsack_2d(np.zeros(3), np.full(3, 0.1), np.full(3, 0.1), np.ones(3, dtype=np.int64))
     assert empty.value == 0.0 and empty.bound == 0.0 and empty.exhausted and empty.found == ()
+
+
+def test_the_fit_tolerance_is_in_the_bound_too():
+    """A copy fits with a tolerance of 1e-12 of a bin; the surrogate bound must allow as much, or
+    it prunes the configuration that uses it (found on a CPU-only surrogate)."""
+    p, a1, a2, u = np.array([1.0, 1.0]), np.array([1.0, 8.5e-71]), np.zeros(2), np.ones(2, dtype=np.int64)
+    sol = knapsack_2d(p, a1, a2, u)
+    assert sol.value == 2.0 and sol.bound >= 2.0
