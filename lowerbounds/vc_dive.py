@@ -130,6 +130,8 @@ def dive_packing(items: PackingItems, load: float, *, deadline: float | None = N
     ``time.perf_counter()`` value. See the module docstring for the steps."""
     t0 = time.perf_counter()
     H = items.hosts
+    if np.any(items.cpu > load * (1 + 1e-12)) or np.any(items.mem > 1 + 1e-12):  # an item fits no bin
+        return DiveResult("failed", [], None, 0, 0, time.perf_counter() - t0)
     dive = _Dive(items, load, columns, deadline)
     state = dive.generate(np.inf)
     lower = np.zeros(len(dive.columns))

@@ -67,7 +67,8 @@ def measure(params: dict) -> dict:
         "peak_rss_mb": peak_rss_mb(), "instance_rss_mb": rss_instance,
         "tasks": int(inst.n_tasks),
         **{k: float(extra.get(k, nan)) for k in ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve",
-                                                   "seconds_configuration_lp", "seconds_integer_master")},
+                                                   "seconds_configuration_lp", "seconds_integer_master",
+                                                   "seconds_dive")},
     }
 
 
