@@ -124,7 +124,7 @@ def _fixing(x: np.ndarray, lower: np.ndarray, fix_at: float) -> tuple[np.ndarray
 
 
 def dive_packing(items: PackingItems, load: float, *, deadline: float | None = None, columns=(),
-                 fix_at: float = 0.8, rounds: int = 5, backtracks: int = 10) -> DiveResult:
+                 fix_at: float = 0.5, rounds: int = 2, backtracks: int = 10) -> DiveResult:
     """A packing of ``items`` into ``items.hosts`` bins of capacity ``(load, 1)`` by diving in the
     configuration LP, warm-started with ``columns`` (those that fit); ``deadline`` is a
     ``time.perf_counter()`` value. See the module docstring for the steps."""
