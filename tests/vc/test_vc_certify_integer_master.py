@@ -52,6 +52,17 @@ def worst_start(inst: VCInstance, seed: int = 0) -> np.ndarray | None:
     return best
 
 
+def tiny_instance_with_optimum(seed: int, *, hosts: tuple[int, int], jobs: tuple[int, int]):
+    """A tiny random instance (host and job counts drawn in the half-open ranges) and its optimal
+    largest load by brute force; skips the test when no placement fits memory."""
+    rng = np.random.default_rng(seed)
+    inst = generate_vc_instance(int(rng.integers(*hosts)), int(rng.integers(*jobs)), 0.5, 0.75, 0.75, rng=seed)
+    opt = brute_force_peak(inst)
+    if opt is None:
+        pytest.skip("no placement fits memory")
+    return inst, opt
+
+
 # --------------------------------------------------------------------------- the model itself
 
 
@@ -59,11 +70,7 @@ def worst_start(inst: VCInstance, seed: int = 0) -> np.ndarray | None:
 def test_integer_master_on_all_configurations_is_exact(seed):
     """With every configuration as a column the integer master is the packing problem itself: it
     finds a placement at the brute-force optimal load and none just below it."""
-    rng = np.random.default_rng(seed)
-    inst = generate_vc_instance(int(rng.integers(1, 4)), int(rng.integers(2, 6)), 0.5, 0.75, 0.75, rng=seed)
-    opt = brute_force_peak(inst)
-    if opt is None:
-        pytest.skip("no placement fits memory")
+    inst, opt = tiny_instance_with_optimum(seed, hosts=(1, 4), jobs=(2, 6))
     items = packing_items(inst)
     at = solve_integer_master(items, opt, _columns(_all_configurations(items, opt)), time_limit=5)
     assert at.status == "found"

@@ -11,7 +11,7 @@ import pytest
 from lowerbounds.vc_dive import dive_packing
 from lowerbounds.vc_integer_master import placement_from_configurations
 from lowerbounds.vc_packing import configuration_lp, packing_items
-from tests.vc.test_vc_certify_integer_master import _triplet_instance, brute_force_peak
+from tests.vc.test_vc_certify_integer_master import _triplet_instance, tiny_instance_with_optimum
 from vcsched.generators.vc import VCSpec, build_instance, generate_vc_instance
 from vcsched.problems.vc import host_loads, host_memory
 
@@ -26,11 +26,7 @@ def _placement(inst, out):
 def test_a_dive_packing_fits_and_none_exists_below_the_optimum(seed):
     """Tiny instances against brute force: at the optimal largest load times 1.05 a packing found
     fits memory (the checker's rule) and the load; below the optimum nothing is ever found."""
-    rng = np.random.default_rng(seed)
-    inst = generate_vc_instance(int(rng.integers(2, 4)), int(rng.integers(3, 7)), 0.5, 0.75, 0.75, rng=seed)
-    opt = brute_force_peak(inst)
-    if opt is None:
-        pytest.skip("no placement fits memory")
+    inst, opt = tiny_instance_with_optimum(seed, hosts=(2, 4), jobs=(3, 7))
     items = packing_items(inst)
     above = dive_packing(items, opt * 1.05)
     if above.status == "found":
