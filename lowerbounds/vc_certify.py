@@ -36,7 +36,9 @@ first; each stops the method as soon as the primal meets the bound:
    a dive fails, the next aims halfway (geometrically) between the least
    failed load and the incumbent's. A packing is re-checked (memory by the
    checker's rule, the largest load recomputed) and becomes the incumbent
-   if it lowers the load; the bisection then resumes just below it.
+   if it lowers the load; the bisection then resumes just below it. After a
+   dive that ran out of its time, there is no other (the next would get
+   less: the rest goes to the improvement and the LP tests).
    Optionally (``integer_master_share > 0``; off by default: it kept no
    packing in 30 runs on the open 64 x 250 instances of the large set,
    where the dive found them), whenever an LP test ends with the master's
@@ -256,6 +258,8 @@ class _Run:
     """Configurations for the integer master: the LP tests' columns, the placements' hosts."""
     dive_failed: float = math.inf
     """The least load at which a dive failed."""
+    dive_stopped: bool = False
+    """A dive ran out of its time: the next ones would get less, no more dives."""
 
     def met(self) -> bool:
         return self.best_peak <= self.load_lo * (1 + self.stop_gap) + 1e-15
@@ -331,6 +335,7 @@ class _Run:
             kept = self.offer(placement_from_configurations(self.instance, out.columns, out.counts), "dive")
         if not kept:  # failed, stopped by the clock, or refused: the next dive aims higher
             self.dive_failed = min(self.dive_failed, load)
+        self.dive_stopped = self.dive_stopped or out.status == "time_limit"
         counters = self.log.setdefault("dive", dict.fromkeys(_DIVE_COUNTERS, 0))
         counters["tries"] += 1
         counters["found" if kept else "not_better" if out.counts is not None else out.status] += 1
@@ -363,7 +368,9 @@ def _dive_target(run: _Run, hi_done: float) -> float | None:
     """Where to dive next: the least load the configuration LP could not exclude (``hi_done``),
     or, once a dive failed at or below it, halfway (geometrically) between the least failed load
     and the incumbent's; None when that would lower the incumbent's load by less than a quarter
-    of the stop gap."""
+    of the stop gap, or once a dive ran out of its time (a later one would get less)."""
+    if run.dive_stopped:
+        return None
     target = hi_done if hi_done < run.dive_failed else math.sqrt(run.dive_failed * run.best_peak)
     return target if math.isfinite(target) and target * (1 + 0.25 * run.stop_gap) < run.best_peak else None
 
