@@ -145,7 +145,8 @@ class CertifyOptions:
     integer_master_share : float
         Largest fraction of the time left that one restricted integer
         master (:mod:`lowerbounds.vc_integer_master`) may take, also capped
-        by the configuration-LP test's cap; 0 turns the step off.
+        by the configuration-LP test's cap; 0 (the default) turns the step
+        off (the memory packing of step 3 runs it regardless).
     dive_share : float
         Largest fraction of the time left that one price-and-dive
         (:mod:`lowerbounds.vc_dive`) may take; 0 turns the step off.
