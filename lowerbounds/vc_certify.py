@@ -88,25 +88,12 @@ from typing import Any
 
 import numpy as np
 
+from lowerbounds.vc_certify_run import TIMINGS, Clock, Run, fits, host_columns
 from lowerbounds.vc_integer_master import placement_from_configurations, solve_integer_master
-from lowerbounds.vc_packing import (
-    Column,
-    PackingItems,
-    cheap_bins,
-    configuration_lp,
-    cpu_load_bound,
-    memory_bins,
-    packing_items,
-)
+from lowerbounds.vc_packing import configuration_lp, cpu_load_bound, memory_bins, packing_items
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.vc_starts import load_balancing_incumbent
-from vcsched.problems.vc import (
-    VCInstance,
-    allocation_from_placement,
-    check_allocation,
-    host_loads,
-    host_memory,
-)
+from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation
 from vcsched.problems.vc_metrics import closed_form_yield, load_lower_bound
 from vcsched.result import Result, Status, relative_gap
 
@@ -114,16 +101,6 @@ __all__ = ["certify", "CertifyOptions", "DEFAULT_GAP_TOL"]
 
 DEFAULT_GAP_TOL = 1e-4
 """Relative gap at which ``certify`` reports ``optimal`` (HiGHS's default MIP gap)."""
-
-_MEM_FIT = 1 + 1e-12
-_TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
-            "seconds_integer_master", "seconds_dive")
-_DIVE_COUNTERS = ("tries", "found", "not_better", "failed", "time_limit")
-"""``extra["dive"]``: dives; packings kept; packings not kept; dives whose LP exceeded ``H``; dives stopped by the clock."""
-_IM_COUNTERS = ("tests", "found", "not_better", "infeasible", "time_limit", "not-run")
-"""``extra["integer_master"]``: runs; packings kept; packings not kept (no lower load, or refused by the
-memory check); restricted masters without a packing (proven, or at the time limit); runs without time."""
-
 
 @dataclasses.dataclass(frozen=True)
 class CertifyOptions:
@@ -190,20 +167,6 @@ def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap:
     return max(stop, gap_tol)
 
 
-def _fits(instance: VCInstance, task_host: Any) -> np.ndarray | None:
-    """The placement as an int array when it is one of ``instance`` and fits memory, else None."""
-    if task_host is None:
-        return None
-    th = np.asarray(task_host)
-    if th.shape != (instance.n_tasks,) or not np.issubdtype(th.dtype, np.integer):
-        return None
-    if th.size and (th.min() < 0 or th.max() >= instance.hosts):
-        return None
-    if np.any(host_memory(instance, th) > _MEM_FIT):
-        return None
-    return th.astype(np.int64)
-
-
 def _placement(start: Any) -> Any:
     """A placement from a Result (its Allocation's ``task_host``) or an array."""
     if isinstance(start, Result):
@@ -212,160 +175,7 @@ def _placement(start: Any) -> Any:
     return start
 
 
-def _host_columns(instance: VCInstance, task_host: np.ndarray) -> list[Column]:
-    """Each used host of a placement as a sparse configuration (job types and tasks of each),
-    hosts in index order; ``O(T log T)`` time and ``O(T)`` memory for ``T`` tasks."""
-    key = task_host.astype(np.int64) * instance.n_jobs + instance.task_job
-    pairs, counts = np.unique(key, return_counts=True)
-    hosts, jobs = np.divmod(pairs, instance.n_jobs)
-    cuts = np.flatnonzero(np.diff(hosts)) + 1
-    return [(j, c.astype(float)) for j, c in zip(np.split(jobs, cuts), np.split(counts, cuts))]
-
-
-class _Clock:
-    """Deadline and time per part, on the clock ``now``."""
-
-    def __init__(self, time_limit: float | None, now: Callable[[], float]) -> None:
-        self.now = now
-        self.t0 = now()
-        self.deadline = None if time_limit is None else self.t0 + time_limit
-        self.parts: dict[str, float] = {}
-
-    def left(self) -> float:
-        return math.inf if self.deadline is None else self.deadline - self.now()
-
-    def add(self, part: str, since: float) -> None:
-        self.parts[part] = self.parts.get(part, 0.0) + self.now() - since
-
-
-@dataclasses.dataclass
-class _Run:
-    """The state of one certify run: the incumbent, the proven load, the log and the clock."""
-
-    instance: VCInstance
-    items: PackingItems
-    clock: _Clock
-    options: CertifyOptions
-    stop_gap: float
-    improve: Callable[..., tuple[np.ndarray, dict]] | None
-    rng: np.random.Generator
-    log: dict
-    load_lo: float = 0.0
-    closed_by: str = "load-bound"
-    best: np.ndarray | None = None
-    best_peak: float = math.inf
-    columns: list | None = None
-    pool: list = dataclasses.field(default_factory=list)
-    """Configurations for the integer master: the LP tests' columns, the placements' hosts."""
-    dive_failed: float = math.inf
-    """The least load at which a dive failed."""
-    dive_stopped: bool = False
-    """A dive ran out of its time: the next ones would get less, no more dives."""
-
-    def met(self) -> bool:
-        return self.best_peak <= self.load_lo * (1 + self.stop_gap) + 1e-15
-
-    def offer(self, task_host: Any, by: str | None = None) -> bool:
-        """Keep ``task_host`` if it fits memory and lowers the largest load; True if kept
-        (``by``, the step that found it, is then logged as ``incumbent_method``)."""
-        th = _fits(self.instance, task_host)
-        if th is None:
-            return False
-        peak = float(host_loads(self.instance, th).max())
-        if peak < self.best_peak - 1e-15:
-            self.best, self.best_peak, self.columns = th, peak, None
-            if by is not None:
-                self.log["incumbent_method"] = by
-            return True
-        return False
-
-    def improve_for(self, share: float) -> dict | None:
-        """``improve`` with ``share`` of the time left; its counters (None if not run)."""
-        if self.improve is None or self.met() or self.clock.left() <= 0:
-            return None
-        t = self.clock.now()
-        budget = None if self.clock.deadline is None else max(self.clock.left() * share, 0.01)
-        th, stats = self.improve(self.instance, self.best, target_load=self.load_lo * (1 + self.stop_gap),
-                                 time_limit=budget, rng=self.rng)
-        self.offer(th, "improve")
-        counters = self.log.setdefault("improve", {})
-        for k, v in dict(stats).items():
-            if k != "seconds" and isinstance(v, (int, float)):
-                counters[k] = counters.get(k, 0) + v
-        self.clock.add("seconds_improve", t)
-        return dict(stats)
-
-    def prove(self, load: float, cap: float) -> tuple[str | None, bool]:
-        """(name of the bound proving ``load`` infeasible or None, whether the test ran to the end):
-        cheap L2 first, then the configuration LP with at most ``cap`` seconds."""
-        t = self.clock.now()
-        cheap = cheap_bins(self.items, load) > self.items.hosts
-        self.clock.add("seconds_cheap_bounds", t)
-        if cheap:
-            return "l2", True
-        t = self.clock.now()
-        if self.columns is None:
-            self.columns = _host_columns(self.instance, self.best)
-        budget = min(cap, self.options.lp_share * self.clock.left())
-        proof = configuration_lp(self.items, load, deadline=time.perf_counter() + budget, start_columns=self.columns,
-                                 keep_columns=self.options.integer_master_share > 0)
-        self.clock.add("seconds_configuration_lp", t)
-        self.log["lp_tests"] += 1
-        self.log["lp_iterations"] += proof.iterations
-        if not proof.complete:
-            self.log["lp_incomplete"] += 1
-        self.pool.extend(proof.generated)
-        if not proof.infeasible and proof.lp_value is not None and math.ceil(proof.lp_value - 1e-9) <= self.items.hosts:
-            self.integer_master(load, cap)  # the LP cannot exclude ``load``: look for a packing at it
-        return ("configuration-lp" if proof.infeasible else None), proof.complete
-
-    def dive(self, load: float) -> bool:
-        """Price-and-dive (:mod:`lowerbounds.vc_dive`) at ``load`` with at most ``dive_share`` of
-        the time left, warm-started with the pool's columns; True if its packing, re-checked by
-        :meth:`offer`, became the incumbent."""
-        from lowerbounds.vc_dive import dive_packing
-
-        left = self.clock.left()
-        if self.options.dive_share <= 0 or left <= 0.05 or self.best_peak <= load:
-            return False
-        t = self.clock.now()
-        deadline = None if math.isinf(left) else time.perf_counter() + self.options.dive_share * left
-        out = dive_packing(self.items, load, deadline=deadline, columns=self.pool)
-        kept = False
-        if out.counts is not None:
-            kept = self.offer(placement_from_configurations(self.instance, out.columns, out.counts), "dive")
-        if not kept:  # failed, stopped by the clock, or refused: the next dive aims higher
-            self.dive_failed = min(self.dive_failed, load)
-        self.dive_stopped = self.dive_stopped or out.status == "time_limit"
-        counters = self.log.setdefault("dive", dict.fromkeys(_DIVE_COUNTERS, 0))
-        counters["tries"] += 1
-        counters["found" if kept else "not_better" if out.counts is not None else out.status] += 1
-        self.clock.add("seconds_dive", t)
-        return kept
-
-    def integer_master(self, load: float, cap: float) -> bool:
-        """The restricted integer master at ``load`` over the pool and the incumbent's hosts, with at
-        most ``cap`` seconds and ``integer_master_share`` of the time left; True if its packing,
-        re-checked by :meth:`offer`, became the incumbent."""
-        share = self.options.integer_master_share
-        budget = min(cap, share * self.clock.left()) if share > 0 else 0.0  # 0 x inf (no limit) is nan
-        if budget < 0.05 or self.best_peak <= load:
-            return False
-        t = self.clock.now()
-        if self.columns is None:
-            self.columns = _host_columns(self.instance, self.best)
-        im = solve_integer_master(self.items, load, self.pool + self.columns, time_limit=budget)
-        kept = False
-        if im.counts is not None:
-            kept = self.offer(placement_from_configurations(self.instance, im.columns, im.counts), "integer-master")
-        counters = self.log.setdefault("integer_master", dict.fromkeys(_IM_COUNTERS, 0))
-        counters["tests"] += 1
-        counters["found" if kept else "not_better" if im.counts is not None else im.status] += 1
-        self.clock.add("seconds_integer_master", t)
-        return kept
-
-
-def _dive_target(run: _Run, hi_done: float) -> float | None:
+def _dive_target(run: Run, hi_done: float) -> float | None:
     """Where to dive next: the least load the configuration LP could not exclude (``hi_done``),
     or, once a dive failed at or below it, halfway (geometrically) between the least failed load
     and the incumbent's; None when that would lower the incumbent's load by less than a quarter
@@ -442,7 +252,7 @@ def certify(
     """
     options = options or CertifyOptions()
     stop = _validate(instance, time_limit, gap_tol, stop_gap, options)
-    run = _Run(instance, packing_items(instance), _Clock(time_limit, options.now), options, stop, improve,
+    run = Run(instance, packing_items(instance), Clock(time_limit, options.now), options, stop, improve,
                np.random.default_rng(rng),  # one stream for every heuristic and improvement call
                {"lp_tests": 0, "lp_iterations": 0, "lp_incomplete": 0})
     early = _cheap_bounds(run) or _primal(run, heuristics, starts)
@@ -456,7 +266,7 @@ def certify(
     return _finish(run, gap_tol)
 
 
-def _cheap_bounds(run: _Run) -> Result | None:
+def _cheap_bounds(run: Run) -> Result | None:
     """Steps 1-2: memory L2 (an infeasibility proof, returned) and the load lower bound."""
     instance, clock, H = run.instance, run.clock, run.instance.hosts
     run.log["bound_lp"] = closed_form_yield(instance)
@@ -475,7 +285,7 @@ def _cheap_bounds(run: _Run) -> Result | None:
     return None
 
 
-def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequence[Any]) -> Result | None:
+def _primal(run: Run, heuristics: Sequence[Callable[..., Result]], starts: Sequence[Any]) -> Result | None:
     """Step 3: the best of the starts, the heuristics and the core greedy (the compact MILP when
     none fits); a Result when no placement was found, else None."""
     instance, clock, log = run.instance, run.clock, run.log
@@ -490,9 +300,9 @@ def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequ
         candidates.append((name, _placement(res)))
     candidates.append(("greedy", load_balancing_incumbent(instance)))
     for name, th in candidates:
-        fit = _fits(instance, th)
+        fit = fits(instance, th)
         if fit is not None and run.options.integer_master_share > 0:
-            run.pool.extend(_host_columns(instance, fit))
+            run.pool.extend(host_columns(instance, fit))
         if run.offer(th, name):
             log["start_method"] = name
     clock.add("seconds_heuristics", t)
@@ -511,7 +321,7 @@ def _primal(run: _Run, heuristics: Sequence[Callable[..., Result]], starts: Sequ
     return None
 
 
-def _close(run: _Run) -> None:
+def _close(run: Run) -> None:
     """Step 4: the configuration LP just below the incumbent, the bisection, then the time left
     shared between the improvement and, when a test was cut short, the bisection again with the
     cap doubled."""
@@ -547,7 +357,7 @@ def _close(run: _Run) -> None:
         run.closed_by = "none"
 
 
-def _bisect(run: _Run, hi: float, cap: float, *, probe_first: bool) -> tuple[float, bool]:
+def _bisect(run: Run, hi: float, cap: float, *, probe_first: bool) -> tuple[float, bool]:
     """Configuration-LP tests between the proven load and ``hi`` (``hi`` itself first when
     ``probe_first``), each with at most ``cap`` seconds; raises ``run.load_lo`` on every proof.
     When a test's integer master lowers the incumbent below the tested load, the next test is
@@ -579,20 +389,20 @@ def _bisect(run: _Run, hi: float, cap: float, *, probe_first: bool) -> tuple[flo
     return hi_done, cut
 
 
-def _result(run: _Run, status: Status, message: str, *, objective=None, bound=None, solution=None) -> Result:
+def _result(run: Run, status: Status, message: str, *, objective=None, bound=None, solution=None) -> Result:
     extra = dict(run.log)
-    for part in _TIMINGS:
+    for part in TIMINGS:
         extra[part] = run.clock.parts.get(part, 0.0)
     return Result("certify", status, objective, bound, relative_gap(objective, bound), solution,
                   run.clock.now() - run.clock.t0, message, extra)
 
 
-def _infeasible(run: _Run, message: str, closed_by: str) -> Result:
+def _infeasible(run: Run, message: str, closed_by: str) -> Result:
     run.log["closed_by"] = closed_by
     return _result(run, Status.INFEASIBLE, message)
 
 
-def _exact_fallback(run: _Run) -> tuple[np.ndarray | None, Result | None]:
+def _exact_fallback(run: Run) -> tuple[np.ndarray | None, Result | None]:
     """No heuristic placed the tasks: the compact MILP (half the time left) as a primal,
     or its proof of infeasibility."""
     from vcsched.formulations.vc_milp import solve_vc_milp
@@ -611,7 +421,7 @@ def _exact_fallback(run: _Run) -> tuple[np.ndarray | None, Result | None]:
     return None, None
 
 
-def _memory_packing(run: _Run) -> Result | None:
+def _memory_packing(run: Run) -> Result | None:
     """No heuristic placed the tasks: the configuration LP on memory alone (a proof that the
     memory cannot be packed, returned), then the restricted integer master over its columns as a
     primal (a packing of the memory, whatever the loads; offered as the incumbent). Each gets
@@ -639,7 +449,7 @@ def _memory_packing(run: _Run) -> Result | None:
     return None
 
 
-def _no_placement(run: _Run) -> Result:
+def _no_placement(run: Run) -> Result:
     """No placement was found by any step: ``time_limit`` or ``failed`` (the memory LP of
     :func:`_memory_packing` proved nothing)."""
     run.log["closed_by"] = "none"
@@ -649,7 +459,7 @@ def _no_placement(run: _Run) -> Result:
                                        "proven infeasible")
 
 
-def _finish(run: _Run, gap_tol: float) -> Result:
+def _finish(run: Run, gap_tol: float) -> Result:
     """Check the final allocation and report it with the proven bound."""
     log = run.log
     alloc = allocation_from_placement(run.instance, run.best, second_phase=run.options.second_phase)

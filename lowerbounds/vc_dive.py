@@ -41,7 +41,7 @@ import time
 import numpy as np
 
 from lowerbounds.vc_knapsack import knapsack_2d
-from lowerbounds.vc_packing import Column, MasterLP, PackingItems, singleton_counts
+from lowerbounds.vc_packing import Column, MasterLP, PackingItems, improving_columns, singleton_counts
 
 __all__ = ["DiveResult", "dive_packing"]
 
@@ -97,7 +97,7 @@ class _Dive:
                 return value, False
             it += 1
             sol = knapsack_2d(pi, self.items.cpu / self.load, self.items.mem, self.items.demand, node_limit=_NODES)
-            new = [c for c in sol.found if float(pi[c[0]] @ c[1]) > 1 + 1e-9]
+            new = improving_columns(pi, sol.found)
             if not new:
                 return value, True
             for idx, val in new:

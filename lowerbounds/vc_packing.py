@@ -74,6 +74,7 @@ __all__ = [
     "singleton_counts",
     "Column",
     "MasterLP",
+    "improving_columns",
 ]
 
 CAP_TOL = 1e-9
@@ -431,6 +432,11 @@ def _value(pi: np.ndarray, col: Column) -> float:
     return float(pi[col[0]] @ col[1])
 
 
+def improving_columns(pi: np.ndarray, columns) -> list[Column]:
+    """The columns of dual value above ``1 + 1e-9`` (a negative reduced cost in ``min sum x``)."""
+    return [c for c in columns if _value(pi, c) > 1 + 1e-9]
+
+
 def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
               max_iterations: int) -> tuple[float, float | None, int, bool]:
     """The column generation of :func:`configuration_lp`: ``(best proven bins, last master value,
@@ -453,7 +459,7 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
         if deadline is not None and time.perf_counter() > deadline:
             break
         if greedy_first:
-            new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
+            new = improving_columns(pi, _greedy_columns(pi, sizes_c, items.mem, demand, cap))
             if new:
                 for col in new:
                     master.add(col)
@@ -461,13 +467,13 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
         # Wentges smoothing: price at a point between the best-bound duals and the master's
         sep = pi if center is None else _SMOOTHING * center + (1.0 - _SMOOTHING) * pi
         v, found = _exact_pricing(sep, sizes_c, items.mem, demand, cap)
-        new = [c for c in found if _value(pi, c) > 1 + 1e-9]
+        new = improving_columns(pi, found)
         bins = float(sep @ demand) / max(v, 1.0)  # Farley: valid for any duals >= 0
         if bins > best_bins:
             best_bins, center = bins, sep
         if not new and center is not None and sep is not pi:  # mispriced: price at the master's duals
             v, found = _exact_pricing(pi, sizes_c, items.mem, demand, cap)
-            new = [c for c in found if _value(pi, c) > 1 + 1e-9]
+            new = improving_columns(pi, found)
             bins = float(pi @ demand) / max(v, 1.0)
             if bins > best_bins:
                 best_bins, center = bins, pi
@@ -475,7 +481,7 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
             complete = True
             break
         if not new and not greedy_first and v > 1 + 1e-9 + 2 * _PRICE_TOL:  # the search stopped at its node limit
-            new = [c for c in _greedy_columns(pi, sizes_c, items.mem, demand, cap) if _value(pi, c) > 1 + 1e-9]
+            new = improving_columns(pi, _greedy_columns(pi, sizes_c, items.mem, demand, cap))
         if not new:
             complete = v <= 1 + 1e-9 + 2 * _PRICE_TOL  # the LP is solved: best_bins is its value
             break

@@ -12,7 +12,8 @@ from scipy.optimize import linprog
 from heuristics.vc import REGISTRY
 from heuristics.vc import improve as improve_mod
 from heuristics.vc.improve import improve_placement
-from lowerbounds.vc_certify import CertifyOptions, _host_columns, certify
+from lowerbounds.vc_certify import CertifyOptions, certify
+from lowerbounds.vc_certify_run import host_columns
 from lowerbounds.vc_packing import MasterLP, PackingItems, configuration_lp, singleton_counts
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import VCInstance, host_loads
@@ -75,7 +76,7 @@ def test_host_columns_are_the_dense_counts_made_sparse():
     dense = np.zeros((inst.hosts, inst.n_jobs))
     np.add.at(dense, (th, inst.task_job), 1.0)
     expected = [row for row in dense if row.any()]
-    got = _host_columns(inst, th)
+    got = host_columns(inst, th)
     assert len(got) == len(expected)
     for (idx, val), row in zip(got, expected):
         back = np.zeros(inst.n_jobs)
