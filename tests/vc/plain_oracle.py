@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from heuristics.vc.mcb import NO_PACKING, _check_options, _search, _YieldSearch
-from heuristics.vc.mcb_pack import MCB_VARIANTS, _fill, _MaxDescList, _ScanList
+from heuristics.vc.mcb_pack import MCB_VARIANTS, _fill, _ScanList
 from vcsched.problems.vc import MEM_EPS, TOL, Allocation, CheckReport, VCInstance
 from vcsched.result import Result, Status
 
@@ -137,15 +137,12 @@ def sorted_positions(c: list[float], m: list[float], variant: int) -> tuple[list
     return [i for i in order if c[i] >= m[i]], [i for i in order if c[i] < m[i]]
 
 
-def pack_plain(c: list[float], m: list[float], hosts: int, variant: int, fast: bool = True) -> list[int] | None:
-    """``mcb_pack`` with the lists sorted by :func:`sorted_positions`: the host of every item, or ``None``."""
+def pack_plain(c: list[float], m: list[float], hosts: int, variant: int) -> list[int] | None:
+    """``mcb_pack`` with the lists sorted by :func:`sorted_positions` and scanned forward: the
+    host of every item, or ``None``."""
     lists = []
-    for order, cpu_heavy in zip(sorted_positions(c, m, variant), (True, False)):
-        cpu, mem = [c[i] for i in order], [m[i] for i in order]
-        if fast and variant == 8:
-            lists.append(_MaxDescList(order, cpu, mem, cpu_heavy, [-x for x in (cpu if cpu_heavy else mem)]))
-        else:
-            lists.append(_ScanList(order, cpu, mem))
+    for order in sorted_positions(c, m, variant):
+        lists.append(_ScanList(order, [c[i] for i in order], [m[i] for i in order]))
     if not _fill(lists[0], lists[1], hosts, math.fsum(c), math.fsum(m)):
         return None
     out = [0] * len(c)

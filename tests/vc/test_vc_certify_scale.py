@@ -109,6 +109,35 @@ def test_least_loaded_first_finds_the_full_search_answer(seed):
         s.relocate(int(rng.integers(inst.n_tasks)), int(rng.integers(inst.hosts)))
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_cpu_windows_give_the_answer_of_every_task(seed, monkeypatch):
+    """Beyond ``_WINDOW_HOSTS`` partners an exchange looks only at the tasks in the CPU windows
+    (:meth:`_Search.smaller_within`); along a descent of 300 hosts from MCB8, every move, swap and
+    2-1 swap is the one found among every task of those hosts."""
+    inst = generate_vc_instance(300, 3000, 0.3, 0.5, 0.5, rng=seed)
+    s = improve_mod._Search.start(inst, REGISTRY.get("mcb8")(inst).solution.task_host.astype(np.int64).copy(), None)
+    windows = []
+    plain = improve_mod._Search.smaller_within
+    monkeypatch.setattr(improve_mod._Search, "smaller_within",
+                        lambda self, sizes, room: windows.append(1) or plain(self, sizes, room))
+    for _ in range(400):
+        h = int(np.argmax(s.load))
+        peak = float(s.load[h])
+        step = None
+        for find in (improve_mod._move, improve_mod._swap, improve_mod._swap21):
+            fast = find(s, h, peak)
+            with monkeypatch.context() as m:
+                m.setattr(improve_mod, "_WINDOW_HOSTS", 10**9)
+                assert fast == find(s, h, peak)
+            if fast is not None:
+                step = fast
+                break
+        if step is None:
+            break
+        s.apply(step)
+    assert windows  # the windows were used
+
+
 def test_search_keeps_the_host_task_sets_in_step():
     inst = generate_vc_instance(10, 60, 0.5, 0.75, 0.75, rng=1)
     start = REGISTRY.get("sg")(inst).solution.task_host

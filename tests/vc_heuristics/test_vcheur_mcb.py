@@ -172,6 +172,22 @@ def test_vcheur_mcb8_fast_path_equals_plain_scan(seed, hosts, items, scale):
         assert a.tolist() == b.tolist()
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_vcheur_mcb8_fast_path_equals_plain_scan_on_thousands_of_items(seed):
+    """Deep segment trees (up to 4,096 leaves) and many hosts: the same placement as the scan,
+    at a yield where the packing succeeds and at one where it fails."""
+    rng = np.random.default_rng(seed)
+    items = int(rng.integers(500, 3000))
+    c, m = random_items(seed, items, 0.3)
+    hosts = int(np.ceil(max(c.sum(), m.sum()) * 1.05)) + 1
+    for h in (hosts, max(1, hosts // 2)):
+        a, b = mcb_pack(c, m, h, 8, fast=False), mcb_pack(c, m, h, 8)
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.tolist() == b.tolist()
+    assert mcb_pack(c, m, hosts, 8) is not None  # the succeeding case was exercised
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), hosts=st.integers(1, 6), items=st.integers(1, 25),
        scale=st.floats(0.05, 1.0), variant=st.integers(1, 8))
