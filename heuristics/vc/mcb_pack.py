@@ -18,10 +18,14 @@ import numpy as np
 
 from vcsched.problems.vc import MEM_EPS
 
-__all__ = ["mcb_pack", "MCB_VARIANTS", "CPU_EPS"]
+__all__ = ["mcb_pack", "MCB_VARIANTS", "CPU_EPS", "COMPILED_FROM"]
 
 CPU_EPS = 1e-12
 """Slack on a host's CPU in the packing (the final yield is recomputed from loads)."""
+
+COMPILED_FROM = 4000
+"""Items from which MCB8 packs with the compiled :func:`_fill_max_desc`: below, the forward scan
+takes less than loading numba and the compiled code (about 0.45 s once per process)."""
 
 MCB_VARIANTS = {
     1: ("sum", False),
@@ -263,7 +267,8 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     hosts : int
     variant : int in 1..8
     fast : bool, default True
-        MCB8 by the compiled :func:`_fill_max_desc` (``O(K log K)``); ``False``
+        MCB8 with at least :data:`COMPILED_FROM` items by the compiled
+        :func:`_fill_max_desc` (``O(K log K)``); ``False`` (or fewer items)
         scans every list forward (:func:`_fill`). Same placement either way (tested).
 
     Returns
@@ -285,7 +290,7 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     """
     c, m = np.asarray(c, dtype=float), np.asarray(m, dtype=float)
     out = np.empty(c.shape[0], dtype=np.int64)
-    if fast and variant == 8:
+    if fast and variant == 8 and c.shape[0] >= COMPILED_FROM:
         A, B = _sorted_lists(c, m, variant)
         host_a, host_b, ok = _fill_max_desc(c[A], m[A], c[B], m[B], hosts, float(c.sum()), float(m.sum()),
                                             1.0 + CPU_EPS, 1.0 + MEM_EPS)

@@ -9,10 +9,13 @@ allocations and multi-task jobs wherever the oracle applies.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from heuristics.vc import mcb_pack as mcb_pack_module
 from heuristics.vc.greedy import _task_order
 from heuristics.vc.mcb import mcb
 from heuristics.vc.mcb_pack import MCB_VARIANTS, _sorted_lists, mcb_pack
@@ -108,6 +111,17 @@ def test_plain_sort_equals_numpy_sort_on_long_lists_with_many_ties():
         assert sorted_positions(c.tolist(), m.tolist(), variant) == (A.tolist(), B.tolist())
 
 
+@contextlib.contextmanager
+def compiled_from(items):
+    """MCB8 by the compiled fill from ``items`` items on (the default is ``COMPILED_FROM``)."""
+    saved = mcb_pack_module.COMPILED_FROM
+    mcb_pack_module.COMPILED_FROM = items
+    try:
+        yield
+    finally:
+        mcb_pack_module.COMPILED_FROM = saved
+
+
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_packing_of_multi_task_items_is_the_same_through_arrays_and_lists(seed):
@@ -117,7 +131,8 @@ def test_packing_of_multi_task_items_is_the_same_through_arrays_and_lists(seed):
     c = [a * 0.6 for a in inst.task_cpu.tolist()]
     mem = inst.task_mem.tolist()
     for variant, fast in [(v, True) for v in MCB_VARIANTS] + [(8, False)]:
-        placed = mcb_pack(np.asarray(c), np.asarray(mem), inst.hosts, variant, fast=fast)
+        with compiled_from(0):
+            placed = mcb_pack(np.asarray(c), np.asarray(mem), inst.hosts, variant, fast=fast)
         lists = pack_plain(c, mem, inst.hosts, variant)
         assert (placed is None) == (lists is None)
         if lists is not None:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heuristics.vc import REGISTRY
+from heuristics.vc import mcb_pack as mcb_pack_module
 from heuristics.vc.mcb import DEFAULT_GRID, DEFAULT_TOL, mcb
 from heuristics.vc.mcb_pack import _sorted_lists, mcb_pack
 from tests.vc.brute import brute_force_min_yield
@@ -153,6 +154,17 @@ def reference_pack(c, m, hosts, variant):
     return None if heavy_cpu or heavy_mem else host
 
 
+def compiled_pack(c, m, hosts):
+    """MCB8 by the compiled fill whatever the number of items (the default compiles from
+    ``COMPILED_FROM`` items on)."""
+    saved = mcb_pack_module.COMPILED_FROM
+    mcb_pack_module.COMPILED_FROM = 0
+    try:
+        return mcb_pack(c, m, hosts, 8)
+    finally:
+        mcb_pack_module.COMPILED_FROM = saved
+
+
 def random_items(seed, items, scale):
     """Sizes with many ties (0.1, 0.25, 0.5) and the rest uniform, times ``scale``."""
     rng = np.random.default_rng(seed)
@@ -166,7 +178,7 @@ def random_items(seed, items, scale):
        scale=st.floats(0.05, 1.0))
 def test_vcheur_mcb8_fast_path_equals_plain_scan(seed, hosts, items, scale):
     c, m = random_items(seed, items, scale)
-    a, b = mcb_pack(c, m, hosts, 8, fast=False), mcb_pack(c, m, hosts, 8)
+    a, b = mcb_pack(c, m, hosts, 8, fast=False), compiled_pack(c, m, hosts)
     assert (a is None) == (b is None)
     if a is not None:
         assert a.tolist() == b.tolist()
@@ -181,11 +193,11 @@ def test_vcheur_mcb8_fast_path_equals_plain_scan_on_thousands_of_items(seed):
     c, m = random_items(seed, items, 0.3)
     hosts = int(np.ceil(max(c.sum(), m.sum()) * 1.05)) + 1
     for h in (hosts, max(1, hosts // 2)):
-        a, b = mcb_pack(c, m, h, 8, fast=False), mcb_pack(c, m, h, 8)
+        a, b = mcb_pack(c, m, h, 8, fast=False), compiled_pack(c, m, h)
         assert (a is None) == (b is None)
         if a is not None:
             assert a.tolist() == b.tolist()
-    assert mcb_pack(c, m, hosts, 8) is not None  # the succeeding case was exercised
+    assert compiled_pack(c, m, hosts) is not None  # the succeeding case was exercised
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
