@@ -351,7 +351,7 @@ def _close(run: Run) -> None:
             cap *= 2
             done, cut = _bisect(run, min(hi_done, run.best_peak / (1 + stop)), cap, probe_first=True)
             hi_done = min(hi_done, done)
-        elif not more_dives and (not stats or not (stats.get("steps") or stats.get("kicks") or stats.get("lns_tried"))):
+        elif not more_dives and (not stats or not any(stats.get(k) for k in ("steps", "kicks", "lns_tried", "window_tried"))):
             break  # no test was cut short, no dive is left and the improvement found nothing to try
     if not run.met():
         run.closed_by = "none"

@@ -24,6 +24,10 @@ Among the candidates of the first kind that lowers ``max(L_h', L_g')``
 strictly below the current peak, the one with the smallest new pair
 maximum is applied (ties: first in task order); the next kind is tried only
 when the previous offers nothing. When no kind improves the peak, an
+explicit target (and two tasks per host or more) is first tried once by a
+*window packing* (:mod:`heuristics.vc.window_pack`: every host filled to
+within a narrow window below the target, which a descent on the peak host
+reaches slowly when the target is the average load); then an
 optional large-neighbourhood step re-packs the tasks of ``h`` and a few
 other hosts exactly with the compact MILP
 (:func:`vcsched.formulations.vc_milp.solve_vc_milp` on the sub-instance,
@@ -76,11 +80,14 @@ _EXACT_HOSTS = 128  # beyond this many candidate partners, the best of the first
 _WINDOW_HOSTS = _EXACT_HOSTS
 """Beyond this many partner hosts, an exchange looks only at the tasks whose CPU could lower the peak
 (a window below each size given, :meth:`_Search.smaller_within`) instead of every task of those hosts."""
+_WINDOW_SECONDS = 5.0  # a window packing's time without a deadline
 _TIE_TOL = 1e-12  # hosts admitted beyond (L_h + L_g) / 2 <= v, for rounding in the candidates' values
 
 
 class ImproveStats(dict):
-    """Counters of one run: ``moves``, ``swaps``, ``swaps21``, ``chains``, ``pairs``, ``lns`` (MILP neighbourhoods that helped), ``seconds``."""
+    """Counters of one run: ``moves``, ``swaps``, ``swaps21``, ``chains``, ``pairs``, ``lns`` (MILP neighbourhoods
+    that helped), ``lns_tried``, ``kicks``, ``window`` / ``window_tried`` (window packings that replaced the
+    placement / tried), ``steps``, ``seconds``."""
 
 
 def _check_start(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
@@ -420,6 +427,22 @@ def _lns_step(s: _Search, h: int, rng, n_hosts: int, time_limit: float) -> bool:
     return True
 
 
+def _window_step(s: _Search, target: float, peak: float, share: float, rng) -> bool:
+    """A window packing (:func:`heuristics.vc.window_pack.window_pack`) at ``target`` with ``share``
+    of the time left (:data:`_WINDOW_SECONDS` without a deadline); True if it replaced the
+    placement (its largest load is then ``<= target < peak``)."""
+    from heuristics.vc.window_pack import window_pack
+
+    left = _WINDOW_SECONDS if s.deadline is None else share * (s.deadline - time.perf_counter())
+    if left < 0.05:
+        return False
+    th, _ = window_pack(s.instance, target, time_limit=left, rng=rng)
+    if th is None or host_loads(s.instance, th).max() >= peak - _EPS:
+        return False
+    s.reassign(np.arange(th.size), th)
+    return True
+
+
 @dataclasses.dataclass
 class _Escape:
     """What the search does when no neighbourhood lowers the peak: MILP neighbourhoods
@@ -431,10 +454,20 @@ class _Escape:
     max_kicks: int
     kick_pairs: int
     rng: np.random.Generator
+    window_target: float | None = None
+    """The target of the one window packing (:func:`_window_step`) still to try, or None."""
+    window_share: float = 0.5
     failures: int = 0
 
     def step(self, s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
-        """One neighbourhood or one kick; False when the search should stop."""
+        """A window packing (once), one neighbourhood or one kick; False when the search should stop."""
+        if self.window_target is not None:
+            target, self.window_target = self.window_target, None
+            stats["window_tried"] += 1
+            if _window_step(s, target, peak, self.window_share, self.rng):
+                stats["window"] += 1
+                stats["steps"] += 1
+            return True
         limit = self.lns_time_limit if s.deadline is None else min(self.lns_time_limit, s.deadline - time.perf_counter())
         if self.lns_hosts < 2 or self.failures >= self.lns_rounds or limit <= 0.05:
             if stats["kicks"] >= self.max_kicks or not _kick(s, peak, self.rng, self.kick_pairs):
@@ -475,6 +508,7 @@ def improve_placement(
     lns_rounds: int = 5,
     max_kicks: int = 200,
     kick_pairs: int = 4,
+    window_share: float = 0.5,
     rng=None,
 ) -> tuple[np.ndarray, ImproveStats]:
     """Lower the largest host load of a placement (moves, swaps, 2-1 swaps, MILP neighbourhoods).
@@ -502,6 +536,11 @@ def improve_placement(
         stuck (iterated local search; 0: plain descent).
     kick_pairs : int
         Random host pairs re-split per perturbation.
+    window_share : float
+        With an explicit ``target_load`` and at least two tasks per host:
+        the first time the descent is stuck, a window packing at the target
+        (:mod:`heuristics.vc.window_pack`) with this share of the time left
+        (5 s without a time limit); 0 turns it off.
     rng : int or numpy.random.Generator, optional
         Random partner host of the neighbourhoods and the perturbations;
         same seed, same result.
@@ -523,8 +562,11 @@ def improve_placement(
     rng = np.random.default_rng(rng)
     target = 1.0 if target_load is None else max(float(target_load), 1.0)
     s = _Search.start(instance, th, None if time_limit is None else t0 + float(time_limit))
-    stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, steps=0)
-    escape = _Escape(lns_hosts, lns_time_limit, lns_rounds, max_kicks, kick_pairs, rng)
+    stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, window=0,
+                         window_tried=0, steps=0)
+    window = target_load is not None and window_share > 0 and instance.n_tasks >= 2 * instance.hosts
+    escape = _Escape(lns_hosts, lns_time_limit, lns_rounds, max_kicks, kick_pairs, rng,
+                     target if window else None, window_share)
     while stats["steps"] < max_steps:
         h = int(np.argmax(s.load))
         peak = float(s.load[h])
