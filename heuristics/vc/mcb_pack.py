@@ -5,15 +5,15 @@ by the rule that :mod:`heuristics.vc.mcb` describes, which searches over the yie
 with it. The sort and the split into the CPU-heavy and memory-heavy lists run on arrays
 (:func:`_sorted_lists`); the filling of the hosts (:func:`_fill`) walks Python lists,
 which is faster than numpy for its item-at-a-time scans. MCB8, whose lists are sorted by
-decreasing dominant size, is filled by the compiled :func:`_fill_max_desc`: the same first
-fit, found by bisection and a segment tree in ``O(log K)`` per item instead of a scan.
+decreasing dominant size, is filled from :data:`COMPILED_FROM` items on by
+:func:`heuristics.vc.mcb_compiled.fill_max_desc`: the same first fit, found by bisection
+and a segment tree in ``O(log K)`` per item instead of a scan.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from vcsched.problems.vc import MEM_EPS
@@ -24,8 +24,9 @@ CPU_EPS = 1e-12
 """Slack on a host's CPU in the packing (the final yield is recomputed from loads)."""
 
 COMPILED_FROM = 4000
-"""Items from which MCB8 packs with the compiled :func:`_fill_max_desc`: below, the forward scan
-takes less than loading numba and the compiled code (about 0.45 s once per process)."""
+"""Items from which MCB8 packs with the compiled :func:`heuristics.vc.mcb_compiled.fill_max_desc`:
+below, the forward scan takes less than loading numba and the compiled code (about 0.45 s once per
+process)."""
 
 MCB_VARIANTS = {
     1: ("sum", False),
@@ -153,110 +154,6 @@ def _fill(cpu_list: _ScanList, mem_list: _ScanList, hosts: int, left_cpu: float,
     return False
 
 
-@numba.njit(cache=True)
-def _tree(values: np.ndarray) -> np.ndarray:
-    """Min segment tree over ``values`` (leaves at ``size + i``, padding ``inf``)."""
-    size = 1
-    while size < values.size:
-        size *= 2
-    tree = np.full(2 * size, np.inf)
-    tree[size:size + values.size] = values
-    for i in range(size - 1, 0, -1):
-        tree[i] = min(tree[2 * i], tree[2 * i + 1])
-    return tree
-
-
-@numba.njit(cache=True)
-def _first_at_most(tree: np.ndarray, start: int, x: float) -> int:
-    """Least position ``>= start`` whose leaf is ``<= x``, or -1: climb to the first subtree to
-    the right whose minimum is ``<= x``, then descend into it; ``O(log n)``."""
-    size = tree.size // 2
-    if start >= size:
-        return -1
-    i = start + size
-    while tree[i] > x:
-        while i & 1:  # a right child: its right neighbours are those of its parent
-            i >>= 1
-        if i == 0:
-            return -1
-        i += 1
-    while i < size:
-        i = 2 * i if tree[2 * i] <= x else 2 * i + 1
-    return i - size
-
-
-@numba.njit(cache=True)
-def _remove(tree: np.ndarray, k: int) -> None:
-    """Mark position ``k`` used (its leaf ``inf``) and update the minima above it."""
-    i = k + tree.size // 2
-    tree[i] = np.inf
-    i >>= 1
-    while i:
-        tree[i] = min(tree[2 * i], tree[2 * i + 1])
-        i >>= 1
-
-
-@numba.njit(cache=True)
-def _place_max_desc(neg_dom: np.ndarray, tree: np.ndarray, pos: int, r_dom: float, r_other: float) -> int:
-    """First unused position ``>= pos`` of an MCB8 list that fits ``(r_dom, r_other)`` (its
-    dominant size ``<= r_dom``: a suffix found by bisection; its other size ``<= r_other``: the
-    tree), or -1."""
-    k = pos + np.searchsorted(neg_dom[pos:], -r_dom)
-    if k >= neg_dom.size:
-        return -1
-    return _first_at_most(tree, k, r_other)
-
-
-@numba.njit(cache=True)
-def _fill_max_desc(cpu_a, mem_a, cpu_b, mem_b, hosts, left_cpu, left_mem, cap_cpu, cap_mem):
-    """:func:`_fill` for MCB8's two lists (CPU-heavy ``a``, memory-heavy ``b``, each by decreasing
-    dominant size), compiled: the same first fit, found in ``O(log K)`` per item by bisection on the
-    dominant size and a min segment tree on the other size over the unused items. Returns the
-    hosts of the items of ``a`` and ``b`` and whether every item was placed."""
-    host_a = np.zeros(cpu_a.size, np.int64)
-    host_b = np.zeros(cpu_b.size, np.int64)
-    neg_a, neg_b = -cpu_a, -mem_b
-    tree_a, tree_b = _tree(mem_a), _tree(cpu_b)
-    left = cpu_a.size + cpu_b.size
-    for h in range(hosts):
-        if left_cpu > (hosts - h) * cap_cpu + 1e-9 or left_mem > (hosts - h) * cap_mem + 1e-9:
-            return host_a, host_b, False
-        pos_a = pos_b = 0
-        rc, rm = cap_cpu, cap_mem
-        while True:
-            first_a = rc >= rm
-            for attempt in range(2):
-                use_a = first_a if attempt == 0 else not first_a
-                if use_a:
-                    k = _place_max_desc(neg_a, tree_a, pos_a, rc, rm)
-                else:
-                    k = _place_max_desc(neg_b, tree_b, pos_b, rm, rc)
-                if k >= 0:
-                    break
-                if use_a:
-                    pos_a = cpu_a.size
-                else:
-                    pos_b = cpu_b.size
-            if k < 0:
-                break
-            if use_a:
-                _remove(tree_a, k)
-                host_a[k], pos_a = h, k + 1
-                ck, mk = cpu_a[k], mem_a[k]
-            else:
-                _remove(tree_b, k)
-                host_b[k], pos_b = h, k + 1
-                ck, mk = cpu_b[k], mem_b[k]
-            rc -= ck
-            rm -= mk
-            left_cpu -= ck
-            left_mem -= mk
-            left -= 1
-        if left == 0:
-            return host_a, host_b, True
-    return host_a, host_b, False
-
-
 def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bool = True) -> np.ndarray | None:
     """Pack items ``(c_k, m_k)`` into ``hosts`` unit bins with MCB ``variant``.
 
@@ -268,7 +165,7 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     variant : int in 1..8
     fast : bool, default True
         MCB8 with at least :data:`COMPILED_FROM` items by the compiled
-        :func:`_fill_max_desc` (``O(K log K)``); ``False`` (or fewer items)
+        :func:`heuristics.vc.mcb_compiled.fill_max_desc` (``O(K log K)``); ``False`` (or fewer items)
         scans every list forward (:func:`_fill`). Same placement either way (tested).
 
     Returns
@@ -291,8 +188,10 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     c, m = np.asarray(c, dtype=float), np.asarray(m, dtype=float)
     out = np.empty(c.shape[0], dtype=np.int64)
     if fast and variant == 8 and c.shape[0] >= COMPILED_FROM:
+        from heuristics.vc.mcb_compiled import fill_max_desc  # numba: loaded only for large packings
+
         A, B = _sorted_lists(c, m, variant)
-        host_a, host_b, ok = _fill_max_desc(c[A], m[A], c[B], m[B], hosts, float(c.sum()), float(m.sum()),
+        host_a, host_b, ok = fill_max_desc(c[A], m[A], c[B], m[B], hosts, float(c.sum()), float(m.sum()),
                                             1.0 + CPU_EPS, 1.0 + MEM_EPS)
         if not ok:
             return None
