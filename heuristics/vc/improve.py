@@ -81,6 +81,7 @@ _WINDOW_HOSTS = _EXACT_HOSTS
 """Beyond this many partner hosts, an exchange looks only at the tasks whose CPU could lower the peak
 (a window below each size given, :meth:`_Search.smaller_within`) instead of every task of those hosts."""
 _WINDOW_SECONDS = 5.0  # a window packing's time at most (the packings found on the large set took 0.1-5 s)
+_WINDOW_CONSTRUCTIONS = 20  # and its constructions at most when the search has no time limit (reproducible)
 _TIE_TOL = 1e-12  # hosts admitted beyond (L_h + L_g) / 2 <= v, for rounding in the candidates' values
 
 
@@ -429,14 +430,16 @@ def _lns_step(s: _Search, h: int, rng, n_hosts: int, time_limit: float) -> bool:
 
 def _window_step(s: _Search, target: float, peak: float, share: float, rng) -> bool:
     """A window packing (:func:`heuristics.vc.window_pack.window_pack`) at ``target`` with ``share``
-    of the time left, at most :data:`_WINDOW_SECONDS`; True if it replaced the placement (its
-    largest load is then ``<= target < peak``)."""
+    of the time left, at most :data:`_WINDOW_SECONDS` (without a time limit: at most
+    :data:`_WINDOW_CONSTRUCTIONS` constructions too, so the result does not depend on the clock);
+    True if it replaced the placement (its largest load is then ``<= target < peak``)."""
     from heuristics.vc.window_pack import window_pack
 
     left = _WINDOW_SECONDS if s.deadline is None else min(share * (s.deadline - time.perf_counter()), _WINDOW_SECONDS)
     if left < 0.05:
         return False
-    th, _ = window_pack(s.instance, target, time_limit=left, rng=rng)
+    th, _ = window_pack(s.instance, target, time_limit=left, rng=rng,
+                        max_constructions=_WINDOW_CONSTRUCTIONS if s.deadline is None else None)
     if th is None or host_loads(s.instance, th).max() >= peak - _EPS:
         return False
     s.reassign(np.arange(th.size), th)
@@ -540,7 +543,8 @@ def improve_placement(
         With an explicit ``target_load`` and at least two tasks per host:
         the first time the descent is stuck, a window packing at the target
         (:mod:`heuristics.vc.window_pack`) with this share of the time left,
-        at most 5 s; 0 turns it off.
+        at most 5 s (without a time limit: at most 20 constructions); 0
+        turns it off.
     rng : int or numpy.random.Generator, optional
         Random partner host of the neighbourhoods and the perturbations;
         same seed, same result.

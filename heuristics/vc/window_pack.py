@@ -227,7 +227,8 @@ def window_pack(
         one per construction in turn).
     max_constructions : int, optional
         Constructions at most (default: until the time limit; one when
-        there is no time limit).
+        there is no time limit, or when there are at most ``tail_hosts``
+        hosts: the MILP alone then places every task).
 
     Returns
     -------
@@ -241,6 +242,8 @@ def window_pack(
     deadline = None if time_limit is None else t0 + float(time_limit)
     if max_constructions is None:
         max_constructions = 1 if deadline is None else 1 << 30
+    if instance.hosts <= tail_hosts:
+        max_constructions = min(max_constructions, 1)  # the MILP places everything: nothing random to retry
     aim = float(target_load) / (1.0 + 1e-5)
     stats = {"constructions": 0}
     found = None
