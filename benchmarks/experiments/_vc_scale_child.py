@@ -30,8 +30,8 @@ def peak_rss_mb() -> float:
 
 WARMUP_JOBS = 4_000
 """Jobs of the instance solved before the timed run (a tenth as many hosts; ``params["warmup_jobs"]``
-overrides it): the method's lazy imports and
-compiled code (MCB8's from :data:`heuristics.vc.mcb_pack.COMPILED_FROM` items) are loaded then."""
+overrides it): the method's lazy imports and compiled code (MCB8's from
+:data:`heuristics.vc.mcb_pack.COMPILED_FROM` items) are loaded then."""
 
 
 def _instance(params: dict):

@@ -18,8 +18,9 @@ the command line (MCB8, SG, GR, the improvement step, the configuration LP) with
 Report: per size, slack and method the median CPU and wall seconds, the largest
 peak RSS, the statuses and the median certified gap; per method and slack the
 growth exponent ``b`` of ``cpu ~ jobs^b`` fitted by least squares on the
-log-log medians and the local one between the two largest sizes; figure ``cpu_vs_jobs.png`` (log-log, one line per method and
-slack). Quick: the three smallest sizes, one seed.
+log-log medians and the local one between the two largest sizes; figure
+``cpu_vs_jobs.png`` (log-log, one line per method and slack). Quick: the three
+smallest sizes, one seed.
 """
 
 from __future__ import annotations

@@ -499,6 +499,21 @@ def _descend(s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
     return False
 
 
+def _search(s: _Search, target: float, escape: _Escape, max_steps: int) -> ImproveStats:
+    """The descent on the most loaded host, with ``escape`` when it is stuck, until the peak is
+    ``<= target``, the deadline, ``max_steps`` applied steps, or nothing is left to try."""
+    stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, window=0,
+                         window_tried=0, steps=0)
+    while stats["steps"] < max_steps:
+        h = int(np.argmax(s.load))
+        peak = float(s.load[h])
+        if peak <= target + _EPS or s.expired():
+            break
+        if not _descend(s, h, peak, stats) and not escape.step(s, h, peak, stats):
+            break
+    return stats
+
+
 def improve_placement(
     instance: VCInstance,
     task_host: np.ndarray,
@@ -565,18 +580,10 @@ def improve_placement(
     th = _check_start(instance, task_host)
     rng = np.random.default_rng(rng)
     target = 1.0 if target_load is None else max(float(target_load), 1.0)
-    s = _Search.start(instance, th, None if time_limit is None else t0 + float(time_limit))
-    stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, window=0,
-                         window_tried=0, steps=0)
     window = target_load is not None and window_share > 0 and instance.n_tasks >= 2 * instance.hosts
     escape = _Escape(lns_hosts, lns_time_limit, lns_rounds, max_kicks, kick_pairs, rng,
                      target if window else None, window_share)
-    while stats["steps"] < max_steps:
-        h = int(np.argmax(s.load))
-        peak = float(s.load[h])
-        if peak <= target + _EPS or s.expired():
-            break
-        if not _descend(s, h, peak, stats) and not escape.step(s, h, peak, stats):
-            break
+    s = _Search.start(instance, th, None if time_limit is None else t0 + float(time_limit))
+    stats = _search(s, target, escape, max_steps)
     stats["seconds"] = time.perf_counter() - t0
     return s.th, stats

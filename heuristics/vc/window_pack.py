@@ -45,6 +45,7 @@ the subsets of step 2 run out before the last hosts more often.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -152,36 +153,60 @@ def _tail(instance: VCInstance, left: np.ndarray, hosts: int, target: float, acc
     return sh
 
 
-def _construct(instance: VCInstance, target: float, accept: float, rng: np.random.Generator, *,
-               room_share: float, memory_tight: float, memory_floor: float, tail_hosts: int, tries: int,
-               backtrack_factor: int, tail_time_limit: float, deadline: float | None) -> np.ndarray | None:
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """What every construction of one :func:`window_pack` call shares: the window's target, the
+    largest load accepted, the clock and the settings of steps 1-4 (module docstring)."""
+
+    instance: VCInstance
+    target: float
+    accept: float
+    deadline: float | None
+    memory_tight: float
+    memory_floor: float
+    tail_hosts: int
+    tries: int
+    backtrack_factor: int
+    tail_time_limit: float
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def subset(self, left: np.ndarray, hosts_left: int, room_share: float, rng) -> np.ndarray | None:
+        """Tasks of ``left`` for the next host (steps 1-2), or None."""
+        cpu, mem, target = self.instance.task_cpu, self.instance.task_mem, self.target
+        delta = room_share * (hosts_left * target - float(cpu[left].sum())) / hosts_left + 1e-9 * target
+        if delta <= 0:
+            return None
+        need = float(mem[left].sum()) / hosts_left
+        found = None
+        if need > self.memory_tight:
+            found = _fill_host(cpu, mem, left, target, delta, min(self.memory_floor * need, 1.0), rng, self.tries)
+        if found is None:
+            found = _fill_host(cpu, mem, left, target, delta, -np.inf, rng, self.tries)
+        return found
+
+
+def _construct(plan: _Plan, room_share: float, rng: np.random.Generator) -> np.ndarray | None:
     """One construction (steps 1-4 of the module docstring): a placement or None."""
-    cpu, mem, H = instance.task_cpu, instance.task_mem, instance.hosts
-    tail = min(tail_hosts, H)
+    instance, H = plan.instance, plan.instance.hosts
+    tail = min(plan.tail_hosts, H)
     lefts, chosen = [np.arange(instance.n_tasks)], []
-    for _ in range(backtrack_factor * H):
-        if deadline is not None and time.perf_counter() > deadline:
+    for _ in range(plan.backtrack_factor * H):
+        if plan.expired():
             return None
         k, left = len(chosen), lefts[-1]
-        subset = None
         if k == H - tail:
-            sh = _tail(instance, left, tail, target, accept, tail_time_limit)
+            sh = _tail(instance, left, tail, plan.target, plan.accept, plan.tail_time_limit)
             if sh is not None:
                 th = np.empty(instance.n_tasks, dtype=np.int64)
                 for host, tasks in enumerate(chosen):
                     th[tasks] = host
                 th[left] = H - tail + sh
                 return th
-        elif left.size:
-            hosts_left = H - k
-            delta = room_share * (hosts_left * target - float(cpu[left].sum())) / hosts_left + 1e-9 * target
-            need = float(mem[left].sum()) / hosts_left
-            if delta > 0 and need > memory_tight:
-                subset = _fill_host(cpu, mem, left, target, delta, min(memory_floor * need, 1.0), rng, tries)
-            if delta > 0 and subset is None:
-                subset = _fill_host(cpu, mem, left, target, delta, -np.inf, rng, tries)
+            subset = None
         else:
-            subset = left  # nothing left: an empty host
+            subset = plan.subset(left, H - k, room_share, rng) if left.size else left  # nothing left: empty host
         if subset is None:
             if not chosen:
                 return None  # the first host has no subset: nothing to undo
@@ -244,16 +269,14 @@ def window_pack(
         max_constructions = 1 if deadline is None else 1 << 30
     if instance.hosts <= tail_hosts:
         max_constructions = min(max_constructions, 1)  # the MILP places everything: nothing random to retry
-    aim = float(target_load) / (1.0 + 1e-5)
+    plan = _Plan(instance, float(target_load) / (1.0 + 1e-5), float(target_load), deadline, memory_tight,
+                 memory_floor, tail_hosts, tries, backtrack_factor, tail_time_limit)
     stats = {"constructions": 0}
     found = None
+    aim = plan.target
     if instance.n_tasks and instance.hosts * aim > float(instance.task_cpu.sum()) and instance.task_cpu.max() <= aim:
-        while stats["constructions"] < max_constructions and (deadline is None or time.perf_counter() < deadline):
-            share = room_shares[stats["constructions"] % len(room_shares)]
-            th = _construct(instance, aim, float(target_load), rng, room_share=share,
-                            memory_tight=memory_tight, memory_floor=memory_floor, tail_hosts=tail_hosts,
-                            tries=tries, backtrack_factor=backtrack_factor, tail_time_limit=tail_time_limit,
-                            deadline=deadline)
+        while stats["constructions"] < max_constructions and not plan.expired():
+            th = _construct(plan, room_shares[stats["constructions"] % len(room_shares)], rng)
             stats["constructions"] += 1
             if th is not None and host_loads(instance, th).max() <= target_load \
                     and host_memory(instance, th).max() <= 1.0 + MEM_EPS:
