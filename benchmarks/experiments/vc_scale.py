@@ -9,7 +9,8 @@ Every (instance, method) is one cell run in its own Python process
 (``VmHWM``, the "maximum resident set size" of ``/usr/bin/time -v``,
 including the interpreter and the instance) is the method's own; times are the method's wall and CPU
 seconds in that process (instance generation excluded, and the one-off start of the method
-excluded too: before the timed run the child solves a 4,000-job instance with the same method,
+excluded too: before the timed run the child solves an instance of as many jobs up to 20,000 with
+the same method,
 which loads the lazy imports and the compiled code; its CPU seconds are the column
 ``warmup_cpu_s``). ``certify`` runs as on
 the command line (MCB8, SG, GR, the improvement step, the configuration LP) with

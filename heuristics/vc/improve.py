@@ -67,6 +67,7 @@ from collections.abc import Callable
 import numpy as np
 
 from heuristics.vc._common import validate_instance
+from heuristics.vc.host_order import HostOrder
 from vcsched.errors import InvalidInputError
 from vcsched.problems.vc import MEM_EPS, VCInstance, host_loads, host_memory, per_host_sum
 
@@ -121,6 +122,8 @@ class _Search:
     by_cpu: np.ndarray
     """Task indices by increasing CPU size (stable), and those sizes: :meth:`smaller_within`."""
     cpu_sorted: np.ndarray
+    order: HostOrder
+    """The hosts sorted by load (the peak host, the least loaded partners), kept in step with ``load``."""
 
     @classmethod
     def start(cls, instance: VCInstance, th: np.ndarray, deadline: float | None) -> _Search:
@@ -128,8 +131,9 @@ class _Search:
         for task, host in enumerate(th.tolist()):
             members[host].add(task)
         by_cpu = np.argsort(instance.task_cpu, kind="stable")
-        return cls(instance, th, instance.task_cpu, instance.task_mem, host_loads(instance, th),
-                   host_memory(instance, th), members, deadline, by_cpu, instance.task_cpu[by_cpu])
+        load = host_loads(instance, th)
+        return cls(instance, th, instance.task_cpu, instance.task_mem, load, host_memory(instance, th), members,
+                   deadline, by_cpu, instance.task_cpu[by_cpu], HostOrder(load))
 
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -148,15 +152,25 @@ class _Search:
 
     def smaller_within(self, sizes: np.ndarray, room: float) -> np.ndarray:
         """Tasks (in task order) whose CPU is below one of ``sizes`` by less than ``room``
-        (plus ``1e-9``): ``O(log T)`` per size plus the tasks found."""
+        (plus ``1e-9``): ``O(log T)`` per size plus the tasks found (the windows of the sizes
+        merged first, so that no task is read twice)."""
         lo = np.searchsorted(self.cpu_sorted, sizes - room - 1e-9, side="left")
         hi = np.searchsorted(self.cpu_sorted, sizes, side="left")
-        if not np.any(hi > lo):
+        keep = hi > lo
+        if not np.any(keep):
             return np.empty(0, dtype=np.int64)
-        found = np.concatenate([self.by_cpu[a:b] for a, b in zip(lo.tolist(), hi.tolist()) if b > a])
-        return np.unique(found)
+        lo, hi = lo[keep], hi[keep]
+        first = np.argsort(lo, kind="stable")
+        lo, hi = lo[first], np.maximum.accumulate(hi[first])
+        starts = np.flatnonzero(np.r_[True, lo[1:] > hi[:-1]])  # a window not overlapping the ones before
+        ends = np.r_[starts[1:], lo.size] - 1
+        found = np.concatenate([self.by_cpu[a:b] for a, b in zip(lo[starts].tolist(), hi[ends].tolist())])
+        return np.sort(found)
 
     def relocate(self, task: int, dest: int) -> None:
+        self.apply([(task, dest)])
+
+    def _move_task(self, task: int, dest: int) -> None:
         src = int(self.th[task])
         self.load[src] -= self.cpu[task]
         self.used[src] -= self.mem[task]
@@ -167,8 +181,12 @@ class _Search:
         self.members[dest].add(task)
 
     def apply(self, relocations: list) -> None:
+        """Move every ``(task, host)`` of ``relocations`` in turn; the host order is updated once."""
+        touched = {int(self.th[task]) for task, _ in relocations} | {int(dest) for _, dest in relocations}
+        self.order.changing(touched)
         for task, dest in relocations:
-            self.relocate(int(task), int(dest))
+            self._move_task(int(task), int(dest))
+        self.order.changed(touched)
 
     def reassign(self, tasks: np.ndarray, hosts: np.ndarray) -> None:
         """Put ``tasks`` on ``hosts`` at once; loads and memory recomputed from the placement."""
@@ -177,6 +195,7 @@ class _Search:
             self.members[dest].add(task)
         self.th[tasks] = hosts
         self.load, self.used = host_loads(self.instance, self.th), host_memory(self.instance, self.th)
+        self.order.rebuild(self.load)
 
 
 def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[np.ndarray], tuple | None],
@@ -195,28 +214,42 @@ def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[n
     peak: then the block's best is taken (first improvement by blocks; at data-centre scale
     the exact best costs a scan of nearly every task at each step).
     """
-    lh = s.load.copy()
-    lh[h] = np.inf
-
     def lower(load):  # lower bound on the value of any candidate with a partner of this load
         return np.maximum(0.5 * (s.load[h] + load), load + gain)
 
-    k, best = _FIRST_BLOCK, None
-    while k < s.load.size - 1:
-        part = np.argpartition(lh, k)
-        best = best_among(np.sort(part[:k]))
-        if best is not None:
+    def merge(best, hosts):  # the better of ``best`` and the best among ``hosts`` (their tie-break)
+        other = best_among(np.sort(hosts)) if hosts.size else None
+        return other if best is None else best if other is None else min(best, other)
+
+    done, k, best = 0, _FIRST_BLOCK, None
+    while best is None or best[0] >= peak - _EPS:
+        best = merge(best, s.order.between(done, k, exclude=h))
+        if best is not None and best[0] < peak - _EPS:
             break
-        if lower(float(lh[part[k]])) >= peak - _EPS:  # the least load left out cannot lower the peak
-            return None
-        k *= 4
-    if best is None:
-        return best_among(np.flatnonzero(np.isfinite(lh)))
-    slack = _TIE_TOL * max(1.0, abs(peak))
-    hosts = np.flatnonzero(lower(lh) <= min(best[0], peak - _EPS) + slack)
-    if hosts.size > _EXACT_HOSTS and best[0] < peak - _EPS:
-        return best  # at scale: the block's best already lowers the peak
-    return best_among(hosts) if hosts.size else best
+        if lower(s.order.load_at(k, exclude=h)) >= peak - _EPS:  # the least load left out cannot lower the peak
+            return best
+        done, k = k, 4 * k
+    if k > _EXACT_HOSTS:
+        return best  # every host that could tie or beat it is in the block, or more than _EXACT_HOSTS are
+    threshold = best[0] + _TIE_TOL * max(1.0, abs(peak))
+    beyond, too_many = _could_tie(s, h, lower, threshold, gain, k, _EXACT_HOSTS)
+    return best if too_many else merge(best, beyond)
+
+
+def _could_tie(s: _Search, h: int, lower: Callable, threshold: float, gain: float, known: int, limit: int):
+    """The partners ``g != h`` with ``lower(L_g) <= threshold`` after the ``known`` least loaded
+    ones, up to the ``limit``-th least loaded, and whether more than ``limit`` partners in all
+    have ``lower(L_g) <= threshold``. ``lower`` is non-decreasing in ``L_g`` (also in floating
+    point), so those partners are the least loaded ones: read from the host order up to the load
+    where ``lower`` reaches the threshold (its inverse, with a margin for rounding), then
+    filtered with ``lower`` itself; when some of them come after the ``known`` ones, every
+    known one is among them."""
+    load_h = float(s.load[h])
+    bound = min(2.0 * threshold - load_h, threshold - gain)
+    bound += 1e-9 * max(1.0, abs(bound), abs(load_h))
+    hosts = s.order.between(known, limit + 1, exclude=h, bound=bound)
+    hosts = hosts[lower(s.load[hosts]) <= threshold]
+    return hosts[:max(limit - known, 0)], hosts.size > 0 and known + hosts.size > limit
 
 
 def _move(s: _Search, h: int, peak: float) -> list | None:
@@ -250,7 +283,7 @@ def _exchange(s: _Search, h: int, peak: float, give_cpu: np.ndarray, give_mem: n
             mask[hosts] = True
             off_h = off_h[mask[s.th[off_h]]]
             if off_h.size == 0:
-                return np.inf, -1, -1  # no candidate lowers the peak: stop growing the blocks
+                return None  # no candidate lowers the peak
         else:
             off_h = s.on_hosts(hosts)
         if off_h.size == 0:
@@ -505,7 +538,7 @@ def _search(s: _Search, target: float, escape: _Escape, max_steps: int) -> Impro
     stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, window=0,
                          window_tried=0, steps=0)
     while stats["steps"] < max_steps:
-        h = int(np.argmax(s.load))
+        h = s.order.peak()
         peak = float(s.load[h])
         if peak <= target + _EPS or s.expired():
             break

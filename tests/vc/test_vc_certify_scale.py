@@ -109,11 +109,48 @@ def test_least_loaded_first_finds_the_full_search_answer(seed):
         s.relocate(int(rng.integers(inst.n_tasks)), int(rng.integers(inst.hosts)))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_least_loaded_first_at_scale_finds_an_improvement_when_one_exists(seed):
+    """Beyond ``_EXACT_HOSTS`` partners the blocks of least loaded hosts grow until one holds a
+    candidate that lowers the peak (memory-full hosts are passed over): along a descent on 400
+    hosts with memory nearly full, a neighbourhood finds a step exactly when the search over
+    every host finds one, and its step lowers the peak as much as the best one or less (never
+    above the peak)."""
+    inst = generate_vc_instance(400, 4000, 0.2, 0.75, 0.5, rng=seed)
+    s = improve_mod._Search.start(inst, REGISTRY.get("sg")(inst).solution.task_host.astype(np.int64).copy(), None)
+    blocked = 0
+    for _ in range(150):
+        h = int(np.argmax(s.load))
+        peak = float(s.load[h])
+        step = None
+        for find in (improve_mod._move, improve_mod._swap):
+            fast = find(s, h, peak)
+            saved = improve_mod._FIRST_BLOCK
+            improve_mod._FIRST_BLOCK = 10**9  # the full search over every host
+            try:
+                full = find(s, h, peak)
+            finally:
+                improve_mod._FIRST_BLOCK = saved
+            assert (fast is None) == (full is None)
+            if fast is not None:
+                step = fast
+                break
+        if step is None:
+            break
+        before = s.load.copy()
+        s.apply(step)
+        assert s.load.max() <= peak and s.load[h] < peak
+        blocked += int(np.argmin(before) not in {g for _, g in step} and len(step) == 1)
+    assert blocked  # some moves went past the least loaded host (its memory was full)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_cpu_windows_give_the_answer_of_every_task(seed, monkeypatch):
     """Beyond ``_WINDOW_HOSTS`` partners an exchange looks only at the tasks in the CPU windows
-    (:meth:`_Search.smaller_within`); along a descent of 300 hosts from MCB8, every move, swap and
-    2-1 swap is the one found among every task of those hosts."""
+    (:meth:`_Search.smaller_within`); along a descent of 300 hosts from MCB8 (windows from 16
+    partners on, so that they are used), every move, swap and 2-1 swap is the one found among
+    every task of those hosts."""
+    monkeypatch.setattr(improve_mod, "_WINDOW_HOSTS", 16)
     inst = generate_vc_instance(300, 3000, 0.3, 0.5, 0.5, rng=seed)
     s = improve_mod._Search.start(inst, REGISTRY.get("mcb8")(inst).solution.task_host.astype(np.int64).copy(), None)
     windows = []

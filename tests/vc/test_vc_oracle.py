@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,8 @@ from tests.vc.plain_oracle import (
     plain_placement_min_yield,
     sorted_positions,
 )
+from vcsched.generators.vc import generate_vc_instance
+from vcsched.problems import vc_greedy as vc_greedy_module
 from vcsched.problems.vc import (
     MIN_CPU,
     Allocation,
@@ -241,6 +244,49 @@ def test_greedy_placement_equals_the_plain_scan(seed, order_kind):
     plain, plain_attempts = plain_greedy_placement(inst, order)
     assert fast_attempts == plain_attempts
     assert (fast is None and plain is None) or fast.tolist() == list(plain)
+
+
+@contextlib.contextmanager
+def _greedy_compiled_from(tasks: int):
+    """The least-loaded rule compiled from ``tasks`` tasks on (the default is ``COMPILED_FROM``)."""
+    saved = vc_greedy_module.COMPILED_FROM
+    vc_greedy_module.COMPILED_FROM = tasks
+    try:
+        yield
+    finally:
+        vc_greedy_module.COMPILED_FROM = saved
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), order_kind=st.sampled_from(["index", "memory", "random"]))
+def test_compiled_greedy_placement_equals_the_plain_scan(seed, order_kind):
+    """The compiled walk (forced from 0 tasks) gives the plain scan's hosts and attempt count,
+    failures included (``test_greedy_placement_instances_include_failures_and_blocked_hosts``)."""
+    inst = parse_instance(random_doc(seed, max_tasks=3))
+    order = (np.random.default_rng(seed).permutation(inst.n_tasks) if order_kind == "random"
+             else _task_order(inst, sort_by_memory=order_kind == "memory"))
+    with _greedy_compiled_from(0):
+        fast, fast_attempts = least_loaded_placement(inst, order)
+    plain, plain_attempts = plain_greedy_placement(inst, order)
+    assert fast_attempts == plain_attempts
+    assert (fast is None and plain is None) or fast.tolist() == list(plain)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("order_kind", ["index", "memory", "random", "cpu"])
+def test_compiled_greedy_placement_equals_the_heaps_on_large_instances(seed, order_kind):
+    """On 3,000 tasks with memory nearly full (hosts blocked and released many times over), the
+    compiled walk gives the Python heaps' placement and attempt count."""
+    inst = generate_vc_instance(100, 3000, 0.05, 1.0, 0.5, rng=seed)
+    order = {"index": np.arange(inst.n_tasks), "memory": _task_order(inst, sort_by_memory=True),
+             "random": np.random.default_rng(seed).permutation(inst.n_tasks),
+             "cpu": np.argsort(-inst.task_cpu, kind="stable")}[order_kind]
+    with _greedy_compiled_from(0):
+        fast, fast_attempts = least_loaded_placement(inst, order)
+    with _greedy_compiled_from(10**9):
+        heaps, heaps_attempts = least_loaded_placement(inst, order)
+    assert fast_attempts == heaps_attempts > inst.n_tasks  # some hosts were skipped
+    assert (fast is None and heaps is None) or fast.tolist() == heaps.tolist()
 
 
 def test_greedy_placement_instances_include_failures_and_blocked_hosts():
