@@ -39,23 +39,25 @@ search). The search stops at ``target_load`` (a
 proven lower bound: nothing better exists), at the time limit, after
 ``max_kicks`` perturbations, or when nothing can be perturbed.
 
-Cost per step. The search keeps the tasks of every host (a set per host),
-so a step reads the whole placement only when it examines more than an
-eighth of the hosts (or for an ejection chain, on small instances). Every candidate of the first
-three kinds with partner host ``g`` has a value ``> L_g`` (the partner
-receives more CPU than it gives) and ``>= (L_h + L_g) / 2``, so the
-partners are examined from the least loaded up until a candidate is found,
-then only the hosts that could tie or beat it: the best candidate (and its
-tie-break, first in task order) is that of the full search (a move's
+Cost per step. The search keeps the tasks of every host (a set per host)
+and the hosts sorted by load (:class:`~heuristics.vc.host_order.HostOrder`,
+``O(log H)`` per host whose load changes), so a descent step reads neither the
+whole placement nor every host's load, except for an ejection chain on
+small instances. Every candidate of the first three kinds with partner
+host ``g`` has a value ``> L_g`` (the partner receives more CPU than it
+gives) and ``>= (L_h + L_g) / 2``, so the partners are examined from the
+least loaded up, in growing blocks, until a candidate lowers the peak,
+then only the hosts that could tie or beat it: the best candidate (and
+its tie-break, first in task order) is that of the full search (a move's
 partner also gains at least the smallest task of ``h``). When more than
-128 hosts could tie or beat the first candidate and it lowers the peak,
-it is applied as it is (the rule of "the best candidate" holds among the
-least loaded block only: the exact best would scan nearly every task at
-every step of a data-centre instance). When an exchange must examine more
-than 128 partner hosts, it reads only the tasks whose CPU lies in a window
-below each size it gives (``cb > ca - (peak - L_min)``, else the partner
-would reach the peak), found by bisection in the tasks sorted by CPU: the
-same answer (tested) without reading every task of those hosts.
+128 hosts could tie or beat the first candidate that lowers the peak, the
+best of the blocks read is applied as it is (the rule of "the best
+candidate" holds among them only: the exact best would scan nearly every
+task at every step of a data-centre instance). When an exchange must
+examine more than 128 partner hosts, it reads only the tasks whose CPU lies
+in a window below each size it gives (``cb > ca - (peak - L_min)``, else
+the partner would reach the peak), found by bisection in the tasks sorted
+by CPU: the same answer (tested) without reading every task of those hosts.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ from collections.abc import Callable
 import numpy as np
 
 from heuristics.vc._common import validate_instance
-from heuristics.vc.host_order import HostOrder
+from heuristics.vc.improve_state import Placement
 from vcsched.errors import InvalidInputError
 from vcsched.problems.vc import MEM_EPS, VCInstance, host_loads, host_memory, per_host_sum
 
@@ -80,7 +82,7 @@ _FIRST_BLOCK = 32  # partner hosts examined first (least loaded), then 4x more p
 _EXACT_HOSTS = 128  # beyond this many candidate partners, the best of the first improving block is taken
 _WINDOW_HOSTS = _EXACT_HOSTS
 """Beyond this many partner hosts, an exchange looks only at the tasks whose CPU could lower the peak
-(a window below each size given, :meth:`_Search.smaller_within`) instead of every task of those hosts."""
+(a window below each size given, :meth:`Placement.smaller_within`) instead of every task of those hosts."""
 _WINDOW_SECONDS = 5.0  # a window packing's time at most (the packings found on the large set took 0.1-5 s)
 _WINDOW_CONSTRUCTIONS = 20  # and its constructions at most when the search has no time limit (reproducible)
 _TIE_TOL = 1e-12  # hosts admitted beyond (L_h + L_g) / 2 <= v, for rounding in the candidates' values
@@ -106,113 +108,23 @@ def _check_start(instance: VCInstance, task_host: np.ndarray) -> np.ndarray:
     return th.astype(np.int64).copy()
 
 
-@dataclasses.dataclass
-class _Search:
-    """The placement being improved: task sizes, host of every task, load and memory per host,
-    and the tasks of every host (kept in step with ``th`` by :meth:`relocate`)."""
-
-    instance: VCInstance
-    th: np.ndarray
-    cpu: np.ndarray
-    mem: np.ndarray
-    load: np.ndarray
-    used: np.ndarray
-    members: list
-    deadline: float | None
-    by_cpu: np.ndarray
-    """Task indices by increasing CPU size (stable), and those sizes: :meth:`smaller_within`."""
-    cpu_sorted: np.ndarray
-    order: HostOrder
-    """The hosts sorted by load (the peak host, the least loaded partners), kept in step with ``load``."""
-
-    @classmethod
-    def start(cls, instance: VCInstance, th: np.ndarray, deadline: float | None) -> _Search:
-        members: list[set] = [set() for _ in range(instance.hosts)]
-        for task, host in enumerate(th.tolist()):
-            members[host].add(task)
-        by_cpu = np.argsort(instance.task_cpu, kind="stable")
-        load = host_loads(instance, th)
-        return cls(instance, th, instance.task_cpu, instance.task_mem, load, host_memory(instance, th), members,
-                   deadline, by_cpu, instance.task_cpu[by_cpu], HostOrder(load))
-
-    def expired(self) -> bool:
-        return self.deadline is not None and time.perf_counter() > self.deadline
-
-    def on(self, h: int) -> np.ndarray:
-        """Tasks of host ``h`` in task order."""
-        return np.array(sorted(self.members[h]), dtype=np.int64)
-
-    def on_hosts(self, hosts: np.ndarray) -> np.ndarray:
-        """Tasks of the hosts ``hosts`` in task order."""
-        if hosts.size * 8 < self.load.size:  # a few hosts: their task sets
-            return np.sort(np.array([t for g in hosts.tolist() for t in self.members[g]], dtype=np.int64))
-        mask = np.zeros(self.load.size, dtype=bool)
-        mask[hosts] = True
-        return np.flatnonzero(mask[self.th])
-
-    def smaller_within(self, sizes: np.ndarray, room: float) -> np.ndarray:
-        """Tasks (in task order) whose CPU is below one of ``sizes`` by less than ``room``
-        (plus ``1e-9``): ``O(log T)`` per size plus the tasks found (the windows of the sizes
-        merged first, so that no task is read twice)."""
-        lo = np.searchsorted(self.cpu_sorted, sizes - room - 1e-9, side="left")
-        hi = np.searchsorted(self.cpu_sorted, sizes, side="left")
-        keep = hi > lo
-        if not np.any(keep):
-            return np.empty(0, dtype=np.int64)
-        lo, hi = lo[keep], hi[keep]
-        first = np.argsort(lo, kind="stable")
-        lo, hi = lo[first], np.maximum.accumulate(hi[first])
-        starts = np.flatnonzero(np.r_[True, lo[1:] > hi[:-1]])  # a window not overlapping the ones before
-        ends = np.r_[starts[1:], lo.size] - 1
-        found = np.concatenate([self.by_cpu[a:b] for a, b in zip(lo[starts].tolist(), hi[ends].tolist())])
-        return np.sort(found)
-
-    def relocate(self, task: int, dest: int) -> None:
-        self.apply([(task, dest)])
-
-    def _move_task(self, task: int, dest: int) -> None:
-        src = int(self.th[task])
-        self.load[src] -= self.cpu[task]
-        self.used[src] -= self.mem[task]
-        self.load[dest] += self.cpu[task]
-        self.used[dest] += self.mem[task]
-        self.th[task] = dest
-        self.members[src].discard(task)
-        self.members[dest].add(task)
-
-    def apply(self, relocations: list) -> None:
-        """Move every ``(task, host)`` of ``relocations`` in turn; the host order is updated once."""
-        touched = {int(self.th[task]) for task, _ in relocations} | {int(dest) for _, dest in relocations}
-        self.order.changing(touched)
-        for task, dest in relocations:
-            self._move_task(int(task), int(dest))
-        self.order.changed(touched)
-
-    def reassign(self, tasks: np.ndarray, hosts: np.ndarray) -> None:
-        """Put ``tasks`` on ``hosts`` at once; loads and memory recomputed from the placement."""
-        for task, dest in zip(tasks.tolist(), hosts.tolist()):
-            self.members[int(self.th[task])].discard(task)
-            self.members[dest].add(task)
-        self.th[tasks] = hosts
-        self.load, self.used = host_loads(self.instance, self.th), host_memory(self.instance, self.th)
-        self.order.rebuild(self.load)
-
-
-def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[np.ndarray], tuple | None],
+def _least_loaded_first(s: Placement, h: int, peak: float, best_among: Callable[[np.ndarray], tuple | None],
                         gain: float = 0.0):
     """Best candidate over all partner hosts ``g != h``, for candidates whose value is at least
     ``(L_h + L_g) / 2`` and at least ``L_g + gain`` (``> L_g``: the partner receives more CPU
     than it gives, ``gain`` at least).
 
     ``best_among(hosts)`` gives the best candidate ``(value, ...)`` with partners in ``hosts``
-    (index order, ties to the first in task order) or None. Blocks of least loaded hosts grow
-    by 4 until one holds a candidate, with best value ``v``; then only the hosts whose lower
-    bound is ``<= min(v, peak)`` can tie or beat it while lowering the peak, so those (and no
+    (index order; the tuple's order is the tie-break, first in task order) or None. The
+    partners are read from the host order (:class:`~heuristics.vc.host_order.HostOrder`), least
+    loaded first, in blocks of 32, 96, 384, ... hosts until the best so far lowers the peak (a
+    least loaded host whose memory is full is passed over) or no host left can; then only the
+    hosts whose lower bound is ``<= v`` (the best value) can tie or beat it, so those (and no
     others) are searched. The answer and its tie-break are those of the search over every
-    host (the caller rejects a candidate that does not lower the peak), except when more
-    than :data:`_EXACT_HOSTS` hosts could tie or beat ``v`` and ``v`` already lowers the
-    peak: then the block's best is taken (first improvement by blocks; at data-centre scale
-    the exact best costs a scan of nearly every task at each step).
+    host (the caller rejects a candidate that does not lower the peak), except when more than
+    :data:`_EXACT_HOSTS` hosts could tie or beat ``v``: then the best of the blocks read is
+    taken (first improvement by blocks; at data-centre scale the exact best costs a scan of
+    nearly every task at each step).
     """
     def lower(load):  # lower bound on the value of any candidate with a partner of this load
         return np.maximum(0.5 * (s.load[h] + load), load + gain)
@@ -236,7 +148,7 @@ def _least_loaded_first(s: _Search, h: int, peak: float, best_among: Callable[[n
     return best if too_many else merge(best, beyond)
 
 
-def _could_tie(s: _Search, h: int, lower: Callable, threshold: float, gain: float, known: int, limit: int):
+def _could_tie(s: Placement, h: int, lower: Callable, threshold: float, gain: float, known: int, limit: int):
     """The partners ``g != h`` with ``lower(L_g) <= threshold`` after the ``known`` least loaded
     ones, up to the ``limit``-th least loaded, and whether more than ``limit`` partners in all
     have ``lower(L_g) <= threshold``. ``lower`` is non-decreasing in ``L_g`` (also in floating
@@ -252,7 +164,7 @@ def _could_tie(s: _Search, h: int, lower: Callable, threshold: float, gain: floa
     return hosts[:max(limit - known, 0)], hosts.size > 0 and known + hosts.size > limit
 
 
-def _move(s: _Search, h: int, peak: float) -> list | None:
+def _move(s: Placement, h: int, peak: float) -> list | None:
     """The best single move of a task of ``h`` to another host: ``[(task, host)]``, or None."""
     on_h = s.on(h)
     c, m = s.cpu[on_h][:, None], s.mem[on_h][:, None]
@@ -269,7 +181,7 @@ def _move(s: _Search, h: int, peak: float) -> list | None:
     return None
 
 
-def _exchange(s: _Search, h: int, peak: float, give_cpu: np.ndarray, give_mem: np.ndarray):
+def _exchange(s: Placement, h: int, peak: float, give_cpu: np.ndarray, give_mem: np.ndarray):
     """Best exchange of one group of h's tasks (rows: CPU ``give_cpu``, memory ``give_mem``)
     with one task of another host: ``(value, row, task)``, or None when no exchange lowers the
     peak. Both hosts must keep their memory within capacity; the group must be larger in CPU."""
@@ -300,7 +212,7 @@ def _exchange(s: _Search, h: int, peak: float, give_cpu: np.ndarray, give_mem: n
     return best if best is not None and best[0] < peak - _EPS else None
 
 
-def _swap(s: _Search, h: int, peak: float) -> list | None:
+def _swap(s: Placement, h: int, peak: float) -> list | None:
     """The best 1-1 swap of a task of ``h`` with a smaller task elsewhere."""
     on_h = s.on(h)
     best = _exchange(s, h, peak, s.cpu[on_h], s.mem[on_h])
@@ -310,7 +222,7 @@ def _swap(s: _Search, h: int, peak: float) -> list | None:
     return [(int(on_h[a]), int(s.th[b])), (b, h)]
 
 
-def _swap21(s: _Search, h: int, peak: float) -> list | None:
+def _swap21(s: Placement, h: int, peak: float) -> list | None:
     """The best 2-1 swap: two tasks of ``h`` against one task elsewhere."""
     on_h = s.on(h)
     if on_h.size < 2:
@@ -325,7 +237,7 @@ def _swap21(s: _Search, h: int, peak: float) -> list | None:
     return [(int(pa[a]), g), (int(pb[a]), g), (b, h)]
 
 
-def _chain(s: _Search, h: int, peak: float) -> list | None:
+def _chain(s: Placement, h: int, peak: float) -> list | None:
     """The best ejection chain ``a: h -> g1``, ``b: g1 -> g2`` (``g1`` the host of ``b``, ``g2``
     not ``h`` nor ``g1``): the moves a memory-full ``g1`` blocks (``a`` fits once ``b`` has left).
     Skipped when the (a, b, g2) triples exceed ``_CHAIN_MAX_CANDIDATES``."""
@@ -357,7 +269,7 @@ def _subset_sums(values: np.ndarray) -> np.ndarray:
     return sums
 
 
-def _pair_splits(s: _Search, h: int, g: int):
+def _pair_splits(s: Placement, h: int, g: int):
     """Every split of the tasks of hosts ``h`` and ``g`` (``n <= 16``): (tasks, pair maximum
     per split, with ``inf`` where memory does not fit), or None when there are too many tasks."""
     n = len(s.members[h]) + len(s.members[g])
@@ -372,7 +284,7 @@ def _pair_splits(s: _Search, h: int, g: int):
     return tasks, np.where(ok, new, np.inf)
 
 
-def _split(h: int, g: int, tasks: np.ndarray, index: int, s: _Search) -> list:
+def _split(h: int, g: int, tasks: np.ndarray, index: int, s: Placement) -> list:
     """Relocations that realise split ``index`` of ``tasks`` between ``h`` (bit set) and ``g``."""
     out = []
     for i, task in enumerate(tasks.tolist()):
@@ -382,7 +294,7 @@ def _split(h: int, g: int, tasks: np.ndarray, index: int, s: _Search) -> list:
     return out
 
 
-def _pair(s: _Search, h: int, peak: float) -> list | None:
+def _pair(s: Placement, h: int, peak: float) -> list | None:
     """First partner ``g`` (least loaded first) whose best split with ``h`` beats ``peak``."""
     room = _PAIR_MAX_TASKS - len(s.members[h])
     if room < 0:
@@ -407,7 +319,7 @@ _KINDS = (("moves", _move), ("swaps", _swap), ("swaps21", _swap21), ("chains", _
 """The neighbourhoods of the descent, in the order they are tried (the first that improves wins)."""
 
 
-def _kick(s: _Search, peak: float, rng, pairs: int) -> int:
+def _kick(s: Placement, peak: float, rng, pairs: int) -> int:
     """Perturbation of the iterated local search: ``pairs`` random pairs of hosts below the
     peak get a random split of their tasks that keeps both strictly below the peak (so the
     peak never rises). Returns the number of pairs changed."""
@@ -428,7 +340,7 @@ def _kick(s: _Search, peak: float, rng, pairs: int) -> int:
     return changed
 
 
-def _lns_step(s: _Search, h: int, rng, n_hosts: int, time_limit: float) -> bool:
+def _lns_step(s: Placement, h: int, rng, n_hosts: int, time_limit: float) -> bool:
     """Re-pack the tasks of ``h`` and ``n_hosts - 1`` other hosts with the compact MILP; True if the peak of the group fell."""
     from vcsched.formulations.solve import quiet_stdout
     from vcsched.formulations.vc_milp import solve_vc_milp
@@ -461,7 +373,7 @@ def _lns_step(s: _Search, h: int, rng, n_hosts: int, time_limit: float) -> bool:
     return True
 
 
-def _window_step(s: _Search, target: float, peak: float, share: float, rng) -> bool:
+def _window_step(s: Placement, target: float, peak: float, share: float, rng) -> bool:
     """A window packing (:func:`heuristics.vc.window_pack.window_pack`) at ``target`` with ``share``
     of the time left, at most :data:`_WINDOW_SECONDS` (without a time limit: at most
     :data:`_WINDOW_CONSTRUCTIONS` constructions too, so the result does not depend on the clock);
@@ -495,7 +407,7 @@ class _Escape:
     window_share: float = 0.5
     failures: int = 0
 
-    def step(self, s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
+    def step(self, s: Placement, h: int, peak: float, stats: ImproveStats) -> bool:
         """A window packing (once), one neighbourhood or one kick; False when the search should stop."""
         if self.window_target is not None:
             target, self.window_target = self.window_target, None
@@ -520,7 +432,7 @@ class _Escape:
         return True
 
 
-def _descend(s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
+def _descend(s: Placement, h: int, peak: float, stats: ImproveStats) -> bool:
     """Apply the first neighbourhood of :data:`_KINDS` that lowers the peak; False if none does."""
     for name, find in _KINDS:
         relocations = find(s, h, peak)
@@ -532,7 +444,7 @@ def _descend(s: _Search, h: int, peak: float, stats: ImproveStats) -> bool:
     return False
 
 
-def _search(s: _Search, target: float, escape: _Escape, max_steps: int) -> ImproveStats:
+def _search(s: Placement, target: float, escape: _Escape, max_steps: int) -> ImproveStats:
     """The descent on the most loaded host, with ``escape`` when it is stuck, until the peak is
     ``<= target``, the deadline, ``max_steps`` applied steps, or nothing is left to try."""
     stats = ImproveStats(moves=0, swaps=0, swaps21=0, chains=0, pairs=0, kicks=0, lns=0, lns_tried=0, window=0,
@@ -616,7 +528,7 @@ def improve_placement(
     window = target_load is not None and window_share > 0 and instance.n_tasks >= 2 * instance.hosts
     escape = _Escape(lns_hosts, lns_time_limit, lns_rounds, max_kicks, kick_pairs, rng,
                      target if window else None, window_share)
-    s = _Search.start(instance, th, None if time_limit is None else t0 + float(time_limit))
+    s = Placement.start(instance, th, None if time_limit is None else t0 + float(time_limit))
     stats = _search(s, target, escape, max_steps)
     stats["seconds"] = time.perf_counter() - t0
     return s.th, stats

@@ -12,6 +12,7 @@ from scipy.optimize import linprog
 from heuristics.vc import REGISTRY
 from heuristics.vc import improve as improve_mod
 from heuristics.vc.improve import improve_placement
+from heuristics.vc.improve_state import Placement
 from lowerbounds.vc_certify import CertifyOptions, certify
 from lowerbounds.vc_certify_run import host_columns
 from lowerbounds.vc_packing import MasterLP, PackingItems, configuration_lp, singleton_counts
@@ -92,7 +93,7 @@ def test_least_loaded_first_finds_the_full_search_answer(seed):
     rng = np.random.default_rng(seed)
     inst = generate_vc_instance(120, 600, 0.5, 0.75, 0.75, rng=seed)
     start = REGISTRY.get("sg")(inst).solution.task_host
-    s = improve_mod._Search.start(inst, start.astype(np.int64).copy(), None)
+    s = Placement.start(inst, start.astype(np.int64).copy(), None)
     for _ in range(20):
         h = int(np.argmax(s.load))
         peak = float(s.load[h])
@@ -117,7 +118,7 @@ def test_least_loaded_first_at_scale_finds_an_improvement_when_one_exists(seed):
     every host finds one, and its step lowers the peak as much as the best one or less (never
     above the peak)."""
     inst = generate_vc_instance(400, 4000, 0.2, 0.75, 0.5, rng=seed)
-    s = improve_mod._Search.start(inst, REGISTRY.get("sg")(inst).solution.task_host.astype(np.int64).copy(), None)
+    s = Placement.start(inst, REGISTRY.get("sg")(inst).solution.task_host.astype(np.int64).copy(), None)
     blocked = 0
     for _ in range(150):
         h = int(np.argmax(s.load))
@@ -147,15 +148,15 @@ def test_least_loaded_first_at_scale_finds_an_improvement_when_one_exists(seed):
 @pytest.mark.parametrize("seed", range(2))
 def test_cpu_windows_give_the_answer_of_every_task(seed, monkeypatch):
     """Beyond ``_WINDOW_HOSTS`` partners an exchange looks only at the tasks in the CPU windows
-    (:meth:`_Search.smaller_within`); along a descent of 300 hosts from MCB8 (windows from 16
+    (:meth:`Placement.smaller_within`); along a descent of 300 hosts from MCB8 (windows from 16
     partners on, so that they are used), every move, swap and 2-1 swap is the one found among
     every task of those hosts."""
     monkeypatch.setattr(improve_mod, "_WINDOW_HOSTS", 16)
     inst = generate_vc_instance(300, 3000, 0.3, 0.5, 0.5, rng=seed)
-    s = improve_mod._Search.start(inst, REGISTRY.get("mcb8")(inst).solution.task_host.astype(np.int64).copy(), None)
+    s = Placement.start(inst, REGISTRY.get("mcb8")(inst).solution.task_host.astype(np.int64).copy(), None)
     windows = []
-    plain = improve_mod._Search.smaller_within
-    monkeypatch.setattr(improve_mod._Search, "smaller_within",
+    plain = Placement.smaller_within
+    monkeypatch.setattr(Placement, "smaller_within",
                         lambda self, sizes, room: windows.append(1) or plain(self, sizes, room))
     for _ in range(400):
         h = int(np.argmax(s.load))
@@ -179,7 +180,7 @@ def test_search_keeps_the_host_task_sets_in_step():
     inst = generate_vc_instance(10, 60, 0.5, 0.75, 0.75, rng=1)
     start = REGISTRY.get("sg")(inst).solution.task_host
     th, _ = improve_placement(inst, start, time_limit=None, max_kicks=10, lns_hosts=0, rng=1)
-    s = improve_mod._Search.start(inst, th.copy(), None)
+    s = Placement.start(inst, th.copy(), None)
     rng = np.random.default_rng(0)
     for _ in range(200):
         s.relocate(int(rng.integers(inst.n_tasks)), int(rng.integers(inst.hosts)))
