@@ -35,7 +35,9 @@ the paper's (its heuristics aim at the yield, not at a precision):
    (:func:`vcsched.formulations.vc_milp.solve_vc_milp`, HiGHS) on their tasks
    with the CPU scaled by ``1 / T``, so that yield 1 means loads ``<= T``;
    its placement is kept only if every load is ``<= accept`` and every
-   memory ``<= 1`` (recomputed here, not trusted from the solver).
+   memory ``<= 1`` (recomputed here, not trusted from the solver). Each
+   MILP stops at ``tail_time_limit`` seconds, or at :data:`TAIL_NODES`
+   branch-and-bound nodes when the packing has no time limit.
 
 :func:`window_pack` repeats the construction with fresh random choices until
 one succeeds or time runs out. Each construction is cheap (a fraction of a
@@ -53,8 +55,11 @@ import numpy as np
 from vcsched.errors import InvalidInputError
 from vcsched.problems.vc import MEM_EPS, VCInstance, host_loads, host_memory
 
-__all__ = ["window_pack"]
+__all__ = ["window_pack", "TAIL_NODES"]
 
+TAIL_NODES = 5_000
+"""Branch-and-bound nodes per tail MILP when :func:`window_pack` has no time limit (the 4-host
+tails of the 10 x 60 planted tests take 1,200-2,100 nodes, 0.2-0.3 s)."""
 _MAX_PAIRS = 200_000
 """Pairs examined at most by one closing step (the windows are narrow: far fewer in practice)."""
 
@@ -135,7 +140,7 @@ def _fill_host(cpu: np.ndarray, mem: np.ndarray, left: np.ndarray, target: float
 
 
 def _tail(instance: VCInstance, left: np.ndarray, hosts: int, target: float, accept: float,
-          time_limit: float) -> np.ndarray | None:
+          time_limit: float | None, node_limit: int | None) -> np.ndarray | None:
     """Hosts (0..hosts-1) of the tasks ``left`` with every load ``<= accept`` and memory ``<= 1``,
     by the compact MILP at loads ``<= target`` (step 4), or None."""
     from vcsched.formulations.solve import quiet_stdout
@@ -144,7 +149,8 @@ def _tail(instance: VCInstance, left: np.ndarray, hosts: int, target: float, acc
     cpu, mem = instance.task_cpu[left], instance.task_mem[left]
     sub = VCInstance(hosts=hosts, cpu=np.minimum(cpu / target, 1.0), mem=mem, tasks=np.ones(left.size, dtype=np.int64))
     with quiet_stdout():
-        res = solve_vc_milp(sub, time_limit=max(time_limit, 0.01), second_phase=False)
+        res = solve_vc_milp(sub, time_limit=None if time_limit is None else max(time_limit, 0.01),
+                            node_limit=node_limit, second_phase=False)
     if not res.status.has_solution:
         return None
     sh = np.asarray(res.solution.task_host, dtype=np.int64)
@@ -167,7 +173,8 @@ class _Plan:
     tail_hosts: int
     tries: int
     backtrack_factor: int
-    tail_time_limit: float
+    tail_time_limit: float | None
+    tail_node_limit: int | None
 
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -197,7 +204,7 @@ def _construct(plan: _Plan, room_share: float, rng: np.random.Generator) -> np.n
             return None
         k, left = len(chosen), lefts[-1]
         if k == H - tail:
-            sh = _tail(instance, left, tail, plan.target, plan.accept, plan.tail_time_limit)
+            sh = _tail(instance, left, tail, plan.target, plan.accept, plan.tail_time_limit, plan.tail_node_limit)
             if sh is not None:
                 th = np.empty(instance.n_tasks, dtype=np.int64)
                 for host, tasks in enumerate(chosen):
@@ -244,7 +251,10 @@ def window_pack(
         the windows aim a hundred-thousandth below it, so that rounding in
         the sums and the MILP's tolerance stay under it.
     time_limit : float or None
-        Seconds for all the constructions (None: ``max_constructions``).
+        Seconds for all the constructions (None: ``max_constructions``, and
+        every tail MILP stops at :data:`TAIL_NODES` nodes instead of
+        ``tail_time_limit`` seconds, so that the result depends on the seed
+        only, not on the machine's speed or load).
     rng : int or numpy.random.Generator, optional
         Same seed, same constructions.
     room_shares, memory_tight, memory_floor, tail_hosts, tries, backtrack_factor, tail_time_limit
@@ -270,7 +280,8 @@ def window_pack(
     if instance.hosts <= tail_hosts:
         max_constructions = min(max_constructions, 1)  # the MILP places everything: nothing random to retry
     plan = _Plan(instance, float(target_load) / (1.0 + 1e-5), float(target_load), deadline, memory_tight,
-                 memory_floor, tail_hosts, tries, backtrack_factor, tail_time_limit)
+                 memory_floor, tail_hosts, tries, backtrack_factor,
+                 *((None, TAIL_NODES) if deadline is None else (tail_time_limit, None)))
     stats = {"constructions": 0}
     found = None
     aim = plan.target

@@ -166,3 +166,21 @@ def test_started_options_change_speed_not_the_optimum(monkeypatch):
         assert a.objective == pytest.approx(b.objective, rel=1e-4)
         assert a.extra["nodes"] >= 0 and "certified_by_bound" not in a.extra
     assert sum(r.extra["nodes"] for r in tuned) >= 1
+
+
+def test_vc_milp_node_limit_is_reported_and_reproducible():
+    """A node limit stops HiGHS like a time limit (status ``feasible`` with the gap, at most that
+    many nodes) and, unlike one, gives the same result on every run; a bad limit is refused."""
+    rng = np.random.default_rng(3)
+    cpu = rng.uniform(0.05, 0.3, 24)
+    inst = VCInstance(hosts=4, cpu=cpu / (cpu.sum() / 4 * (1 + 1e-5)), mem=rng.uniform(0.01, 0.1, 24),
+                      tasks=np.ones(24, dtype=np.int64))
+    runs = [solve_vc_milp(inst, node_limit=10, second_phase=False) for _ in range(2)]
+    for res in runs:
+        assert res.status is Status.FEASIBLE and "limit" in res.message  # the limit was reached: not proven
+        assert res.extra["nodes"] <= 10 and res.gap > 0 and res.objective <= res.bound
+        assert check_allocation(inst, res.solution).valid
+    assert runs[0].solution.task_host.tolist() == runs[1].solution.task_host.tolist()
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="node_limit"):
+            solve_vc_milp(inst, node_limit=bad)

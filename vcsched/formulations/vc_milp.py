@@ -459,6 +459,7 @@ def solve_vc_milp(
     symmetry_breaking: bool = True,
     threads: int | None = 1,
     starts: Sequence[Any] = (),
+    node_limit: int | None = None,
 ) -> Result:
     """Maximise the minimum yield exactly (seed 001 eq. 3-11, 12-21, 22-31).
 
@@ -481,6 +482,10 @@ def solve_vc_milp(
         Allocations already found (e.g. the heuristics' Results): the best one that fits
         (memory, and the migration budget when there is one) starts HiGHS, and the result
         is never worse than it (at a time limit HiGHS may not have improved on it).
+    node_limit : int, optional
+        Branch-and-bound nodes at most (HiGHS ``mip_max_nodes``); reaching it is
+        reported like a time limit. Unlike a time limit it does not depend on the
+        machine's speed or load: with one thread, the same model gives the same result.
 
     Returns
     -------
@@ -507,6 +512,9 @@ def solve_vc_milp(
         raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
     if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
+    if node_limit is not None and (isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer))
+                                   or node_limit < 1):
+        raise ValueError(f"node_limit must be a positive integer, got {node_limit!r}")
     t0 = time.perf_counter()
     model = _build(instance, formulation, budget, budget_mode, symmetry_breaking)
     best = best_start(instance, starts, _effective_budget(instance, budget), budget_mode)
@@ -518,8 +526,11 @@ def solve_vc_milp(
             best = better_placement(instance, best, incumbent)
     start = model.start_values(instance, best) if best is not None else {}
     build_seconds = time.perf_counter() - t0
+    options = dict(model.highs_options(bool(start)) or {})
+    if node_limit is not None:
+        options["mip_max_nodes"] = int(node_limit)
     out = solve_model(model.problem, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=model.variables,
-                      start=start, options=model.highs_options(bool(start)), describe=model.min_yield)
+                      start=start, options=options or None, describe=model.min_yield)
     extra: dict[str, Any] = {"build_seconds": build_seconds, "solve_seconds": out.seconds, "formulation": formulation,
                              "nodes": out.nodes}
     return _milp_result(instance, model, out, best, second_phase, extra, t0)
