@@ -134,7 +134,7 @@ def _least_loaded_first(s: Placement, h: int, peak: float, best_among: Callable[
         return other if best is None else best if other is None else min(best, other)
 
     done, k, best = 0, _FIRST_BLOCK, None
-    while best is None or best[0] >= peak - _EPS:
+    while True:  # blocks [done, k) of the partners by load
         best = merge(best, s.order.between(done, k, exclude=h))
         if best is not None and best[0] < peak - _EPS:
             break
