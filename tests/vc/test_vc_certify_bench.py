@@ -6,7 +6,13 @@ import math
 
 import pandas as pd
 
-from benchmarks.experiments import vc_certify, vc_certify_parallel, vc_certify_strict, vc_certify_tenth
+from benchmarks.experiments import (
+    vc_certify,
+    vc_certify_parallel,
+    vc_certify_strict,
+    vc_certify_strict_wide,
+    vc_certify_tenth,
+)
 from benchmarks.harness import get_experiment
 
 
@@ -30,6 +36,9 @@ def test_cells_are_the_stratified_tenth_replicate_first():
     strict = vc_certify_strict.EXPERIMENT.cells(False)
     assert len(strict) == 108 and {c["stop_gap"] for c in strict} == {1e-4}
     assert [c for c in cells[:108]] == [{**c, "stop_gap": 1e-3} for c in strict]  # the same instances
+    wide = vc_certify_strict_wide.EXPERIMENT.cells(False)
+    assert len(wide) == 648 and wide[:108] == strict and {c["rep"] for c in wide} == set(range(6))
+    assert [{**c, "stop_gap": 1e-3} for c in wide] == vc_certify.cells(False)[:648]
 
 
 def test_rows_and_report(tmp_path):
