@@ -129,6 +129,17 @@ class CertifyOptions:
         (:mod:`lowerbounds.vc_dive`) may take; 0 turns the step off.
     second_phase : bool
         Run the average-yield phase (§3.5) on the final placement.
+    closing_test_first : bool
+        When the configuration LP could not exclude the probe (its test ran to
+        the end), test the load that closes the gap (the proven load times
+        ``1 + stop_gap``) before bisecting: if the LP cannot exclude it either,
+        the dives aim there at once (one test instead of a bisection's
+        several, each up to ``lp_test_limit`` seconds); if it is excluded,
+        the bisection follows from the probe as without it.
+    closing_dive_share : float
+        Largest fraction of the time left for a dive at a load whose packing
+        closes the gap (at most the proven load times ``1 + stop_gap``): its
+        success ends the run, so it may take more than ``dive_share``.
     now : callable
         The clock (seconds); tests inject a fake one.
     """
@@ -140,6 +151,8 @@ class CertifyOptions:
     integer_master_share: float = 0.0
     dive_share: float = 0.5
     second_phase: bool = True
+    closing_test_first: bool = True
+    closing_dive_share: float = 0.9
     now: Callable[[], float] = time.perf_counter
 
 
@@ -158,7 +171,7 @@ def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap:
         raise InvalidInputError(f"certify: `gap_tol` must be in [0, 1), got {gap_tol}")
     if not (0 <= options.improve_share <= 1):
         raise InvalidInputError(f"certify: `improve_share` must be in [0, 1], got {options.improve_share}")
-    for name in ("integer_master_share", "dive_share"):
+    for name in ("integer_master_share", "dive_share", "closing_dive_share"):
         if not (0 <= getattr(options, name) <= 1):
             raise InvalidInputError(f"certify: `{name}` must be in [0, 1], got {getattr(options, name)}")
     stop = gap_tol if stop_gap is None else float(stop_gap)
@@ -333,7 +346,13 @@ def _close(run: Run) -> None:
         return
     run.improve_for(options.improve_share)  # the LP could not exclude the probe: maybe the primal can reach it
     hi = min(probe, run.best_peak / (1 + stop))  # below the probe when the primal side lowered the peak
-    hi_done, cut = _bisect(run, hi, options.lp_test_limit, probe_first=hi < probe)
+    hi_done, cut = math.inf, False
+    if options.closing_test_first and complete and options.dive_share > 0:
+        hi_done, cut = _bisect(run, run.load_lo * (1 + stop), options.lp_test_limit, probe_first=True)
+    if math.isinf(hi_done):  # the closing load was excluded, or not tested: bisect down from the probe
+        hi, more_cut = min(hi, run.best_peak / (1 + stop)), cut
+        hi_done, cut = _bisect(run, hi, options.lp_test_limit, probe_first=hi < probe)
+        cut = cut or more_cut
     hi_done, cut = (min(hi_done, probe) if complete else hi_done), (cut or not complete)
     cap = options.lp_test_limit
     while not run.met() and run.clock.left() > 0:

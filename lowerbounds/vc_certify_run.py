@@ -163,7 +163,8 @@ class Run:
 
     def dive(self, load: float) -> bool:
         """Price-and-dive (:mod:`lowerbounds.vc_dive`) at ``load`` with at most ``dive_share`` of
-        the time left, warm-started with the pool's columns; True if its packing, re-checked by
+        the time left (``closing_dive_share`` when a packing at ``load`` closes the gap: it ends
+        the run), warm-started with the pool's columns; True if its packing, re-checked by
         :meth:`offer`, became the incumbent."""
         from lowerbounds.vc_dive import dive_packing
 
@@ -171,7 +172,9 @@ class Run:
         if self.options.dive_share <= 0 or left <= 0.05 or self.best_peak <= load:
             return False
         t = self.clock.now()
-        deadline = None if math.isinf(left) else time.perf_counter() + self.options.dive_share * left
+        closes = load <= self.load_lo * (1 + self.stop_gap) + 1e-15
+        share = max(self.options.dive_share, self.options.closing_dive_share) if closes else self.options.dive_share
+        deadline = None if math.isinf(left) else time.perf_counter() + share * left
         out = dive_packing(self.items, load, deadline=deadline, columns=self.pool)
         kept = False
         if out.counts is not None:

@@ -4,6 +4,7 @@ against the full one, and how certify shares its time limit (on a fake clock).""
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -280,3 +281,49 @@ def test_certify_without_a_time_limit_stops():
     dived = certify(inst, starts=[_bad_start(inst)], improve=busy_improve, time_limit=None,
                     options=CertifyOptions(bisection_steps=2, lp_test_limit=60.0))
     assert dived.status is Status.OPTIMAL and dived.extra["dive"]["found"] >= 1
+
+
+def _planted_average(seed: int, hosts: int = 12, per_host: int = 4) -> VCInstance:
+    """Every host of a hidden placement has CPU exactly 1.6 (so the average load is reachable
+    and the configuration LP cannot exclude any load above it); memory light; tasks shuffled."""
+    rng = np.random.default_rng(seed)
+    cpu = np.concatenate([np.diff(np.concatenate(([0.0], np.sort(rng.uniform(0.1, 0.9, per_host - 1)), [1.0]))) * 1.6
+                          for _ in range(hosts)])
+    order = rng.permutation(cpu.size)
+    return VCInstance(hosts=hosts, cpu=cpu[order], mem=np.full(cpu.size, 0.05), tasks=np.ones(cpu.size, dtype=np.int64))
+
+
+@pytest.mark.parametrize("closing_first", [True, False])
+def test_certify_tests_the_closing_load_first_and_gives_its_dive_more_time(closing_first, monkeypatch):
+    """After a probe test that the configuration LP cannot exclude, certify tests the load that
+    closes the gap (proven load x (1 + stop gap)) next, and the dive aimed there gets
+    ``closing_dive_share`` of the time left; without ``closing_test_first`` the bisection tests
+    the midpoint next. Checked on a planted instance (an exact partition at the average load)
+    without improvement step, so that the gap stays open after the heuristics."""
+    import lowerbounds.vc_certify_run as run_mod
+    import lowerbounds.vc_dive as dive_mod
+
+    tested, dives = [], []
+    prove = run_mod.Run.prove
+    monkeypatch.setattr(run_mod.Run, "prove", lambda self, load, cap: tested.append((load, self.load_lo)) or prove(self, load, cap))
+    dive = dive_mod.dive_packing
+
+    def spy(items, load, *, deadline=None, columns=()):
+        now = time.perf_counter()
+        dives.append((load, (deadline - now) / (20.0 - (now - t0))))  # the share of the time left it gets
+        return dive(items, load, deadline=deadline, columns=columns)
+
+    monkeypatch.setattr(dive_mod, "dive_packing", spy)
+    inst = _planted_average(1)
+    options = CertifyOptions(closing_test_first=closing_first, improve_share=0.0)
+    t0 = time.perf_counter()
+    res = certify(inst, heuristics=[REGISTRY.get("gr")], time_limit=20.0, stop_gap=1e-4, options=options)
+    assert len(tested) >= 2
+    (probe, lo), (second, lo2) = tested[0], tested[1]
+    assert lo2 == lo and probe > lo * (1 + 1e-4)
+    if closing_first:
+        assert second == lo * (1 + 1e-4)
+        assert dives and dives[0][0] == second and 0.85 < dives[0][1] <= 0.9 + 1e-3
+    else:
+        assert second == 0.5 * (lo + probe)
+    assert res.status.has_solution and res.bound >= res.objective - 1e-12
