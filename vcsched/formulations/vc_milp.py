@@ -447,6 +447,16 @@ def _build(instance: VCInstance, formulation: str, budget, budget_mode: str, sym
     return build_literal_model(instance, budget=budget, budget_mode=budget_mode)
 
 
+def _check_arguments(formulation: str, time_limit: float | None, node_limit: int | None) -> None:
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+    if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
+    if node_limit is not None and (isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer))
+                                   or node_limit < 1):
+        raise ValueError(f"node_limit must be a positive integer, got {node_limit!r}")
+
+
 def solve_vc_milp(
     instance: VCInstance,
     *,
@@ -508,13 +518,7 @@ def solve_vc_milp(
     >>> res.status.value, res.objective
     ('optimal', 1.0)
     """
-    if formulation not in FORMULATIONS:
-        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
-    if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
-    if node_limit is not None and (isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer))
-                                   or node_limit < 1):
-        raise ValueError(f"node_limit must be a positive integer, got {node_limit!r}")
+    _check_arguments(formulation, time_limit, node_limit)
     t0 = time.perf_counter()
     model = _build(instance, formulation, budget, budget_mode, symmetry_breaking)
     best = best_start(instance, starts, _effective_budget(instance, budget), budget_mode)
@@ -526,11 +530,9 @@ def solve_vc_milp(
             best = better_placement(instance, best, incumbent)
     start = model.start_values(instance, best) if best is not None else {}
     build_seconds = time.perf_counter() - t0
-    options = dict(model.highs_options(bool(start)) or {})
-    if node_limit is not None:
-        options["mip_max_nodes"] = int(node_limit)
+    options = {**(model.highs_options(bool(start)) or {}), **({} if node_limit is None else {"mip_max_nodes": node_limit})}
     out = solve_model(model.problem, time_limit=time_limit, gap_rel=gap_rel, threads=threads, variables=model.variables,
-                      start=start, options=options or None, describe=model.min_yield)
+                      start=start, options=options, describe=model.min_yield)
     extra: dict[str, Any] = {"build_seconds": build_seconds, "solve_seconds": out.seconds, "formulation": formulation,
                              "nodes": out.nodes}
     return _milp_result(instance, model, out, best, second_phase, extra, t0)
