@@ -89,6 +89,16 @@ def test_host_columns_are_the_dense_counts_made_sparse():
 # --------------------------------------------------------------------------- pruned partner search == full search
 
 
+def _full_search(find, s, h: int, peak: float):
+    """``find``'s answer when the first block holds every host (the search over every host)."""
+    saved = improve_mod._FIRST_BLOCK
+    improve_mod._FIRST_BLOCK = 10**9
+    try:
+        return find(s, h, peak)
+    finally:
+        improve_mod._FIRST_BLOCK = saved
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_least_loaded_first_finds_the_full_search_answer(seed):
     rng = np.random.default_rng(seed)
@@ -100,12 +110,7 @@ def test_least_loaded_first_finds_the_full_search_answer(seed):
         peak = float(s.load[h])
         for find in (improve_mod._move, improve_mod._swap, improve_mod._swap21):
             fast = find(s, h, peak)
-            saved = improve_mod._FIRST_BLOCK
-            improve_mod._FIRST_BLOCK = 10**9  # the full search over every host
-            try:
-                full = find(s, h, peak)
-            finally:
-                improve_mod._FIRST_BLOCK = saved
+            full = _full_search(find, s, h, peak)
             assert fast == full
         # random relocations keep the states varied (memory may overflow: only the search is tested)
         s.relocate(int(rng.integers(inst.n_tasks)), int(rng.integers(inst.hosts)))
@@ -127,12 +132,7 @@ def test_least_loaded_first_at_scale_finds_an_improvement_when_one_exists(seed):
         step = None
         for find in (improve_mod._move, improve_mod._swap):
             fast = find(s, h, peak)
-            saved = improve_mod._FIRST_BLOCK
-            improve_mod._FIRST_BLOCK = 10**9  # the full search over every host
-            try:
-                full = find(s, h, peak)
-            finally:
-                improve_mod._FIRST_BLOCK = saved
+            full = _full_search(find, s, h, peak)
             assert (fast is None) == (full is None)
             if fast is not None:
                 step = fast

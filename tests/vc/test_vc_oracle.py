@@ -115,14 +115,19 @@ def test_plain_sort_equals_numpy_sort_on_long_lists_with_many_ties():
 
 
 @contextlib.contextmanager
-def compiled_from(items):
-    """MCB8 by the compiled fill from ``items`` items on (the default is ``COMPILED_FROM``)."""
-    saved = mcb_pack_module.COMPILED_FROM
-    mcb_pack_module.COMPILED_FROM = items
+def _compiled_from(module, size: int):
+    """``module``'s compiled path from ``size`` items or tasks on (its default is ``module.COMPILED_FROM``)."""
+    saved = module.COMPILED_FROM
+    module.COMPILED_FROM = size
     try:
         yield
     finally:
-        mcb_pack_module.COMPILED_FROM = saved
+        module.COMPILED_FROM = saved
+
+
+def compiled_from(items):
+    """MCB8 by the compiled fill from ``items`` items on."""
+    return _compiled_from(mcb_pack_module, items)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -246,17 +251,6 @@ def test_greedy_placement_equals_the_plain_scan(seed, order_kind):
     assert (fast is None and plain is None) or fast.tolist() == list(plain)
 
 
-@contextlib.contextmanager
-def _greedy_compiled_from(tasks: int):
-    """The least-loaded rule compiled from ``tasks`` tasks on (the default is ``COMPILED_FROM``)."""
-    saved = vc_greedy_module.COMPILED_FROM
-    vc_greedy_module.COMPILED_FROM = tasks
-    try:
-        yield
-    finally:
-        vc_greedy_module.COMPILED_FROM = saved
-
-
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), order_kind=st.sampled_from(["index", "memory", "random"]))
 def test_compiled_greedy_placement_equals_the_plain_scan(seed, order_kind):
@@ -265,7 +259,7 @@ def test_compiled_greedy_placement_equals_the_plain_scan(seed, order_kind):
     inst = parse_instance(random_doc(seed, max_tasks=3))
     order = (np.random.default_rng(seed).permutation(inst.n_tasks) if order_kind == "random"
              else _task_order(inst, sort_by_memory=order_kind == "memory"))
-    with _greedy_compiled_from(0):
+    with _compiled_from(vc_greedy_module, 0):
         fast, fast_attempts = least_loaded_placement(inst, order)
     plain, plain_attempts = plain_greedy_placement(inst, order)
     assert fast_attempts == plain_attempts
@@ -281,9 +275,9 @@ def test_compiled_greedy_placement_equals_the_heaps_on_large_instances(seed, ord
     order = {"index": np.arange(inst.n_tasks), "memory": _task_order(inst, sort_by_memory=True),
              "random": np.random.default_rng(seed).permutation(inst.n_tasks),
              "cpu": np.argsort(-inst.task_cpu, kind="stable")}[order_kind]
-    with _greedy_compiled_from(0):
+    with _compiled_from(vc_greedy_module, 0):
         fast, fast_attempts = least_loaded_placement(inst, order)
-    with _greedy_compiled_from(10**9):
+    with _compiled_from(vc_greedy_module, 10**9):
         heaps, heaps_attempts = least_loaded_placement(inst, order)
     assert fast_attempts == heaps_attempts > inst.n_tasks  # some hosts were skipped
     assert (fast is None and heaps is None) or fast.tolist() == heaps.tolist()
