@@ -274,7 +274,7 @@ def test_a_clean_synthetic_tree_passes(tmp_path):
     ("vcsched/sim/policy.py", "from heuristics.diet import standard\n", "sim imports heuristics"),
     ("vcsched/cli/vc.py", "from heuristics.vc import REGISTRY\n", "cli imports heuristics (heuristics.vc, at module level)"),
     ("vcsched/problems/vc.py", "from vcsched.cli.common import x\n", "problems imports cli"),
-    ("lowerbounds/vc.py", "from heuristics.vc.mcb import mcb\n", "lowerbounds imports heuristics"),
+    ("lowerbounds/vc/relaxation.py", "from heuristics.vc.mcb import mcb\n", "lowerbounds imports heuristics"),
     ("heuristics/vc/mcb.py", "from lowerbounds.vc import lp_relaxation\n", "heuristics imports lowerbounds"),
     ("heuristics/vc/rounding.py", "from lowerbounds.vc import _private\n", "heuristics imports lowerbounds"),
     ("heuristics/vc/adapt.py", "from benchmarks.harness import run\n", "heuristics imports benchmarks"),

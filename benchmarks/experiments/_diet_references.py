@@ -3,7 +3,7 @@
 Every simulated row gains the bounds of its own scenario and seed (``lowerbounds.diet.diet_bounds``, method
 ``best``: lower bounds on makespan and mean turnaround, an upper bound on throughput, valid for every approach)
 and, for the paper's default cells of ``bursty`` and ``add-seds``, the best clairvoyant placement
-(``lowerbounds.diet_placement``: optimum, or the best found with its bound and gap at the time limit). The
+(``lowerbounds.diet.placement``: optimum, or the best found with its bound and gap at the time limit). The
 report gives each approach's metrics as ratios to both, beside the paper's comparisons with Standard, with
 one figure per experiment.
 """
@@ -40,7 +40,7 @@ def references(scenario: Any, seed: int, *, placement: bool, nodes: int, milp_no
     """Columns ``<metric>_bound`` and, with ``placement``, ``<metric>_best``, ``..._best_bound``,
     ``..._best_status``, ``..._best_gap`` for the makespan and the mean turnaround."""
     from lowerbounds.diet import diet_bounds, diet_instance
-    from lowerbounds.diet_placement import best_placement
+    from lowerbounds.diet.placement import best_placement
 
     out: dict[str, Any] = {f"{m}_bound": b.value for m, b in diet_bounds(scenario, seed=seed).items()}
     if placement:

@@ -7,7 +7,7 @@ Two cell parts, run by :mod:`benchmarks.experiments.timeshare`:
   and MCT, HMCT, MP and MSF simulated on it: one row per heuristic with each metric, its bound, the
   ratio value / bound and the seconds the bounds took;
 * ``part = "small"``: the first ``tasks`` tasks of scenario (b)'s workload on 3 or 4 servers, with the
-  best mapping of each metric (:func:`lowerbounds.timeshare_mapping.best_mapping`), the LP bounds and
+  best mapping of each metric (:func:`lowerbounds.timeshare.mapping.best_mapping`), the LP bounds and
   the heuristics: rows give the value of each, so the report can give the bound's quality
   (bound / best mapping) and each heuristic's distance to the best mapping.
 """
@@ -101,7 +101,7 @@ def bound_rows(params: dict) -> list[dict]:
 
 def small_rows(params: dict) -> list[dict]:
     from lowerbounds.timeshare import TaskCosts, lp_bounds
-    from lowerbounds.timeshare_mapping import best_mapping
+    from lowerbounds.timeshare.mapping import best_mapping
 
     inst = _instance(params)
     costs = TaskCosts.of(inst.platform, inst.workload)

@@ -9,7 +9,7 @@ Two kinds of cells.
   Quick mode keeps the first :data:`QUICK_DAYS` days of each trace.
 * ``window``: small random windows (:func:`small_window`: 8-16 jobs, 4-16 processors,
   offered loads 0.7 / 1.0 / 1.5, integer times) with their exact clairvoyant optimum
-  (:func:`lowerbounds.batch_exact.exact_optimum`) beside every bound: each job's own
+  (:func:`lowerbounds.batch.exact.exact_optimum`) beside every bound: each job's own
   duration, the mean busy time bound (quick), the plain LP and the LP with HiGHS's root
   cuts (lp) for the mean response time; quick and lp for the makespan.
 
@@ -63,7 +63,7 @@ def cells(quick: bool) -> list[dict]:
 def small_window(n: int, m: int, load: float, rng: np.random.Generator):
     """A window of ``n`` jobs on ``m`` processors: widths ``round(2^U(0, log2 m))``, durations uniform on 1..20,
     Poisson arrivals (integer times) at offered load ``load``."""
-    from lowerbounds.batch_instance import BatchInstance
+    from lowerbounds.batch.instance import BatchInstance
 
     q = np.minimum(m, np.maximum(1, np.round(2 ** rng.uniform(0, np.log2(m), n)))).astype(int)
     p = rng.integers(1, 21, n).astype(float)
@@ -113,9 +113,9 @@ def _timed(fn):
 
 
 def _window_row(params: dict, seed: int) -> dict:
-    from lowerbounds.batch_exact import exact_optimum
-    from lowerbounds.batch_lp import lp_flow, lp_makespan
-    from lowerbounds.batch_quick import flow_quick, makespan_quick
+    from lowerbounds.batch.exact import exact_optimum
+    from lowerbounds.batch.lp import lp_flow, lp_makespan
+    from lowerbounds.batch.quick import flow_quick, makespan_quick
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(8, 17))

@@ -2,7 +2,7 @@
 
 Seed 001 §4.2.3 (Figs 7, 8, 15-18) measures MCB8 against the LP relaxation
 ``min(1, H / sum alpha)``, which ignores memory and integrality. Here every
-instance is also solved by ``certify`` (:func:`lowerbounds.vc_certify.certify`,
+instance is also solved by ``certify`` (:func:`lowerbounds.vc.certification.certify`,
 wired as on the command line: MCB8, SG and GR placements, the core greedy,
 :func:`heuristics.vc.improve.improve_placement`), which returns the best
 allocation it finds and a proven upper bound.
@@ -110,7 +110,7 @@ def run_instance(inst, params: dict, seed: int) -> list[dict]:
     from heuristics.vc import REGISTRY
     from heuristics.vc.improve import improve_placement
     from lowerbounds.vc import closed_form_bound
-    from lowerbounds.vc_certify import certify
+    from lowerbounds.vc.certification import certify
 
     rng = np.random.default_rng([seed, zlib.crc32(b"certify")])
     t0 = time.perf_counter()

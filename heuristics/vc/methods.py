@@ -23,7 +23,7 @@ and a Python caller get the same result:
 
 The table sits next to the algorithms and wires the compositions the architecture allows
 a registry to wire: the LP relaxation and the §3.1 bound of :mod:`lowerbounds.vc`, and
-:func:`lowerbounds.vc_certify.certify` fed with heuristics' placements. Heavy modules are
+:func:`lowerbounds.vc.certification.certify` fed with heuristics' placements. Heavy modules are
 imported when a method runs.
 
 Examples
@@ -156,11 +156,11 @@ def _closed_form(instance):
 
 
 def _certify(instance, *, time_limit=None, gap=None, rng=0):
-    """:func:`lowerbounds.vc_certify.certify` from the placements of :data:`CERTIFY_HEURISTICS`
+    """:func:`lowerbounds.vc.certification.certify` from the placements of :data:`CERTIFY_HEURISTICS`
     (placed from scratch) and :func:`heuristics.vc.improve.improve_placement`; ``gap`` is the
     certified relative gap at which to stop (default: the optimality tolerance)."""
     from heuristics.vc.improve import improve_placement
-    from lowerbounds.vc_certify import DEFAULT_GAP_TOL, certify
+    from lowerbounds.vc.certification import DEFAULT_GAP_TOL, certify
 
     return certify(instance, heuristics=[heuristic_function(n) for n in CERTIFY_HEURISTICS], improve=improve_placement,
                    time_limit=CERTIFY_DEFAULT_TIME_LIMIT if time_limit is None else time_limit,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from heuristics.diet import make_approach
 from lowerbounds.diet import diet_bounds, diet_instance, lp_bounds, quick_bounds, sed_rate
-from lowerbounds.diet_placement import best_placement, evaluate, slot_bound
+from lowerbounds.diet.placement import best_placement, evaluate, slot_bound
 from vcsched.problems.diet import AgentTree, DietPlatform, SeDChange, TaskSpec, Workload
 from vcsched.scenarios.diet import Scenario, add_seds, bursty, simulate_scenario, steady
 from vcsched.sim.diet import execution_factors, simulate_diet
@@ -200,8 +200,8 @@ def test_bounds_refuse_noise_with_a_removed_sed():
     dict(arrivals=[0, 0.5, 0.5, 1, 2], costs=[10, 10, 10, 10, 10], speeds=[1.0, 1.0], cv=0.1, join=6.0),
 ])
 def test_makespan_milp_equals_brute_force(case):
-    from lowerbounds.diet_milp import makespan_milp
-    from lowerbounds.diet_placement import greedy_placement
+    from lowerbounds.diet.milp import makespan_milp
+    from lowerbounds.diet.placement import greedy_placement
 
     inst = diet_instance(tiny(**case), seed=5)
     starts, cpus = greedy_placement(inst)
@@ -223,7 +223,7 @@ def test_add_seds_without_noise_best_placement_is_proven():
 
 
 def test_exact_too_large_says_so_and_gives_bound_and_gap(monkeypatch):
-    import lowerbounds.diet as ld
+    import lowerbounds.diet.bounds as ld
 
     monkeypatch.setattr(ld, "EXACT_MAX_TASKS", 3)
     out = diet_bounds(tiny([0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [1.0, 1.0]), method="exact", time_limit=5)
@@ -237,7 +237,7 @@ def test_exact_too_large_says_so_and_gives_bound_and_gap(monkeypatch):
 @given(gaps=st.lists(st.floats(0, 3), min_size=3, max_size=4), cost=st.floats(2, 20), seed=st.integers(0, 50),
        objective=st.sampled_from(["makespan", "mean_turnaround"]))
 def test_local_search_never_worsens_and_stays_feasible(gaps, cost, seed, objective):
-    from lowerbounds.diet_placement import greedy_placement, improve
+    from lowerbounds.diet.placement import greedy_placement, improve
 
     scen = tiny(np.cumsum([0.0, *gaps[1:]]), [cost] * len(gaps), [1.0, 2.0], cv=0.1, join=4.0)
     inst = diet_instance(scen, seed=seed)
@@ -259,7 +259,7 @@ def test_local_search_never_worsens_and_stays_feasible(gaps, cost, seed, objecti
 @given(factors=st.lists(st.floats(0.5, 1.5), min_size=1, max_size=12), budget=st.floats(0, 12),
        in_flight=st.integers(0, 4))
 def test_jobs_fitting_is_at_least_every_feasible_block(factors, budget, in_flight):
-    from lowerbounds.diet import _jobs_fitting
+    from lowerbounds.diet.quick import _jobs_fitting
 
     f = np.array(factors)
     best = 0

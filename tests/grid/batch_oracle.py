@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from lowerbounds.batch_instance import BatchInstance, schedule_metrics
+from lowerbounds.batch.instance import BatchInstance, schedule_metrics
 
 
 def _earliest(placed, width, cap, release, p):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lowerbounds.batch import METHODS
-from lowerbounds.batch_instance import BatchInstance
+from lowerbounds.batch.instance import BatchInstance
 from tests.grid.batch_oracle import brute_force
 from vcsched.cli import main
 from vcsched.cli.grid_bound import BOUND_METHODS

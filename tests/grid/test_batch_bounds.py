@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lowerbounds.batch import METHODS, batch_bounds, instance_bounds
-from lowerbounds.batch_exact import MAX_EXACT_JOBS, exact_optimum, exact_schedule_metrics
-from lowerbounds.batch_grid import time_grid
-from lowerbounds.batch_instance import BatchInstance, batch_instance, check_batch_schedule
-from lowerbounds.batch_lp import lp_flow, lp_makespan, lp_stretch
-from lowerbounds.batch_quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from lowerbounds.batch.exact import MAX_EXACT_JOBS, exact_optimum, exact_schedule_metrics
+from lowerbounds.batch.grid import time_grid
+from lowerbounds.batch.instance import BatchInstance, batch_instance, check_batch_schedule
+from lowerbounds.batch.lp import lp_flow, lp_makespan, lp_stretch
+from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
 from tests.grid.batch_oracle import brute_force
 from vcsched.errors import InvalidInputError
 from vcsched.result import Status

@@ -1,12 +1,13 @@
-"""The refined bound's column pool and its column generation (``lowerbounds.moldable_refined``)."""
+"""The refined bound's column pool and its column generation (``lowerbounds.moldable.refined``)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lowerbounds.moldable import _refined_ends, brute_force_optimum, refined_interval_bound
-from lowerbounds.moldable_refined import build_pool, lagrangian_bound, solve_by_columns, solve_full
+from lowerbounds.moldable import brute_force_optimum, refined_interval_bound
+from lowerbounds.moldable.bounds import _refined_ends
+from lowerbounds.moldable.refined import build_pool, lagrangian_bound, solve_by_columns, solve_full
 from vcsched.generators.moldable import KINDS, generate_moldable_instance
 from vcsched.problems.moldable import MoldableInstance
 

@@ -19,8 +19,8 @@ from lowerbounds.timeshare import (
     quick_bounds,
     timeshare_bounds,
 )
-from lowerbounds.timeshare_lp import deadline_feasible, sumflow_interval_lp
-from lowerbounds.timeshare_mapping import best_mapping, evaluate_mapping
+from lowerbounds.timeshare.lp import deadline_feasible, sumflow_interval_lp
+from lowerbounds.timeshare.mapping import best_mapping, evaluate_mapping
 from vcsched.generators.timeshare import generate_scenario
 from vcsched.problems.timeshare import Platform, TimeshareInstance, first_tasks, metrics, platform_for
 from vcsched.problems.timeshare import TimeshareWorkload as Workload
@@ -245,7 +245,7 @@ def test_first_tasks_keeps_parents():
 
 
 def test_pair_bound_is_processor_sharing_when_tasks_arrive_together():
-    from lowerbounds.timeshare_pairs import sumflow_pair_bound
+    from lowerbounds.timeshare.pairs import sumflow_pair_bound
 
     p = np.array([[10.0], [30.0], [20.0]])
     zero = np.zeros_like(p)
@@ -262,7 +262,7 @@ def ps_sum_of(works):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_pair_dynamic_programme_is_the_minimum_over_mappings(seed):
-    from lowerbounds.timeshare_pairs import pair_slowdowns, sumflow_pair_bound
+    from lowerbounds.timeshare.pairs import pair_slowdowns, sumflow_pair_bound
 
     rng = np.random.default_rng(seed)
     n, S = 5, 3

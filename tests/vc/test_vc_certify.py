@@ -1,4 +1,4 @@
-"""``certify``: proven bounds and allocations (lowerbounds.vc_packing, lowerbounds.vc_certify, heuristics.vc.improve).
+"""``certify``: proven bounds and allocations (lowerbounds.vc.packing, lowerbounds.vc.certification, heuristics.vc.improve).
 
 Checked against the compact MILP (small set, medium instances where HiGHS
 proves optimality), brute force (tiny instances, bin packing), and the
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from heuristics.vc import REGISTRY
 from heuristics.vc.improve import improve_placement
-from lowerbounds.vc_certify import certify
-from lowerbounds.vc_packing import (
+from lowerbounds.vc.certification import certify
+from lowerbounds.vc.packing import (
     PackingItems,
     cheap_bins,
     configuration_lp,

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lowerbounds.vc_certify import CertifyOptions, certify
-from lowerbounds.vc_integer_master import (
+from lowerbounds.vc.certification import CertifyOptions, certify
+from lowerbounds.vc.integer_master import (
     fitting_columns,
     placement_from_configurations,
     solve_integer_master,
 )
-from lowerbounds.vc_packing import CAP_TOL, configuration_lp, packing_items, singleton_counts
+from lowerbounds.vc.packing import CAP_TOL, configuration_lp, packing_items, singleton_counts
 from tests.vc.brute import all_placements, brute_force_min_yield
 from tests.vc.test_vc_certify import assert_sound, random_instances
 from tests.vc.test_vc_certify_scale import _all_configurations
@@ -142,7 +142,7 @@ def test_configuration_lp_keeps_the_generated_columns_and_they_fit():
 def test_local_search_columns_fit_and_are_local_optima(seed):
     """The cheap pricing's descent: every column fits ``(load, 1)`` and the demands, is worth at
     least the greedy column it started from, and no single added copy improves it."""
-    from lowerbounds.vc_packing import _greedy_columns, _local_search, _Prices
+    from lowerbounds.vc.packing import _greedy_columns, _local_search, _Prices
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 40))
@@ -164,7 +164,7 @@ def test_local_search_columns_fit_and_are_local_optima(seed):
 def test_local_search_at_scale_uses_the_most_valuable_types_only(monkeypatch):
     """Above _SEARCH_TYPES types the descent works on a subset; its column is the same as the full
     search's when the subset holds every type that fits (here: all types beyond it are worthless)."""
-    import lowerbounds.vc_packing as vp
+    import lowerbounds.vc.packing as vp
 
     rng = np.random.default_rng(3)
     n = 60

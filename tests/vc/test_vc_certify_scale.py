@@ -14,9 +14,9 @@ from heuristics.vc import REGISTRY
 from heuristics.vc import improve as improve_mod
 from heuristics.vc.improve import improve_placement
 from heuristics.vc.improve_state import Placement
-from lowerbounds.vc_certify import CertifyOptions, certify
-from lowerbounds.vc_certify_run import host_columns
-from lowerbounds.vc_packing import MasterLP, PackingItems, configuration_lp, singleton_counts
+from lowerbounds.vc.certification import CertifyOptions, certify
+from lowerbounds.vc.certification_run import host_columns
+from lowerbounds.vc.packing import MasterLP, PackingItems, configuration_lp, singleton_counts
 from vcsched.generators.vc import generate_vc_instance
 from vcsched.problems.vc import VCInstance, host_loads
 from vcsched.result import Status
@@ -300,8 +300,8 @@ def test_certify_tests_the_closing_load_first_and_gives_its_dive_more_time(closi
     ``closing_dive_share`` of the time left; without ``closing_test_first`` the bisection tests
     the midpoint next. Checked on a planted instance (an exact partition at the average load)
     without improvement step, so that the gap stays open after the heuristics."""
-    import lowerbounds.vc_certify_run as run_mod
-    import lowerbounds.vc_dive as dive_mod
+    import lowerbounds.vc.certification_run as run_mod
+    import lowerbounds.vc.dive as dive_mod
 
     tested, dives = [], []
     prove = run_mod.Run.prove

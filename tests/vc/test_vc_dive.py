@@ -1,4 +1,4 @@
-"""Price-and-dive (lowerbounds.vc_dive): its packings fit, it never packs below the optimum, it finds
+"""Price-and-dive (lowerbounds.vc.dive): its packings fit, it never packs below the optimum, it finds
 the perfect packings heuristics miss, and it honours its deadline."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from lowerbounds.vc_dive import dive_packing
-from lowerbounds.vc_integer_master import placement_from_configurations
-from lowerbounds.vc_packing import configuration_lp, packing_items
+from lowerbounds.vc.dive import dive_packing
+from lowerbounds.vc.integer_master import placement_from_configurations
+from lowerbounds.vc.packing import configuration_lp, packing_items
 from tests.vc.test_vc_certify_integer_master import _triplet_instance, tiny_instance_with_optimum
 from vcsched.generators.vc import VCSpec, build_instance, generate_vc_instance
 from vcsched.problems.vc import host_loads, host_memory

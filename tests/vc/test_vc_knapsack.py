@@ -1,4 +1,4 @@
-"""The pricing knapsack of the configuration LP (lowerbounds.vc_knapsack) against brute force."""
+"""The pricing knapsack of the configuration LP (lowerbounds.vc.knapsack) against brute force."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lowerbounds.vc_knapsack import PRUNE_TOL, knapsack_2d
+from lowerbounds.vc.knapsack import PRUNE_TOL, knapsack_2d
 
 
 def brute_force(p, a1, a2, u):

@@ -29,11 +29,12 @@ import time
 
 import numpy as np
 
-from lowerbounds.timeshare import METRICS, MetricBound, TaskCosts
+from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.sim.processor_sharing import ps_completion_times
 
 __all__ = ["MappingResult", "evaluate_mapping", "greedy_mapping", "best_mapping", "search_applies",
            "exact_references", "EXACT_MAX_TASKS"]
+
 
 EXACT_MAX_TASKS = 16
 """Largest workload the search is attempted on; above, :func:`exact_references` says so and keeps the bound."""

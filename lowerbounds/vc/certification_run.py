@@ -1,12 +1,12 @@
 """The state of one ``certify`` run: the incumbent, the proven load, the clock and the steps that change them.
 
-:func:`lowerbounds.vc_certify.certify` decides *when* each step runs; :class:`Run`
+:func:`lowerbounds.vc.certification.certify` decides *when* each step runs; :class:`Run`
 holds what the steps share and does each step once: :meth:`Run.offer` (a
 candidate placement, checked by the checker's memory rule, kept if it lowers
 the largest load), :meth:`Run.improve_for` (the improvement step with a share of
 the time left), :meth:`Run.prove` (the cheap L2 bound, then the configuration LP
-at a load), :meth:`Run.dive` (price-and-dive, :mod:`lowerbounds.vc_dive`) and
-:meth:`Run.integer_master` (:mod:`lowerbounds.vc_integer_master`). Seed 001
+at a load), :meth:`Run.dive` (price-and-dive, :mod:`lowerbounds.vc.dive`) and
+:meth:`Run.integer_master` (:mod:`lowerbounds.vc.integer_master`). Seed 001
 §2.5/§3.1: a load ``L`` is reached iff the tasks pack into ``H`` bins ``(L, 1)``.
 """
 
@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lowerbounds.vc_integer_master import placement_from_configurations, solve_integer_master
-from lowerbounds.vc_packing import Column, PackingItems, cheap_bins, configuration_lp
+from lowerbounds.vc.integer_master import placement_from_configurations, solve_integer_master
+from lowerbounds.vc.packing import Column, PackingItems, cheap_bins, configuration_lp
 from vcsched.problems.vc import VCInstance, host_loads, host_memory
 
 if TYPE_CHECKING:  # pragma: no cover
-    from lowerbounds.vc_certify import CertifyOptions
+    from lowerbounds.vc.options import CertifyOptions
 
 __all__ = ["Run", "Clock", "fits", "host_columns", "MEM_FIT", "TIMINGS"]
+
 
 MEM_FIT = 1 + 1e-12
 TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
@@ -162,11 +163,11 @@ class Run:
         return ("configuration-lp" if proof.infeasible else None), proof.complete
 
     def dive(self, load: float) -> bool:
-        """Price-and-dive (:mod:`lowerbounds.vc_dive`) at ``load`` with at most ``dive_share`` of
+        """Price-and-dive (:mod:`lowerbounds.vc.dive`) at ``load`` with at most ``dive_share`` of
         the time left (``closing_dive_share`` when a packing at ``load`` closes the gap: it ends
         the run), warm-started with the pool's columns; True if its packing, re-checked by
         :meth:`offer`, became the incumbent."""
-        from lowerbounds.vc_dive import dive_packing
+        from lowerbounds.vc.dive import dive_packing
 
         left = self.clock.left()
         if self.options.dive_share <= 0 or left <= 0.05 or self.best_peak <= load:

@@ -37,6 +37,7 @@ from vcsched.result import Status
 __all__ = ["LPOutcome", "solve_lp", "sumflow_interval_lp", "deadline_feasible", "bisect_threshold", "makespan_lp",
            "VARIABLE_BUDGET"]
 
+
 VARIABLE_BUDGET = 100_000
 """Most (task, server, interval) variables an LP may have; above it the time grid is coarsened (still valid)."""
 

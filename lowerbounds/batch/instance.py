@@ -40,6 +40,7 @@ from vcsched.errors import InvalidInputError
 __all__ = ["BatchInstance", "batch_instance", "schedule_metrics", "check_batch_schedule", "BSLD_TAU",
            "METRICS"]
 
+
 BSLD_TAU = 10.0
 """Threshold of the bounded slowdown (s), the value the simulator uses (``vcsched.sim.output.BSLD_TAU``)."""
 METRICS = ("makespan", "mean_response", "mean_bounded_slowdown", "max_stretch")

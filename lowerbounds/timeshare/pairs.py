@@ -1,6 +1,6 @@
 """Bounds specific to processor sharing: pairwise slow-downs for sumflow, groups of tasks for maxflow and maxstretch.
 
-The preemptive relaxation (:mod:`lowerbounds.timeshare_lp`) lets a server run one task at a time at
+The preemptive relaxation (:mod:`lowerbounds.timeshare.lp`) lets a server run one task at a time at
 full speed, which shortest-remaining-time-first exploits: two equal tasks arriving together then
 have flows ``p`` and ``2p`` where processor sharing gives ``2p`` and ``2p``. This bound keeps the
 sharing.
@@ -37,6 +37,7 @@ import numpy as np
 from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
 
 __all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "max_group_bounds"]
+
 
 STATE_LIMIT = 1 << 15
 """Most entries of one step of the dynamic programme (``S^(K+1)``)."""

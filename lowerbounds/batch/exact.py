@@ -1,6 +1,6 @@
 """Exact clairvoyant optima of small batch windows: the time-indexed MILP (HiGHS), mean response time and makespan.
 
-The MILP is the model of :mod:`lowerbounds.batch_grid` with binary columns, on a grid on
+The MILP is the model of :mod:`lowerbounds.batch.grid` with binary columns, on a grid on
 which every release and duration is a multiple of the slot (integer times, or times in
 multiples of ``1 / q`` for a small ``q``): there the grid problem is the original problem,
 so an optimal MILP solution is a clairvoyant optimum and HiGHS's dual bound is a lower
@@ -19,14 +19,15 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch_grid import build_model, greedy_grid_schedule, solve_arrays, time_grid
-from lowerbounds.batch_instance import BatchInstance, schedule_metrics
-from lowerbounds.batch_lp import _caps, completion_cost, flow_cost
+from lowerbounds.batch.grid import build_model, greedy_grid_schedule, solve_arrays, time_grid
+from lowerbounds.batch.instance import BatchInstance, schedule_metrics
+from lowerbounds.batch.lp import _caps, completion_cost, flow_cost
 from vcsched.errors import InvalidInputError
 from vcsched.result import Status, relative_gap
 
 __all__ = ["ExactResult", "exact_optimum", "exact_schedule_metrics", "check_exact_size", "MAX_EXACT_JOBS", "MAX_EXACT_SLOTS",
            "MAX_EXACT_COLUMNS"]
+
 
 MAX_EXACT_JOBS = 40
 """Largest number of jobs the exact method accepts."""

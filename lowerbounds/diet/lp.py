@@ -27,10 +27,12 @@ import math
 import numpy as np
 import pulp
 
-from lowerbounds.diet import DietInstance, quick_bounds
+from lowerbounds.diet.instance import DietInstance
+from lowerbounds.diet.quick import quick_bounds
 from vcsched.formulations.solve import new_var, solve_model
 
 __all__ = ["preemptive_lp_bounds", "GRID_STEPS"]
+
 
 GRID_STEPS = 40
 """Regular grid points added between the first release and the horizon (turnaround LP)."""
@@ -118,7 +120,7 @@ def _lp_turnaround(inst: DietInstance, rel: np.ndarray, w: np.ndarray, horizon: 
 def preemptive_lp_bounds(inst: DietInstance, *, time_limit: float = 60.0) -> dict[str, float]:
     """``makespan`` and ``mean_turnaround`` lower bounds from the LP (module docstring), each at least the
     closed form's (the larger of the two is kept), and the ``throughput`` upper bound they imply."""
-    from lowerbounds.diet_placement import greedy_placement
+    from lowerbounds.diet.placement import greedy_placement
 
     quick = quick_bounds(inst)
     if inst.n == 0:

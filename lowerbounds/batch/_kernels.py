@@ -1,4 +1,4 @@
-"""Compiled single-machine fluid schedules behind the quick batch bounds (:mod:`lowerbounds.batch_quick`).
+"""Compiled single-machine fluid schedules behind the quick batch bounds (:mod:`lowerbounds.batch.quick`).
 
 One compiled loop runs a preemptive schedule of "work" (speed-normalised processor-seconds) on
 one machine that processes ``rate`` units per second, jobs arriving at their release dates; it

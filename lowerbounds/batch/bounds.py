@@ -5,14 +5,14 @@ Public entry points (they take the simulator's own objects, a
 
 * :func:`batch_bounds` (``vcsched grid bound``): lower bounds on the makespan, the mean
   response time, the mean bounded slowdown and the max stretch that *every* schedule of
-  the clairvoyant relaxation (:mod:`lowerbounds.batch_instance`) reaches, so every
+  the clairvoyant relaxation (:mod:`lowerbounds.batch.instance`) reaches, so every
   simulated policy (FCFS, EASY, CBF, MCT, reallocation) too;
-* :func:`exact_batch`: the exact optimum of a small window (:mod:`lowerbounds.batch_exact`).
+* :func:`exact_batch`: the exact optimum of a small window (:mod:`lowerbounds.batch.exact`).
 
 Methods (:data:`METHODS`, the one table the API and the command line share):
 
-``quick``  the bounds of :mod:`lowerbounds.batch_quick` on the whole workload, O(n log n);
-``lp``     ``quick``, then the LP relaxations of :mod:`lowerbounds.batch_lp` on windows of
+``quick``  the bounds of :mod:`lowerbounds.batch.quick` on the whole workload, O(n log n);
+``lp``     ``quick``, then the LP relaxations of :mod:`lowerbounds.batch.lp` on windows of
            :data:`WINDOW_JOBS` consecutive jobs (by submission) within the time limit;
 ``exact``  ``lp`` (half of the time), then the MILP (the rest); refuses a workload above
            the exact limits;
@@ -37,14 +37,15 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch_exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
-from lowerbounds.batch_instance import BatchInstance, batch_instance
-from lowerbounds.batch_lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
-from lowerbounds.batch_quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
+from lowerbounds.batch.instance import BatchInstance, batch_instance
+from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
+from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
 from vcsched.errors import InvalidInputError
 
 __all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
            "exact_batch", "batch_instance", "BatchInstance", "ExactResult"]
+
 
 METHODS = ("quick", "lp", "exact", "best")
 WINDOW_JOBS = 16
@@ -230,11 +231,11 @@ def batch_bounds(jobs, clusters, *, method: str = "best", time_limit: float = 60
     BatchBounds
         ``bounds[metric]`` is a :class:`MetricBound` for each of
         ``makespan, mean_response, mean_bounded_slowdown, max_stretch`` (the metric's
-        definition is the simulator's, :mod:`lowerbounds.batch_instance`).
+        definition is the simulator's, :mod:`lowerbounds.batch.instance`).
     """
     return instance_bounds(batch_instance(jobs, clusters), method=method, time_limit=time_limit, window=window)
 
 
 def exact_batch(jobs, clusters, *, time_limit: float = 60.0) -> ExactResult:
-    """Exact clairvoyant optimum (mean response time, makespan) of a small workload; see :mod:`lowerbounds.batch_exact`."""
+    """Exact clairvoyant optimum (mean response time, makespan) of a small workload; see :mod:`lowerbounds.batch.exact`."""
     return exact_optimum(batch_instance(jobs, clusters), time_limit=time_limit)

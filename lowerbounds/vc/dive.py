@@ -3,14 +3,14 @@
 Seed 001 §2.5/§3.1: a placement with largest load ``<= L`` is a packing of
 the tasks, as 2-D items ``(alpha_i, m_i)``, into ``H`` bins of capacity
 ``(L, 1)``. When the configuration LP
-(:func:`lowerbounds.vc_packing.configuration_lp`) cannot exclude ``L`` (its
+(:func:`lowerbounds.vc.packing.configuration_lp`) cannot exclude ``L`` (its
 value is ``<= H``), a packing may still exist; the restricted integer master
-(:mod:`lowerbounds.vc_integer_master`) searches only the columns generated so
+(:mod:`lowerbounds.vc.integer_master`) searches only the columns generated so
 far. Diving generates the columns a packing needs as it builds it
 (Vanderbeck 1999, "pure diving"; Sadykov et al. 2019):
 
 1. solve the configuration LP by column generation, priced by the exact
-   knapsack of :mod:`lowerbounds.vc_knapsack` (at most ``rounds`` pricing
+   knapsack of :mod:`lowerbounds.vc.knapsack` (at most ``rounds`` pricing
    rounds per step after the first, which runs to the end);
 2. if every ``x_p`` is integer, the columns with their counts are the packing;
 3. otherwise *fix*: raise the lower bound of every column whose value above
@@ -40,10 +40,11 @@ import time
 
 import numpy as np
 
-from lowerbounds.vc_knapsack import knapsack_2d
-from lowerbounds.vc_packing import Column, MasterLP, PackingItems, improving_columns, singleton_counts
+from lowerbounds.vc.knapsack import knapsack_2d
+from lowerbounds.vc.packing import Column, MasterLP, PackingItems, improving_columns, singleton_counts
 
 __all__ = ["DiveResult", "dive_packing"]
+
 
 _INT_TOL = 1e-6
 _NODES = 300_000

@@ -5,7 +5,7 @@ the tasks, as 2-D items ``(alpha_i, m_i)``, into ``H`` bins of capacity
 ``(L, 1)``. The Gilmore-Gomory model writes a packing as configurations
 (columns ``a_p``: copies of each item type one bin holds) and counts
 ``x_p`` of bins of each. *Price-and-branch*: the configuration LP
-(:func:`lowerbounds.vc_packing.configuration_lp`) generates columns; the
+(:func:`lowerbounds.vc.packing.configuration_lp`) generates columns; the
 integer master restricted to them is then solved as a MILP::
 
     integer x_p >= 0,   sum_p x_p <= H,   sum_p a_ip x_p >= d_i  (every type i)
@@ -21,7 +21,7 @@ bins enlarged by ``CAP_TOL``).
 
 This is a heuristic, never a proof: the restricted master lacks most
 configurations, so "no solution" says nothing about the full model. The
-caller (:func:`lowerbounds.vc_certify.certify`) re-checks every placement
+caller (:func:`lowerbounds.vc.certification.certify`) re-checks every placement
 with the checker's memory test and recomputes its largest load.
 
 The MILP is solved by HiGHS on arrays (``highspy``, one column block),
@@ -42,10 +42,11 @@ import time
 
 import numpy as np
 
-from lowerbounds.vc_packing import Column, PackingItems, singleton_counts
+from lowerbounds.vc.packing import Column, PackingItems, singleton_counts
 from vcsched.problems.vc import VCInstance
 
 __all__ = ["IntegerMaster", "ColumnBlock", "fitting_columns", "solve_integer_master", "placement_from_configurations"]
+
 
 _FIT = 1e-12
 """Relative tolerance of a column's CPU and memory (the checker's memory tolerance)."""

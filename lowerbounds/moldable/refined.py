@@ -80,6 +80,7 @@ from vcsched.result import Status, relative_gap
 
 __all__ = ["ColumnPool", "build_pool", "solve_full", "solve_by_columns"]
 
+
 SEED_WIDTH = 0
 """The first master holds every task's columns within this many intervals of its guessed one (0: that
 interval only, which measured fastest: larger first masters cost more than the rounds they save)."""

@@ -1,7 +1,7 @@
 """``certify``: the best VCSched allocation found and a proven bound, closing the gap when it can.
 
 A composition (docs/architecture.md): the bounds are this package's
-(:mod:`lowerbounds.vc_packing`); the allocations come from heuristics the
+(:mod:`lowerbounds.vc.packing`); the allocations come from heuristics the
 caller passes in (``heuristics``, ``starts``, ``improve``), so
 ``lowerbounds`` does not import ``heuristics``. The command line wires
 MCB8, SG, GR and :func:`heuristics.vc.improve.improve_placement` in
@@ -31,7 +31,7 @@ first; each stops the method as soon as the primal meets the bound:
 5. price-and-dive, the primal side of step 4: at the least load ``L`` a
    configuration-LP test could not exclude (it ran to the end without a
    proof), a dive in the configuration LP
-   (:mod:`lowerbounds.vc_dive`, warm-started with the columns the LP tests
+   (:mod:`lowerbounds.vc.dive`, warm-started with the columns the LP tests
    generated and the placements' hosts) looks for a packing at ``L``; when
    a dive fails, the next aims halfway (geometrically) between the least
    failed load and the incumbent's. A packing is re-checked (memory by the
@@ -43,7 +43,7 @@ first; each stops the method as soon as the primal meets the bound:
    packing in 30 runs on the open 64 x 250 instances of the large set,
    where the dive found them), whenever an LP test ends with the master's
    value ``<= H``, the restricted integer master
-   (:mod:`lowerbounds.vc_integer_master`) over the same columns looks for
+   (:mod:`lowerbounds.vc.integer_master`) over the same columns looks for
    a packing at that load (price-and-branch).
 
 The bound reported is ``min(1, 1 / L_proven)`` with ``L_proven`` the
@@ -80,7 +80,6 @@ it generates).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -88,9 +87,10 @@ from typing import Any
 
 import numpy as np
 
-from lowerbounds.vc_certify_run import TIMINGS, Clock, Run, fits, host_columns
-from lowerbounds.vc_integer_master import placement_from_configurations, solve_integer_master
-from lowerbounds.vc_packing import configuration_lp, cpu_load_bound, memory_bins, packing_items
+from lowerbounds.vc.certification_run import TIMINGS, Clock, Run, fits, host_columns
+from lowerbounds.vc.integer_master import placement_from_configurations, solve_integer_master
+from lowerbounds.vc.options import DEFAULT_GAP_TOL, CertifyOptions
+from lowerbounds.vc.packing import configuration_lp, cpu_load_bound, memory_bins, packing_items
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.vc_starts import load_balancing_incumbent
 from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation
@@ -99,61 +99,6 @@ from vcsched.result import Result, Status, relative_gap
 
 __all__ = ["certify", "CertifyOptions", "DEFAULT_GAP_TOL"]
 
-DEFAULT_GAP_TOL = 1e-4
-"""Relative gap at which ``certify`` reports ``optimal`` (HiGHS's default MIP gap)."""
-
-@dataclasses.dataclass(frozen=True)
-class CertifyOptions:
-    """How :func:`certify` shares its time.
-
-    Attributes
-    ----------
-    improve_share : float
-        Largest fraction of the time left given to ``improve`` before and
-        after the first configuration-LP test.
-    bisection_steps : int
-        Configuration-LP tests at most per bisection.
-    lp_share : float
-        Largest fraction of the time left that one configuration-LP test
-        may take (a test stopped early proves nothing).
-    lp_test_limit : float
-        Seconds at most for one configuration-LP test in the first
-        bisection; doubled at every later one.
-    integer_master_share : float
-        Largest fraction of the time left that one restricted integer
-        master (:mod:`lowerbounds.vc_integer_master`) may take, also capped
-        by the configuration-LP test's cap; 0 (the default) turns the step
-        off (the memory packing of step 3 runs it regardless).
-    dive_share : float
-        Largest fraction of the time left that one price-and-dive
-        (:mod:`lowerbounds.vc_dive`) may take; 0 turns the step off.
-    second_phase : bool
-        Run the average-yield phase (§3.5) on the final placement.
-    closing_test_first : bool
-        When the configuration LP could not exclude the probe (its test ran to
-        the end), test the load that closes the gap (the proven load times
-        ``1 + stop_gap``) before bisecting: if the LP cannot exclude it either,
-        the dives aim there at once (one test instead of a bisection's
-        several, each up to ``lp_test_limit`` seconds); if it is excluded,
-        the bisection follows from the probe as without it.
-    closing_dive_share : float
-        Largest fraction of the time left for a dive at a load whose packing
-        closes the gap (at most the proven load times ``1 + stop_gap``): its
-        success ends the run, so it may take more than ``dive_share``.
-    now : callable
-        The clock (seconds); tests inject a fake one.
-    """
-
-    improve_share: float = 0.4
-    bisection_steps: int = 12
-    lp_share: float = 0.5
-    lp_test_limit: float = 10.0
-    integer_master_share: float = 0.0
-    dive_share: float = 0.5
-    second_phase: bool = True
-    closing_test_first: bool = True
-    closing_dive_share: float = 0.9
-    now: Callable[[], float] = time.perf_counter
 
 
 def _validate(instance: Any, time_limit: float | None, gap_tol: float, stop_gap: float | None,

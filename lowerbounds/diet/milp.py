@@ -1,6 +1,6 @@
 """Position-indexed MILP of the best clairvoyant placement's makespan (PuLP + HiGHS).
 
-Same model as :mod:`lowerbounds.diet_placement`. Each CPU ``m`` has positions ``i = 1 .. K_m``;
+Same model as :mod:`lowerbounds.diet.placement`. Each CPU ``m`` has positions ``i = 1 .. K_m``;
 ``x[j, m, i] = 1`` puts request ``j`` at position ``i`` of ``m``; ``S[m, i]`` is that position's start:
 
 * every request in one position, every position at most one request, positions filled from the first;
@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pulp
 
-from lowerbounds.diet import DietInstance
+from lowerbounds.diet.instance import DietInstance, timing
 from vcsched.formulations.solve import SolveOutcome, new_var, solve_model
 
 __all__ = ["makespan_milp"]
@@ -51,9 +51,8 @@ def makespan_milp(inst: DietInstance, incumbent: float, *, time_limit: float,
     """Solve the MILP; ``incumbent`` is a known makespan (sets ``K_m``); ``start``: (request, CPU, position)
     triples of a placement to start from; ``node_limit``: HiGHS's ``mip_max_nodes``. Returns HiGHS's outcome
     and the (request, CPU, start) triples found."""
-    from lowerbounds.diet_placement import _timing
 
-    e, p, machines = _timing(inst)
+    e, p, machines = timing(inst)
     s0 = float(np.min(inst.submit))
     horizon = incumbent + s0 - float(np.min(inst.d_out))
     counts, firsts = _positions(e, p, machines, horizon)

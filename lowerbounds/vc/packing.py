@@ -21,7 +21,7 @@ Bounds, cheapest first:
   Farley/Lagrangian bound ``sum_i d_i pi_i / V`` that holds for *any* duals
   ``pi >= 0`` when ``V`` is an upper bound on the best configuration's
   dual value; ``V`` comes from the branch and bound of
-  :func:`lowerbounds.vc_knapsack.knapsack_2d` (the optimum, or, when it
+  :func:`lowerbounds.vc.knapsack.knapsack_2d` (the optimum, or, when it
   stops at its node limit, the largest bound of the subtrees left), so a
   pricing stopped early still gives a valid proof.
 
@@ -76,6 +76,7 @@ __all__ = [
     "MasterLP",
     "improving_columns",
 ]
+
 
 CAP_TOL = 1e-9
 """Relative enlargement of every bin in a proof (the safe direction)."""
@@ -409,12 +410,12 @@ def _exact_pricing(pi: np.ndarray, cpu: np.ndarray, mem: np.ndarray, demand: np.
 
     ``max pi a`` s.t. ``cpu a <= load (1 + CAP_TOL)``, ``mem a <= 1 + CAP_TOL``,
     ``0 <= a_i <= d_i`` integer, by the branch and bound of
-    :func:`lowerbounds.vc_knapsack.knapsack_2d`; ``V`` is its bound (the
+    :func:`lowerbounds.vc.knapsack.knapsack_2d`; ``V`` is its bound (the
     optimum when the search ended within ``node_limit`` nodes, a weaker
     valid bound otherwise) inflated by a relative ``1e-7``. The columns are the
     configurations the search improved on its way, best last.
     """
-    from lowerbounds.vc_knapsack import knapsack_2d
+    from lowerbounds.vc.knapsack import knapsack_2d
 
     sol = knapsack_2d(pi, cpu / (load * (1 + CAP_TOL)), mem / (1 + CAP_TOL), demand, node_limit=node_limit)
     return sol.bound * (1 + _PRICE_TOL) + 1e-12, list(sol.found)
@@ -523,7 +524,7 @@ def configuration_lp(items: PackingItems, load: float | None, *, deadline: float
         ``(indices, counts)`` pair or a dense array of counts per type.
     keep_columns : bool
         Return the columns the pricing generated in ``generated`` (the
-        restricted integer master of :mod:`lowerbounds.vc_integer_master`
+        restricted integer master of :mod:`lowerbounds.vc.integer_master`
         starts from them); they fit ``(load (1 + CAP_TOL), 1 + CAP_TOL)``.
 
     Notes

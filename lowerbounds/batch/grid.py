@@ -40,12 +40,13 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from lowerbounds.batch_instance import BatchInstance
+from lowerbounds.batch.instance import BatchInstance
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.solve import SolveOutcome, solve_highs_lp
 
 __all__ = ["TimeGrid", "time_grid", "Model", "build_model", "solve_arrays", "greedy_grid_schedule",
            "CG_LEVELS", "MAX_NONZEROS"]
+
 
 CG_LEVELS = (1, 2, 3)
 MAX_NONZEROS = 4_000_000

@@ -404,7 +404,7 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
     time_limit : float, optional
         Seconds for the LP.
     column_generation : bool
-        Solve the LP by column generation (default; :mod:`lowerbounds.moldable_refined`):
+        Solve the LP by column generation (default; :mod:`lowerbounds.moldable.refined`):
         the bound is a Lagrangian bound computed from the master's duals, valid at every
         iteration and equal to the LP value when no column prices out. ``False`` hands the
         whole LP to HiGHS's primal simplex (the same value; for checking, and slower from a
@@ -420,11 +420,11 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
     Notes
     -----
     The model, its validity proof, how it differs from the paper's (§3.3) and the
-    certified Lagrangian bound of column generation: :mod:`lowerbounds.moldable_refined`.
+    certified Lagrangian bound of column generation: :mod:`lowerbounds.moldable.refined`.
     """
     if not ratio > 1:
         raise ValueError(f"ratio must be > 1, got {ratio}")
-    from lowerbounds.moldable_refined import build_pool, solve_by_columns, solve_full
+    from lowerbounds.moldable.refined import build_pool, solve_by_columns, solve_full
 
     t0 = time.perf_counter()
     ends = _refined_ends(instance, ratio, horizon)

@@ -1,4 +1,4 @@
-"""LP relaxations of the batch relaxation on one window of jobs (the time-indexed model of :mod:`lowerbounds.batch_grid`).
+"""LP relaxations of the batch relaxation on one window of jobs (the time-indexed model of :mod:`lowerbounds.batch.grid`).
 
 Each function bounds the optimum of the jobs it is given *alone*; :mod:`lowerbounds.batch`
 combines windows (sums for the flow objectives, maxima for makespan and stretch).
@@ -21,7 +21,7 @@ bound of a MILP is a lower bound on its optimum whatever the reason it stopped, 
 MILP's optimum (the grid problem) is at most the window's optimum, so the bound is valid;
 it is at least the LP relaxation once the root LP is solved, and None before.
 The stretch test uses the plain LP (a test that is not proved infeasible counts as feasible).
-A model above :data:`lowerbounds.batch_grid.MAX_NONZEROS` is not built: the window keeps
+A model above :data:`lowerbounds.batch.grid.MAX_NONZEROS` is not built: the window keeps
 its quick bound (and a stretch test counts as feasible).
 """
 
@@ -31,13 +31,14 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch_grid import Model, build_model, greedy_grid_schedule, solve_arrays, time_grid
-from lowerbounds.batch_instance import BSLD_TAU, BatchInstance
+from lowerbounds.batch.grid import Model, build_model, greedy_grid_schedule, solve_arrays, time_grid
+from lowerbounds.batch.instance import BSLD_TAU, BatchInstance
 from vcsched.errors import InvalidInputError
 from vcsched.result import Status
 
 __all__ = ["flow_cost", "bsld_cost", "completion_cost", "lp_flow", "lp_bsld", "lp_makespan", "lp_stretch",
            "LP_SLOTS"]
+
 
 LP_SLOTS = 240
 """Slots of the grid of one LP window (a finer grid is more precise and larger)."""
@@ -207,7 +208,7 @@ def lp_stretch(inst: BatchInstance, low: float, *, max_slots: int = LP_SLOTS, ti
                rel_tol: float = 1e-3, iterations: int = 14) -> float:
     """Raise the lower bound ``low`` on the max stretch by bisection on the LP feasibility test.
 
-    ``low`` must be a valid lower bound (e.g. :func:`lowerbounds.batch_quick.stretch_quick`).
+    ``low`` must be a valid lower bound (e.g. :func:`lowerbounds.batch.quick.stretch_quick`).
     A test that is not proved infeasible (optimal, or stopped at a limit) counts as
     feasible, so the returned value is always a stretch proved infeasible, or ``low``.
     """

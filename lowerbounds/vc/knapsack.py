@@ -1,6 +1,6 @@
 """The pricing problem of the configuration LP: a 2-D bounded knapsack solved by branch and bound.
 
-Seed 001 §2.5/§3.1 through :func:`lowerbounds.vc_packing.configuration_lp`:
+Seed 001 §2.5/§3.1 through :func:`lowerbounds.vc.packing.configuration_lp`:
 with duals ``pi >= 0`` on the item types, the best configuration of a bin
 ``(L, 1)`` solves::
 
@@ -47,6 +47,7 @@ import numba
 import numpy as np
 
 __all__ = ["KnapsackSolution", "knapsack_2d", "surrogate_multiplier"]
+
 
 PRUNE_TOL = 1e-12
 """A subtree is pruned when its bound is at most the best value plus this."""

@@ -18,12 +18,12 @@ Methods (``METHODS``):
 
 * ``quick``: closed forms, O(n log n): every task's flow is at least its shortest unloaded
   duration; the critical path and an area bound for the makespan (also for DAGs);
-* ``lp``: ``quick`` and the preemptive relaxations of :mod:`lowerbounds.timeshare_lp`: the
+* ``lp``: ``quick`` and the preemptive relaxations of :mod:`lowerbounds.timeshare.lp`: the
   interval-indexed LP for sumflow, bisection on a deadline-feasibility LP for maxstretch and
   maxflow, one LP for the makespan; for sumflow, maxflow and maxstretch also the pairwise
-  processor-sharing bounds of :mod:`lowerbounds.timeshare_pairs` (``method`` is ``pairs`` when
+  processor-sharing bounds of :mod:`lowerbounds.timeshare.pairs` (``method`` is ``pairs`` when
   they give the value);
-* ``exact``: the best clairvoyant mapping (:mod:`lowerbounds.timeshare_mapping`) per metric, with
+* ``exact``: the best clairvoyant mapping (:mod:`lowerbounds.timeshare.mapping`) per metric, with
   its status; its optimum is the reference itself (and a bound on every mapping's value);
 * ``best``: ``lp``, then ``exact`` when the workload is small enough, keeping the larger bound.
 
@@ -37,21 +37,20 @@ between servers with different deadlines, which only enlarges its feasible set.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 
 import numpy as np
 
-from lowerbounds.reference import MetricReference
-from lowerbounds.timeshare_lp import (
+from lowerbounds.timeshare.lp import (
     VARIABLE_BUDGET,
     bisect_threshold,
     deadline_feasible,
     makespan_lp,
     sumflow_interval_lp,
 )
-from lowerbounds.timeshare_pairs import max_group_bounds, sumflow_pair_bound
+from lowerbounds.timeshare.pairs import max_group_bounds, sumflow_pair_bound
+from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
@@ -59,7 +58,7 @@ __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp
            "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
            "makespan_lp_bound", "pairs_bounds"]
 
-METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
+
 METHODS = ("quick", "lp", "exact", "best")
 BISECTION_BUDGET = 25_000
 """Most variables of one feasibility LP of a bisection (finer than that, the grid is coarsened: still valid)."""
@@ -71,89 +70,6 @@ EXACT_RTOL_TASKS = 100
 """Bisections stop at 1e-6 relative up to this many tasks, at 1e-3 above (each step is an LP of the whole
 workload; the bound proven is valid either way)."""
 """The makespan LP keeps the last tasks (by earliest submission) only: dropping tasks is a relaxation."""
-
-
-@dataclasses.dataclass(frozen=True)
-class TaskCosts:
-    """Per (task, server) costs as the simulator applies them.
-
-    ``p`` is the real computation time (tables x work factor), ``inp`` / ``out`` the transfers,
-    ``dur = inp + p + out`` the real unloaded duration, ``den`` the stretch's denominator (the
-    tables' unloaded duration, :attr:`Platform.duration`, what the simulator divides by);
-    ``arrival`` the release of tasks without parents (``nan`` for the others), ``fixed`` which tasks
-    have one, ``est`` the earliest date a task can reach the agent (its release, or for a DAG task
-    the latest ``est + min dur`` of its parents).
-    """
-
-    p: np.ndarray
-    inp: np.ndarray
-    out: np.ndarray
-    den: np.ndarray
-    arrival: np.ndarray
-    fixed: np.ndarray
-    est: np.ndarray
-    parents: tuple
-    memory: np.ndarray
-    task_memory: np.ndarray
-
-    @classmethod
-    def of(cls, platform: Platform, workload: TimeshareWorkload, work_factor=None) -> TaskCosts:
-        n = workload.n_tasks
-        k = workload.ttype
-        if n and k.max() >= platform.n_types:
-            raise InvalidInputError(f"workload has task type {int(k.max())} but the platform has "
-                                    f"{platform.n_types} types")
-        f = np.ones(n) if work_factor is None else np.asarray(work_factor, dtype=float)
-        if f.shape != (n,) or np.any(~(f > 0)):
-            raise InvalidInputError(f"work_factor must hold one positive number per task ({n} tasks)")
-        p = platform.compute[:, k].T * f[:, None]
-        inp, out = platform.input[:, k].T, platform.output[:, k].T
-        fixed = np.array([not ps for ps in workload.parents], dtype=bool)
-        dmin = (inp + p + out).min(axis=1) if n else np.empty(0)
-        est = np.where(fixed, workload.release, 0.0)
-        for i, ps in enumerate(workload.parents):
-            if ps:
-                est[i] = max(est[q] + dmin[q] for q in ps)
-        return cls(p=p, inp=inp, out=out, den=platform.duration[:, k].T, arrival=np.asarray(workload.release),
-                   fixed=fixed, est=est, parents=workload.parents, memory=platform.memory,
-                   task_memory=platform.task_memory[k])
-
-    @property
-    def n(self) -> int:
-        return self.p.shape[0]
-
-    @property
-    def dur(self) -> np.ndarray:
-        return self.inp + self.p + self.out
-
-    def subset(self, idx) -> TaskCosts:
-        """The tasks ``idx`` alone (their parents outside ``idx`` forgotten; use on tasks without parents)."""
-        idx = np.asarray(idx, dtype=np.int64)
-        pos = {int(i): r for r, i in enumerate(idx)}
-        parents = tuple(tuple(pos[q] for q in self.parents[i] if q in pos) for i in idx)
-        return dataclasses.replace(self, p=self.p[idx], inp=self.inp[idx], out=self.out[idx], den=self.den[idx],
-                                   arrival=self.arrival[idx], fixed=self.fixed[idx], est=self.est[idx],
-                                   parents=parents, task_memory=self.task_memory[idx])
-
-
-@dataclasses.dataclass(frozen=True)
-class MetricBound(MetricReference):
-    """One metric's reference: ``value`` (a lower bound, or the optimum when ``status`` is optimal); a bound
-    that no search closed has ``status`` ``"bound"``."""
-
-    status: str | None = "bound"
-    message: str | None = ""
-    mapping: tuple | None = None
-
-    def to_dict(self) -> dict:
-        """``value``, ``method``, ``seconds``; with the exact search also ``status``, ``optimum`` (when optimal),
-        ``bound``, ``gap`` (of the best mapping found to the bound), ``mapping`` (server index per task) and
-        ``message``."""
-        out = self._summary()
-        if self.method == "exact" or self.mapping is not None:
-            out.update(self._search(self.value, mapping=None if self.mapping is None else list(self.mapping)),
-                       message=self.message)
-        return out
 
 
 # ----------------------------------------------------------------------------- quick bounds
@@ -209,7 +125,7 @@ def _remaining(deadline: float | None) -> float | None:
 
 
 def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = VARIABLE_BUDGET) -> float:
-    """Sumflow >= the interval LP (:func:`lowerbounds.timeshare_lp.sumflow_interval_lp`) of the tasks without
+    """Sumflow >= the interval LP (:func:`lowerbounds.timeshare.lp.sumflow_interval_lp`) of the tasks without
     parents + ``Σ min dur`` of the others.
 
     A DAG task's flow is measured from its (schedule-dependent) submission, so it enters only through
@@ -246,7 +162,7 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
 
 
 def pairs_bounds(costs: TaskCosts) -> dict[str, float]:
-    """The processor-sharing pair bounds (:mod:`lowerbounds.timeshare_pairs`) of sumflow, maxflow and maxstretch.
+    """The processor-sharing pair bounds (:mod:`lowerbounds.timeshare.pairs`) of sumflow, maxflow and maxstretch.
 
     Only the tasks without parents enter (a DAG task's flow starts at a schedule-dependent date);
     the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
@@ -276,7 +192,7 @@ def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: 
 
 def _bisect_deadlines(release: np.ndarray, deadline_of, p: np.ndarray, lo: float, *, deadline: float | None,
                       budget: int, rtol: float | None) -> float:
-    """Bisection (:func:`lowerbounds.timeshare_lp.bisect_threshold`) on ``deadline_feasible(release, deadline_of(v))``."""
+    """Bisection (:func:`lowerbounds.timeshare.lp.bisect_threshold`) on ``deadline_feasible(release, deadline_of(v))``."""
     def feasible(value: float) -> bool | None:
         d = deadline_of(value)
         grid = _grid_for(release, d, p, budget)
@@ -298,7 +214,7 @@ def maxstretch_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budg
     output_is]``, with the denominator ``den_is`` of that server (see the module docstring). Only
     tasks without parents enter (their arrival is known); the quick bound covers the others.
     Infeasibility at ``σ`` proves that no mapping has a maxstretch ``<= σ``, so the largest ``σ``
-    proven infeasible is a bound (:func:`lowerbounds.timeshare_lp.deadline_feasible`). The search
+    proven infeasible is a bound (:func:`lowerbounds.timeshare.lp.deadline_feasible`). The search
     starts from ``lower`` when it is a larger valid bound (e.g. :func:`pairs_bounds`'s).
     """
     return _deadline_bound(costs, "maxstretch", lambda sub, a, v: a + v * sub.den - sub.out, deadline=deadline,
@@ -328,7 +244,7 @@ def _deadline_bound(costs: TaskCosts, metric: str, due, *, deadline, budget, rto
 
 
 def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, tasks: int = MAKESPAN_LP_TASKS) -> float:
-    """Makespan >= the least makespan of the preemptive relaxation (:func:`lowerbounds.timeshare_lp.makespan_lp`)
+    """Makespan >= the least makespan of the preemptive relaxation (:func:`lowerbounds.timeshare.lp.makespan_lp`)
     of the last ``tasks`` tasks by ``est``, each released at ``est_i + input_is``.
 
     Validity: a task reaches the agent no earlier than ``est_i`` (:func:`critical_path`), so these
@@ -385,7 +301,7 @@ def timeshare_bounds(platform: Platform, workload: TimeshareWorkload, *, work_fa
     """References of each metric for ``workload`` on ``platform`` by ``method`` (``METHODS``).
 
     ``quick`` and ``lp`` return lower bounds; ``exact`` searches the best mapping of each metric
-    (:func:`lowerbounds.timeshare_mapping.best_mapping`; sumflow first) with ``time_limit`` shared
+    (:func:`lowerbounds.timeshare.mapping.best_mapping`; sumflow first) with ``time_limit`` shared
     between the metrics, and reports its status, the optimum or the bound and gap, and the mapping
     (a workload too large for the search, or with DAGs, says so and keeps the LP bound); ``best``
     runs ``lp`` on half the time, then ``exact`` when the search applies, and keeps the larger
@@ -401,7 +317,7 @@ def timeshare_bounds(platform: Platform, workload: TimeshareWorkload, *, work_fa
     costs = TaskCosts.of(platform, workload, work_factor)
     if method == "quick":
         return _quick(costs, metrics)
-    from lowerbounds.timeshare_mapping import exact_references, search_applies
+    from lowerbounds.timeshare.mapping import exact_references, search_applies
 
     if method == "lp" or (method == "best" and search_applies(costs) is not None):
         return lp_bounds(costs, time_limit=time_limit, metrics=metrics)

@@ -1,4 +1,4 @@
-"""Quick lower bounds of the batch relaxation (:mod:`lowerbounds.batch_instance`), about O(n log n).
+"""Quick lower bounds of the batch relaxation (:mod:`lowerbounds.batch.instance`), about O(n log n).
 
 All of them relax the clusters into **one fluid machine**: cluster ``k`` processes at
 most ``m_k s_k`` units of work per second (work of job ``j``: ``W_j = q_j p_jk s_k``, the
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds._batch_kernels import edf_feasible, wspt_mean_busy_times
-from lowerbounds.batch_instance import BSLD_TAU, BatchInstance
+from lowerbounds.batch._kernels import edf_feasible, wspt_mean_busy_times
+from lowerbounds.batch.instance import BSLD_TAU, BatchInstance
 
 __all__ = ["makespan_quick", "flow_quick", "weighted_flow_quick", "bsld_quick", "stretch_quick",
            "platform_rate"]

@@ -37,15 +37,17 @@ from typing import Any
 
 import numpy as np
 
-from lowerbounds.diet import DietInstance, quick_bounds
+from lowerbounds.diet.instance import DietInstance, timing
+from lowerbounds.diet.quick import quick_bounds
 from vcsched.result import Status, relative_gap
 
 __all__ = ["SLOT_MAX_TASKS", "MILP_MAX_TASKS", "PlacementResult", "improve", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
 
+
 OBJECTIVES = ("makespan", "mean_turnaround")
 SLOT_MAX_TASKS = 100
 MILP_MAX_TASKS = 100
-"""Largest number of requests for the makespan MILP of :mod:`lowerbounds.diet_milp`."""
+"""Largest number of requests for the makespan MILP of :mod:`lowerbounds.diet.milp`."""
 MILP_MIN_SECONDS = 0.5
 """The MILP is not started with less time than this left."""
 """Largest number of requests for :func:`slot_bound` (its assignment has ``n x CPUs x n`` costs)."""
@@ -66,13 +68,6 @@ class PlacementResult:
     message: str = ""
 
 
-def _timing(inst: DietInstance) -> tuple[np.ndarray, np.ndarray, list]:
-    """``e[j, m]`` earliest start of ``j`` on CPU ``m`` and ``p[j, m]`` its computing time there."""
-    e = np.array([[inst.earliest_start(j, m) for m in inst.machines] for j in range(inst.n)]).reshape(inst.n, -1)
-    speeds = np.array([m.speed for m in inst.machines])
-    p = inst.work[:, None] / speeds[None, :]
-    return e, p, list(inst.machines)
-
 
 def evaluate(inst: DietInstance, ends: np.ndarray, objective: str) -> float:
     """Objective of computations ending at ``ends`` (results back ``d_out`` later)."""
@@ -83,7 +78,7 @@ def evaluate(inst: DietInstance, ends: np.ndarray, objective: str) -> float:
 
 
 def _rows(inst: DietInstance, starts: np.ndarray, cpus: list[int]) -> list[dict[str, Any]]:
-    _, p, machines = _timing(inst)
+    _, p, machines = timing(inst)
     out = []
     for j in range(inst.n):
         m = machines[cpus[j]]
@@ -96,7 +91,7 @@ def _rows(inst: DietInstance, starts: np.ndarray, cpus: list[int]) -> list[dict[
 def greedy_placement(inst: DietInstance) -> tuple[np.ndarray, list[int]] | None:
     """List scheduling: requests in submission order, each on the CPU where it ends first (``None`` if some
     request fits on no CPU before it leaves)."""
-    e, p, machines = _timing(inst)
+    e, p, machines = timing(inst)
     free = np.full(len(machines), -math.inf)
     leave = np.array([m.leave for m in machines])
     starts, cpus = np.zeros(inst.n), []
@@ -121,7 +116,7 @@ def _slot_costs(inst: DietInstance, by: str) -> np.ndarray:
     first end at least the ``k``-th smallest ``e[., m] + p[., m]`` (``F``). Then, ``P(q)`` being the sum of the
     ``q`` smallest ``p[., m]``: ``by="start"``: ``max(e[j, m], A + P(i - 1)) + p[j, m]``; ``by="end"``:
     ``max(e[j, m] + p[j, m], F)`` at position 1 and ``max(e[j, m], F + P(i - 2)) + p[j, m]`` after it."""
-    e, p, machines = _timing(inst)
+    e, p, machines = timing(inst)
     n = inst.n
     cols = []
     rank: dict[tuple, int] = {}
@@ -185,7 +180,7 @@ class _Search:
     def __init__(self, inst: DietInstance, objective: str, deadline: float, node_limit: int | None) -> None:
         self.inst, self.objective, self.deadline = inst, objective, deadline
         self.node_limit = math.inf if node_limit is None else node_limit
-        self.e, self.p, machines = _timing(inst)
+        self.e, self.p, machines = timing(inst)
         self.speed = np.array([m.speed for m in machines])
         self.key = [(m.speed, m.join, m.leave) for m in machines]
         self.leave = np.array([m.leave for m in machines])
@@ -300,7 +295,7 @@ def improve(inst: DietInstance, cpus: list[int], starts: np.ndarray, objective: 
     """Local search from a placement: move one request to another CPU position, or swap two requests, while
     the objective improves (first improvement; at most ``max_rounds`` improvements, until ``deadline``).
     Returns starts and CPUs of a placement no worse than the one given."""
-    e, p, machines = _timing(inst)
+    e, p, machines = timing(inst)
     leave = [m.leave for m in machines]
     lists = _lists(cpus, starts)
     for m in range(len(machines)):
@@ -373,11 +368,11 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     found within ``time_limit`` seconds with a proven bound and gap (module docstring).
 
     For the makespan of up to ``MILP_MAX_TASKS`` requests, when the search has not finished in half the time,
-    the position-indexed MILP (:mod:`lowerbounds.diet_milp`) gets the other half, started from the incumbent;
+    the position-indexed MILP (:mod:`lowerbounds.diet.milp`) gets the other half, started from the incumbent;
     the better placement and the larger bound are kept. ``node_limit`` and ``milp_node_limit``: stop the
     search and HiGHS's branch and bound after that many nodes as well, limits that do not depend on the
     machine, so a run is reproducible (``milp_node_limit=0``: no MILP); the local search then stops after
-    ``polish_rounds`` improvements instead of a quarter of the time limit. ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet_lp`); the
+    ``polish_rounds`` improvements instead of a quarter of the time limit. ``root_bound``: a lower bound already known (e.g. the LP of :mod:`lowerbounds.diet.lp`); the
     root bound is the largest of it, the closed forms and :func:`slot_bound` (up to ``SLOT_MAX_TASKS`` requests).
     """
     if objective not in OBJECTIVES:
@@ -424,7 +419,7 @@ def _closed(root: float) -> float:
 
 def _semi_active(inst: DietInstance, cpus: list[int], order: np.ndarray) -> np.ndarray:
     """Starts of the placement ``cpus`` when each CPU runs its jobs in ``order`` as early as possible."""
-    e, p, _ = _timing(inst)
+    e, p, _ = timing(inst)
     free: dict[int, float] = {}
     starts = np.zeros(inst.n)
     for j in np.argsort(order, kind="stable"):
@@ -436,7 +431,7 @@ def _semi_active(inst: DietInstance, cpus: list[int], order: np.ndarray) -> np.n
 
 def _with_milp(inst, value, root, starts, cpus, seconds, node_limit):
     """Run the makespan MILP from the incumbent; the better placement and the larger bound."""
-    from lowerbounds.diet_milp import makespan_milp
+    from lowerbounds.diet.milp import makespan_milp
 
     position: dict[int, list[int]] = {}
     for j in np.argsort(starts, kind="stable"):
@@ -452,7 +447,7 @@ def _with_milp(inst, value, root, starts, cpus, seconds, node_limit):
         for j, m, st in found:
             new_cpus[j], order[j] = m, st
         new_starts = _semi_active(inst, new_cpus, order)
-        e, p, _ = _timing(inst)
+        e, p, _ = timing(inst)
         new_value = evaluate(inst, new_starts + p[np.arange(inst.n), new_cpus], "makespan")
         if new_value < value - 1e-9:
             value, starts, cpus = new_value, new_starts, new_cpus

@@ -1,0 +1,100 @@
+"""The DIET references by method (seed 004 §5-6): what ``vcsched diet bound --method`` computes."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+from lowerbounds.diet.instance import DietInstance, MetricBound, diet_instance
+from lowerbounds.diet.quick import quick_bounds
+from vcsched.errors import InvalidInputError
+
+__all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS"]
+
+
+def lp_bounds(inst: DietInstance, *, time_limit: float = 60.0) -> dict[str, float]:
+    """The interval-indexed preemptive LP (:mod:`lowerbounds.diet.lp`); quick bounds for sequential users."""
+    from lowerbounds.diet.lp import preemptive_lp_bounds
+
+    if inst.users:
+        return quick_bounds(inst)
+    return preemptive_lp_bounds(inst, time_limit=time_limit)
+
+
+def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
+    t = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The method table: what ``vcsched diet bound --method`` computes
+# ----------------------------------------------------------------------------------------------------------------
+METHODS = ("quick", "lp", "exact", "best")
+EXACT_MAX_TASKS = 200
+"""Largest number of requests the exact placement search is tried on (beyond: bound and list-scheduling gap)."""
+
+
+def _relaxation(inst: DietInstance, method: str, time_limit: float) -> dict[str, MetricBound]:
+    quick, tq = _timed(quick_bounds, inst)
+    out = {k: MetricBound(k, float(v), "quick", tq, kind="upper" if k == "throughput" else "lower")
+           for k, v in quick.items()}
+    if method in ("lp", "best") and not inst.users:
+        lp, tl = _timed(lp_bounds, inst, time_limit=time_limit)
+        for k, v in lp.items():
+            better = v < quick[k] if k == "throughput" else v > quick[k]
+            if method == "lp" or better:
+                out[k] = MetricBound(k, float(v), "lp" if better or method == "lp" else "quick", tq + tl,
+                                     kind=out[k].kind)
+    return out
+
+
+def _exact(inst: DietInstance, time_limit: float) -> dict[str, MetricBound]:
+    from lowerbounds.diet.placement import best_placement
+
+    relax = _relaxation(inst, "best", time_limit)
+    if inst.users:
+        msg = ("exact placement search not available for sequential users (the number of requests depends on the "
+               "placement); reporting the bounds")
+        return {k: dataclasses.replace(b, message=msg) for k, b in relax.items()}
+    limit = time_limit if inst.n <= EXACT_MAX_TASKS else 0.0
+    out: dict[str, MetricBound] = {}
+    for metric in ("makespan", "mean_turnaround"):
+        res = best_placement(inst, metric, time_limit=limit, root_bound=relax[metric].value)
+        msg = res.message
+        if inst.n > EXACT_MAX_TASKS:
+            msg = (f"too large for the exact search ({inst.n} requests > {EXACT_MAX_TASKS}); bound and gap of "
+                   "list scheduling")
+        out[metric] = MetricBound(metric, res.value, "exact", res.seconds, status=str(res.status),
+                                  optimum=res.value if res.status.value == "optimal" else None, bound=res.bound,
+                                  gap=res.gap, placement=res.placement, message=msg or None)
+    ms = out["makespan"]
+    tp = relax["throughput"]
+    value = inst.n / ms.value if ms.value else None
+    bound = inst.n / ms.bound if ms.bound and ms.bound > 0 else tp.value
+    out["throughput"] = MetricBound("throughput", value, "exact", ms.seconds, kind="upper", status=ms.status,
+                                    optimum=value if ms.optimum is not None else None, bound=bound,
+                                    gap=None if value is None else abs(bound - value) / bound,
+                                    placement=ms.placement, message=ms.message)
+    return out
+
+
+def diet_bounds(scenario: Any, *, seed: int = 0, method: str = "best",
+                time_limit: float = 60.0) -> dict[str, MetricBound]:
+    """Bounds on ``makespan``, ``mean_turnaround`` (lower) and ``throughput`` (upper) of ``scenario``'s runs.
+
+    ``method``: ``quick`` (closed forms), ``lp`` (the preemptive LP, :mod:`lowerbounds.diet.lp`), ``best`` (the
+    stronger of the two for each metric) -- bounds valid for every policy; ``exact`` -- the best clairvoyant
+    placement (:mod:`lowerbounds.diet.placement`) with its status, bound, gap and placement, within
+    ``time_limit`` seconds per metric. ``seed`` is the run's seed (its execution-noise factors).
+    """
+    if method not in METHODS:
+        raise InvalidInputError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
+    if not (time_limit >= 0 and math.isfinite(time_limit)):
+        raise InvalidInputError(f"--time-limit must be a finite number of seconds >= 0, got {time_limit}")
+    inst = diet_instance(scenario, seed=seed)
+    if method == "exact":
+        return _exact(inst, time_limit)
+    return _relaxation(inst, method, time_limit)
