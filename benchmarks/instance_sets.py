@@ -84,24 +84,22 @@ def _scalar(value: Any) -> Any:
 
 
 def _solve_vc(file: str, method: str, options: dict) -> dict:
-    from heuristics.vc.methods import refusal, solve
-    from vcsched.cli.vc import result_to_json
+    from heuristics.vc.methods import refusal, result_row, solve
     from vcsched.problems.vc import load_instance
 
     instance = load_instance(file)
     reason = refusal(method, instance)
     if reason is not None:
         raise InvalidInputError(f"{file}: {reason}")
-    return result_to_json(solve(instance, method, **_taken(method, options, "vc")), instance)
+    return result_row(solve(instance, method, **_taken(method, options, "vc")), instance)
 
 
 def _solve_moldable(file: str, method: str, options: dict) -> dict:
-    from heuristics.moldable.methods import solve
-    from vcsched.cli.moldable import result_to_json
+    from heuristics.moldable.methods import result_row, solve
     from vcsched.problems.moldable import load_instance
 
     instance = load_instance(file)
-    return result_to_json(solve(instance, method, **_taken(method, options, "moldable")), instance)
+    return result_row(solve(instance, method, **_taken(method, options, "moldable")), instance)
 
 
 def _taken(method: str, options: dict, problem: str) -> dict:

@@ -22,13 +22,9 @@ The result's ``objective`` is ``sum w_i C_i``; ``extra["makespan"]`` and
 passes :func:`vcsched.problems.moldable.check_schedule`.
 """
 
-from vcsched.registry import Registry
-
-REGISTRY: Registry = Registry("moldable heuristic")
-
-from heuristics.moldable.baselines import dual_approximation, gang, list_lptf, list_saf, list_shelf, sequential  # noqa: E402
-from heuristics.moldable.bicriteria import batch_selection, bicriteria, knapsack_max_weight  # noqa: E402
-from heuristics.moldable.dual_approx import (  # noqa: E402
+from heuristics.moldable.baselines import dual_approximation, gang, list_lptf, list_saf, list_shelf, sequential
+from heuristics.moldable.bicriteria import batch_selection, bicriteria, knapsack_max_weight
+from heuristics.moldable.dual_approx import (
     DualApproximation,
     ShelfTest,
     simple_search,
@@ -36,7 +32,8 @@ from heuristics.moldable.dual_approx import (  # noqa: E402
     two_shelf_search,
     two_shelf_test,
 )
-from heuristics.moldable.listsched import list_schedule  # noqa: E402
+from heuristics.moldable.listsched import list_schedule
+from heuristics.moldable.registry import REGISTRY
 
 __all__ = [
     "REGISTRY",

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from heuristics.moldable import REGISTRY
 from heuristics.moldable.dual_approx import dual_approximation, shelf_order
 from heuristics.moldable.listsched import list_schedule, schedule_result
+from heuristics.moldable.registry import REGISTRY
 from vcsched.problems.moldable import MoldableInstance
 from vcsched.result import Result
 

@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from heuristics.moldable import REGISTRY
 from heuristics.moldable.dual_approx import dual_approximation
 from heuristics.moldable.listsched import list_schedule, schedule_result
+from heuristics.moldable.registry import REGISTRY
 from lowerbounds.moldable import batch_times, smallest_allotment
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.result import Result

@@ -30,14 +30,15 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from heuristics.moldable import REGISTRY
+from heuristics.moldable.registry import REGISTRY
 from vcsched.registry import Registry, check_options
 
 if TYPE_CHECKING:
     from vcsched.problems.moldable import MoldableInstance
     from vcsched.result import Result
 
-__all__ = ["Method", "METHODS", "HEURISTICS", "solve", "solve_many", "methods_for_all", "EXACT_DEFAULT_TIME_LIMIT"]
+__all__ = ["Method", "METHODS", "HEURISTICS", "solve", "solve_many", "methods_for_all", "EXACT_DEFAULT_TIME_LIMIT",
+           "result_row"]
 
 HEURISTICS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
 """The heuristics of :data:`heuristics.moldable.REGISTRY` in the order of the tables (the paper's §4)."""
@@ -169,3 +170,23 @@ def solve_many(instance: MoldableInstance, methods: Iterable[str], **options: An
     table = [METHODS.get(name) for name in methods]
     check_options(options, sorted({o for name in METHODS for o in METHODS.get(name).options}), owner="moldable methods")
     return [solve(instance, m.name, **{k: v for k, v in options.items() if k in m.options}) for m in table]
+
+
+def result_row(result: Result, instance: Any) -> dict[str, Any]:
+    """One result as a row: the fields of ``vcsched moldable solve --json`` (README), the instance-set tables
+    and the benchmarks."""
+    from vcsched.problems.moldable import schedule_to_json
+
+    has = result.status.has_solution
+    out = {
+        "method": result.method,
+        "status": result.status.value,
+        "makespan": result.extra.get("makespan") if has else None,
+        "minsum": result.extra.get("minsum") if has else None,
+        "seconds": result.seconds,
+        "schedule": schedule_to_json(result.solution) if has else None,
+    }
+    if result.method == "exact":
+        out.update(bound=result.bound, gap=result.gap, formulation=result.extra.get("formulation"),
+                   message=result.message)
+    return out

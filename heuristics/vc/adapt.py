@@ -50,7 +50,6 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from heuristics.vc.methods import MAX_RELABEL_HOSTS
 from vcsched.formulations.vc_milp import least_migration, solve_vc_milp
 from vcsched.problems.vc import (
     Allocation,
@@ -61,6 +60,7 @@ from vcsched.problems.vc import (
     host_memory,
     per_host_sum,
 )
+from vcsched.problems.vc_limits import MAX_RELABEL_HOSTS
 from vcsched.problems.vc_metrics import migration_cost
 from vcsched.registry import Registry
 from vcsched.result import Result, Status

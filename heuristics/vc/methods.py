@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.vc_limits import MAX_RELABEL_HOSTS
 from vcsched.registry import Registry, check_options
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Method", "METHODS", "REGISTRY", "solve", "solve_many", "refusal", "methods_for_all",
            "DEFAULT_TIME_LIMIT", "CERTIFY_DEFAULT_TIME_LIMIT", "MAX_MODEL_VARIABLES", "MAX_RELABEL_HOSTS",
-           "CERTIFY_HEURISTICS"]
+           "CERTIFY_HEURISTICS", "result_row"]
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds given to each timed exact method (``milp``, ``milp-literal``, ``lp``, ``lp-literal``)
@@ -84,9 +85,6 @@ HEURISTICS = {
 ADAPT_POLICIES = ("none", "mcb8", "mcb8-sticky", "local-search")
 """Adaptation policies (:data:`heuristics.vc.adapt.ADAPT_POLICIES`) offered as ``adapt-<name>`` methods."""
 
-MAX_RELABEL_HOSTS = 1_000
-"""Most hosts for which a heuristic's placement is relabelled to keep the most in place (an
-H x H assignment problem) and the ``adapt-*`` methods run."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -325,3 +323,30 @@ def solve_many(instance: VCInstance, methods: Iterable[str], **options: Any) -> 
         if m.provides_lp and results[k].status.value == "optimal":
             lp = results[k]
     return [results[k] for k in range(len(table))]
+
+
+def result_row(result: Result, instance: VCInstance) -> dict[str, Any]:
+    """One result as a row: the JSON fields of ``vcsched vc solve --json`` (README: CLI), the instance-set
+    tables and the benchmarks."""
+    from vcsched.problems.vc import Allocation
+
+    alloc = result.solution if isinstance(result.solution, Allocation) else None
+    has = result.status.has_solution
+    out = {
+        "method": result.method,
+        "status": result.status.value,
+        "min_yield": result.objective if has else None,
+        "avg_yield": result.extra.get("avg_yield") if has and alloc is not None else None,
+        "assignment": alloc.assignment(instance) if alloc is not None else None,
+        "cpu": alloc.cpu(instance) if alloc is not None else None,
+        "bound": result.bound,
+        "gap": result.gap,
+        "seconds": result.seconds,
+        "message": result.message,
+    }
+    for key in ("migrations", "migrated_memory", "seconds_first_phase", "time_limit"):
+        if key in result.extra:
+            out[key] = result.extra[key]
+    if result.method == "certify":
+        out["extra"] = {k: v for k, v in result.extra.items() if k != "avg_yield"}
+    return out

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vcsched.cli
+from heuristics.vc.methods import result_row
 from tests.vc.plain_oracle import mcb_plain
-from vcsched.cli.vc import result_to_json
 from vcsched.problems.vc import MIN_CPU, parse_instance
 
 TIMINGS = ("seconds", "seconds_first_phase")
@@ -88,7 +88,7 @@ def test_solve_prints_what_the_oracle_computes(seed, methods):
     assert [r["method"] for r in rows] == names
     assert len(text.splitlines()) == len(names) + 1
     if inst.current_host is None and not inst.is_parallel:
-        expected = [result_to_json(mcb_plain(inst, int(name[3:])), inst) for name in names]
+        expected = [result_row(mcb_plain(inst, int(name[3:])), inst) for name in names]
         assert rows == untimed_json(json.dumps(expected))
 
 

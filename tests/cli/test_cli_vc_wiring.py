@@ -194,7 +194,11 @@ def test_solve_refuses_unknown_options_and_oversized_models_like_the_command_lin
     assert capsys.readouterr().err.strip().endswith(str(refused.value))
 
 
-def test_the_adapt_command_limit_is_the_relabelling_limit():
-    from vcsched.cli.vc import MAX_ADAPT_HOSTS
+def test_the_adapt_command_limit_is_the_relabelling_limit(capsys):
+    """One limit (``vc_limits.MAX_RELABEL_HOSTS``) for the command and the method table."""
+    from vcsched.problems.vc_limits import MAX_RELABEL_HOSTS
 
-    assert MAX_ADAPT_HOSTS == vc_methods.MAX_RELABEL_HOSTS
+    assert vc_methods.MAX_RELABEL_HOSTS is MAX_RELABEL_HOSTS
+    with pytest.raises(SystemExit) as exc:
+        main(["vc", "adapt", "--hosts", str(MAX_RELABEL_HOSTS + 1), "--steps", "1"])
+    assert exc.value.code == 2 and f"<= {MAX_RELABEL_HOSTS}, got '{MAX_RELABEL_HOSTS + 1}'" in capsys.readouterr().err

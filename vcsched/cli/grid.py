@@ -50,7 +50,7 @@ from pathlib import Path
 
 from vcsched.cli import grid_bound
 from vcsched.cli.common import check_output_path, duration_text, number_option, print_json, print_table, progress_bar
-from vcsched.cli.grid_options import add_workload_options
+from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
 
@@ -113,64 +113,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     grid_bound.register_bound(gsub)
 
 
-def _cluster_name(trace: str) -> str:
-    name = Path(trace).name
-    for suffix in (".gz", ".swf", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
-def _note_skipped(workloads) -> None:
-    for w in workloads:
-        if w.skipped:
-            print(f"vcsched: note: {Path(w.source).name}: skipped {w.skipped} job(s) (processors <= 0, run time < 0 "
-                  f"or malformed line)", file=sys.stderr)
-
-
-def _build(args: argparse.Namespace, *, notes: bool = True):
-    """Clusters, job table and the name of the arrival mapping ("mct", "origin" or None).
-
-    ``notes`` prints how many jobs each trace skipped (once per command, not for the reference run).
-    """
-    from vcsched.sim import JobTable, make_cluster
-
-    if args.scenario:
-        from vcsched.scenarios.grid import build_scenario
-
-        extra = {} if args.max_load is None else {"max_load": args.max_load}
-        clusters, jobs = build_scenario(args.scenario, heterogeneous=args.heterogeneous, batch=args.batch,
-                                        days=args.days, seed=args.seed, overestimate=args.overestimate, **extra)
-        return clusters, jobs, "mct"
-    if args.platform:
-        from vcsched.scenarios.platform import load_platform
-
-        clusters, workloads, origins, labels, meta_name = load_platform(
-            args.platform, skip_bad_lines=args.skip_bad_lines, shift=not args.no_shift)
-        if notes:
-            _note_skipped(workloads)
-        jobs = JobTable.from_workloads(workloads, origins, labels if len(workloads) > 1 else None)
-        if not meta_name or str(meta_name).lower() in ("none", "origin"):
-            meta_name = None
-        return clusters, jobs, meta_name
-    from vcsched.scenarios.platform import read_trace
-
-    spec = {"start": args.start, "end": args.end, "days": args.days}
-    w = read_trace(args.trace, spec, skip_bad_lines=args.skip_bad_lines, where="--trace")
-    if notes:
-        _note_skipped([w])
-    procs = args.procs or w.machine_size
-    if procs is None:
-        raise InvalidInputError(f"{args.trace}: the header gives neither MaxProcs nor MaxNodes; pass --procs")
-    from vcsched.scenarios.platform import MAX_CLUSTER_PROCS
-
-    if procs > MAX_CLUSTER_PROCS:
-        raise InvalidInputError(f"{args.trace}: the header gives {procs} processors, more than the "
-                                f"{MAX_CLUSTER_PROCS:,} a cluster may have; pass --procs")
-    clusters = [make_cluster(_cluster_name(args.trace), procs, args.speed, args.policy)]
-    return clusters, JobTable.from_workloads([w]), None
-
-
 def _mapping(meta_name: str):
     from heuristics.grid import make_meta
 
@@ -225,7 +167,7 @@ def _simulate(args: argparse.Namespace, *, progress: bool = True):
     built: list = []
 
     def build(first: bool):
-        clusters, jobs, meta_name = _build(args, notes=first and progress)
+        clusters, jobs, meta_name = build_workload(args, notes=first and progress)
         _set_cbf_replan(args, clusters)
         if first:
             _check_period(args, jobs)

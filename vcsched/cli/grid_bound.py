@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 
 from vcsched.cli.common import number_option, print_json, print_table
-from vcsched.cli.grid_options import add_workload_options
+from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register_bound", "add_bound_flags", "cmd_bound", "bound_report", "print_bound_table", "SIM_METRIC",
@@ -58,8 +58,6 @@ def register_bound(gsub) -> None:
 
 
 def _build(args: argparse.Namespace):
-    from vcsched.cli.grid import _build as build_workload
-
     if not args.scenario and args.heterogeneous:
         raise InvalidInputError("--heterogeneous applies to --scenario; for a platform file set each cluster's "
                                 "\"speed\"")

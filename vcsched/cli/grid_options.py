@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from vcsched.cli.common import nonneg_int, number_option
 
@@ -35,3 +37,28 @@ def add_workload_options(s: argparse.ArgumentParser) -> None:
                    help="--scenario: synthetic walltimes = run time x log-uniform factor in [1, this] (default 10)")
     s.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and lines with a field out of "
                    "range (counted) instead of failing")
+
+
+def note_skipped(workloads) -> None:
+    """One ``vcsched: note:`` line per trace that skipped jobs."""
+    for w in workloads:
+        if w.skipped:
+            print(f"vcsched: note: {Path(w.source).name}: skipped {w.skipped} job(s) (processors <= 0, run time < 0 "
+                  f"or malformed line)", file=sys.stderr)
+
+
+def build_workload(args: argparse.Namespace, *, notes: bool = True):
+    """Clusters, job table and the name of the arrival mapping ("mct", "origin" or None), by
+    :func:`vcsched.scenarios.grid_build.build` from the workload options (:mod:`vcsched.cli.grid_options`).
+
+    ``notes`` prints how many jobs each trace skipped (once per command, not for the reference run).
+    """
+    from vcsched.scenarios.grid_build import build
+
+    run = build(trace=args.trace, platform=args.platform, scenario=args.scenario, policy=args.policy,
+                procs=args.procs, speed=args.speed, start=args.start, end=args.end, days=args.days,
+                skip_bad_lines=args.skip_bad_lines, shift=not args.no_shift, heterogeneous=args.heterogeneous,
+                batch=args.batch, seed=args.seed, overestimate=args.overestimate, max_load=args.max_load)
+    if notes:
+        note_skipped(run.workloads)
+    return run.clusters, run.jobs, run.meta

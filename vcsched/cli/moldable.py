@@ -175,27 +175,8 @@ def resolve_methods(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def result_to_json(result, instance) -> dict[str, Any]:
-    """The fields of ``vcsched moldable solve --json`` (README)."""
-    from vcsched.problems.moldable import schedule_to_json
-
-    has = result.status.has_solution
-    out = {
-        "method": result.method,
-        "status": result.status.value,
-        "makespan": result.extra.get("makespan") if has else None,
-        "minsum": result.extra.get("minsum") if has else None,
-        "seconds": result.seconds,
-        "schedule": schedule_to_json(result.solution) if has else None,
-    }
-    if result.method == EXACT:
-        out.update(bound=result.bound, gap=result.gap, formulation=result.extra.get("formulation"),
-                   message=result.message)
-    return out
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
-    from heuristics.moldable.methods import solve_many
+    from heuristics.moldable.methods import result_row, solve_many
     from vcsched.problems.moldable import load_instance
 
     methods = resolve_methods(args.method)
@@ -208,7 +189,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
                          time_limit=args.time_limit, formulation=args.formulation, grain=args.grain)
-    rows = [result_to_json(result, instance) for result in results]
+    rows = [result_row(result, instance) for result in results]
     if args.gantt:
         draw_best_schedule(instance, results, args.gantt)
     if args.json:

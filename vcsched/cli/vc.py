@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vcsched.cli.common import (
     add_set_options,
@@ -38,7 +38,7 @@ from vcsched.cli.common import (
 )
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError, UnknownNameError
-from vcsched.problems.vc_limits import MIN_CPU
+from vcsched.problems.vc_limits import MAX_RELABEL_HOSTS, MIN_CPU
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
@@ -50,9 +50,6 @@ MAX_CV = 10.0
 """``vc generate``: largest coefficient of variation (a round of redrawing keeps >= ~8 % of the draws)."""
 MAX_TIME_LIMIT = 1e6
 """Largest ``--time-limit`` (seconds)."""
-MAX_ADAPT_HOSTS = 1_000
-"""``vc adapt``: most hosts (the mcb8 policies relabel hosts with an H x H assignment problem,
-:data:`heuristics.vc.methods.MAX_RELABEL_HOSTS`; a test checks that both agree)."""
 MAX_RATE = 1e4
 """``vc adapt``: largest arrival rate."""
 MAX_TIME = 1e12
@@ -107,8 +104,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=cmd_solve)
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
-    a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_ADAPT_HOSTS), required=True,
-                   help=f"hosts, 1 to {MAX_ADAPT_HOSTS:,}")
+    a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_RELABEL_HOSTS), required=True,
+                   help=f"hosts, 1 to {MAX_RELABEL_HOSTS:,}")
     a.add_argument("--arrival-rate", type=number_option(float, low=0, low_open=True, high=MAX_RATE),
                    help=f"Poisson arrivals per time unit, up to {MAX_RATE:g} (required without --swf); "
                         f"rate x duration at most {MAX_EXPECTED_ARRIVALS:,}")
@@ -289,33 +286,8 @@ def resolve_methods(text: str, instance: VCInstance | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
-    """The JSON fields of ``vcsched vc solve --json`` (README: CLI)."""
-    from vcsched.problems.vc import Allocation
-
-    alloc = result.solution if isinstance(result.solution, Allocation) else None
-    has = result.status.has_solution
-    out = {
-        "method": result.method,
-        "status": result.status.value,
-        "min_yield": result.objective if has else None,
-        "avg_yield": result.extra.get("avg_yield") if has and alloc is not None else None,
-        "assignment": alloc.assignment(instance) if alloc is not None else None,
-        "cpu": alloc.cpu(instance) if alloc is not None else None,
-        "bound": result.bound,
-        "gap": result.gap,
-        "seconds": result.seconds,
-        "message": result.message,
-    }
-    for key in ("migrations", "migrated_memory", "seconds_first_phase", "time_limit"):
-        if key in result.extra:
-            out[key] = result.extra[key]
-    if result.method == "certify":
-        out["extra"] = {k: v for k, v in result.extra.items() if k != "avg_yield"}
-    return out
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
+    from heuristics.vc.methods import result_row
     from vcsched.problems.vc import load_instance
 
     if wants_instance_set(args):
@@ -326,7 +298,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     with status_line():
         results = solve_results(args, instance)
-    rows = [result_to_json(r, instance) for r in results]
+    rows = [result_row(r, instance) for r in results]
     if args.plot:
         plot_best_allocation(instance, results, args.plot)
     if args.json:

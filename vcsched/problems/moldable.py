@@ -38,6 +38,8 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, instance_head, load_json, number_field
+from vcsched.problems.moldable_limits import MAX_PROCESSORS, MAX_TIME_ENTRIES, MAX_VALUE, MIN_VALUE, check_size
+from vcsched.problems.moldable_npz import is_npz_path, read_npz_arrays, save_npz_instance
 
 __all__ = [
     "MoldableInstance",
@@ -367,32 +369,8 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-MAX_PROCESSORS = 100_000
-"""Most processors ``m`` in an instance."""
-
-MAX_TIME_ENTRIES = 20_000_000
-"""Largest ``n x m`` (entries of the times table, 160 MB as float64, e.g. 10,000 tasks on 2,000
-processors; the JSON text of such an instance is about 405 MB, under the 512 MiB file limit, and
-takes seconds and gigabytes of Python objects to read: use the ``.npz`` form at that size). Checked
-before the table is allocated."""
-
-MIN_VALUE = 1e-9
-MAX_VALUE = 1e12
-"""Times and weights must lie in ``[1e-9, 1e12]``: ``k p_i(k)``, ``sum w_i C_i`` and the dual
-approximation's bisection stay finite and well-conditioned (a time of ``1e308`` overflows the
-work ``k p_i(k)``; ``1e-320`` is a subnormal float that breaks every ratio)."""
-
 TASK_FIELDS = ("weight", "times")
 INSTANCE_FIELDS = ("m", "tasks")
-
-
-def check_size(m: int, n: int, *, where: str = "instance") -> None:
-    """Refuse ``m`` processors and ``n`` tasks beyond :data:`MAX_PROCESSORS` and :data:`MAX_TIME_ENTRIES`."""
-    if m > MAX_PROCESSORS:
-        raise InvalidInputError(f"{where}: {m:,} processors is more than the limit of {MAX_PROCESSORS:,}")
-    if n * m > MAX_TIME_ENTRIES:
-        raise InvalidInputError(f"{where}: {n:,} tasks x {m:,} processors = {n * m:,} processing times, more than the "
-                                f"limit of {MAX_TIME_ENTRIES:,}")
 
 
 def _times_row(values: Any, m: int, source: str, where: str) -> list[float] | np.ndarray:
@@ -451,12 +429,11 @@ def parse_instance(data: Any, source: str = "<instance>") -> MoldableInstance:
 def load_instance(path: str | os.PathLike) -> MoldableInstance:
     """Read a moldable instance from a JSON file (format in the module docstring) through the
     toolkit's one JSON loader (:func:`vcsched.problems.jsonfile.load_json`), or from a ``.npz``
-    file (:func:`vcsched.problems.moldable_npz.load_npz_instance`) when the name ends in ``.npz``."""
-    from vcsched.problems.moldable_npz import is_npz_path, load_npz_instance
-
+    file (:func:`vcsched.problems.moldable_npz.read_npz_arrays`) when the name ends in ``.npz``."""
     source = os.fspath(path)
     if is_npz_path(source):
-        return load_npz_instance(source)
+        m, times, weights = read_npz_arrays(source)
+        return MoldableInstance(m=m, times=times, weights=weights)
     return parse_instance(load_json(source, what="moldable instance"), source)
 
 
@@ -475,8 +452,6 @@ def instance_to_dict(instance: MoldableInstance) -> dict[str, Any]:
 
 def save_instance(instance: MoldableInstance, path: str | os.PathLike) -> None:
     """Write ``instance`` as JSON, or as ``.npz`` when the name ends in ``.npz``."""
-    from vcsched.problems.moldable_npz import is_npz_path, save_npz_instance
-
     if is_npz_path(path):
         save_npz_instance(instance, path)
         return

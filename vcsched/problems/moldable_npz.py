@@ -21,13 +21,15 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+from typing import Any
 
 import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, number_field, read_input_bytes
+from vcsched.problems.moldable_limits import MAX_PROCESSORS, MAX_VALUE, MIN_VALUE, check_size
 
-__all__ = ["NPZ_SUFFIX", "NPZ_FIELDS", "is_npz_path", "load_npz_instance", "save_npz_instance"]
+__all__ = ["NPZ_SUFFIX", "NPZ_FIELDS", "is_npz_path", "read_npz_arrays", "save_npz_instance"]
 
 NPZ_SUFFIX = ".npz"
 NPZ_FIELDS = ("m", "weights", "times")
@@ -80,8 +82,6 @@ def _check_headers(zf: zipfile.ZipFile, source: str) -> dict[str, tuple[tuple, n
 
 def _first_bad(values: np.ndarray) -> int | None:
     """Flat index of the first value outside ``[MIN_VALUE, MAX_VALUE]`` (NaN included), or None."""
-    from vcsched.problems.moldable import MAX_VALUE, MIN_VALUE
-
     ok = (values >= MIN_VALUE) & (values <= MAX_VALUE)
     if ok.all():
         return None
@@ -89,17 +89,13 @@ def _first_bad(values: np.ndarray) -> int | None:
 
 
 def _read_m(zf: zipfile.ZipFile, source: str) -> int:
-    from vcsched.problems.moldable import MAX_PROCESSORS
-
     m = int(np.load(zf.open("m.npy"), allow_pickle=False))
     if not 1 <= m <= MAX_PROCESSORS:
         raise InvalidInputError(f"{source}: field 'm' must be >= 1 and <= {MAX_PROCESSORS}, got {m}")
     return m
 
 
-def _validated(zf: zipfile.ZipFile, source: str):
-    from vcsched.problems.moldable import MAX_VALUE, MIN_VALUE, MoldableInstance, check_size
-
+def _validated(zf: zipfile.ZipFile, source: str) -> tuple[int, np.ndarray, np.ndarray]:
     heads = _check_headers(zf, source)
     m = _read_m(zf, source)
     n, cols = heads["times"][0]
@@ -118,11 +114,13 @@ def _validated(zf: zipfile.ZipFile, source: str):
         i, k = divmod(bad, m)
         number_field({"times": float(times[i, k])}, "times", where=f"{source}: task {i}, entry {k} (p_i({k + 1}))",
                      low=MIN_VALUE, high=MAX_VALUE)
-    return MoldableInstance(m=m, times=np.ascontiguousarray(times), weights=weights)
+    return m, np.ascontiguousarray(times), weights
 
 
-def load_npz_instance(path: str | os.PathLike):
-    """Read and validate a ``.npz`` moldable instance; one :class:`InvalidInputError` line on any fault."""
+def read_npz_arrays(path: str | os.PathLike) -> tuple[int, np.ndarray, np.ndarray]:
+    """Read and validate a ``.npz`` moldable instance: ``(m, times, weights)``, which
+    :func:`vcsched.problems.moldable.load_instance` turns into an instance; one :class:`InvalidInputError` line on
+    any fault."""
     source = os.fspath(path)
     raw = read_input_bytes(source, what="moldable instance (.npz)", compressed=False)
     try:
@@ -135,7 +133,7 @@ def load_npz_instance(path: str | os.PathLike):
                                 "times") from None
 
 
-def save_npz_instance(instance, path: str | os.PathLike) -> None:
+def save_npz_instance(instance: Any, path: str | os.PathLike) -> None:
     """Write ``instance`` as an uncompressed ``.npz`` (arrays ``m``, ``weights``, ``times``), atomically."""
     from vcsched.files import atomic_write
 

@@ -10,3 +10,8 @@ MIN_CPU = 1e-9
 ``alpha_i`` and sort by ratios of needs, which overflow for needs near the
 smallest float (``5e-324``); a VM needing less than a billionth of a host is
 not a meaningful model."""
+
+MAX_RELABEL_HOSTS = 1_000
+"""Most hosts for which a heuristic's placement is relabelled to keep the most in place (an H x H
+assignment problem, :func:`heuristics.vc.adapt.relabel_to_keep`): the ``adapt-*`` methods and ``vc adapt``
+run up to this many hosts."""
