@@ -14,9 +14,15 @@ import numpy as np
 
 from vcsched.registry import Registry
 
-__all__ = ["MCT", "OriginMapping", "META_SCHEDULERS", "make_meta"]
+__all__ = ["MCT", "OriginMapping", "META_SCHEDULERS", "make_meta", "mct_cluster"]
 
 META_SCHEDULERS: Registry = Registry("grid meta-scheduler")
+
+
+def mct_cluster(grid, job: int) -> int:
+    """The MCT rule (seed §2.1): the cluster of minimum estimated completion time for ``job``
+    (:meth:`vcsched.sim.Grid.ect_all`), ties to the first cluster in platform order."""
+    return int(np.argmin(grid.ect_all(job)))
 
 
 @META_SCHEDULERS.register("mct")
@@ -31,7 +37,7 @@ class MCT:
     name = "mct"
 
     def map(self, grid, job: int) -> int:
-        return int(np.argmin(grid.ect_all(job)))
+        return mct_cluster(grid, job)
 
 
 @META_SCHEDULERS.register("origin")

@@ -80,7 +80,7 @@ import time
 
 import numpy as np
 
-from heuristics.grid import fastevent, fastselect
+from heuristics.grid import fastevent, fastselect, mct_cluster
 from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
 from vcsched.sim import planning
@@ -227,7 +227,7 @@ class Reallocation:
     # ------------------------------------------------------------------ engine interface
     def map(self, grid, job: int) -> int:
         """MCT mapping of an arriving job (§2.1); ties go to the first cluster."""
-        k = int(np.argmin(grid.ect_all(job)))
+        k = mct_cluster(grid, job)
         if job < self.arrival_cluster.size:
             self.arrival_cluster[job] = k
         return k

@@ -22,15 +22,14 @@ import numpy as np
 
 from lowerbounds.vc.integer_master import placement_from_configurations, solve_integer_master
 from lowerbounds.vc.packing import Column, PackingItems, cheap_bins, configuration_lp
-from vcsched.problems.vc import VCInstance, host_loads, host_memory
+from vcsched.problems.vc import VCInstance, host_loads, placement_problem
 
 if TYPE_CHECKING:  # pragma: no cover
     from lowerbounds.vc.options import CertifyOptions
 
-__all__ = ["Run", "Clock", "fits", "host_columns", "MEM_FIT", "TIMINGS"]
+__all__ = ["Run", "Clock", "fits", "host_columns", "TIMINGS"]
 
 
-MEM_FIT = 1 + 1e-12
 TIMINGS = ("seconds_cheap_bounds", "seconds_heuristics", "seconds_improve", "seconds_configuration_lp",
             "seconds_integer_master", "seconds_dive")
 _DIVE_COUNTERS = ("tries", "found", "not_better", "failed", "time_limit")
@@ -40,19 +39,12 @@ _IM_COUNTERS = ("tests", "found", "not_better", "infeasible", "time_limit", "not
 memory check); restricted masters without a packing (proven, or at the time limit); runs without time."""
 
 
-
 def fits(instance: VCInstance, task_host: Any) -> np.ndarray | None:
-    """The placement as an int array when it is one of ``instance`` and fits memory, else None."""
-    if task_host is None:
+    """The placement as an int array when it is one of ``instance`` and fits memory
+    (:func:`vcsched.problems.vc.placement_problem`, the heuristics' own test), else None."""
+    if task_host is None or placement_problem(instance, task_host) is not None:
         return None
-    th = np.asarray(task_host)
-    if th.shape != (instance.n_tasks,) or not np.issubdtype(th.dtype, np.integer):
-        return None
-    if th.size and (th.min() < 0 or th.max() >= instance.hosts):
-        return None
-    if np.any(host_memory(instance, th) > MEM_FIT):
-        return None
-    return th.astype(np.int64)
+    return np.asarray(task_host).astype(np.int64)
 
 
 def host_columns(instance: VCInstance, task_host: np.ndarray) -> list[Column]:
