@@ -83,6 +83,7 @@ import numpy as np
 from heuristics.grid import fastevent, fastselect, mct_cluster
 from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
+from vcsched.problems.grid_limits import MAX_REALLOC_EVENTS, MIN_PERIOD
 from vcsched.sim import planning
 
 __all__ = ["HEURISTICS", "ALGORITHMS", "QUEUE_ORDERS", "CURRENT_ECTS", "Reallocation", "label", "select_job"]
@@ -186,8 +187,8 @@ class Reallocation:
         if algorithm == "cancel" and spec.code is None:
             raise InvalidInputError(f"reallocation heuristic {heuristic!r} has no compiled key; Algorithm 2 "
                                     f"(cancel) needs one")
-        if not period > 0:
-            raise InvalidInputError(f"reallocation period must be positive, got {period}")
+        if not period >= MIN_PERIOD:
+            raise InvalidInputError(f"reallocation period must be at least {MIN_PERIOD:g} s, got {period}")
         if not threshold >= 0:
             raise InvalidInputError(f"reallocation threshold must be >= 0 seconds, got {threshold}")
         self.algorithm = algorithm
@@ -240,8 +241,17 @@ class Reallocation:
         if self.algorithm == "cancel" and any(c.resubmission_plan() is None for c in grid.clusters):
             raise InvalidInputError("Algorithm 2 (cancel) needs clusters that offer a resubmission plan "
                                     "(FCFS, EASY, CBF)")
+        self._check_events(grid.jobs)
         first = self.first if self.first is not None else float(grid.jobs.submit.min()) + self.period
         grid.every(self.period, self.reallocate, first=max(first, grid.now))
+
+    def _check_events(self, jobs) -> None:
+        """At most :data:`~vcsched.problems.grid_limits.MAX_REALLOC_EVENTS` periods in the submission span."""
+        span = float(jobs.submit.max() - jobs.submit.min())
+        if span / self.period > MAX_REALLOC_EVENTS:
+            raise InvalidInputError(f"--period {self.period:g}: the jobs are submitted over {span:g} s, which would "
+                                    f"take more than {MAX_REALLOC_EVENTS:,} reallocation events; give --period "
+                                    f"{span / MAX_REALLOC_EVENTS:.6g} or more")
 
     def reallocate(self, grid) -> None:
         """One reallocation event (Algorithm 1 or 2) on the current state of ``grid``."""

@@ -7,9 +7,12 @@ Modules: :mod:`~lowerbounds.moldable.bounds` (every bound and the method table),
 
 from lowerbounds.moldable.bounds import (
     BOUND_METHODS,
+    DEFAULT_RATIO,
+    MAX_INTERVAL_VARIABLES,
     DualSearch,
     batch_times,
     brute_force_optimum,
+    check_interval_model_size,
     dual_approximation_search,
     dual_test,
     interval_bound,
@@ -21,4 +24,4 @@ from lowerbounds.moldable.bounds import (
 
 __all__ = ["DualSearch", "smallest_allotment", "dual_test", "dual_approximation_search", "makespan_lower_bound",
            "batch_times", "interval_bound", "brute_force_optimum", "refined_interval_bound", "BOUND_METHODS",
-           "minsum_bound"]
+           "minsum_bound", "DEFAULT_RATIO", "MAX_INTERVAL_VARIABLES", "check_interval_model_size"]

@@ -23,7 +23,7 @@ import time
 import numpy as np
 import pulp
 
-from vcsched.errors import UnknownNameError
+from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.formulations.solve import new_var, solve_model
 from vcsched.problems.moldable import MoldableInstance, serial_schedule
 from vcsched.result import Result, Status, relative_gap
@@ -40,6 +40,9 @@ __all__ = [
     "refined_interval_bound",
     "BOUND_METHODS",
     "minsum_bound",
+    "DEFAULT_RATIO",
+    "MAX_INTERVAL_VARIABLES",
+    "check_interval_model_size",
 ]
 
 
@@ -307,6 +310,7 @@ def interval_bound(instance: MoldableInstance, *, integer: bool = False, time_li
     The cumulative area constraints are written with one running-sum
     variable per interval, so the model has ``O(n K)`` non-zeros.
     """
+    check_interval_model_size(instance, ratio)
     t0 = time.perf_counter()
     search = search or dual_approximation_search(instance, eps=eps)
     mk = makespan_lower_bound(instance, search=search)
@@ -426,6 +430,7 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
         raise ValueError(f"ratio must be > 1, got {ratio}")
     from lowerbounds.moldable.refined import build_pool, solve_by_columns, solve_full
 
+    check_interval_model_size(instance, ratio)
     t0 = time.perf_counter()
     ends = _refined_ends(instance, ratio, horizon)
     pool = build_pool(instance, ends, partial_rows, merge_late)
@@ -440,6 +445,28 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
 
 
 BOUND_METHODS = ("interval", "refined")
+DEFAULT_RATIO = {"interval": 2.0, "refined": 1.1}
+"""Default growth of the interval ends per bound method (the paper's 2; 1.1 for the refined LP)."""
+MAX_INTERVAL_VARIABLES = 2_000_000
+"""Most task x interval variables of the interval LP/ILP, estimated before building it from ``ratio`` and the
+spread of the times (:func:`check_interval_model_size`)."""
+
+
+def check_interval_model_size(instance: MoldableInstance, ratio: float) -> None:
+    """Refuse ``--ratio`` when the interval model could exceed :data:`MAX_INTERVAL_VARIABLES`.
+
+    The model has at most ``n (K + 3)`` task x interval variables with
+    ``K = floor(log_ratio(C_max guess / t_min))`` (``lowerbounds.moldable.batch_times``);
+    the dual approximation's guess is at most ``sum_i min_k p_i(k) <= sum_i p_i(1)`` (its
+    starting upper end), doubled here for safety, so the bound is computed before any solve.
+    """
+    horizon = 2.0 * float(instance.min_time.sum())
+    intervals = math.floor(math.log(horizon / float(instance.times.min())) / math.log(ratio)) + 3
+    if instance.n * intervals > MAX_INTERVAL_VARIABLES:
+        raise InvalidInputError(f"--ratio {ratio:.10g}: the interval model could have {instance.n:,} tasks x {intervals:,} "
+                                f"intervals = {instance.n * intervals:,} variables, more than the limit of "
+                                f"{MAX_INTERVAL_VARIABLES:,}; use a larger --ratio (2 in the paper)")
+
 """Names of the minsum lower bounds (``vcsched moldable bound --method``); ``interval`` is the paper's."""
 
 
@@ -449,8 +476,8 @@ def minsum_bound(instance: MoldableInstance, method: str = "interval", **options
     ``interval`` is :func:`interval_bound` (seed 002 §3.3), ``refined``
     :func:`refined_interval_bound`.
     """
+    if method not in BOUND_METHODS:
+        raise UnknownNameError(f"unknown bound method {method!r}; choose one of {', '.join(BOUND_METHODS)}")
     if method == "interval":
         return interval_bound(instance, **options)
-    if method == "refined":
-        return refined_interval_bound(instance, **options)
-    raise UnknownNameError(f"unknown bound method {method!r}; choose one of {', '.join(BOUND_METHODS)}")
+    return refined_interval_bound(instance, **options)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from vcsched.cli import main
-from vcsched.cli.grid import MAX_REALLOC_EVENTS
+from vcsched.problems.grid_limits import MAX_REALLOC_EVENTS
 
 LINE = "{id} {submit} 0 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 1 1 1 -1 -1"
 
@@ -106,6 +106,19 @@ def test_reallocation_events_are_bounded_before_the_run(tmp_path, capsys):
     assert "give --period 2 or more" in err
     assert main(["grid", "simulate", "--trace", str(t), "--realloc", "cancel", "--period", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["overall"]["jobs"] == 2
+
+
+def test_the_python_api_refuses_too_many_reallocation_events_with_the_cli_message(tmp_path):
+    """The limit lives in ``Reallocation`` (the function it protects), so a Python run refuses it too."""
+    from heuristics.grid.realloc import Reallocation
+    from vcsched.errors import InvalidInputError
+    from vcsched.scenarios.grid_build import build
+
+    run = build(trace=str(trace(tmp_path, jobs=((1, 0, 10, 2, 20), (2, 2_000_000, 10, 2, 20)))))
+    from vcsched.sim import simulate_grid
+
+    with pytest.raises(InvalidInputError, match=r"--period 1: the jobs are submitted over 2e\+06 s"):
+        simulate_grid(run.clusters, run.jobs, meta=Reallocation("cancel", "mct", period=1.0))
 
 
 def test_scenario_seed_and_fractional_days(capsys):

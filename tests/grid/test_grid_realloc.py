@@ -181,8 +181,8 @@ def test_grid_bad_arguments():
         Reallocation("sometimes")
     with pytest.raises(UnknownNameError, match="did you mean 'minmin'"):
         Reallocation("cancel", "minimin")
-    with pytest.raises(InvalidInputError, match="period must be positive"):
-        Reallocation("cancel", "mct", period=0)
+    with pytest.raises(InvalidInputError, match="period must be at least 1 s"):
+        Reallocation("cancel", "mct", period=0.5)
     assert Reallocation("cancel", "minmin").label == "MinMin-C"
     assert Reallocation("no-cancel", "maxrelgain").label == "MaxRelGain"
 

@@ -105,3 +105,17 @@ def test_moldable_lp_bound_speed_400_by_200():
     r = interval_bound(inst)
     assert r.status.value == "optimal"
     assert time.process_time() - t <= 2.0
+
+
+@pytest.mark.parametrize("bound", ["interval", "refined"])
+def test_the_interval_model_size_is_refused_by_the_python_api_as_by_the_cli(bound):
+    """The limit lives in the function it protects: the Python call refuses with the command line's message."""
+    from lowerbounds.moldable import interval_bound, refined_interval_bound
+    from vcsched.errors import InvalidInputError
+    from vcsched.problems.moldable import MoldableInstance
+
+    inst = MoldableInstance(m=2, times=np.array([[2.0, 1.5], [1.0, 1.0]]), weights=np.array([1.0, 2.0]))
+    fn = interval_bound if bound == "interval" else refined_interval_bound
+    with pytest.raises(InvalidInputError, match=r"--ratio 1.0000001: the interval model could have"):
+        fn(inst, ratio=1.0000001)
+    assert fn(inst, ratio=1.5).bound > 0

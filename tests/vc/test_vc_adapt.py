@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from heuristics.vc.adapt import ADAPT_POLICIES, Policy, make_policy, relabel_to_keep, stay_and_place_new
+from vcsched.errors import InvalidInputError
 from vcsched.formulations.vc_milp import solve_vc_milp
 from vcsched.problems.vc import VCInstance, allocation_from_placement, check_allocation, placement_min_yield
 from vcsched.problems.vc_metrics import migration_cost
@@ -189,3 +190,14 @@ def test_swf_trace_jobs_become_a_dynamic_workload():
     assert np.array_equal(np.sort(w.lifetime), np.sort(np.asarray(window.effective_run_time, dtype=float)))
     res = simulate_dynamic(8, w, make_policy("local-search"), budget=0.5)
     assert res.events >= 1 and all(r.migrated_memory <= 0.5 + 1e-9 for r in res.trace)
+
+
+def test_the_expected_arrivals_limit_is_the_python_apis_too():
+    """``poisson_workload`` refuses what ``vc adapt`` refuses, with the same line (the limit lives there)."""
+    from vcsched.problems.vc_limits import MAX_EXPECTED_ARRIVALS
+
+    with pytest.raises(InvalidInputError, match=f"more than the limit of {MAX_EXPECTED_ARRIVALS:,}"):
+        poisson_workload(4, 1000.0, 10.0, 1000.0, rng=0)
+    with pytest.raises(InvalidInputError, match="arrival_rate must be a positive number"):
+        poisson_workload(4, -1.0, 10.0, 1000.0, rng=0)
+    assert len(poisson_workload(4, 1.0, 10.0, 100.0, rng=0).arrival) > 0

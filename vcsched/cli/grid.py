@@ -36,8 +36,9 @@ of each cluster, drawn by evalys). Output paths are checked before the simulatio
 (an existing folder, writable, not one of the input files) and written through a
 temporary file renamed into place; a write that fails (``/dev/full``) exits 2.
 
-Limits: ``--period`` is at least :data:`MIN_PERIOD` seconds and the submission span of
-the jobs may hold at most :data:`MAX_REALLOC_EVENTS` periods (a smaller period is refused
+Limits (:mod:`vcsched.problems.grid_limits`, enforced by :class:`heuristics.grid.realloc.Reallocation`):
+``--period`` is at least ``MIN_PERIOD`` seconds and the submission span of the jobs may hold at most
+``MAX_REALLOC_EVENTS`` periods (a smaller period is refused
 before the run with the smallest one accepted).
 """
 
@@ -53,13 +54,10 @@ from vcsched.cli.common import check_output_path, duration_text, number_option, 
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
+from vcsched.problems.grid_limits import MIN_PERIOD
 
-__all__ = ["register", "cmd_simulate", "MIN_PERIOD", "MAX_REALLOC_EVENTS"]
+__all__ = ["register", "cmd_simulate"]
 
-MIN_PERIOD = 1.0
-"""Smallest reallocation period accepted (seconds)."""
-MAX_REALLOC_EVENTS = 10**6
-"""Largest number of reallocation periods in the submission span of the jobs."""
 
 _METRIC_COLUMNS = ["cluster", "jobs", "mean_wait", "max_wait", "mean_response", "mean_bsld", "utilization",
                    "makespan"]
@@ -170,7 +168,6 @@ def _simulate(args: argparse.Namespace, *, progress: bool = True):
         clusters, jobs, meta_name = build_workload(args, notes=first and progress)
         _set_cbf_replan(args, clusters)
         if first:
-            _check_period(args, jobs)
             built.append((clusters, jobs))
         return clusters, jobs, meta_name
 
@@ -252,17 +249,6 @@ def _save(path: str, option: str, write) -> None:
         raise InvalidInputError(f"{option} {path}: cannot be written ({exc.strerror or exc})") from None
     except InvalidInputError as exc:
         raise InvalidInputError(f"{option} {path}: {exc}") from None
-
-
-def _check_period(args: argparse.Namespace, jobs) -> None:
-    """At most :data:`MAX_REALLOC_EVENTS` reallocation periods in the submission span of the jobs."""
-    if args.realloc == "none" or len(jobs) == 0:
-        return
-    span = float(jobs.submit.max() - jobs.submit.min())
-    if span / args.period > MAX_REALLOC_EVENTS:
-        raise InvalidInputError(f"--period {args.period:g}: the jobs are submitted over {span:g} s, which would "
-                                f"take more than {MAX_REALLOC_EVENTS:,} reallocation events; give --period "
-                                f"{span / MAX_REALLOC_EVENTS:.6g} or more")
 
 
 def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:

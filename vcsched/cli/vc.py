@@ -38,7 +38,7 @@ from vcsched.cli.common import (
 )
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError, UnknownNameError
-from vcsched.problems.vc_limits import MAX_RELABEL_HOSTS, MIN_CPU
+from vcsched.problems.vc_limits import MAX_EXPECTED_ARRIVALS, MAX_RELABEL_HOSTS, MIN_CPU
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
@@ -54,10 +54,6 @@ MAX_RATE = 1e4
 """``vc adapt``: largest arrival rate."""
 MAX_TIME = 1e12
 """``vc adapt``: largest duration and mean lifetime."""
-
-MAX_EXPECTED_ARRIVALS = 20_000
-"""``vc adapt``: largest ``--arrival-rate x --duration`` (expected arrivals; each arrival and
-departure is one adaptation of every job in the system)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -154,11 +150,9 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     if not args.swf:
         if args.arrival_rate is None or args.mean_lifetime is None:
             raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
-        expected = args.arrival_rate * args.duration
-        if expected > MAX_EXPECTED_ARRIVALS:
-            raise InvalidInputError(f"vc adapt: --arrival-rate {args.arrival_rate:g} x --duration {args.duration:g} = "
-                                    f"{expected:.4g} expected arrivals, more than the limit of {MAX_EXPECTED_ARRIVALS:,}; "
-                                    "lower the rate or the duration")
+        from vcsched.scenarios.vc_dynamic import check_expected_arrivals
+
+        check_expected_arrivals(args.arrival_rate, args.duration)
     from heuristics.vc.adapt import ADAPT_POLICIES
 
     policies = [p.strip().lower() for p in args.policy.split(",") if p.strip()]

@@ -15,3 +15,7 @@ MAX_RELABEL_HOSTS = 1_000
 """Most hosts for which a heuristic's placement is relabelled to keep the most in place (an H x H
 assignment problem, :func:`heuristics.vc.adapt.relabel_to_keep`): the ``adapt-*`` methods and ``vc adapt``
 run up to this many hosts."""
+
+MAX_EXPECTED_ARRIVALS = 20_000
+"""Most expected arrivals (rate x duration) of a Poisson workload of the dynamic simulation
+(:func:`vcsched.scenarios.vc_dynamic.poisson_workload`, ``vc adapt``)."""

@@ -11,11 +11,22 @@ import math
 
 import numpy as np
 
+from vcsched.errors import InvalidInputError
 from vcsched.generators.lublin import lublin_sizes
 from vcsched.generators.vc import truncated_normal
+from vcsched.problems.vc_limits import MAX_EXPECTED_ARRIVALS
 from vcsched.sim.vcdynamic import DynamicWorkload
 
-__all__ = ["poisson_workload", "swf_workload"]
+__all__ = ["poisson_workload", "swf_workload", "check_expected_arrivals"]
+
+
+def check_expected_arrivals(arrival_rate: float, duration: float) -> None:
+    """Refuse more than :data:`~vcsched.problems.vc_limits.MAX_EXPECTED_ARRIVALS` expected arrivals."""
+    expected = arrival_rate * duration
+    if expected > MAX_EXPECTED_ARRIVALS:
+        raise InvalidInputError(f"vc adapt: --arrival-rate {arrival_rate:g} x --duration {duration:g} = "
+                                f"{expected:.4g} expected arrivals, more than the limit of {MAX_EXPECTED_ARRIVALS:,}; "
+                                "lower the rate or the duration")
 
 
 def poisson_workload(
@@ -42,7 +53,8 @@ def poisson_workload(
     """
     for name, value in (("arrival_rate", arrival_rate), ("mean_lifetime", mean_lifetime), ("duration", duration)):
         if not (value > 0 and math.isfinite(value)):
-            raise ValueError(f"{name} must be a positive number, got {value}")
+            raise InvalidInputError(f"{name} must be a positive number, got {value}")
+    check_expected_arrivals(arrival_rate, duration)
     rng = np.random.default_rng(rng)
     n = int(rng.poisson(arrival_rate * duration))
     arrival = np.sort(rng.uniform(0.0, duration, n))
