@@ -34,7 +34,7 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("vc solve certify gap", ["vc", "solve", "inst.json", "--method", "certify", "--time-limit", "60", "--gap",
                               "0.001", "--json"]),
     ("vc solve parallel mcb8", ["vc", "solve", "par.json", "--method", "mcb8,gr,sg,lp-closed", "--json"]),
-    ("moldable generate", ["moldable", "generate", "--tasks", "12", "--procs", "8", "--seed", "3", "-o",
+    ("moldable generate", ["moldable", "generate", "--n", "12", "--m", "8", "--seed", "3", "-o",
                            "mold.json"]),
     ("moldable solve", ["moldable", "solve", "mold.json", "--method", "all", "--json"]),
     ("moldable bound", ["moldable", "bound", "mold.json", "--json"]),

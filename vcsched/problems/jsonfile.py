@@ -173,6 +173,20 @@ def _bound_text(low: float | None, high: float | None, low_open: bool, high_open
     return " and ".join(parts) if parts else "finite"
 
 
+def _absent(key: str, *, where: str, default: Any, required: bool) -> Any:
+    """The value of a field that is absent: ``default``, or an error when it is ``required``."""
+    if required:
+        raise InvalidInputError(f"{where}: field {key!r} is required")
+    return default
+
+
+def _numeric(value: Any, key: str, *, where: str, kind: str) -> int | float:
+    """``value`` when it is a JSON number (not a boolean), else an error saying it must be ``kind``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{where}: field {key!r} must be {kind}, got {value!r}")
+    return value
+
+
 def number_field(mapping: Mapping[str, Any], key: str, *, where: str, default: float | None = None,
                  required: bool = False, low: float | None = None, high: float | None = None,
                  low_open: bool = False, high_open: bool = False) -> float | None:
@@ -181,12 +195,8 @@ def number_field(mapping: Mapping[str, Any], key: str, *, where: str, default: f
     Returns ``default`` when the key is absent and not ``required``.
     """
     if key not in mapping:
-        if required:
-            raise InvalidInputError(f"{where}: field {key!r} is required")
-        return default
-    value = mapping[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInputError(f"{where}: field {key!r} must be a number, got {value!r}")
+        return _absent(key, where=where, default=default, required=required)
+    value = _numeric(mapping[key], key, where=where, kind="a number")
     try:
         x = float(value)
     except OverflowError:
@@ -206,12 +216,8 @@ def int_field(mapping: Mapping[str, Any], key: str, *, where: str, default: int 
               required: bool = False, low: int | None = None, high: int | None = None) -> int | None:
     """Read ``mapping[key]`` as an integer within ``[low, high]``; ``2.0`` is accepted, ``2.5`` is not."""
     if key not in mapping:
-        if required:
-            raise InvalidInputError(f"{where}: field {key!r} is required")
-        return default
-    value = mapping[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInputError(f"{where}: field {key!r} must be an integer, got {value!r}")
+        return _absent(key, where=where, default=default, required=required)
+    value = _numeric(mapping[key], key, where=where, kind="an integer")
     if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
         raise InvalidInputError(f"{where}: field {key!r} must be an integer, got {value!r}")
     n = int(value)
