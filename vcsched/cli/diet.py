@@ -7,7 +7,6 @@ from typing import Any
 
 from vcsched.cli.common import number_option, print_json, print_table, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
-from vcsched.errors import InvalidInputError
 
 APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
 EXPERIMENT_NAMES = ("bursty", "add-seds", "steady")
@@ -104,45 +103,17 @@ def _bound_parser(dsub: argparse._SubParsersAction) -> None:
 
 
 def _scenario(args: argparse.Namespace):
-    from vcsched.scenarios.diet import make_scenario
+    """The experiment's scenario with the workload and platform options (:func:`vcsched.scenarios.diet.build`)."""
+    from vcsched.scenarios.diet import build
 
-    options: dict[str, Any] = {}
-    from vcsched.scenarios.diet import PLATFORM
-
-    changes = {k: v for k, v in (("submit_overhead", args.submit_overhead), ("exec_cv", args.exec_cv),
-                                 ("queue_sync", args.queue_sync), ("interference", args.interference)) if v is not None}
-    if changes:
-        import dataclasses
-
-        options["platform"] = dataclasses.replace(PLATFORM, **changes)
-    if args.experiment == "steady":
-        if args.interarrival is not None:
-            raise InvalidInputError("--interarrival applies to --experiment bursty and add-seds; steady has "
-                                    "sequential users (drop --interarrival or use --duration)")
-        if args.duration is not None:
-            options["duration"] = args.duration
-    else:
-        if args.duration is not None:
-            raise InvalidInputError(f"--duration applies to --experiment steady only, not {args.experiment}")
-        options["interarrival"] = args.interarrival if args.interarrival is not None else (
-            0.5 if args.experiment == "bursty" else 1.0)
-    return make_scenario(args.experiment, **options)
-
-
-def result_row(metrics: dict[str, Any], experiment: str, seed: int) -> dict[str, Any]:
-    """The JSON object of one approach: ``approach``, ``makespan``, ``mean_turnaround``, ``throughput``,
-    ``tasks_per_sed``, then the decomposition and counts."""
-    keys = ("approach", "makespan", "mean_turnaround", "throughput", "tasks_per_sed", "std_turnaround",
-            "mean_choose", "mean_queue", "mean_compute", "submitted", "completed", "resubmissions")
-    row = {k: metrics.get(k) for k in keys}
-    row["experiment"] = experiment
-    row["seed"] = seed
-    return row
+    return build(args.experiment, interarrival=args.interarrival, duration=args.duration,
+                 submit_overhead=args.submit_overhead, exec_cv=args.exec_cv, queue_sync=args.queue_sync,
+                 interference=args.interference)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from heuristics.diet import WindowParams, make_approach
-    from vcsched.scenarios.diet import simulate_scenario
+    from vcsched.scenarios.diet import approach_row, simulate_scenario
 
     scenario = _scenario(args)
     names = list(APPROACH_NAMES) if args.approach == "all" else [args.approach]
@@ -153,7 +124,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             window = WindowParams(win_adapt_factor=args.win_adapt_factor, task_latency=args.task_latency,
                                   max_win_size=scenario.platform.n_best)
             policy = make_approach(name, limit=args.limit, refine=args.refine, window=window, sorting=args.sorting)
-            rows.append(result_row(simulate_scenario(scenario, policy, seed=seed), args.experiment, seed))
+            rows.append(approach_row(simulate_scenario(scenario, policy, seed=seed), args.experiment, seed))
         return add_bounds(rows, scenario, seed) if args.bound else rows
 
     seeds = seeds_of(args)

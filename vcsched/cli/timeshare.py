@@ -118,45 +118,13 @@ def _server_factor(text: str) -> tuple[str, float]:
     return name.strip().lower(), number_option(float, low=0, low_open=True, high=MAX_SCALE)(value)
 
 
-def _platform(args: argparse.Namespace):
-    """``--platform`` as given, or the platform rebuilt with the ``--memory`` / ``--swap-share`` capacity and
-    the ``--compute-scale`` factors."""
-    if args.memory == "ram" and args.swap_share == 1.0 and not args.compute_scale:
-        return args.platform
-    from vcsched.errors import InvalidInputError
-    from vcsched.problems.timeshare import PLATFORMS, make_platform
-
-    if args.swap_share != 1.0 and args.memory != "ram+swap":
-        raise InvalidInputError("--swap-share applies to --memory ram+swap; add --memory ram+swap or drop it")
-    if args.scenario == "a" and args.platform is not None:
-        return args.platform  # generate_scenario explains that scenario a has its own servers
-    name = "dgemm" if args.scenario == "a" else (args.platform or "2")
-    kind, servers = PLATFORMS[name]
-    scale = dict(args.compute_scale)
-    if len(scale) != len(args.compute_scale):
-        raise InvalidInputError("--compute-scale names a server twice; give each server once")
-    return make_platform(kind, servers, name=name, memory=args.memory, swap_share=args.swap_share,
-                         compute_scale=scale)
-
-
 def _instance(args: argparse.Namespace):
-    """The scenario's instance with the workload options, cut to the first ``--tasks`` tasks."""
-    import dataclasses
+    """The scenario's instance with the workload and platform options (:func:`vcsched.scenarios.timeshare.build`)."""
+    from vcsched.scenarios.timeshare import build
 
-    from vcsched.errors import InvalidInputError
-    from vcsched.generators.timeshare import generate_scenario
-    from vcsched.problems.timeshare import first_tasks
-
-    instance = generate_scenario(args.scenario, platform=_platform(args), mu=args.mu, rng=args.seed,
-                                 interarrival=args.interarrival, noise=args.noise)
-    n = instance.workload.n_tasks
-    if args.tasks is None:
-        return instance
-    if args.tasks > n:
-        raise InvalidInputError(f"--tasks: scenario {args.scenario} has {n} tasks; give at most {n}")
-    workload, keep = first_tasks(instance.workload, args.tasks)
-    factor = None if instance.work_factor is None else instance.work_factor[keep]
-    return dataclasses.replace(instance, workload=workload, work_factor=factor)
+    return build(args.scenario, platform=args.platform, memory=args.memory, swap_share=args.swap_share,
+                 compute_scale=args.compute_scale, mu=args.mu, seed=args.seed, interarrival=args.interarrival,
+                 noise=args.noise, tasks=args.tasks)
 
 
 def _bounds(instance, method: str, time_limit: float) -> dict:

@@ -40,7 +40,7 @@ from vcsched.problems.diet import AgentTree, DietPlatform, SeDChange, Sequential
 from vcsched.sim.diet import simulate_diet
 
 __all__ = ["PLATFORM", "DGEMM_REF_N", "DGEMM_REF_SECONDS", "dgemm_task", "Scenario", "bursty", "add_seds", "steady",
-           "EXPERIMENTS", "make_scenario", "simulate_scenario", "PAPER"]
+           "EXPERIMENTS", "make_scenario", "simulate_scenario", "PAPER", "build", "approach_row"]
 
 DGEMM_REF_N = 1200
 PLATFORM = DietPlatform(exec_cv=0.03)
@@ -156,3 +156,40 @@ def simulate_scenario(scenario: Scenario, policy: Any, *, seed: int = 0) -> dict
     out.update(run_metrics(run, window=scenario.window))
     out["events"] = run.events
     return out
+
+
+def build(experiment: str, *, interarrival: float | None = None, duration: float | None = None,
+          submit_overhead: float | None = None, exec_cv: float | None = None, queue_sync: bool | None = None,
+          interference: float | None = None) -> Scenario:
+    """The scenario of ``experiment`` (``bursty``, ``add-seds``, ``steady``) as ``vcsched diet simulate|bound``
+    builds it: the platform's ``submit_overhead``, ``exec_cv``, ``queue_sync`` and ``interference`` when given,
+    ``interarrival`` for the independent submissions (default 0.5 s for bursty, 1 s for add-seds) and
+    ``duration`` for steady's sequential users."""
+    options: dict[str, Any] = {}
+    changes = {k: v for k, v in (("submit_overhead", submit_overhead), ("exec_cv", exec_cv),
+                                 ("queue_sync", queue_sync), ("interference", interference)) if v is not None}
+    if changes:
+        options["platform"] = dataclasses.replace(PLATFORM, **changes)
+    if experiment == "steady":
+        if interarrival is not None:
+            raise InvalidInputError("--interarrival applies to --experiment bursty and add-seds; steady has "
+                                    "sequential users (drop --interarrival or use --duration)")
+        if duration is not None:
+            options["duration"] = duration
+    else:
+        if duration is not None:
+            raise InvalidInputError(f"--duration applies to --experiment steady only, not {experiment}")
+        options["interarrival"] = interarrival if interarrival is not None else (
+            0.5 if experiment == "bursty" else 1.0)
+    return make_scenario(experiment, **options)
+
+
+def approach_row(metrics: dict[str, Any], experiment: str, seed: int) -> dict[str, Any]:
+    """One approach's row of ``vcsched diet simulate`` (its JSON object): ``approach``, ``makespan``,
+    ``mean_turnaround``, ``throughput``, ``tasks_per_sed``, then the decomposition and counts."""
+    keys = ("approach", "makespan", "mean_turnaround", "throughput", "tasks_per_sed", "std_turnaround",
+            "mean_choose", "mean_queue", "mean_compute", "submitted", "completed", "resubmissions")
+    row = {k: metrics.get(k) for k in keys}
+    row["experiment"] = experiment
+    row["seed"] = seed
+    return row
