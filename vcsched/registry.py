@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
-from vcsched.errors import UnknownNameError
+from vcsched.errors import InternalError, UnknownNameError
 
 __all__ = ["Registry", "check_options"]
 
@@ -25,12 +25,17 @@ class Registry(Generic[F]):
     ['gr']
     """
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, names: Iterable[str] | None = None) -> None:
         self.kind = kind
         self._items: dict[str, F] = {}
+        self._table = None if names is None else tuple(str(n).lower() for n in names)
 
     def register(self, name: str) -> Callable[[F], F]:
+        """Register a callable under ``name``, which must be in the name table given (:mod:`vcsched.names`)."""
         key = name.lower()
+        if self._table is not None and key not in self._table:
+            raise InternalError(f"{self.kind} {name!r} is not in its name table ({', '.join(self._table)}); "
+                                "add it to vcsched.names first")
 
         def decorator(func: F) -> F:
             if key in self._items and self._items[key] is not func:
@@ -53,6 +58,10 @@ class Registry(Generic[F]):
 
     def names(self) -> list[str]:
         return list(self._items)
+
+    def unregistered(self) -> list[str]:
+        """The names of the table that nothing registered (a test checks that there are none)."""
+        return [n for n in (self._table or ()) if n not in self._items]
 
     def __contains__(self, name: object) -> bool:
         return str(name).lower() in self._items

@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vcsched.names.timeshare import HEURISTICS
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 __all__ = ["bound_cells", "small_cells", "bound_rows", "small_rows", "bound_report", "BOUND_SECONDS",
            "EXACT_SECONDS"]
 
-HEURISTICS = ("mct", "hmct", "mp", "msf")
+
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 BOUND_SECONDS = 10.0
 """Time limit of the LP bounds of one whole workload."""

@@ -47,6 +47,7 @@ import numpy as np
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
 from benchmarks.tables import ci95_half, save_table, text_table
+from vcsched.names.grid import HEURISTICS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -56,7 +57,7 @@ __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "deviation_table", "QUIC
 
 QUICK_DAYS = 2.0
 PAPER_COLUMNS = ("jan", "feb", "mar", "apr", "may", "jun", "pwa-g5k")
-HEURISTICS = ("mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage")
+
 METRICS = {  # metric -> (paper table numbers without / with cancellation for hom, het; title)
     "impacted_pct": ((2, 3), (10, 11), "% of jobs whose completion time changed"),
     "reallocations": ((4, 5), (12, 13), "number of reallocations"),

@@ -60,6 +60,7 @@ from benchmarks.experiments._timeshare_paper import (
     implied_speed_table,
 )
 from benchmarks.harness import Experiment
+from vcsched.names.timeshare import HEURISTICS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -67,7 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "PAPER", "PAPER_COMPLETED", "PAPER_NOISE", "PAPER_SLOW_SHARE",
            "PAPER_TYPE_SHARES", "FAST_0916", "SCALES", "TS_DEVIATIONS", "deviation_table", "implied_speed_table"]
 
-HEURISTICS = ("mct", "hmct", "mp", "msf")
+
 
 def cells(quick: bool) -> list[dict]:
     """Scenario cells (see the module docstring), then the timing and HTM-cost cells."""

@@ -31,6 +31,7 @@ from heuristics.diet.refine import (
 from heuristics.diet.sorting import READINGS, select_best_n, sort_key, sort_key_literal
 from heuristics.diet.window import GlobalTaskManager, WindowParams, window_time_after_idle, window_time_after_schedule
 from vcsched.errors import InvalidInputError
+from vcsched.names import diet as names
 from vcsched.registry import Registry
 from vcsched.sim.diet_policy import Response
 
@@ -60,7 +61,7 @@ class DietApproach:
         return self.sorter(responses, n, rng, reading=self.sorting)
 
 
-APPROACHES: Registry = Registry("DIET approach")
+APPROACHES: Registry = Registry("DIET approach", names.APPROACHES)
 
 
 def _limit(limit: int) -> int:

@@ -46,13 +46,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from vcsched.names import diet as names
 from vcsched.registry import Registry
 from vcsched.sim.diet_policy import Response
 
 __all__ = ["REFINE", "min_queue_wait", "refine_first_free", "refine_last_free", "refine_minmin", "refine_sufferage",
            "refine_msf"]
 
-REFINE: Registry = Registry("RefinePlacement variant")
+REFINE: Registry = Registry("RefinePlacement variant", names.REFINE)
 
 RefineFn = Callable[[Sequence[Sequence[Response]], Sequence[float]], tuple[list[str], float]]
 

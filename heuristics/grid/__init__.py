@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from vcsched.names import grid as names
 from vcsched.registry import Registry
 
 __all__ = ["MCT", "OriginMapping", "META_SCHEDULERS", "make_meta", "mct_cluster"]
 
-META_SCHEDULERS: Registry = Registry("grid meta-scheduler")
+META_SCHEDULERS: Registry = Registry("grid meta-scheduler", names.META_SCHEDULERS)
 
 
 def mct_cluster(grid, job: int) -> int:

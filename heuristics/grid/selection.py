@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from heuristics.grid import fastselect
+from vcsched.names import grid as names
 from vcsched.registry import Registry
 
 __all__ = ["HeuristicSpec", "HEURISTICS", "register_heuristic", "select_job"]
@@ -55,7 +56,7 @@ class HeuristicSpec:
     code: int | None = None
 
 
-HEURISTICS: Registry = Registry("reallocation heuristic")
+HEURISTICS: Registry = Registry("reallocation heuristic", names.HEURISTICS)
 """Specifications of the reallocation heuristics, by name (:class:`HeuristicSpec`)."""
 
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from heuristics.moldable.registry import REGISTRY
+from vcsched.names.moldable import EXACT, HEURISTICS
 from vcsched.registry import Registry, check_options
 
 if TYPE_CHECKING:
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["Method", "METHODS", "HEURISTICS", "solve", "solve_many", "methods_for_all", "EXACT_DEFAULT_TIME_LIMIT",
            "result_row"]
 
-HEURISTICS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
-"""The heuristics of :data:`heuristics.moldable.REGISTRY` in the order of the tables (the paper's §4)."""
 
 EXACT_DEFAULT_TIME_LIMIT = 60.0
 """Seconds given to HiGHS by ``exact`` when ``time_limit`` is not given."""
@@ -132,7 +131,7 @@ def _build() -> Registry:
     for name in HEURISTICS:
         function = REGISTRY.get(name)
         methods.register(name)(Method(name, function, _keywords(function)))
-    methods.register("exact")(Method("exact", exact, _keywords(exact), in_all=False))
+    methods.register(EXACT)(Method(EXACT, exact, _keywords(exact), in_all=False))
     return methods
 
 
@@ -186,7 +185,7 @@ def result_row(result: Result, instance: Any) -> dict[str, Any]:
         "seconds": result.seconds,
         "schedule": schedule_to_json(result.solution) if has else None,
     }
-    if result.method == "exact":
+    if result.method == EXACT:
         out.update(bound=result.bound, gap=result.gap, formulation=result.extra.get("formulation"),
                    message=result.message)
     return out

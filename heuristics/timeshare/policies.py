@@ -23,6 +23,7 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.generators.timeshare import rerun_noise
+from vcsched.names import timeshare as names
 from vcsched.problems.timeshare import (
     TimeshareInstance,
     client_makespans,
@@ -36,7 +37,7 @@ from vcsched.sim.timeshare import TimesharePolicy, TimeshareRun, simulate_timesh
 
 __all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE"]
 
-REGISTRY: Registry = Registry("time-shared heuristic")
+REGISTRY: Registry = Registry("time-shared heuristic", names.HEURISTICS)
 
 TIE_TOLERANCE = 1e-6
 """Two perturbation sums closer than this (seconds) are equal (MP's ties)."""
@@ -199,7 +200,7 @@ def _row(name: str, runs: Sequence[TimeshareRun], reference: Sequence[TimeshareR
     return row
 
 
-def evaluate(instance: TimeshareInstance, names: Iterable[str] = ("mct", "hmct", "mp", "msf"), *,
+def evaluate(instance: TimeshareInstance, names: Iterable[str] = names.HEURISTICS, *,
              details: bool = False, load_sensor: str = "count", overflow: str = "refuse", runs: int = 1,
              mct_completion: str = "notify") -> list[dict]:
     """Metrics of §3 for each heuristic on ``instance``, with the comparison against MCT.

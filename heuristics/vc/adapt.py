@@ -51,6 +51,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from vcsched.formulations.vc_milp import least_migration, solve_vc_milp
+from vcsched.names import vc as names
 from vcsched.problems.vc import (
     Allocation,
     VCInstance,
@@ -68,7 +69,7 @@ from vcsched.result import Result, Status
 __all__ = ["ADAPT_POLICIES", "make_policy", "stay_and_place_new", "relabel_to_keep", "Policy",
            "keep_in_budget", "adapt_once"]
 
-ADAPT_POLICIES: Registry = Registry("adaptation policy")
+ADAPT_POLICIES: Registry = Registry("adaptation policy", names.ADAPT_POLICIES)
 EPS = 1e-12
 """Smallest decrease of the peak load that counts as an improvement."""
 

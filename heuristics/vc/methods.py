@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.vc import ADAPT_METHODS, CERTIFY_HEURISTICS, HEURISTICS
 from vcsched.problems.vc_limits import MAX_RELABEL_HOSTS
 from vcsched.registry import Registry, check_options
 
@@ -72,18 +73,8 @@ round) or ``hosts x tasks`` (``milp-literal``/``lp-literal``) assignment variabl
 a model with PuLP takes 50-100 microseconds per variable (5-10 s at the limit, measured on
 a shared 2-core machine), outside the solver's time limit; a larger one is refused at once."""
 
-CERTIFY_HEURISTICS = ("mcb8", "sg", "gr")
-"""Heuristics whose placements ``certify`` starts from (with the core greedy)."""
 
-HEURISTICS = {
-    **{f"mcb{v}": "heuristics.vc.mcb" for v in range(1, 9)},
-    "gr": "heuristics.vc.greedy", "sg": "heuristics.vc.greedy", "gb": "heuristics.vc.greedy",
-    "sgb": "heuristics.vc.greedy", "rrnd": "heuristics.vc.rounding", "rrnz": "heuristics.vc.rounding",
-}
-"""Heuristic name -> module defining the function of that name, in registry order."""
 
-ADAPT_POLICIES = ("none", "mcb8", "mcb8-sticky", "local-search")
-"""Adaptation policies (:data:`heuristics.vc.adapt.ADAPT_POLICIES`) offered as ``adapt-<name>`` methods."""
 
 
 
@@ -216,7 +207,7 @@ def _build() -> tuple[Registry, Registry]:
         Method("certify", _certify, ("time_limit", "gap", "rng"), in_all="never"),
         *(_heuristic_method(name) for name in HEURISTICS),
         *(Method(f"adapt-{p}", _adapt(p), ("budget_mode",), max_hosts=MAX_RELABEL_HOSTS, in_all="current")
-          for p in ADAPT_POLICIES),
+          for p in ADAPT_METHODS),
     ]
     for method in table:
         methods.register(method.name)(method)

@@ -42,12 +42,13 @@ from lowerbounds.batch.instance import BatchInstance, batch_instance
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
 from vcsched.errors import InvalidInputError
+from vcsched.names.references import BOUND_METHODS
 
 __all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
            "exact_batch", "batch_instance", "BatchInstance", "ExactResult"]
 
 
-METHODS = ("quick", "lp", "exact", "best")
+METHODS = BOUND_METHODS
 WINDOW_JOBS = 16
 """Jobs per LP window."""
 _LP_SHARE = {"mean_response": 0.4, "mean_bounded_slowdown": 0.25, "max_stretch": 0.25, "makespan": 0.1}

@@ -10,6 +10,7 @@ from typing import Any
 from lowerbounds.diet.instance import DietInstance, MetricBound, diet_instance
 from lowerbounds.diet.quick import quick_bounds
 from vcsched.errors import InvalidInputError
+from vcsched.names.references import BOUND_METHODS
 
 __all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS"]
 
@@ -32,7 +33,7 @@ def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
 # ----------------------------------------------------------------------------------------------------------------
 # The method table: what ``vcsched diet bound --method`` computes
 # ----------------------------------------------------------------------------------------------------------------
-METHODS = ("quick", "lp", "exact", "best")
+METHODS = BOUND_METHODS
 EXACT_MAX_TASKS = 200
 """Largest number of requests the exact placement search is tried on (beyond: bound and list-scheduling gap)."""
 

@@ -52,6 +52,7 @@ from lowerbounds.timeshare.lp import (
 from lowerbounds.timeshare.pairs import max_group_bounds, sumflow_pair_bound
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names.references import BOUND_METHODS
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
@@ -59,7 +60,7 @@ __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp
            "makespan_lp_bound", "pairs_bounds"]
 
 
-METHODS = ("quick", "lp", "exact", "best")
+METHODS = BOUND_METHODS
 BISECTION_BUDGET = 25_000
 """Most variables of one feasibility LP of a bisection (finer than that, the grid is coarsened: still valid)."""
 MAKESPAN_LP_TASKS = 60

@@ -7,10 +7,10 @@ from typing import Any
 
 from vcsched.cli.common import number_option, print_json, print_table, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
-
-APPROACH_NAMES = ("standard", "sed-queue", "task-scheduler")
-EXPERIMENT_NAMES = ("bursty", "add-seds", "steady")
-REFINE_NAMES = ("first-free", "last-free", "minmin", "sufferage", "msf")
+from vcsched.names.diet import APPROACHES as APPROACH_NAMES
+from vcsched.names.diet import EXPERIMENTS as EXPERIMENT_NAMES
+from vcsched.names.diet import REFINE as REFINE_NAMES
+from vcsched.names.references import BOUND_METHODS
 
 MAX_SECONDS = 3600.0
 """Largest ``--interarrival``, ``--task-latency`` and ``--submit-overhead`` (seconds)."""
@@ -22,7 +22,6 @@ MAX_EXEC_CV = 10.0
 """Largest ``--exec-cv``."""
 MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
-BOUND_METHODS = ("quick", "lp", "exact", "best")
 BOUND_METRICS = ("makespan", "mean_turnaround", "throughput")
 SEED_METRICS = ("makespan", "mean_turnaround", "std_turnaround", "throughput")
 """The metrics ``simulate --seeds`` summarizes."""

@@ -54,6 +54,8 @@ from vcsched.cli.common import check_output_path, duration_text, number_option, 
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
+from vcsched.names.grid import HEURISTICS as REALLOC_HEURISTICS
+from vcsched.names.grid import POLICIES, REALLOC_ALGORITHMS
 from vcsched.problems.grid_limits import MIN_PERIOD
 
 __all__ = ["register", "cmd_simulate"]
@@ -72,12 +74,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     grid_convert.register(gsub)
     s = gsub.add_parser("simulate", help="simulate one cluster (--trace) or a platform of clusters (--platform)")
     add_workload_options(s)
-    s.add_argument("--policy", choices=["fcfs", "cbf", "easy"], default="fcfs", help="local batch policy (default fcfs)")
+    s.add_argument("--policy", choices=POLICIES, default="fcfs", help="local batch policy (default fcfs)")
     s.add_argument("--batch", choices=["fcfs", "cbf"], default="fcfs", help="--scenario: batch policy of every "
                    "cluster (default fcfs)")
-    s.add_argument("--realloc", choices=["none", "no-cancel", "cancel"], default="none",
+    s.add_argument("--realloc", choices=REALLOC_ALGORITHMS, default="none",
                    help="reallocation: none, no-cancel (Algorithm 1) or cancel (Algorithm 2); default none")
-    s.add_argument("--heuristic", choices=["mct", "minmin", "maxmin", "maxgain", "maxrelgain", "sufferage"],
+    s.add_argument("--heuristic", choices=REALLOC_HEURISTICS,
                    default="mct", help="reallocation heuristic (default mct)")
     s.add_argument("--period", type=number_option(float, low=MIN_PERIOD, high=1e12), default=3600.0,
                    help=f"seconds between reallocations, >= {MIN_PERIOD:g} (default 3600)")

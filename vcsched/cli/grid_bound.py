@@ -26,12 +26,11 @@ import argparse
 from vcsched.cli.common import number_option, print_json, print_table
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.errors import InvalidInputError
+from vcsched.names.references import BOUND_METHODS
 
 __all__ = ["register_bound", "add_bound_flags", "cmd_bound", "bound_report", "print_bound_table", "SIM_METRIC",
            "BOUND_METHODS"]
 
-BOUND_METHODS = ("quick", "lp", "exact", "best")
-"""Same names as ``lowerbounds.batch.METHODS`` (kept here so ``--help`` needs no import)."""
 
 SIM_METRIC = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
               "max_stretch": "max_stretch"}

@@ -36,17 +36,9 @@ from vcsched.cli.common import (
     write_stdout,
 )
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names.moldable import BOUND_METHODS, DUALS, EXACT, FORMULATIONS, KINDS
+from vcsched.names.moldable import HEURISTICS as METHODS
 
-METHODS = ("bicriteria", "gang", "sequential", "list-shelf", "list-lptf", "list-saf")
-"""``solve --method`` names for ``--help`` (the table is :data:`heuristics.moldable.methods.METHODS`;
-a test checks that both agree)."""
-KINDS = ("weak", "high", "mixed", "cirne")
-EXACT = "exact"
-"""The exact MILP (``vcsched.formulations.moldable_milp``); a method of ``solve``, not part of ``all``."""
-BOUND_METHODS = ("interval", "refined")
-"""Same names as ``lowerbounds.moldable.BOUND_METHODS`` (kept here so ``--help`` needs no import)."""
-FORMULATIONS = ("auto", "time-indexed", "flow", "branch-and-bound")
-DUALS = ("two-shelf", "simple")
 """``solve --dual``: same names as ``heuristics.moldable.dual_approximation``'s ``dual=``."""
 
 MAX_GENERATE = 100_000

@@ -17,10 +17,12 @@ import argparse
 
 from vcsched.cli.common import number_option, print_json, print_table, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
+from vcsched.names.references import BOUND_METHODS
+from vcsched.names.timeshare import HEURISTICS
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
 
-HEURISTICS = ("mct", "hmct", "mp", "msf")
+
 MAX_MU = 1e6
 """Largest ``--mu`` (seconds between arrivals; arrival dates stay finite)."""
 MAX_NOISE = 10.0
@@ -31,7 +33,6 @@ MAX_TASKS = 10**7
 """Largest ``--tasks``."""
 MAX_TIME_LIMIT = 86400.0
 """Largest ``--time-limit`` (seconds)."""
-BOUND_METHODS = ("quick", "lp", "exact", "best")
 MAX_SCALE = 100.0
 """Largest factor of ``--compute-scale``."""
 JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",

@@ -1,0 +1,104 @@
+"""Every registry is built on its name table (vcsched.names), every name of a table is registered, and the
+command line's choices are the tables themselves (one spelling of each name outside the tests)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from vcsched import names
+from vcsched.errors import InternalError
+from vcsched.names import diet, grid, moldable, references, timeshare, vc
+from vcsched.registry import Registry
+
+
+def registries():
+    import heuristics.diet
+    import heuristics.diet.refine
+    import heuristics.grid
+    import heuristics.grid.selection
+    import heuristics.moldable
+    import heuristics.timeshare.policies
+    import heuristics.vc.adapt
+
+    return [
+        (heuristics.diet.APPROACHES, diet.APPROACHES),
+        (heuristics.diet.refine.REFINE, diet.REFINE),
+        (heuristics.grid.META_SCHEDULERS, grid.META_SCHEDULERS),
+        (heuristics.grid.selection.HEURISTICS, grid.HEURISTICS),
+        (heuristics.moldable.REGISTRY, moldable.HEURISTICS),
+        (heuristics.timeshare.policies.REGISTRY, timeshare.HEURISTICS),
+        (heuristics.vc.adapt.ADAPT_POLICIES, vc.ADAPT_POLICIES),
+    ]
+
+
+def test_every_registry_holds_exactly_its_table():
+    for registry, table in registries():
+        assert registry.unregistered() == [], registry.kind
+        assert sorted(registry.names()) == sorted(table), registry.kind
+
+
+def test_a_name_outside_the_table_is_refused_at_registration():
+    reg = Registry("thing", ("a", "b"))
+    reg.register("a")(len)
+    with pytest.raises(InternalError, match="'c' is not in its name table"):
+        reg.register("c")(len)
+    assert reg.unregistered() == ["b"]
+
+
+def test_the_method_tables_and_other_registries_read_the_tables():
+    from heuristics.moldable.methods import METHODS as MOLDABLE
+    from heuristics.vc.methods import METHODS as VC
+    from lowerbounds.batch import METHODS as BATCH
+    from lowerbounds.diet import METHODS as DIET
+    from lowerbounds.moldable import BOUND_METHODS
+    from lowerbounds.timeshare import METHODS as TIMESHARE
+    from vcsched.scenarios.diet import EXPERIMENTS
+    from vcsched.sim.batch import BATCH_POLICIES
+
+    assert BATCH is DIET is TIMESHARE is references.BOUND_METHODS
+    assert BOUND_METHODS == moldable.BOUND_METHODS
+    assert set(MOLDABLE.names()) == {*moldable.HEURISTICS, moldable.EXACT}
+    assert set(vc.HEURISTICS) | {f"adapt-{p}" for p in vc.ADAPT_METHODS} <= set(VC.names())
+    assert set(vc.ADAPT_METHODS) < set(vc.ADAPT_POLICIES)
+    assert tuple(BATCH_POLICIES) == grid.POLICIES
+    assert tuple(EXPERIMENTS) == diet.EXPERIMENTS
+
+
+def _choices(argv: list[str], option: str) -> tuple:
+    """The choices of ``option`` of the sub-command ``argv`` of ``vcsched``."""
+    from vcsched.cli import build_parser
+
+    parser = build_parser()
+    for word in argv:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    action = next(a for a in parser._actions if option in a.option_strings)
+    return tuple(action.choices)
+
+
+@pytest.mark.parametrize("argv, option, table", [
+    (["grid", "simulate"], "--policy", grid.POLICIES),
+    (["grid", "simulate"], "--realloc", grid.REALLOC_ALGORITHMS),
+    (["grid", "simulate"], "--heuristic", grid.HEURISTICS),
+    (["grid", "bound"], "--method", references.BOUND_METHODS),
+    (["timeshare", "bound"], "--method", references.BOUND_METHODS),
+    (["diet", "bound"], "--method", references.BOUND_METHODS),
+    (["diet", "simulate"], "--refine", diet.REFINE),
+    (["moldable", "bound"], "--method", moldable.BOUND_METHODS),
+])
+def test_the_command_line_choices_are_the_tables(argv, option, table):
+    assert _choices(argv, option) == tuple(table)
+
+
+def test_the_tables_import_nothing_heavy():
+    import subprocess
+    import sys
+
+    code = ("import sys; import vcsched.names.vc, vcsched.names.moldable, vcsched.names.grid, "
+            "vcsched.names.timeshare, vcsched.names.diet, vcsched.names.references; "
+            "print(sorted(m for m in ('numpy', 'pandas', 'numba', 'pulp') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    assert names.__doc__

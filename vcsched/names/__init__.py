@@ -1,0 +1,17 @@
+"""The names of every algorithm, policy and method, one table per family, importable without numpy.
+
+Each family's registry is built on its table (:class:`vcsched.registry.Registry` refuses a name that is not
+in it, and the tests check that every name is registered); the command line's choices and help read the same
+tables, so ``vcsched --help`` stays light and no name is written twice outside the tests.
+
+=====================================  =================================================
+module                                 names
+=====================================  =================================================
+:mod:`vcsched.names.references`        the reference methods of the simulated families
+:mod:`vcsched.names.vc`                VCSched heuristics' modules, adaptation policies
+:mod:`vcsched.names.moldable`          moldable heuristics, exact method, bounds, kinds
+:mod:`vcsched.names.grid`              batch policies, meta-schedulers, reallocation
+:mod:`vcsched.names.timeshare`         the time-shared heuristics
+:mod:`vcsched.names.diet`              DIET approaches, RefinePlacement, experiments
+=====================================  =================================================
+"""

@@ -1,0 +1,10 @@
+"""DIET names (seed 004)."""
+
+APPROACHES = ("standard", "sed-queue", "task-scheduler")
+"""The request-flow approaches of :data:`heuristics.diet.APPROACHES`."""
+
+REFINE = ("first-free", "last-free", "minmin", "sufferage", "msf")
+"""The RefinePlacement variants of :data:`heuristics.diet.refine.REFINE`."""
+
+EXPERIMENTS = ("bursty", "add-seds", "steady")
+"""The experiments of :data:`vcsched.scenarios.diet.EXPERIMENTS`."""
