@@ -293,11 +293,97 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
 
     Notes
     -----
-    Fast path: all data lines are converted at once by numpy; only when the field count
-    does not come out right is the file re-parsed line by line to find the culprit.
+    Fast path (:func:`_parse_fast`): the header comments at the top, then data lines of
+    ASCII numbers, are converted at once by numpy on the bytes; any other file (a comment
+    further down, a line without 18 fields, other characters) is read line by line
+    (:func:`_parse_text`), which finds the culprit. Both give the same fields.
     """
     path = Path(path)
-    text = _open_text(path)
+    data = read_input_bytes(path, what=".swf or .swf.gz trace")
+    fast = _parse_fast(data)
+    if fast is None:
+        header, fields, line_numbers, bad = _parse_text(path, data.decode("utf-8", errors="replace"), skip_bad_lines)
+    else:
+        header, fields, line_numbers = fast
+        bad = 0
+    fields, invalid = _check_fields(fields.reshape(-1, _N_FIELDS), lambda row: f"{path}:{line_numbers[row]}",
+                                    skip_bad_lines, "fix the line or pass skip_bad_lines=True (--skip-bad-lines) "
+                                    "to drop it")
+    bad += invalid
+    if bad:
+        log.warning("%s: skipped %d malformed line(s)", path, bad)
+    return _finish(fields, header, str(path), bad)
+
+
+_ASCII_WS = b" \t\n"
+_FAST_BYTES = np.zeros(256, dtype=bool)
+_FAST_BYTES[np.frombuffer(b"0123456789.-+eE" + _ASCII_WS, dtype=np.uint8)] = True
+"""Bytes the fast SWF path accepts in data lines (ASCII numbers, spaces, tabs, newlines)."""
+
+
+def _header_end(data: bytes) -> int:
+    """Offset of the first data line: the header is the blank and ``;`` lines at the top."""
+    pos = 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        end = len(data) if nl < 0 else nl
+        stripped = data[pos:end].strip()
+        if stripped and not stripped.startswith(b";"):
+            return pos
+        pos = end + 1
+    return len(data)
+
+
+def _parse_fast(data: bytes):
+    """``(header, fields, line_numbers)`` of a plain SWF file, or None when :func:`_parse_text` must read it.
+
+    Plain: the header lines at the top (:func:`_header_end`), then only the bytes of
+    :data:`_FAST_BYTES`, each line blank or of 18 fields. Tokens are counted per line on
+    the bytes (a token starts where a blank is followed by a non-blank), and converted by
+    one ``numpy.array(data.split(), float64)``. ``line_numbers`` maps each row to its
+    1-based line, lazily (only error messages read it).
+    """
+    pos = _header_end(data)
+    head = data[:pos].decode("utf-8", errors="replace")
+    head_lines = head.splitlines()
+    if len(head_lines) != head.count("\n"):  # other line breaks in the header: count lines as str does
+        return None
+    body = data[pos:]
+    u = np.frombuffer(body, dtype=np.uint8)
+    if u.size == 0 or not _FAST_BYTES[u].all():
+        return None
+    blank = np.ones(u.size + 1, dtype=bool)
+    blank[1:] = (u == 32) | (u == 9) | (u == 10)
+    tokens = np.flatnonzero(blank[:-1] > blank[1:])  # a token starts at byte i
+    newlines = np.flatnonzero(u == 10)
+    line_start = np.concatenate(([0], newlines + 1))  # line k is bytes line_start[k] to line_end[k]
+    line_end = np.concatenate((newlines, [u.size]))
+    per_line = np.searchsorted(tokens, line_end) - np.searchsorted(tokens, line_start)
+    if not np.all((per_line == 0) | (per_line == _N_FIELDS)):
+        return None
+    try:
+        fields = np.array(body.split(), dtype=np.float64)
+    except ValueError:
+        return None
+    rows = np.flatnonzero(per_line) + len(head_lines) + 1
+    header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
+    return header, fields.reshape(-1, _N_FIELDS), _LazyList(rows)
+
+
+class _LazyList:
+    """``lst[i]`` of an integer array, as a Python int (the line numbers of :func:`_parse_fast`)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+    def __getitem__(self, i: int) -> int:
+        return int(self.values[i])
+
+
+def _parse_text(path: Path, text: str, skip_bad_lines: bool):
+    """``(header, fields, line_numbers, bad)``: the line-by-line reader (any file; the error of a bad line)."""
     header: list[str] = []
     data_lines: list[str] = []
     line_numbers: list[int] = []
@@ -322,13 +408,7 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
     bad = 0
     if fields is None:
         fields, line_numbers, bad = _parse_slow(path, list(zip(line_numbers, data_lines)), skip_bad_lines)
-    fields, invalid = _check_fields(fields.reshape(-1, _N_FIELDS), lambda row: f"{path}:{line_numbers[row]}",
-                                    skip_bad_lines, "fix the line or pass skip_bad_lines=True (--skip-bad-lines) "
-                                    "to drop it")
-    bad += invalid
-    if bad:
-        log.warning("%s: skipped %d malformed line(s)", path, bad)
-    return _finish(fields, header, str(path), bad)
+    return header, fields, line_numbers, bad
 
 
 def _finish(fields: np.ndarray, header: list[str], source: str, bad: int, profiles: tuple = ()) -> Workload:
