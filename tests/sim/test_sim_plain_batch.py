@@ -72,8 +72,11 @@ def test_jobs_csv_equals_the_plain_simulator_on_the_start_of_kth(policy, tmp_pat
     assert ours == plain and ours.count(b"\n") > 2500
 
 
-def test_fast_swf_reader_equals_the_line_reader(tmp_path):
-    """A file the fast path reads and the same file with a comment after the data (read line by line)."""
+@pytest.mark.parametrize("chunk", [100, 1 << 20])
+def test_fast_swf_reader_equals_the_line_reader(chunk, tmp_path, monkeypatch):
+    """A file the fast path reads (in chunks of ``chunk`` bytes) and the same file with a comment after the data
+    (read line by line)."""
+    monkeypatch.setattr("vcsched.problems.workload._CHUNK_BYTES", chunk)
     path = tmp_path / "a.swf"
     _random_swf(path, 7)
     other = tmp_path / "b.swf"
@@ -102,8 +105,10 @@ def _grid_result():
     return simulate_grid([make_cluster('a,b', 8, 1.0, "easy"), make_cluster('q"x', 8, 1.5, "cbf")], jobs)
 
 
+@pytest.mark.parametrize("rows", [2, 20000])
 @pytest.mark.parametrize("layout", ["batsim", "legacy"])
-def test_csv_writer_writes_what_pandas_to_csv_writes(layout, tmp_path):
+def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, monkeypatch):
+    monkeypatch.setattr("vcsched.sim.output._CSV_ROWS", rows)  # blocks of rows
     for res in (_grid_result(), simulate_grid([make_cluster("c", 8, policy="fcfs")], JobTable.from_workloads(
             [from_arrays([0, 1, 1], [0.1, 1 / 3, 0], [1e-5, 1e11 + 0.7, 0], [8, 1, 2])]))):
         write_jobs(res, tmp_path / "ours.csv", layout=layout)

@@ -338,36 +338,62 @@ def _parse_fast(data: bytes):
     """``(header, fields, line_numbers)`` of a plain SWF file, or None when :func:`_parse_text` must read it.
 
     Plain: the header lines at the top (:func:`_header_end`), then only the bytes of
-    :data:`_FAST_BYTES`, each line blank or of 18 fields. Tokens are counted per line on
-    the bytes (a token starts where a blank is followed by a non-blank), and converted by
-    one ``numpy.array(data.split(), float64)``. ``line_numbers`` maps each row to its
-    1-based line, lazily (only error messages read it).
+    :data:`_FAST_BYTES`, each line blank or of 18 fields. The data lines are read about a
+    megabyte at a time (:func:`_chunk_fields`: whole lines, so that no number is cut;
+    the tokens of a whole trace as Python objects would take several times the file's
+    size). ``line_numbers`` maps each row to its 1-based line, lazily (only error
+    messages read it).
     """
     pos = _header_end(data)
     head = data[:pos].decode("utf-8", errors="replace")
     head_lines = head.splitlines()
     if len(head_lines) != head.count("\n"):  # other line breaks in the header: count lines as str does
         return None
-    body = data[pos:]
+    if pos == len(data):
+        return None
+    parts, rows, line0 = [], [], len(head_lines) + 1
+    while pos < len(data):
+        end = data.find(b"\n", min(pos + _CHUNK_BYTES, len(data)))
+        end = len(data) if end < 0 else end + 1
+        chunk = _chunk_fields(data[pos:end])
+        if chunk is None:
+            return None
+        fields, per_line = chunk
+        parts.append(fields)
+        rows.append(np.flatnonzero(per_line) + line0)
+        line0 += per_line.size
+        pos = end
+    header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
+    return header, np.concatenate(parts).reshape(-1, _N_FIELDS), _LazyList(np.concatenate(rows))
+
+
+_CHUNK_BYTES = 1 << 20
+
+
+def _chunk_fields(body: bytes):
+    """``(numbers, tokens per line)`` of whole lines of data, or None when one is not plain.
+
+    Tokens are counted per line on the bytes (a token starts where a blank is followed
+    by a non-blank) and converted by one ``numpy.array(body.split(), float64)``.
+    """
     u = np.frombuffer(body, dtype=np.uint8)
-    if u.size == 0 or not _FAST_BYTES[u].all():
+    if not _FAST_BYTES[u].all():
         return None
     blank = np.ones(u.size + 1, dtype=bool)
     blank[1:] = (u == 32) | (u == 9) | (u == 10)
     tokens = np.flatnonzero(blank[:-1] > blank[1:])  # a token starts at byte i
     newlines = np.flatnonzero(u == 10)
+    if newlines.size and newlines[-1] == u.size - 1:
+        newlines = newlines[:-1]  # the line break that ends the chunk
     line_start = np.concatenate(([0], newlines + 1))  # line k is bytes line_start[k] to line_end[k]
     line_end = np.concatenate((newlines, [u.size]))
     per_line = np.searchsorted(tokens, line_end) - np.searchsorted(tokens, line_start)
     if not np.all((per_line == 0) | (per_line == _N_FIELDS)):
         return None
     try:
-        fields = np.array(body.split(), dtype=np.float64)
+        return np.array(body.split(), dtype=np.float64), per_line
     except ValueError:
         return None
-    rows = np.flatnonzero(per_line) + len(head_lines) + 1
-    header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
-    return header, fields.reshape(-1, _N_FIELDS), _LazyList(rows)
 
 
 class _LazyList:

@@ -240,18 +240,22 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
     """
     import csv
 
-    converted = [_csv_cells(v) for v in columns.values()]
-    cells = [c for c, _ in converted]
+    values = list(columns.values())
+    n = len(values[0]) if values else 0
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        if any(q for _, q in converted):
-            writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-            writer.writerow(list(columns))
-            writer.writerows(zip(*cells))
-            return
-        fh.write(",".join(columns) + "\n")
-        if cells and cells[0]:
-            fh.write("\n".join(map(",".join, zip(*cells))))
-            fh.write("\n")
+        writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerow(list(columns))
+        for a in range(0, n, _CSV_ROWS):  # a block of rows at a time: the cells of a whole table take much memory
+            converted = [_csv_cells(v[a:a + _CSV_ROWS]) for v in values]
+            cells = [c for c, _ in converted]
+            if any(q for _, q in converted):
+                writer.writerows(zip(*cells))
+            else:
+                fh.write("\n".join(map(",".join, zip(*cells))))
+                fh.write("\n")
+
+
+_CSV_ROWS = 4096
 
 
 def _metrics_of(submit, start, finish, procs, capacity: int) -> dict:
