@@ -67,7 +67,8 @@ class SimulationResult:
         cluster (``-1`` if never submitted): the order in which jobs entered the queues,
         also between jobs (re)submitted at the same instant.
     events : int
-        Kernel events processed.
+        Kernel events processed (for a run of one FCFS/EASY cluster in the compiled loop,
+        :meth:`Grid.run`'s fast path: its scheduling passes).
     log : list of tuple or None
         ``(time, "start"|"end"|"submit"|"cancel", job_id, cluster_name)`` when recorded.
     """
@@ -439,6 +440,10 @@ class Grid:
         progress : callable, optional
             Called with the number of finished jobs, about ``chunks`` times over the run.
         """
+        if self._run_whole():
+            if progress is not None:
+                progress(self.done)
+            return self._result()
         kernel = self.kernel
         if len(self.jobs):
             kernel.schedule(self._submit_list[0], PRIORITY_ARRIVAL, self._arrive)
@@ -456,6 +461,44 @@ class Grid:
                 kernel.run(until=t if t < t1 else None)
                 progress(self.done)
         return self._result()
+
+    WHOLE_RUN_FROM = 100_000
+    """Fewest jobs for which :meth:`run` simulates one FCFS/EASY cluster fed with its own jobs in one compiled loop
+    (:mod:`vcsched.sim.whole_run`); below, numba's start-up in a fresh process costs more than the loop saves."""
+
+    def _run_whole(self) -> bool:
+        """The fast path of :meth:`run`: one FCFS or EASY cluster, no meta-scheduler, no event log, nothing
+        scheduled, at least :attr:`WHOLE_RUN_FROM` jobs. Runs :func:`vcsched.sim.whole_run.simulate_one` and
+        leaves the records the event loop would (starts, ends, EASY's head reservations, submissions)."""
+        from vcsched.sim.easy import EasyCluster
+        from vcsched.sim.fcfs import FCFSCluster
+
+        n = len(self.jobs)
+        c = self.clusters[0]
+        if (len(self.clusters) != 1 or type(c) not in (FCFSCluster, EasyCluster) or self.meta is not None
+                or self.log is not None or len(self.kernel) or self._next or n < max(self.WHOLE_RUN_FROM, 1)):
+            return False
+        from vcsched.sim import whole_run
+
+        start, finish, head = np.empty(n), np.empty(n), np.full(n, np.nan)
+        easy = type(c) is EasyCluster
+        passes = whole_run.simulate_one(np.asarray(self.jobs.submit, dtype=np.float64), np.array(c.run_here),
+                                        np.array(c.req_here), np.asarray(self.jobs.procs, dtype=np.int64), c.procs,
+                                        easy, start, finish, head)
+        rows = range(n)
+        c.started.update(zip(rows, start.tolist()))
+        c.ended.update(zip(rows, finish.tolist()))
+        if easy:
+            blocked = np.flatnonzero(~np.isnan(head))
+            c.head_reservations.update(zip(blocked.tolist(), head[blocked].tolist()))
+        self.location = [0] * n
+        self.submitted_at = list(self._submit_list)
+        self.submission_seq = list(rows)
+        self._submissions = itertools.count(n)
+        self._next = self.arrived = n
+        self.kernel.now = float(finish.max())
+        self.kernel.processed = int(passes)
+        return True
 
     def _result(self) -> SimulationResult:
         start, finish, where = self._columns()
