@@ -5,6 +5,8 @@ Run::
     python benchmarks/bench_sim_speed.py                                  # CTC-SP2, fcfs easy cbf, 5 rounds
     python benchmarks/bench_sim_speed.py --traces HPC2N-2002-2.2-cln.swf.gz --policies easy --rounds 3
     python benchmarks/bench_sim_speed.py --no-plain --json                # without the plain reference
+    python benchmarks/bench_sim_speed.py --make-repeated SDSC-BLUE-2000-4.2-cln.swf.gz 10 /tmp/blue10.swf
+    python benchmarks/bench_sim_speed.py --traces /tmp/blue10.swf --policies easy --rounds 1 --no-plain
 
 For each trace and policy, each round runs, one after the other in fresh processes
 (``PYTHONPATH`` = this checkout, the working folder a temporary one):
@@ -24,6 +26,11 @@ For each trace and policy, each round runs, one after the other in fresh process
 Medians over ``--rounds`` rounds are reported, and the ratio of the command's wall time
 to the plain simulator's, measured side by side in the same rounds. Wall times on a
 shared machine include waiting for a core: the load average is printed with the table.
+
+``--make-repeated TRACE COPIES OUT`` writes the large workload of the issue: the trace's
+jobs ``COPIES`` times, copy ``k`` shifted by ``k * (span + 1)`` seconds (``span``: last
+submit minus first submit, so each copy starts after the previous one's last submission)
+and its job ids by ``k`` times the largest id; SDSC-BLUE ten times is 2.3 million jobs.
 
 This is a standalone script rather than a harness experiment on purpose: it measures
 whole processes and must not run inside a pool of workers.
@@ -124,6 +131,29 @@ def measure(trace: Path, policy: str, rounds: int, plain: bool, work: str) -> di
     return row
 
 
+def make_repeated(trace: Path, copies: int, out: Path) -> int:
+    """Write ``copies`` shifted copies of ``trace`` as one SWF file (see the module docstring); returns the jobs."""
+    import dataclasses
+
+    import numpy as np
+
+    from vcsched.problems.workload import read_swf, write_swf
+
+    w = read_swf(trace)
+    f = w.fields
+    span = float(f[:, 1].max() - f[:, 1].min())
+    top = float(np.abs(f[:, 0]).max())
+    parts = []
+    for k in range(copies):
+        part = f.copy()
+        part[:, 1] += k * (span + 1)
+        part[:, 0] += k * top
+        parts.append(part)
+    big = dataclasses.replace(w, fields=np.concatenate(parts))
+    write_swf(big, out)
+    return len(big)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--traces", nargs="+", default=["CTC-SP2-1996-3.1-cln.swf.gz"],
@@ -132,8 +162,15 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-plain", action="store_true", help="skip the plain simulator")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--make-repeated", nargs=3, metavar=("TRACE", "COPIES", "OUT"),
+                    help="write TRACE repeated COPIES times, each copy after the previous one, to OUT, and stop")
     args = ap.parse_args(argv)
     folder = Path(os.environ.get("VCSCHED_TRACES", ROOT / ".." / "shared" / "data" / "traces"))
+    if args.make_repeated:
+        name, copies, out = args.make_repeated
+        trace = Path(name) if Path(name).exists() else folder / name
+        print(f"{out}: {make_repeated(trace, int(copies), Path(out)):,} jobs")
+        return 0
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for name in args.traces:

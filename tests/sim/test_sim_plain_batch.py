@@ -4,6 +4,7 @@ and the CSV writer writes the bytes of pandas' ``to_csv``."""
 from __future__ import annotations
 
 import gzip
+import re
 import importlib.util
 from pathlib import Path
 
@@ -116,3 +117,31 @@ def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, mon
         assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
         back = pd.read_csv(tmp_path / "ours.csv", keep_default_na=False)
         assert len(back) == len(res.jobs)
+
+
+@pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])
+def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
+    """Decimals, negative zero, long mantissas: the compiled loop reads what numpy reads; a number it does not take
+    (an exponent, a plus sign, ...) sends the file to the other readers, which accept or refuse it as before."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(300):
+        f = [i + 1, i * 10, -1, rng.integers(0, 999), 4, "142.00", "-0", 4, "0.1", "123456789012345.6", 1, 2,
+             "0.000000000000000000123", -1, -1, -1, -1, "7." if i % 2 else ".5"]
+        rows.append(" ".join(str(x) for x in f))
+    if extra:
+        rows[150] = rows[150].replace("142.00", extra)
+    path = tmp_path / "d.swf"
+    path.write_text("; MaxProcs: 8\n" + "\n".join(rows) + "\n")
+    monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 1 << 40)
+    try:
+        expected = read_swf(path).fields
+    except Exception as exc:  # noqa: BLE001 - the same refusal is expected from the compiled path
+        monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 0)
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            read_swf(path)
+        return
+    monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 0)
+    got = read_swf(path).fields
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))

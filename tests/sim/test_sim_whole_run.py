@@ -66,3 +66,28 @@ def test_whole_run_is_not_taken_with_a_meta_scheduler_or_several_clusters():
         grid = Grid(clusters, jobs, meta=meta)
         grid.WHOLE_RUN_FROM = 0
         assert not grid._run_whole()
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "cbf"])
+def test_compiled_processor_numbers_equal_the_python_sweep_and_the_numpy_reference(policy, monkeypatch):
+    from tests.sim.test_sim_outputs import reference_allocation
+    from vcsched.sim import output
+
+    rng = np.random.default_rng(11)
+    n = 400
+    submit = np.sort(rng.integers(0, 3000, size=n)).astype(float)
+    req = rng.choice([0.0, 1.0, 10.0, 60.0, 400.0], size=n)
+    run = np.floor(req * rng.choice([0.0, 0.5, 1.0], size=n))
+    width = rng.choice([1, 2, 3, 5, 8, 16], size=n)
+    jobs = JobTable.from_workloads([from_arrays(submit, run, req, width)])
+    res = Grid([make_cluster("c", 16, policy=policy)], jobs).run()
+    python = output.allocate_processors(res.start, res.finish, res.jobs.procs, 16)
+    monkeypatch.setattr(output, "ALLOCATE_COMPILED_FROM", 0)
+    compiled = output.allocate_processors(res.start, res.finish, res.jobs.procs, 16)
+    assert compiled == python == reference_allocation(res.start, res.finish, res.jobs.procs, 16)
+    start = np.concatenate((np.zeros(64), np.arange(1.0, 11.0)))  # fragmented numbers (32 intervals a job)
+    finish = np.concatenate((np.where(np.arange(64) % 2 == 1, 1.0, 100.0), np.arange(2.0, 12.0)))
+    procs = np.concatenate((np.ones(64, dtype=np.int64), np.full(10, 32)))
+    assert output.allocate_processors(start, finish, procs, 64) == reference_allocation(start, finish, procs, 64)
+    with pytest.raises(Exception, match="more than 4 processors at time 1.0"):
+        output.allocate_processors(np.array([0.0, 1.0]), np.array([5.0, 3.0]), np.array([3, 2]), 4)

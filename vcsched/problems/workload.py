@@ -294,7 +294,8 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
     Notes
     -----
     Fast path (:func:`_parse_fast`): the header comments at the top, then data lines of
-    ASCII numbers, are converted at once by numpy on the bytes; any other file (a comment
+    ASCII numbers, are converted by numpy on the bytes, or from :data:`COMPILED_FROM_BYTES`
+    on by a compiled loop (:mod:`vcsched.problems.swf_compiled`); any other file (a comment
     further down, a line without 18 fields, other characters) is read line by line
     (:func:`_parse_text`), which finds the culprit. Both give the same fields.
     """
@@ -306,6 +307,7 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
     else:
         header, fields, line_numbers = fast
         bad = 0
+    del data, fast  # the file's bytes are no longer needed (their size again, on a large trace)
     fields, invalid = _check_fields(fields.reshape(-1, _N_FIELDS), lambda row: f"{path}:{line_numbers[row]}",
                                     skip_bad_lines, "fix the line or pass skip_bad_lines=True (--skip-bad-lines) "
                                     "to drop it")
@@ -351,6 +353,13 @@ def _parse_fast(data: bytes):
         return None
     if pos == len(data):
         return None
+    header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
+    if len(data) - pos >= COMPILED_FROM_BYTES:
+        from vcsched.problems.swf_compiled import parse_data
+
+        parsed = parse_data(data, pos, _N_FIELDS)
+        if parsed is not None:
+            return header, parsed[0], _LazyList(parsed[1] + len(head_lines) + 1)
     parts, rows, line0 = [], [], len(head_lines) + 1
     while pos < len(data):
         end = data.find(b"\n", min(pos + _CHUNK_BYTES, len(data)))
@@ -363,11 +372,13 @@ def _parse_fast(data: bytes):
         rows.append(np.flatnonzero(per_line) + line0)
         line0 += per_line.size
         pos = end
-    header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
     return header, np.concatenate(parts).reshape(-1, _N_FIELDS), _LazyList(np.concatenate(rows))
 
 
 _CHUNK_BYTES = 1 << 20
+COMPILED_FROM_BYTES = 8 << 20
+"""Data lines from this many bytes (about 100,000 jobs) are parsed by the compiled loop of
+:mod:`vcsched.problems.swf_compiled` (numba's start-up costs more than it saves below)."""
 
 
 def _chunk_fields(body: bytes):
@@ -445,8 +456,10 @@ def _finish(fields: np.ndarray, header: list[str], source: str, bad: int, profil
     if n_invalid:
         log.info("%s: skipped %d job(s) with processors <= 0 or run time < 0 (PWA advice)", source, n_invalid)
         fields = fields[~invalid]
-    order = np.argsort(fields[:, 1], kind="stable")
-    fields = np.ascontiguousarray(fields[order])
+    submit = fields[:, 1]
+    if submit.size > 1 and not (submit[1:] >= submit[:-1]).all():  # a sorted trace is kept as it is (no copy)
+        fields = fields[np.argsort(submit, kind="stable")]
+    fields = np.ascontiguousarray(fields)
     return Workload(fields=fields, header=tuple(header), max_procs=_header_int(header, "MaxProcs", source),
                     max_nodes=_header_int(header, "MaxNodes", source), source=source, skipped=n_invalid + bad,
                     profiles=tuple(profiles))

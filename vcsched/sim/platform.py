@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.cluster import Cluster, ClusterContext
+from vcsched.sim.cluster import Cluster, ClusterContext, DenseRecords
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 
@@ -134,10 +134,7 @@ class Grid:
         self._check_widths()
         speeds = np.array([c.speed for c in self.clusters])
         self.P = jobs.procs.tolist()
-        self.run_times = jobs.run_time.tolist()
-        self.req_times = jobs.requested_time.tolist()
         self.origin_speed_array = speeds[origin] if n else np.zeros(0)
-        self.origin_speed = self.origin_speed_array.tolist()
         self.submitted_at = [_INF] * n
         self.location = [-1] * n  # cluster where the job currently waits or runs
         self.resubmissions = [0] * n
@@ -153,6 +150,21 @@ class Grid:
                              self.origin_speed_array, None if self.log is None else self._log_run_event)
         for k, c in enumerate(self.clusters):
             c.join(ctx, k)
+
+    @property
+    def run_times(self) -> list[float]:
+        """Each job's run time at its origin's speed."""
+        return self.jobs.run_time.tolist()
+
+    @property
+    def req_times(self) -> list[float]:
+        """Each job's requested time at its origin's speed."""
+        return self.jobs.requested_time.tolist()
+
+    @property
+    def origin_speed(self) -> list[float]:
+        """The speed of each job's origin cluster."""
+        return self.origin_speed_array.tolist()
 
     def _check_widths(self) -> None:
         if not len(self.jobs):
@@ -374,6 +386,10 @@ class Grid:
         where = np.full(n, -1, dtype=np.int64)
         for k, c in enumerate(self.clusters):
             started, ended = c.records()
+            if isinstance(started, DenseRecords) and isinstance(ended, DenseRecords):
+                start[:started.dates.size], finish[:ended.dates.size], where[:started.dates.size] = \
+                    started.dates, ended.dates, k
+                continue
             if started:
                 rows = np.fromiter(started, dtype=np.int64, count=len(started))
                 start[rows] = np.fromiter(started.values(), dtype=np.float64, count=rows.size)
@@ -485,15 +501,13 @@ class Grid:
         passes = whole_run.simulate_one(np.asarray(self.jobs.submit, dtype=np.float64), np.array(c.run_here),
                                         np.array(c.req_here), np.asarray(self.jobs.procs, dtype=np.int64), c.procs,
                                         easy, start, finish, head)
-        rows = range(n)
-        c.started.update(zip(rows, start.tolist()))
-        c.ended.update(zip(rows, finish.tolist()))
+        c.started, c.ended = DenseRecords(start), DenseRecords(finish)
         if easy:
             blocked = np.flatnonzero(~np.isnan(head))
             c.head_reservations.update(zip(blocked.tolist(), head[blocked].tolist()))
         self.location = [0] * n
-        self.submitted_at = list(self._submit_list)
-        self.submission_seq = list(rows)
+        self.submitted_at = np.array(self.jobs.submit, dtype=np.float64)
+        self.submission_seq = np.arange(n)
         self._submissions = itertools.count(n)
         self._next = self.arrived = n
         self.kernel.now = float(finish.max())
