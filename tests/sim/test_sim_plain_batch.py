@@ -4,8 +4,8 @@ and the CSV writer writes the bytes of pandas' ``to_csv``."""
 from __future__ import annotations
 
 import gzip
-import re
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
