@@ -118,10 +118,9 @@ def _sweep_compiled(who: np.ndarray, kind: np.ndarray, widths: np.ndarray, total
     a, b = lo[first[one]].tolist(), hi[first[one]].tolist()
     for j, x, y in zip(one.tolist(), a, b):
         out[j] = str(x) if x == y else f"{x}-{y}"
-    L, H = lo[:at].tolist(), hi[:at].tolist()
-    for j, f, c in zip(*(v.tolist() for v in (ran, first[ran], count[ran]))):
-        if c != 1:
-            out[j] = " ".join(str(x) if x == y else f"{x}-{y}" for x, y in zip(L[f:f + c], H[f:f + c]))
+    many = ran[count[ran] > 1]
+    for j, f, c in zip(many.tolist(), first[many].tolist(), count[many].tolist()):
+        out[j] = " ".join(str(x) if x == y else f"{x}-{y}" for x, y in zip(lo[f:f + c].tolist(), hi[f:f + c].tolist()))
     return None
 
 
