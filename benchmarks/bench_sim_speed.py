@@ -24,7 +24,8 @@ For each trace and policy, each round runs, one after the other in fresh process
   the command's, which is checked and reported).
 
 Medians over ``--rounds`` rounds are reported, and the ratio of the command's wall time
-to the plain simulator's, measured side by side in the same rounds. Wall times on a
+(and CPU time: user + system, from the same ``os.wait4``) to the plain simulator's,
+measured side by side in the same rounds. Wall times on a
 shared machine include waiting for a core: the load average is printed with the table.
 
 ``--make-repeated TRACE COPIES OUT`` writes the large workload of the issue: the trace's
@@ -78,9 +79,9 @@ print(json.dumps({"imports": t1 - t0, "reading": t2 - t1, "building": t3 - t2, "
 """
 
 
-def _run_measured(argv: list[str], cwd: str) -> tuple[float, float, str]:
-    """Wall time (s), peak memory (MB, the child's own ``ru_maxrss`` from ``os.wait4``) and standard output of one
-    fresh process."""
+def _run_measured(argv: list[str], cwd: str) -> tuple[float, float, str, float]:
+    """Wall time (s), peak memory (MB, the child's own ``ru_maxrss`` from ``os.wait4``), standard output and CPU
+    time (user + system, s) of one fresh process."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
         t = time.perf_counter()
@@ -92,21 +93,23 @@ def _run_measured(argv: list[str], cwd: str) -> tuple[float, float, str]:
         err_f.seek(0)
         if proc.returncode:
             raise SystemExit(f"{' '.join(argv)}: exit {proc.returncode}: {err_f.read().strip()[-400:]}")
-        return wall, usage.ru_maxrss / 1024, out_f.read()
+        return wall, usage.ru_maxrss / 1024, out_f.read(), usage.ru_utime + usage.ru_stime
 
 
 def measure(trace: Path, policy: str, rounds: int, plain: bool, work: str) -> dict:
     """Medians over ``rounds`` of the command, its stages and (with ``plain``) the plain simulator."""
-    runs: dict[str, list] = {"cli": [], "cli_mb": [], "stages_wall": [], "stages_mb": [], "plain": [], "plain_mb": []}
+    runs: dict[str, list] = {"cli": [], "cli_mb": [], "cli_cpu": [], "stages_wall": [], "stages_mb": [], "plain": [],
+                             "plain_mb": [], "plain_cpu": []}
     stages: dict[str, list] = {s: [] for s in STAGES}
     identical = None
     for _ in range(rounds):
         out = os.path.join(work, "cli.csv")
-        wall, mb, _ = _run_measured(["-m", "vcsched.cli", "grid", "simulate", "--trace", str(trace), "--policy",
-                                     policy, "-o", out, "--no-progress", "--json"], work)
+        wall, mb, _, cpu = _run_measured(["-m", "vcsched.cli", "grid", "simulate", "--trace", str(trace), "--policy",
+                                          policy, "-o", out, "--no-progress", "--json"], work)
         runs["cli"].append(wall)
         runs["cli_mb"].append(mb)
-        wall, mb, text = _run_measured(["-c", _CHILD, str(trace), policy, os.path.join(work, "stages.csv")], work)
+        runs["cli_cpu"].append(cpu)
+        wall, mb, text, _ = _run_measured(["-c", _CHILD, str(trace), policy, os.path.join(work, "stages.csv")], work)
         inner = json.loads(text.strip().splitlines()[-1])
         runs["stages_wall"].append(wall)
         runs["stages_mb"].append(mb)
@@ -115,18 +118,23 @@ def measure(trace: Path, policy: str, rounds: int, plain: bool, work: str) -> di
         stages["startup"].append(wall - sum(inner[s] for s in STAGES[1:]))
         if plain:
             ref = os.path.join(work, "plain.csv")
-            wall, mb, _ = _run_measured([str(ROOT / "tests" / "sim" / "plain_batch.py"), str(trace), policy, ref], work)
+            wall, mb, _, cpu = _run_measured([str(ROOT / "tests" / "sim" / "plain_batch.py"), str(trace), policy, ref],
+                                             work)
             runs["plain"].append(wall)
             runs["plain_mb"].append(mb)
+            runs["plain_cpu"].append(cpu)
             same = Path(out).read_bytes() == Path(ref).read_bytes()
             identical = same if identical is None else identical and same
     med = {k: statistics.median(v) if v else None for k, v in runs.items()}
     row = {"trace": trace.name, "policy": policy, "jobs": inner["jobs"], "rounds": rounds,
-           "cli_s": med["cli"], "cli_peak_mb": med["cli_mb"],
+           "cli_s": med["cli"], "cli_cpu_s": med["cli_cpu"], "cli_peak_mb": med["cli_mb"],
            **{f"{s}_s": statistics.median(stages[s]) for s in STAGES},
-           "stages_peak_mb": med["stages_mb"], "plain_s": med["plain"], "plain_peak_mb": med["plain_mb"],
+           "stages_peak_mb": med["stages_mb"], "plain_s": med["plain"], "plain_cpu_s": med["plain_cpu"],
+           "plain_peak_mb": med["plain_mb"],
            "ratio_to_plain": (statistics.median(c / p for c, p in zip(runs["cli"], runs["plain"]))
                               if runs["plain"] else None),
+           "cpu_ratio_to_plain": (statistics.median(c / p for c, p in zip(runs["cli_cpu"], runs["plain_cpu"]))
+                                  if runs["plain"] else None),
            "identical_to_plain": identical}
     return row
 
@@ -188,9 +196,11 @@ def main(argv=None) -> int:
 
 def _print_row(r: dict) -> None:
     stages = "  ".join(f"{s} {r[f'{s}_s']:.3f}" for s in STAGES)
-    plain = "" if r["plain_s"] is None else (f" | plain {r['plain_s']:.2f} s, {r['plain_peak_mb']:.0f} MB, ratio "
-                                             f"{r['ratio_to_plain']:.2f}, identical {r['identical_to_plain']}")
-    print(f"{r['trace']} {r['policy']} ({r['jobs']:,} jobs): command {r['cli_s']:.3f} s, {r['cli_peak_mb']:.0f} MB"
+    plain = "" if r["plain_s"] is None else (
+        f" | plain {r['plain_s']:.2f} s (CPU {r['plain_cpu_s']:.2f} s), {r['plain_peak_mb']:.0f} MB, ratio "
+        f"{r['ratio_to_plain']:.2f} (CPU {r['cpu_ratio_to_plain']:.2f}), identical {r['identical_to_plain']}")
+    print(f"{r['trace']} {r['policy']} ({r['jobs']:,} jobs): command {r['cli_s']:.3f} s (CPU {r['cli_cpu_s']:.3f} s), "
+          f"{r['cli_peak_mb']:.0f} MB"
           f"{plain}\n    stages (s): {stages}", flush=True)
 
 
