@@ -15,7 +15,8 @@ Reported per command: the median, the 10th and 90th percentiles of the wall time
 (``time.perf_counter`` around ``subprocess.run``) and the median CPU time of the child
 (user + system, from ``resource.getrusage(RUSAGE_CHILDREN)``); the CPU time is the steadier
 figure on a shared machine, where the wall time includes waiting for a core. ``python -c
-pass`` is measured too: the interpreter's own floor. Compiled modules are cached in a
+pass`` and ``python -c "import numpy"`` are measured too: the interpreter's own floor, and the floor of a
+command that computes with numpy. Compiled modules are cached in a
 temporary folder, as an installed package has them (``--no-bytecode-cache`` compiles every
 module at every start, as with ``PYTHONDONTWRITEBYTECODE=1``).
 
@@ -50,6 +51,7 @@ def commands(instance_path: str) -> dict[str, list[str]]:
     """Name -> argv (after the interpreter) of each measured start."""
     return {
         "python -c pass": ["-c", "pass"],
+        "python -c 'import numpy'": ["-c", "import numpy"],
         "vcsched --help": ["-m", "vcsched.cli", "--help"],
         "vcsched vc solve --method mcb8": ["-m", "vcsched.cli", "vc", "solve", instance_path, "--method", "mcb8"],
     }

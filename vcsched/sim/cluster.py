@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -41,7 +41,7 @@ from vcsched.errors import InvalidInputError
 from vcsched.sim.kernel import PRIORITY_END, PRIORITY_PASS, PRIORITY_REACT, Kernel
 from vcsched.sim.profile import Profile
 
-__all__ = ["Cluster", "ClusterContext", "planned_duration", "INF"]
+__all__ = ["Cluster", "ClusterContext", "DenseRecords", "planned_duration", "INF"]
 
 INF = float("inf")
 
@@ -63,6 +63,27 @@ def _planned_mask(rows: np.ndarray, starts: dict, size: int) -> np.ndarray:
     table = np.zeros(size, dtype=bool)
     table[np.fromiter(starts, dtype=np.int64, count=len(starts))] = True
     return table[rows]
+
+
+class DenseRecords(Mapping):
+    """The records ``job -> date`` of jobs ``0 .. n-1`` held as one array (a read-only mapping): the starts and
+    ends that :meth:`vcsched.sim.Grid.run`'s compiled fast path leaves, without a dict entry per job."""
+
+    __slots__ = ("dates",)
+
+    def __init__(self, dates: np.ndarray) -> None:
+        self.dates = dates
+
+    def __len__(self) -> int:
+        return int(self.dates.size)
+
+    def __iter__(self):
+        return iter(range(self.dates.size))
+
+    def __getitem__(self, j: int) -> float:
+        if not 0 <= j < self.dates.size:
+            raise KeyError(j)
+        return float(self.dates[j])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,8 +212,9 @@ class Cluster(abc.ABC):
         """Whether some job waits or runs here."""
         return bool(self.waiting_jobs or self.running_jobs)
 
-    def records(self) -> tuple[dict, dict]:
-        """The start and the end of each job that started (ended) here: ``(started, ended)``, job -> date."""
+    def records(self) -> tuple[Mapping, Mapping]:
+        """The start and the end of each job that started (ended) here: ``(started, ended)``, job -> date
+        (dicts, or :class:`DenseRecords` after a compiled whole run)."""
         return self.started, self.ended
 
     def _too_wide(self, j: int) -> None:

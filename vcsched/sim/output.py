@@ -46,7 +46,8 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_frame", "metrics", "write_jobs",
+__all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_columns", "jobs_frame", "metrics", "write_jobs",
+           "write_jobs_csv",
            "allocate_processors", "draw_gantt", "BSLD_TAU"]
 
 JOBS_COLUMNS = ["job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
@@ -67,11 +68,10 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     Returns one interval-set string per job (``""`` for a job that did not run). The
     sweep goes through the ends and starts in time order, ends first at an instant (then
     by job row), and gives each starting job the lowest free numbers; a zero-length job
-    gets numbers without holding them. The sweep is compiled
-    (:func:`vcsched.sim.compiled.allocate_sweep`).
+    gets numbers without holding them. The free numbers are the set bits of one Python
+    integer, so that a starting job takes whole runs of free numbers at a time
+    (:func:`_sweep`); the plain numpy sweep of ``tests/sim/test_sim_outputs.py`` is its oracle.
     """
-    from vcsched.sim import compiled  # numba loads on first use
-
     n = start.size
     out = [""] * n
     ran = np.flatnonzero(~np.isnan(start))
@@ -81,24 +81,91 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     kind = np.concatenate((np.zeros(ran.size, dtype=np.int64), np.ones(ran.size, dtype=np.int64)))
     who = np.concatenate((ran, ran)).astype(np.int64)
     order = np.lexsort((who, kind, times))
-    who_o, kind_o = who[order], kind[order]
-    widths = np.asarray(procs, dtype=np.int64)
+    if ran.size >= ALLOCATE_COMPILED_FROM:
+        at = _sweep_compiled(who[order], kind[order], np.asarray(procs, dtype=np.int64), int(total), ran, out)
+    else:
+        at = _sweep(who[order].tolist(), kind[order].tolist(), np.asarray(procs, dtype=np.int64).tolist(),
+                    int(total), out)
+    if at is not None:
+        raise InvalidInputError(f"schedule uses more than {total} processors at time {times[order[at]]}")
+    return out
+
+
+ALLOCATE_COMPILED_FROM = 100_000
+"""Fewest jobs for which :func:`allocate_processors` runs the compiled sweep (:func:`_sweep_compiled`); below,
+numba's start-up in a fresh process costs more than the Python sweep (:func:`_sweep`)."""
+
+
+def _sweep_compiled(who: np.ndarray, kind: np.ndarray, widths: np.ndarray, total: int, ran: np.ndarray,
+                    out: list) -> int | None:
+    """:func:`_sweep` compiled (:func:`vcsched.sim.compiled.allocate_sweep`, the same rule on arrays, tested equal)."""
+    from vcsched.sim import compiled  # numba loads here
+
+    n = widths.size
     first = np.zeros(n, dtype=np.int64)
     count = np.zeros(n, dtype=np.int64)
     room = 2 * ran.size + 16
     while True:
         lo = np.empty(room, dtype=np.int64)
         hi = np.empty(room, dtype=np.int64)
-        status, at = compiled.allocate_sweep(who_o, kind_o, widths, int(total), lo, hi, first, count)
+        status, at = compiled.allocate_sweep(who, kind, widths, total, lo, hi, first, count)
         if status != -2:
             break
         room *= 4  # more intervals than expected (fragmented numbers): run the sweep again with more room
     if status == -1:
-        raise InvalidInputError(f"schedule uses more than {total} processors at time {times[order[at]]}")
-    L, H = lo[:at].tolist(), hi[:at].tolist()
-    for j, f, c in zip(ran.tolist(), first[ran].tolist(), count[ran].tolist()):
-        out[j] = " ".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(L[f:f + c], H[f:f + c]))
-    return out
+        return at
+    one = ran[count[ran] == 1]  # most jobs get one interval of numbers
+    a, b = lo[first[one]].tolist(), hi[first[one]].tolist()
+    for j, x, y in zip(one.tolist(), a, b):
+        out[j] = str(x) if x == y else f"{x}-{y}"
+    many = ran[count[ran] > 1]
+    for j, f, c in zip(many.tolist(), first[many].tolist(), count[many].tolist()):
+        out[j] = " ".join(str(x) if x == y else f"{x}-{y}" for x, y in zip(lo[f:f + c].tolist(), hi[f:f + c].tolist()))
+    return None
+
+
+def _sweep(who: list, kind: list, widths: list, total: int, out: list) -> int | None:
+    """The sweep of :func:`allocate_processors` over events ``(who, kind)`` in order (kind 0: an end, 1: a start).
+
+    ``out[j]`` receives job ``j``'s interval set. Returns None, or the index of the
+    first start that finds fewer free processors than it needs. The free set is an
+    integer whose bit ``x`` is set when processor ``x`` is free: ``low = x & -x`` is the
+    lowest free number and ``x & ~(x + low)`` the run of free numbers that begins there.
+    """
+    free = (1 << total) - 1
+    held: dict[int, int] = {}  # job -> mask of its numbers
+    ended: set[int] = set()  # zero-length jobs whose end came before their start
+    for e, (j, k) in enumerate(zip(who, kind)):
+        if k == 0:
+            mask = held.pop(j, None)
+            if mask is None:
+                ended.add(j)
+            else:
+                free |= mask
+            continue
+        need = widths[j]
+        x, mask, parts = free, 0, []
+        while need and x:
+            low = x & -x
+            run = x & ~(x + low)
+            a = low.bit_length() - 1
+            length = run.bit_length() - a
+            if length > need:
+                run = ((1 << need) - 1) << a
+                length = need
+            mask |= run
+            x ^= run
+            need -= length
+            parts.append(str(a) if length == 1 else f"{a}-{a + length - 1}")
+        out[j] = " ".join(parts)
+        if j in ended:
+            ended.discard(j)
+            continue
+        if need:
+            return e
+        free ^= mask
+        held[j] = mask
+    return None
 
 
 def _check_layout(layout: str) -> None:
@@ -108,6 +175,8 @@ def _check_layout(layout: str) -> None:
 
 def _split_ids(job_id: np.ndarray, origin_names: np.ndarray) -> tuple[list[str], list[str]]:
     """Batsim's ``job_id`` and ``workload_name`` of each job (see the module docstring)."""
+    if job_id.dtype.kind in "iu":  # one trace: plain integer ids
+        return list(map(str, job_id.tolist())), list(map(str, origin_names.tolist()))
     ids, workloads = [], []
     for raw, origin in zip(job_id.tolist(), origin_names.tolist()):
         text = str(raw)
@@ -117,11 +186,9 @@ def _split_ids(job_id: np.ndarray, origin_names: np.ndarray) -> tuple[list[str],
     return ids, workloads
 
 
-def jobs_frame(result, *, with_allocation: bool = True, layout: str = "batsim"):
-    """Per-job results as a pandas DataFrame with :data:`JOBS_COLUMNS` (or :data:`LEGACY_JOBS_COLUMNS`
-    with ``layout="legacy"``)."""
-    import pandas as pd
-
+def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim") -> dict:
+    """Per-job results as columns (name -> numpy array or list), in :data:`JOBS_COLUMNS` order
+    (:data:`LEGACY_JOBS_COLUMNS` with ``layout="legacy"``): what :func:`jobs_frame` and the CSV writer share."""
     _check_layout(layout)
     jobs = result.jobs
     names = np.array([c.name for c in result.clusters] + [""], dtype=object)
@@ -140,6 +207,9 @@ def jobs_frame(result, *, with_allocation: bool = True, layout: str = "batsim"):
     if with_allocation:
         for k, c in enumerate(result.clusters):
             rows = np.flatnonzero(where == k)
+            if rows.size == len(jobs):
+                alloc = allocate_processors(start, finish, jobs.procs, c.procs)
+                continue
             sub = allocate_processors(start[rows], finish[rows], jobs.procs[rows], c.procs)
             for r, s in zip(rows.tolist(), sub):
                 alloc[r] = s
@@ -148,15 +218,80 @@ def jobs_frame(result, *, with_allocation: bool = True, layout: str = "batsim"):
              "turnaround_time": turnaround, "stretch": stretch}
     ours = {"cluster": names[where], "origin_cluster": names[origin]}
     if layout == "legacy":
-        return pd.DataFrame({"jobID": jobs.job_id, "requested_number_of_processors": jobs.procs, **times,
-                             "allocated_processors": alloc, **ours}, columns=LEGACY_JOBS_COLUMNS)
+        cols = {"jobID": jobs.job_id, "requested_number_of_processors": jobs.procs, **times,
+                "allocated_processors": alloc, **ours}
+        return {c: cols[c] for c in LEGACY_JOBS_COLUMNS}
     ids, workloads = _split_ids(jobs.job_id, names[origin])
     ran = ~np.isnan(start)
     profile = jobs.profile if jobs.profile is not None else [""] * len(jobs)
-    return pd.DataFrame({"job_id": ids, "workload_name": workloads, "profile": profile,
-                         "requested_number_of_resources": jobs.procs, "success": ran.astype(np.int64),
-                         "final_state": np.where(ran, "COMPLETED_SUCCESSFULLY", "REJECTED"), **times,
-                         "allocated_resources": alloc, **ours}, columns=JOBS_COLUMNS)
+    cols = {"job_id": ids, "workload_name": workloads, "profile": profile,
+            "requested_number_of_resources": jobs.procs, "success": ran.astype(np.int64),
+            "final_state": np.where(ran, "COMPLETED_SUCCESSFULLY", "REJECTED"), **times,
+            "allocated_resources": alloc, **ours}
+    return {c: cols[c] for c in JOBS_COLUMNS}
+
+
+def jobs_frame(result, *, with_allocation: bool = True, layout: str = "batsim"):
+    """Per-job results as a pandas DataFrame with :data:`JOBS_COLUMNS` (or :data:`LEGACY_JOBS_COLUMNS`
+    with ``layout="legacy"``)."""
+    import pandas as pd
+
+    cols = jobs_columns(result, with_allocation=with_allocation, layout=layout)
+    return pd.DataFrame(cols, columns=list(cols))
+
+
+def _csv_cells(values) -> tuple[list, bool]:
+    """The cells of one column as pandas' ``to_csv`` writes them (``na_rep=""``), and whether one needs quotes.
+
+    Floats: the shortest repr (numpy's ``astype(str)``, which is Python's ``repr``),
+    NaN empty; integers: ``str``; anything else: ``str`` (None and NaN empty), as the
+    ``csv`` module that pandas writes through does.
+    """
+    arr = values if isinstance(values, np.ndarray) else None
+    if arr is not None and arr.dtype.kind == "f":
+        cells = list(map(repr, arr.tolist()))
+        nan = np.isnan(arr)
+        if nan.any():
+            for i in np.flatnonzero(nan).tolist():
+                cells[i] = ""
+        return cells, False
+    if arr is not None and arr.dtype.kind in "iub":
+        return list(map(str, arr.tolist())), False
+    cells = values.tolist() if arr is not None else list(values)
+    cells = ["" if (x is None or (isinstance(x, float) and x != x)) else str(x) for x in cells]
+    text = "".join(cells)
+    return cells, any(c in text for c in _CSV_SPECIAL)
+
+
+_CSV_SPECIAL = (",", '"', "\n", "\r")
+"""Characters that make the ``csv`` module quote a cell (minimal quoting)."""
+
+
+def write_jobs_csv(columns: dict, path: str | Path) -> None:
+    """Write columns (:func:`jobs_columns`) as CSV, byte for byte what ``DataFrame.to_csv(path, index=False)`` writes.
+
+    Each column is turned into strings at once (:func:`_csv_cells`); the rows are joined
+    with commas, or, when a cell needs quotes, written by :func:`csv.writer` (minimal
+    quoting, ``\\n`` line ends) as pandas does.
+    """
+    import csv
+
+    values = list(columns.values())
+    n = len(values[0]) if values else 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerow(list(columns))
+        for a in range(0, n, _CSV_ROWS):  # a block of rows at a time: the cells of a whole table take much memory
+            converted = [_csv_cells(v[a:a + _CSV_ROWS]) for v in values]
+            cells = [c for c, _ in converted]
+            if any(q for _, q in converted):
+                writer.writerows(zip(*cells))
+            else:
+                fh.write("\n".join(map(",".join, zip(*cells))))
+                fh.write("\n")
+
+
+_CSV_ROWS = 4096
 
 
 def _metrics_of(submit, start, finish, procs, capacity: int) -> dict:
@@ -210,14 +345,13 @@ def write_jobs(result, path: str | Path, *, layout: str = "batsim") -> None:
     suffix = path.suffix.lower()
     if suffix not in (".parquet", ".pq", ".csv", ""):
         raise InvalidInputError(f"{path}: unknown output format {suffix!r}; use .csv or .parquet")
-    df = jobs_frame(result, layout=layout)
     if suffix in (".parquet", ".pq"):
-        out = df.copy()
+        out = jobs_frame(result, layout=layout)
         key = "jobID" if layout == "legacy" else "job_id"
         out[key] = out[key].astype(str)
         out.to_parquet(path, index=False)
     else:
-        df.to_csv(path, index=False)
+        write_jobs_csv(jobs_columns(result, layout=layout), path)
 
 
 _GANTT_TICK = 1.0 / 64

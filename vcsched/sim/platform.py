@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from vcsched.errors import InvalidInputError
-from vcsched.sim.cluster import Cluster, ClusterContext
+from vcsched.sim.cluster import Cluster, ClusterContext, DenseRecords
 from vcsched.sim.jobs import JobTable
 from vcsched.sim.kernel import PRIORITY_ARRIVAL, PRIORITY_PERIODIC, Kernel
 
@@ -67,7 +67,8 @@ class SimulationResult:
         cluster (``-1`` if never submitted): the order in which jobs entered the queues,
         also between jobs (re)submitted at the same instant.
     events : int
-        Kernel events processed.
+        Kernel events processed (for a run of one FCFS/EASY cluster in the compiled loop,
+        :meth:`Grid.run`'s fast path: its scheduling passes).
     log : list of tuple or None
         ``(time, "start"|"end"|"submit"|"cancel", job_id, cluster_name)`` when recorded.
     """
@@ -133,10 +134,7 @@ class Grid:
         self._check_widths()
         speeds = np.array([c.speed for c in self.clusters])
         self.P = jobs.procs.tolist()
-        self.run_times = jobs.run_time.tolist()
-        self.req_times = jobs.requested_time.tolist()
         self.origin_speed_array = speeds[origin] if n else np.zeros(0)
-        self.origin_speed = self.origin_speed_array.tolist()
         self.submitted_at = [_INF] * n
         self.location = [-1] * n  # cluster where the job currently waits or runs
         self.resubmissions = [0] * n
@@ -152,6 +150,21 @@ class Grid:
                              self.origin_speed_array, None if self.log is None else self._log_run_event)
         for k, c in enumerate(self.clusters):
             c.join(ctx, k)
+
+    @property
+    def run_times(self) -> list[float]:
+        """Each job's run time at its origin's speed."""
+        return self.jobs.run_time.tolist()
+
+    @property
+    def req_times(self) -> list[float]:
+        """Each job's requested time at its origin's speed."""
+        return self.jobs.requested_time.tolist()
+
+    @property
+    def origin_speed(self) -> list[float]:
+        """The speed of each job's origin cluster."""
+        return self.origin_speed_array.tolist()
 
     def _check_widths(self) -> None:
         if not len(self.jobs):
@@ -373,6 +386,10 @@ class Grid:
         where = np.full(n, -1, dtype=np.int64)
         for k, c in enumerate(self.clusters):
             started, ended = c.records()
+            if isinstance(started, DenseRecords) and isinstance(ended, DenseRecords):
+                start[:started.dates.size], finish[:ended.dates.size], where[:started.dates.size] = \
+                    started.dates, ended.dates, k
+                continue
             if started:
                 rows = np.fromiter(started, dtype=np.int64, count=len(started))
                 start[rows] = np.fromiter(started.values(), dtype=np.float64, count=rows.size)
@@ -439,6 +456,10 @@ class Grid:
         progress : callable, optional
             Called with the number of finished jobs, about ``chunks`` times over the run.
         """
+        if self._run_whole():
+            if progress is not None:
+                progress(self.done)
+            return self._result()
         kernel = self.kernel
         if len(self.jobs):
             kernel.schedule(self._submit_list[0], PRIORITY_ARRIVAL, self._arrive)
@@ -456,6 +477,42 @@ class Grid:
                 kernel.run(until=t if t < t1 else None)
                 progress(self.done)
         return self._result()
+
+    WHOLE_RUN_FROM = 100_000
+    """Fewest jobs for which :meth:`run` simulates one FCFS/EASY cluster fed with its own jobs in one compiled loop
+    (:mod:`vcsched.sim.whole_run`); below, numba's start-up in a fresh process costs more than the loop saves."""
+
+    def _run_whole(self) -> bool:
+        """The fast path of :meth:`run`: one FCFS or EASY cluster, no meta-scheduler, no event log, nothing
+        scheduled, at least :attr:`WHOLE_RUN_FROM` jobs. Runs :func:`vcsched.sim.whole_run.simulate_one` and
+        leaves the records the event loop would (starts, ends, EASY's head reservations, submissions)."""
+        from vcsched.sim.easy import EasyCluster
+        from vcsched.sim.fcfs import FCFSCluster
+
+        n = len(self.jobs)
+        c = self.clusters[0]
+        if (len(self.clusters) != 1 or type(c) not in (FCFSCluster, EasyCluster) or self.meta is not None
+                or self.log is not None or len(self.kernel) or self._next or n < max(self.WHOLE_RUN_FROM, 1)):
+            return False
+        from vcsched.sim import whole_run
+
+        start, finish, head = np.empty(n), np.empty(n), np.full(n, np.nan)
+        easy = type(c) is EasyCluster
+        passes = whole_run.simulate_one(np.asarray(self.jobs.submit, dtype=np.float64), np.array(c.run_here),
+                                        np.array(c.req_here), np.asarray(self.jobs.procs, dtype=np.int64), c.procs,
+                                        easy, start, finish, head)
+        c.started, c.ended = DenseRecords(start), DenseRecords(finish)
+        if easy:
+            blocked = np.flatnonzero(~np.isnan(head))
+            c.head_reservations.update(zip(blocked.tolist(), head[blocked].tolist()))
+        self.location = [0] * n
+        self.submitted_at = np.array(self.jobs.submit, dtype=np.float64)
+        self.submission_seq = np.arange(n)
+        self._submissions = itertools.count(n)
+        self._next = self.arrived = n
+        self.kernel.now = float(finish.max())
+        self.kernel.processed = int(passes)
+        return True
 
     def _result(self) -> SimulationResult:
         start, finish, where = self._columns()

@@ -1,0 +1,147 @@
+"""``grid simulate --trace T -o jobs.csv`` writes the bytes of the plain simulator (``tests/sim/plain_batch.py``),
+and the CSV writer writes the bytes of pandas' ``to_csv``."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.sim import plain_batch
+from vcsched.cli import main
+from vcsched.problems.workload import from_arrays, read_swf
+from vcsched.sim import JobTable, make_cluster, simulate_grid
+from vcsched.sim.output import jobs_frame, write_jobs
+
+_spec = importlib.util.spec_from_file_location("_sim_conftest", Path(__file__).resolve().parent.parent / "conftest.py")
+_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_conftest)
+require_trace = _conftest.require_trace
+
+POLICIES = ("fcfs", "easy", "cbf")
+
+
+def _random_swf(path: Path, seed: int, n: int = 400, procs: int = 32) -> None:
+    """An SWF file with the awkward cases: zero run and requested times, unknown requested times (-1), runs
+    longer than requested, bursts of equal submit times, jobs to skip, blank and comment lines, tabs."""
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.integers(0, n * 20, size=n) // 7 * 7)
+    req = rng.choice([-1, 0, 1, 30, 100, 600, 3600], size=n)
+    run = np.where(rng.random(n) < 0.1, 0, rng.integers(0, 1200, size=n))
+    width = rng.choice([0, 1, 2, 3, 8, 16, procs], size=n, p=[0.02, 0.3, 0.2, 0.2, 0.13, 0.1, 0.05])
+    lines = [f"; MaxProcs: {procs}", "; a comment", ""]
+    for i in range(n):
+        f = [i + 1, submit[i], -1, run[i], width[i], -1, -1, width[i] if i % 3 else -1, req[i]] + [-1] * 9
+        sep = "\t" if i % 11 == 0 else "  "
+        lines.append(sep.join(str(x) for x in f))
+        if i % 97 == 0:
+            lines.append("")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _both(trace: Path, policy: str, tmp_path: Path) -> tuple[bytes, bytes]:
+    ours, plain = tmp_path / f"ours.{policy}.csv", tmp_path / f"plain.{policy}.csv"
+    assert main(["grid", "simulate", "--trace", str(trace), "--policy", policy, "-o", str(ours), "--no-progress",
+                 "--json"]) == 0
+    plain_batch.run(str(trace), policy, str(plain))
+    return ours.read_bytes(), plain.read_bytes()
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("seed", range(3))
+def test_jobs_csv_equals_the_plain_simulator_on_random_traces(policy, seed, tmp_path, capsys):
+    trace = tmp_path / f"r{seed}.swf"
+    _random_swf(trace, seed)
+    ours, plain = _both(trace, policy, tmp_path)
+    assert ours == plain
+    assert ours.count(b"\n") > 300
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_jobs_csv_equals_the_plain_simulator_on_the_start_of_kth(policy, tmp_path, capsys):
+    with gzip.open(require_trace("KTH-SP2-1996-2.1-cln.swf.gz"), "rt") as fh:
+        head = [next(fh) for _ in range(3000)]
+    trace = tmp_path / "kth-head.swf.gz"
+    with gzip.open(trace, "wt") as fh:
+        fh.writelines(head)
+    ours, plain = _both(trace, policy, tmp_path)
+    assert ours == plain and ours.count(b"\n") > 2500
+
+
+@pytest.mark.parametrize("chunk", [100, 1 << 20])
+def test_fast_swf_reader_equals_the_line_reader(chunk, tmp_path, monkeypatch):
+    """A file the fast path reads (in chunks of ``chunk`` bytes) and the same file with a comment after the data
+    (read line by line)."""
+    monkeypatch.setattr("vcsched.problems.workload._CHUNK_BYTES", chunk)
+    path = tmp_path / "a.swf"
+    _random_swf(path, 7)
+    other = tmp_path / "b.swf"
+    other.write_text(path.read_text() + "; trailing comment\n")
+    a, b = read_swf(path), read_swf(other)
+    np.testing.assert_array_equal(a.fields, b.fields)
+    assert a.header == b.header[:-1] and a.skipped == b.skipped > 0 and a.max_procs == 32
+
+
+def test_bad_line_reported_with_its_number_by_the_fast_reader(tmp_path):
+    path = tmp_path / "bad.swf"
+    rows = [" ".join(["1"] * 18)] * 3 + [" ".join(["1"] * 17)]
+    path.write_text("; MaxProcs: 4\n\n" + "\n".join(rows) + "\n")
+    with pytest.raises(Exception, match=r"bad.swf:6: malformed SWF line"):
+        read_swf(path)
+    path.write_text("; MaxProcs: 4\n" + "\n".join(rows[:3]) + "\n" + " ".join(["1"] * 8 + ["-5"] + ["1"] * 9) + "\n")
+    with pytest.raises(Exception, match=r"bad.swf:5: field 9"):
+        read_swf(path)
+
+
+def _grid_result():
+    """Two clusters and a job that cannot run anywhere useful: names with a comma and a quote, Batsim profiles."""
+    w = from_arrays([0, 0, 1, 3], [10, 5, 0, 2], [10, 5, 0, 4], [6, 6, 4, 2])
+    w2 = from_arrays([0, 2], [3, 1], [3, 1], [1, 8])
+    jobs = JobTable.from_workloads([w, w2], labels=['a,b', 'q"x'])
+    return simulate_grid([make_cluster('a,b', 8, 1.0, "easy"), make_cluster('q"x', 8, 1.5, "cbf")], jobs)
+
+
+@pytest.mark.parametrize("rows", [2, 20000])
+@pytest.mark.parametrize("layout", ["batsim", "legacy"])
+def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, monkeypatch):
+    monkeypatch.setattr("vcsched.sim.output._CSV_ROWS", rows)  # blocks of rows
+    for res in (_grid_result(), simulate_grid([make_cluster("c", 8, policy="fcfs")], JobTable.from_workloads(
+            [from_arrays([0, 1, 1], [0.1, 1 / 3, 0], [1e-5, 1e11 + 0.7, 0], [8, 1, 2])]))):
+        write_jobs(res, tmp_path / "ours.csv", layout=layout)
+        jobs_frame(res, layout=layout).to_csv(tmp_path / "pandas.csv", index=False)
+        assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+        back = pd.read_csv(tmp_path / "ours.csv", keep_default_na=False)
+        assert len(back) == len(res.jobs)
+
+
+@pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])
+def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
+    """Decimals, negative zero, long mantissas: the compiled loop reads what numpy reads; a number it does not take
+    (an exponent, a plus sign, ...) sends the file to the other readers, which accept or refuse it as before."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(300):
+        f = [i + 1, i * 10, -1, rng.integers(0, 999), 4, "142.00", "-0", 4, "0.1", "123456789012345.6", 1, 2,
+             "0.000000000000000000123", -1, -1, -1, -1, "7." if i % 2 else ".5"]
+        rows.append(" ".join(str(x) for x in f))
+    if extra:
+        rows[150] = rows[150].replace("142.00", extra)
+    path = tmp_path / "d.swf"
+    path.write_text("; MaxProcs: 8\n" + "\n".join(rows) + "\n")
+    monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 1 << 40)
+    try:
+        expected = read_swf(path).fields
+    except Exception as exc:  # noqa: BLE001 - the same refusal is expected from the compiled path
+        monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 0)
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            read_swf(path)
+        return
+    monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 0)
+    got = read_swf(path).fields
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
