@@ -1,0 +1,283 @@
+"""The upper side of the batch references: the best clairvoyant schedule found, per metric.
+
+Every value reported here is the metric (:func:`lowerbounds.batch.instance.schedule_metrics`) of a
+schedule of the clairvoyant relaxation (:mod:`lowerbounds.batch.instance`) that
+:func:`~lowerbounds.batch.instance.check_batch_schedule` accepted: the optimum of that metric is at
+most this value. Schedules come from two constructions of :mod:`lowerbounds.batch._listsched`, each
+driven by a static key per job (smaller first); the search is over keys:
+
+* ``easy`` (:func:`~lowerbounds.batch._listsched.list_schedule`): list scheduling in time with exact
+  durations and EASY backfilling; the queue at each instant holds the jobs submitted so far;
+* ``serial`` (:func:`~lowerbounds.batch._listsched.serial_schedule`): serial generation, each job in
+  key order at its earliest feasible start given the jobs placed before it, submitted earlier or later
+  (clairvoyant: room is kept for a short job that will arrive).
+
+1. **Portfolio** (:data:`PORTFOLIO`): keys built from the submission ``r_j`` and the shortest duration
+   ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
+   deadline of stretch ``S``, so the key is EDF for that target), shortest first (``p``, ``easy``
+   only) and longest first (``-p``, for the makespan), with each construction. Each is run once and
+   every metric is read off its schedule.
+2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
+
+   * max stretch: bisection on the target ``S`` with the deadline key ``r + S p`` (EDF, both
+     constructions, the better kept): a target the construction meets (max stretch ``<= S``) becomes the new upper end, else the lower end
+     (geometric midpoints between the stretch lower bound and the best value found);
+   * the other metrics: local search on the key. The trace is cut, in submission order, into
+     :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
+     from the best portfolio entry (its construction, and its ``a``; 64 for a pure key). A move multiplies
+     one block's coefficient by a factor drawn from ``{1/4, 1/2, 2, 4}`` (or sets it to 0), and is
+     kept when the metric improves (first improvement). The search stops after ``patience`` moves
+     without improvement.
+
+Reproducibility: the moves are drawn from ``numpy.random.default_rng(seed)``, and the result is a
+function of ``(seed, iterations, patience)`` alone whenever the time limit does not stop the search
+first; each result says how many schedules were evaluated and why the search stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from lowerbounds.batch._listsched import list_schedule, serial_schedule
+from lowerbounds.batch.instance import METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from vcsched.errors import InvalidInputError
+
+__all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "BLOCKS"]
+
+BLOCKS = 16
+"""Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
+_FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClairvoyantSchedule:
+    """The best schedule found for one metric: its ``value`` (an upper bound on the optimum), the ``method``
+    (``portfolio``, ``local search`` or ``bisection``), ``detail`` (the key), ``seconds`` spent on the metric,
+    ``evaluations`` (schedules built for it), ``stopped`` (``iterations``, ``patience``, ``time_limit`` or
+    ``done``) and the schedule itself: ``cluster[j]``, ``start[j]`` (rows of the instance)."""
+
+    metric: str
+    value: float | None
+    method: str
+    detail: str
+    seconds: float
+    evaluations: int
+    stopped: str
+    cluster: np.ndarray
+    start: np.ndarray
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "method": self.method, "seconds": self.seconds, "detail": self.detail,
+                "evaluations": self.evaluations, "stopped": self.stopped}
+
+
+class _Evaluator:
+    """Runs keys on the instance (sorted by submission once) and checks every schedule it returns."""
+
+    def __init__(self, inst: BatchInstance) -> None:
+        self.inst = inst
+        self.order = np.argsort(inst.release, kind="stable")
+        o = self.order
+        self.release = np.ascontiguousarray(inst.release[o])
+        self.width = np.ascontiguousarray(inst.width[o].astype(np.int64))
+        self.duration = np.ascontiguousarray(inst.duration[o])
+        self.procs = np.ascontiguousarray(inst.procs.astype(np.int64))
+        self.count = 0
+
+    def run(self, key_sorted: np.ndarray, kernel: str = "easy"):
+        """Schedule with ``key_sorted`` (one key per job in submission order) by the construction ``kernel``
+        (``easy`` or ``serial``); ``(metrics, cluster, start)``."""
+        key = np.ascontiguousarray(key_sorted, dtype=float)
+        if kernel == "serial":
+            clus_s, start_s = serial_schedule(self.release, self.width, self.duration, self.procs,
+                                              np.argsort(key, kind="stable"))
+        else:
+            clus_s, start_s = list_schedule(self.release, self.width, self.duration, self.procs, key)
+        self.count += 1
+        cluster = np.empty_like(clus_s)
+        start = np.empty_like(start_s)
+        cluster[self.order], start[self.order] = clus_s, start_s
+        check_batch_schedule(self.inst, cluster, start)
+        return schedule_metrics(self.inst, cluster, start), cluster, start
+
+
+def run_key(inst: BatchInstance, key: np.ndarray, kernel: str = "easy"):
+    """The checked schedule of ``key`` (one per job, smaller first) by ``kernel``: ``(metrics, cluster, start)``."""
+    ev = _Evaluator(inst)
+    return ev.run(np.asarray(key, dtype=float)[ev.order], kernel)
+
+
+def _features(ev: _Evaluator) -> dict:
+    return {"p": ev.duration.min(axis=1)}
+
+
+PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy", 64.0), ("easy", "spt"),
+             ("easy", "lpt"), ("serial", 0.0), ("serial", 1.0), ("serial", 4.0), ("serial", 16.0),
+             ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"))
+"""The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p`` (see the module
+docstring)."""
+
+
+def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
+    if a == "spt":
+        return f["p"].copy()
+    if a == "lpt":
+        return -f["p"]
+    return r + float(a) * f["p"]
+
+
+def _name(kernel: str, a) -> str:
+    return f"{kernel}, key {a if isinstance(a, str) else f'r + {a:g} p'}"
+
+
+@dataclasses.dataclass
+class _Best:
+    value: float
+    method: str
+    detail: str
+    cluster: np.ndarray
+    start: np.ndarray
+    kernel: str = "easy"
+    a: object = None
+
+
+def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float) -> dict:
+    best: dict = {}
+    for kernel, a in PORTFOLIO:
+        if best and time.perf_counter() > deadline:
+            break
+        values, cluster, start = ev.run(_portfolio_key(a, ev.release, feats), kernel)
+        for m in metrics:
+            v = values[m]
+            if v is not None and (m not in best or v < best[m].value):
+                best[m] = _Best(v, "portfolio", _name(kernel, a), cluster, start, kernel, a)
+    return best
+
+
+def _stretch_bisection(ev, feats, best: _Best, low: float, iterations: int, deadline: float):
+    """Bisection on the stretch target ``S`` (deadline key ``r + S p``); returns (best, evaluations, stopped)."""
+    lo, hi = max(low, 1.0), best.value
+    used, stopped = 0, "done"
+    while hi > lo * (1 + 1e-3):
+        if used >= iterations:
+            return best, used, "iterations"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        target = math.sqrt(lo * hi)
+        v = np.inf
+        for kernel in ("easy", "serial"):
+            values, cluster, start = ev.run(ev.release + target * feats["p"], kernel)
+            used += 1
+            v = min(v, values["max_stretch"])
+            if values["max_stretch"] < best.value:
+                best = _Best(values["max_stretch"], "bisection", f"{kernel}, deadline key r + S p, S = {target:.6g}",
+                             cluster, start, kernel, target)
+        if v <= target:
+            hi = min(v, target)
+        else:
+            lo = target
+    return best, used, stopped
+
+
+def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    blocks = np.minimum(np.arange(ev.release.size) * coef.size // max(ev.release.size, 1), coef.size - 1)
+    return ev.release + coef[blocks] * feature
+
+
+def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
+    """First-improvement local search on per-block coefficients; returns (best, evaluations, stopped)."""
+    kernel, feature = best.kernel, feats["p"]
+    pure = isinstance(best.a, str)
+    coef = np.full(BLOCKS, 64.0 if pure else float(best.a))  # a pure key is approached by a large coefficient
+    current, used = best.value, 0
+    if pure:  # evaluate the starting point
+        values, cluster, start = ev.run(_block_key(ev, feature, coef), kernel)
+        current, used = values[metric], 1
+        if current < best.value:
+            best = _Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
+    idle = 0
+    while True:
+        if used >= iterations:
+            return best, used, "iterations"
+        if idle >= patience:
+            return best, used, "patience"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        b = int(rng.integers(coef.size))
+        trial = coef.copy()
+        trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else 1.0
+        values, cluster, start = ev.run(_block_key(ev, feature, trial), kernel)
+        used += 1
+        v = values[metric]
+        if v < current:
+            coef, current, idle = trial, v, 0
+            if v < best.value:
+                best = _Best(v, "local search", f"{kernel}, per-block keys r + a_b p, a = "
+                             + ",".join(f"{a:g}" for a in coef), cluster, start, kernel)
+        else:
+            idle += 1
+
+
+def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
+                          seed: int = 0, iterations: int = 200, patience: int = 40, quick: bool = False,
+                          stretch_low: float | None = None) -> dict:
+    """The best clairvoyant schedule found for each metric (see the module docstring).
+
+    Parameters
+    ----------
+    inst : BatchInstance
+    metrics : tuple of str
+        Among ``makespan, mean_response, mean_bounded_slowdown, max_stretch``.
+    time_limit : float
+        Seconds in all (the portfolio always runs at least one key); the improvement steps share what is
+        left, in the order of ``metrics``.
+    seed : int
+        Seed of the local search's moves.
+    iterations, patience : int
+        Schedules per metric in the improvement step, and moves without improvement before it stops.
+    quick : bool
+        The portfolio only.
+    stretch_low : float, optional
+        A lower bound on the max stretch, the bisection's lower end (default 1).
+
+    Returns
+    -------
+    dict
+        ``{metric: ClairvoyantSchedule}``; the schedules are rows of ``inst``.
+    """
+    bad = [m for m in metrics if m not in METRICS]
+    if bad:
+        raise InvalidInputError(f"metric {bad[0]!r} is unknown; choose among: {', '.join(METRICS)}")
+    if len(inst) == 0:
+        raise InvalidInputError("the workload has no job")
+    t0 = time.perf_counter()
+    ev = _Evaluator(inst)
+    feats = _features(ev)
+    best = _portfolio(ev, feats, metrics, t0 + time_limit)
+    spent = {m: (time.perf_counter() - t0) / len(metrics) for m in metrics}
+    count = {m: ev.count for m in metrics}
+    stopped = {m: "done" for m in metrics}
+    rng = np.random.default_rng(seed)
+    todo = [] if quick else [m for m in metrics if m in best and m != "makespan"]
+    for i, m in enumerate(todo):
+        t1 = time.perf_counter()
+        share = (t0 + time_limit - t1) / (len(todo) - i)
+        if m == "max_stretch":
+            best[m], used, stopped[m] = _stretch_bisection(ev, feats, best[m], stretch_low or 1.0, iterations, t1 + share)
+        else:
+            best[m], used, stopped[m] = _local_search(ev, feats, m, best[m], rng, iterations, patience, t1 + share)
+        count[m] += used
+        spent[m] += time.perf_counter() - t1
+    return {m: _result(m, best.get(m), spent[m], count[m], stopped[m], len(inst)) for m in metrics}
+
+
+def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
+    if b is None:  # max stretch without a job of positive duration
+        return ClairvoyantSchedule(metric, None, "portfolio", "no job of positive duration", seconds, evaluations,
+                                   stopped, np.zeros(n, dtype=np.int64), np.zeros(n))
+    return ClairvoyantSchedule(metric, float(b.value), b.method, b.detail, seconds, evaluations, stopped,
+                               b.cluster, b.start)
