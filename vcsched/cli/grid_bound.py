@@ -118,9 +118,12 @@ def write_schedules(refs, jobs, clusters, folder: Path) -> None:
         result = SimulationResult(jobs, clusters, sched.start.copy(), sched.start + p, sched.cluster.copy(),
                                   jobs.submit.astype(float).copy(), np.zeros(n, dtype=np.int64),
                                   np.arange(n, dtype=np.int64), 0)
-        tmp = folder / f".{name}.csv.part"
-        write_jobs(result, tmp)
-        tmp.replace(folder / f"{name}.csv")
+        tmp = folder / f".{name}.part.csv"
+        try:
+            write_jobs(result, tmp)
+            tmp.replace(folder / f"{name}.csv")
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 def _bound_rows(out: dict) -> list[dict]:
