@@ -28,7 +28,13 @@ driven by a static key per job (smaller first); the search is over keys:
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
      from the best portfolio entry (its construction, and its ``a``; 64 for a pure key).
      Then the serial construction runs once over the best schedule's start order (it often moves
-     jobs earlier into room the first construction left), kept when better. A move multiplies
+     jobs earlier into room the first construction left), kept when better; then local search on that
+     list (a squeaky-wheel move): a job drawn with probability proportional to what it adds to the
+     metric above its own best (its wait for the response time, its bounded slowdown above the one it
+     would have without waiting) gets its key (its start) lowered by a uniform share of its wait, the
+     serial construction runs again, and the move is kept when the metric improves; it stops after
+     ``list_moves`` schedules or ``2 patience`` moves without improvement. The block search has the
+     first half of the metric's time share, the list moves the rest. A move multiplies
      one block's coefficient by a factor drawn from ``{1/4, 1/2, 2, 4}`` (or sets it to 0), and is
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
@@ -47,10 +53,10 @@ import time
 import numpy as np
 
 from lowerbounds.batch._listsched import list_schedule, serial_schedule
-from lowerbounds.batch.instance import METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from vcsched.errors import InvalidInputError
 
-__all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "BLOCKS"]
+__all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
 
 BLOCKS = 16
 """Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
@@ -124,6 +130,9 @@ PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy
              ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"))
 """The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p`` (see the module
 docstring)."""
+QUICK_PORTFOLIO = (("easy", 0.0), ("easy", 4.0), ("easy", 64.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0),
+                   ("serial", 64.0), ("serial", 256.0))
+"""The pairs of ``quick``: those that were best for some metric on the whole traces (KTH-SP2, CTC-SP2)."""
 
 
 def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
@@ -149,9 +158,9 @@ class _Best:
     a: object = None
 
 
-def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float) -> dict:
+def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pairs: tuple = PORTFOLIO) -> dict:
     best: dict = {}
-    for kernel, a in PORTFOLIO:
+    for kernel, a in pairs:
         if best and time.perf_counter() > deadline:
             break
         values, cluster, start = ev.run(_portfolio_key(a, ev.release, feats), kernel)
@@ -252,7 +261,7 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, pat
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
                           seed: int = 0, iterations: int = 200, patience: int = 40, quick: bool = False,
-                          stretch_low: float | None = None) -> dict:
+                          stretch_low: float | None = None, list_moves: int | None = None) -> dict:
     """The best clairvoyant schedule found for each metric (see the module docstring).
 
     Parameters
@@ -266,9 +275,12 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     seed : int
         Seed of the local search's moves.
     iterations, patience : int
-        Schedules per metric in the improvement step, and moves without improvement before it stops.
+        Schedules per metric in the improvement step (the block search, the stretch bisection), and moves
+        without improvement before the block search stops (twice as many for the list moves).
+    list_moves : int, optional
+        Schedules per metric in the list moves (default ``5 * iterations``).
     quick : bool
-        The portfolio only.
+        The portfolio only (:data:`QUICK_PORTFOLIO`).
     stretch_low : float, optional
         A lower bound on the max stretch, the bisection's lower end (default 1).
 
@@ -285,21 +297,26 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     t0 = time.perf_counter()
     ev = _Evaluator(inst)
     feats = _features(ev)
-    best = _portfolio(ev, feats, metrics, t0 + time_limit)
+    best = _portfolio(ev, feats, metrics, t0 + time_limit, QUICK_PORTFOLIO if quick else PORTFOLIO)
     spent = {m: (time.perf_counter() - t0) / len(metrics) for m in metrics}
     count = {m: ev.count for m in metrics}
     stopped = {m: "done" for m in metrics}
     rng = np.random.default_rng(seed)
+    list_moves = 5 * iterations if list_moves is None else list_moves
     todo = [] if quick else [m for m in metrics if m in best and m != "makespan"]
     for i, m in enumerate(todo):
         t1 = time.perf_counter()
         share = (t0 + time_limit - t1) / (len(todo) - i)
+        half = t1 + (0.5 * share if m != "max_stretch" else share)
         if m == "max_stretch":
-            best[m], used, stopped[m] = _stretch_bisection(ev, feats, best[m], stretch_low or 1.0, iterations, t1 + share)
+            best[m], used, stopped[m] = _stretch_bisection(ev, feats, best[m], stretch_low or 1.0, iterations, half)
         else:
-            best[m], used, stopped[m] = _local_search(ev, feats, m, best[m], rng, iterations, patience, t1 + share)
+            best[m], used, stopped[m] = _local_search(ev, feats, m, best[m], rng, iterations, patience, half)
         if m != "max_stretch":
             best[m], extra = _justify(ev, m, best[m])
+            used += extra
+            best[m], extra, stopped[m] = _list_search(ev, m, best[m], rng, list_moves, 2 * patience,
+                                                      t1 + share)
             used += extra
         count[m] += used
         spent[m] += time.perf_counter() - t1
@@ -313,6 +330,46 @@ def _justify(ev, metric: str, best: _Best) -> tuple[_Best, int]:
         return _Best(values[metric], best.method, best.detail + ", then serial over its start order", cluster, start,
                      "serial", best.a), 1
     return best, 1
+
+
+def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per job (submission order) its wait and what it adds to ``metric`` above its own best (the move weights)."""
+    rows = ev.order
+    p = ev.duration[np.arange(rows.size), cluster[rows]]
+    wait = np.maximum(start[rows] - ev.release, 0.0)
+    if metric == "mean_bounded_slowdown":
+        return wait, np.maximum(1.0, (wait + p) / np.maximum(p, BSLD_TAU)) - np.maximum(1.0, p / np.maximum(p, BSLD_TAU))
+    return wait, wait
+
+
+def _list_search(ev, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
+    """Local search on the serial construction's list (see the module docstring); returns (best, evaluations, stopped)."""
+    key = best.start[ev.order].astype(float)
+    cluster, start = best.cluster, best.start
+    used, idle = 0, 0
+    while True:
+        if used >= iterations:
+            return best, used, "iterations"
+        if idle >= patience:
+            return best, used, "patience"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        wait, weight = _excess(ev, metric, cluster, start)
+        total = weight.sum()
+        if not total > 0:
+            return best, used, "done"
+        j = int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right"))
+        j = min(j, weight.size - 1)
+        trial = key.copy()
+        trial[j] -= rng.random() * wait[j]
+        values, c2, s2 = ev.run(trial, "serial")
+        used += 1
+        if values[metric] < best.value:
+            best = _Best(values[metric], "local search", best.detail.split(";")[0] + "; list moves", c2, s2, "serial",
+                         best.a)
+            key, cluster, start, idle = s2[ev.order].astype(float), c2, s2, 0
+        else:
+            idle += 1
 
 
 def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
