@@ -39,6 +39,11 @@ class BatchReferences:
     schedules: dict
     brackets: dict
 
+    @property
+    def interrupted(self) -> bool:
+        """True when an interrupt stopped the schedule search (the values are those found before it)."""
+        return any(s.stopped == "interrupted" for s in self.schedules.values())
+
     def ratio(self, metric: str, value: float | None) -> list | None:
         """The interval of ``value / OPT`` for a policy's ``value`` of ``metric``."""
         return self.brackets[metric].ratio(value)

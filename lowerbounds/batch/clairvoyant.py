@@ -287,7 +287,9 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     Returns
     -------
     dict
-        ``{metric: ClairvoyantSchedule}``; the schedules are rows of ``inst``.
+        ``{metric: ClairvoyantSchedule}``; the schedules are rows of ``inst``. An interrupt (Ctrl-C) during the
+        improvement keeps the best schedule found before the metric's search began, marked ``stopped``
+        ``interrupted``.
     """
     bad = [m for m in metrics if m not in METRICS]
     if bad:
@@ -304,23 +306,31 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     rng = np.random.default_rng(seed)
     list_moves = 5 * iterations if list_moves is None else list_moves
     todo = [] if quick else [m for m in metrics if m in best and m != "makespan"]
-    for i, m in enumerate(todo):
-        t1 = time.perf_counter()
-        share = (t0 + time_limit - t1) / (len(todo) - i)
-        half = t1 + (0.5 * share if m != "max_stretch" else share)
-        if m == "max_stretch":
-            best[m], used, stopped[m] = _stretch_bisection(ev, feats, best[m], stretch_low or 1.0, iterations, half)
-        else:
-            best[m], used, stopped[m] = _local_search(ev, feats, m, best[m], rng, iterations, patience, half)
-        if m != "max_stretch":
-            best[m], extra = _justify(ev, m, best[m])
-            used += extra
-            best[m], extra, stopped[m] = _list_search(ev, m, best[m], rng, list_moves, 2 * patience,
-                                                      t1 + share)
-            used += extra
-        count[m] += used
-        spent[m] += time.perf_counter() - t1
+    finished: set = set()
+    try:
+        for i, m in enumerate(todo):
+            t1 = time.perf_counter()
+            share = (t0 + time_limit - t1) / (len(todo) - i)
+            best[m], used, stopped[m] = _improve(ev, feats, m, best[m], rng, t1, share, stretch_low, iterations,
+                                                 patience, list_moves)
+            count[m] += used
+            spent[m] += time.perf_counter() - t1
+            finished.add(m)
+    except KeyboardInterrupt:  # keep every schedule found so far (each is complete and checked)
+        for m in todo:
+            if m not in finished:
+                stopped[m] = "interrupted"
     return {m: _result(m, best.get(m), spent[m], count[m], stopped[m], len(inst)) for m in metrics}
+
+
+def _improve(ev, feats, m, best, rng, t1, share, stretch_low, iterations, patience, list_moves):
+    """The improvement steps of one metric within ``share`` seconds from ``t1``: (best, evaluations, stopped)."""
+    if m == "max_stretch":
+        return _stretch_bisection(ev, feats, best, stretch_low or 1.0, iterations, t1 + share)
+    best, used, _stopped = _local_search(ev, feats, m, best, rng, iterations, patience, t1 + 0.5 * share)
+    best, extra = _justify(ev, m, best)
+    best, more, stopped = _list_search(ev, m, best, rng, list_moves, 2 * patience, t1 + share)
+    return best, used + extra + more, stopped
 
 
 def _justify(ev, metric: str, best: _Best) -> tuple[_Best, int]:

@@ -141,3 +141,23 @@ def test_unwritable_schedule_folder_is_refused_first(tmp_path, capsys):
     assert "--schedule" in err  # refused before the (missing) trace is read
     assert "--schedule" in _error(capsys, ["grid", "bound", "--trace", str(trace(tmp_path)), "--schedule",
                                            str(blocker / "sub")])
+
+
+def test_interrupt_prints_what_was_found_and_writes_no_file(tmp_path, capsys, monkeypatch):
+    import lowerbounds.batch.clairvoyant as cv
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cv, "_list_search", interrupt)
+    quick, searched = tmp_path / "quick", tmp_path / "searched"
+    argv = ["grid", "bound", "--trace", str(trace(tmp_path)), "--json", "--time-limit", "5", "--iterations", "3"]
+    assert main(argv + ["--method", "quick", "--schedule", str(quick)]) == 0  # quick runs no search
+    assert sorted(p.name for p in quick.iterdir()) == sorted(f"{m}.csv" for m in METRIC_NAMES)
+    capsys.readouterr()
+    assert main(argv + ["--method", "lp", "--schedule", str(searched)]) == 130
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "interrupted" in captured.err and captured.err.count("\n") == 1
+    assert out["bounds"]["mean_response"]["upper"]["stopped"] == "interrupted"
+    assert list(searched.iterdir()) == []

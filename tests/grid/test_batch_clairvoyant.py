@@ -138,3 +138,19 @@ def test_search_is_reproducible_and_improves_on_the_portfolio():
         assert one[m].value <= quick[m].value
         check_batch_schedule(inst, one[m].cluster, one[m].start)
     assert one["max_stretch"].evaluations > quick["max_stretch"].evaluations
+
+
+def test_an_interrupt_keeps_the_schedules_found(monkeypatch):
+    import lowerbounds.batch.clairvoyant as cv
+
+    inst = _instance(np.random.default_rng(11), 12, 2)
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cv, "_list_search", interrupt)
+    out = clairvoyant_schedules(inst, time_limit=30, iterations=5)
+    assert out["mean_response"].stopped == "interrupted" and out["makespan"].stopped == "done"
+    for m in METRICS:
+        check_batch_schedule(inst, out[m].cluster, out[m].start)
+        assert schedule_metrics(inst, out[m].cluster, out[m].start)[m] == pytest.approx(out[m].value)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from vcsched.cli.common import nonneg_int, number_option, print_json, print_table
@@ -148,11 +149,11 @@ def cmd_bound(args: argparse.Namespace) -> int:
     for entry in out.get("exact", {}).get("schedule", []):  # name the job and the cluster of each row
         entry["job_id"] = str(jobs.job_id[entry["job"]])
         entry["cluster_name"] = clusters[entry["cluster"]].name
-    if folder is not None:
+    if folder is not None and not refs.interrupted:
         write_schedules(refs, jobs, clusters, folder)
     if args.json:
         print_json(out)
-        return 0
+        return _interrupted(refs, folder)
     print(f"{out['jobs']} jobs")
     print_table(_bound_rows(out), ["metric", "lower", "upper", "upper/lower", "status", "lower method",
                                    "upper method", "seconds"], floatfmt="{:.6g}")
@@ -160,7 +161,16 @@ def cmd_bound(args: argparse.Namespace) -> int:
         e = out["exact"]
         print(f"exact: {e['status']}, mean response {e['mean_response']}, makespan {e['makespan']}, "
               f"bound {e['bound']}, gap {e['gap']}")
-    return 0
+    return _interrupted(refs, folder)
+
+
+def _interrupted(refs, folder) -> int:
+    """0, or 130 after one line when an interrupt stopped the schedule search (the values printed hold)."""
+    if not refs.interrupted:
+        return 0
+    print("vcsched: interrupted: the bounds and the schedules found before the interrupt are printed above"
+          + ("; no schedule file written" if folder is not None else ""), file=sys.stderr)
+    return 130
 
 
 def bound_report(metrics: dict, jobs, clusters, *, method: str, time_limit: float) -> dict:
