@@ -21,7 +21,7 @@ import numpy as np
 from lowerbounds.batch.bounds import BatchBounds, _check_method, instance_bounds
 from lowerbounds.batch.clairvoyant import ClairvoyantSchedule, clairvoyant_schedules
 from lowerbounds.batch.exact import exact_schedule_metrics
-from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance, check_batch_schedule
+from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance, check_batch_schedule, schedule_metrics
 from lowerbounds.reference import Bracket, Side
 
 __all__ = ["BatchReferences", "batch_references", "instance_references", "LOWER_SHARE"]
@@ -76,8 +76,22 @@ def _exact_upper(inst: BatchInstance, bounds: BatchBounds, schedules: dict) -> N
                                                cluster=clus, start=start)
 
 
+def _given_upper(inst: BatchInstance, schedules: dict, given: dict) -> None:
+    """Let each given schedule (``{name: (cluster, start)}``, e.g. a simulated policy's) replace a worse one; each is
+    checked first (``AssertionError`` when it is not a schedule of the relaxation)."""
+    for name, (clus, start) in given.items():
+        clus, start = np.asarray(clus, dtype=np.int64), np.asarray(start, dtype=float)
+        check_batch_schedule(inst, clus, start)
+        for m, v in schedule_metrics(inst, clus, start).items():
+            old = schedules.get(m)
+            if v is not None and old is not None and (old.value is None or v < old.value):
+                schedules[m] = dataclasses.replace(old, value=v, method="given", detail=f"the schedule of {name}",
+                                                   cluster=clus, start=start)
+
+
 def instance_references(inst: BatchInstance, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
-                        iterations: int = 200, patience: int | None = None) -> BatchReferences:
+                        iterations: int = 200, patience: int | None = None,
+                        given: dict | None = None) -> BatchReferences:
     """Brackets on a :class:`BatchInstance` (see :func:`batch_references`)."""
     _check_method(method, time_limit)
     t0 = time.perf_counter()
@@ -89,6 +103,7 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
                                       patience=(40 if method == "best" else iterations) if patience is None else patience,
                                       quick=quick, stretch_low=stretch)
     _exact_upper(inst, bounds, schedules)
+    _given_upper(inst, schedules, given or {})
     brackets = {m: _bracket(m, bounds.bounds[m], schedules.get(m)) for m in METRICS}
     return BatchReferences(inst, bounds, schedules, brackets)
 
@@ -99,7 +114,7 @@ def _bracket(metric: str, low, sched: ClairvoyantSchedule | None) -> Bracket:
 
 
 def batch_references(jobs, clusters, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
-                     iterations: int = 200, patience: int | None = None) -> BatchReferences:
+                     iterations: int = 200, patience: int | None = None, given: dict | None = None) -> BatchReferences:
     """Per metric, an interval containing the clairvoyant optimum: proven bound below, best schedule found above.
 
     Parameters
@@ -115,6 +130,10 @@ def batch_references(jobs, clusters, *, method: str = "best", time_limit: float 
     seed, iterations, patience
         The schedule search's seed, schedules per metric, and moves without improvement before it stops
         (default 40 with ``best``, else no early stop).
+    given : dict, optional
+        ``{name: (cluster, start)}``: schedules known to be feasible (a simulated policy's: every simulated
+        schedule is one of the relaxation, :mod:`lowerbounds.batch.instance`); each is checked, and replaces the
+        upper end of a metric where it is better (method ``given``).
 
     Returns
     -------
@@ -123,4 +142,4 @@ def batch_references(jobs, clusters, *, method: str = "best", time_limit: float 
         ``schedules[metric]`` the best schedule found (rows of ``jobs``).
     """
     return instance_references(batch_instance(jobs, clusters), method=method, time_limit=time_limit, seed=seed,
-                               iterations=iterations, patience=patience)
+                               iterations=iterations, patience=patience, given=given)

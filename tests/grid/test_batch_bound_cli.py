@@ -128,7 +128,7 @@ def test_simulate_bound_reports_the_ratio_to_the_optimum(tmp_path, capsys):
         e = out["bounds"][name]
         lo, hi = e["ratio_to_opt"]
         assert lo == pytest.approx(e["value"] / e["upper"]) and hi == pytest.approx(e["ratio_to_bound"])
-        assert 1 - 1e-9 <= hi and lo <= hi
+        assert 1 - 1e-9 <= lo <= hi  # the simulated schedule itself is a candidate upper end
     assert main(["grid", "simulate", "--trace", str(trace(tmp_path)), "--bound", "--bound-method", "quick"]) == 0
     header = [line for line in capsys.readouterr().out.splitlines() if line.startswith("metric")]
     assert {"opt_ratio_low", "opt_ratio_high", "upper"} <= set(header[-1].split())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from lowerbounds.batch import clairvoyant_schedules, instance_references
 from lowerbounds.batch._listsched import list_schedule, serial_schedule
+from lowerbounds.batch.bracket import _given_upper
 from lowerbounds.batch.instance import METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.reference import Bracket, Side, bracket_status, ratio_interval
 from tests.grid.batch_oracle import brute_force, plain_check
@@ -154,3 +156,17 @@ def test_an_interrupt_keeps_the_schedules_found(monkeypatch):
     for m in METRICS:
         check_batch_schedule(inst, out[m].cluster, out[m].start)
         assert schedule_metrics(inst, out[m].cluster, out[m].start)[m] == pytest.approx(out[m].value)
+
+
+def test_a_given_schedule_is_checked_and_can_lower_the_upper_end():
+    inst = BatchInstance.from_arrays([0, 0, 0], [2, 2, 2], [[4], [1], [1]], [2])
+    # FCFS by index: 4, 5, 6 (mean response 5); the search finds SPT: 1, 2, 6 (mean 3)
+    refs = instance_references(inst, method="quick", given={"fcfs": ([0, 0, 0], [0.0, 4.0, 5.0])})
+    assert refs.brackets["mean_response"].upper.value == pytest.approx(3.0)
+    assert refs.brackets["max_stretch"].upper.value == pytest.approx(2.0)  # SPT: stretches 1, 2, 6/4
+    worse = dataclasses.replace(refs.schedules["mean_response"], value=10.0)
+    schedules = {"mean_response": worse}
+    _given_upper(inst, schedules, {"spt": ([0, 0, 0], [2.0, 0.0, 1.0])})
+    assert schedules["mean_response"].value == pytest.approx(3.0) and schedules["mean_response"].method == "given"
+    with pytest.raises(AssertionError, match="capacity"):
+        instance_references(inst, method="quick", given={"bad": ([0, 0, 0], [0.0, 0.0, 5.0])})

@@ -173,12 +173,24 @@ def _interrupted(refs, folder) -> int:
     return 130
 
 
-def bound_report(metrics: dict, jobs, clusters, *, method: str, time_limit: float) -> dict:
+def _simulated(result, jobs) -> dict:
+    """The simulated schedule as a candidate upper end, when it is of the same jobs and every job ran."""
+    import numpy as np
+
+    if result is None or len(result.jobs) != len(jobs) or not np.array_equal(result.jobs.submit, jobs.submit):
+        return {}
+    if not (np.isfinite(result.start).all() and (result.cluster >= 0).all()):
+        return {}
+    return {"the simulated run": (result.cluster, result.start)}
+
+
+def bound_report(metrics: dict, jobs, clusters, *, method: str, time_limit: float, result=None) -> dict:
     """Per metric: the simulated ``value``, its ``bound``, ``ratio_to_bound``, the bound's ``method`` and ``seconds``,
-    the ``upper`` end, ``ratio_to_opt`` (``[value / upper, value / bound]``) and the ``status``."""
+    the ``upper`` end, ``ratio_to_opt`` (``[value / upper, value / bound]``) and the ``status``. With the simulation
+    ``result``, its own schedule is a candidate for the upper end (so ``ratio_to_opt`` never starts above 1)."""
     from lowerbounds.batch import batch_references
 
-    refs = batch_references(jobs, clusters, method=method, time_limit=time_limit)
+    refs = batch_references(jobs, clusters, method=method, time_limit=time_limit, given=_simulated(result, jobs))
     out = {}
     for name, b in refs.bounds.bounds.items():
         value = metrics["overall"].get(SIM_METRIC[name])
