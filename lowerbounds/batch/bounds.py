@@ -108,7 +108,7 @@ def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
     return [order[i:i + size] for i in range(0, order.size, size)]
 
 
-_PATIENCE = 5.0
+_PATIENCE = 2.0
 """Seconds of window LPs after which ``stop_early`` may give up (see :func:`_hopeless`)."""
 
 

@@ -171,10 +171,11 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pai
     return best
 
 
-def _deadline_schedule(ev, feats, target: float, rounds: int):
+def _deadline_schedule(ev, feats, target: float, rounds: int, deadline_s: float = np.inf):
     """Squeaky-wheel construction for the stretch target ``S``: the serial construction under the deadline key
     ``d = r + S p``; while some job finishes after its deadline (and ``rounds`` allow), its key is lowered by
-    twice its lateness and the construction runs again. Returns ``(best metrics, cluster, start, runs)``."""
+    twice its lateness and the construction runs again (not after the clock passes ``deadline_s``). Returns
+    ``(best metrics, cluster, start, runs)``."""
     p = feats["p"]
     deadline = ev.release + target * p
     key = deadline.copy()
@@ -186,7 +187,7 @@ def _deadline_schedule(ev, feats, target: float, rounds: int):
             best = (values, cluster, start)
         late = (start[ev.order] + ev.duration[np.arange(p.size), cluster[ev.order]]) - deadline
         late = np.where(p > 0, late, 0.0)
-        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any():
+        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any() or time.perf_counter() > deadline_s:
             break
         key = key - 2.0 * np.maximum(late, 0.0)
     return best[0], best[1], best[2], runs
@@ -205,7 +206,7 @@ def _stretch_bisection(ev, feats, best: _Best, low: float, iterations: int, dead
         target = math.sqrt(lo * hi)
         values, cluster, start = ev.run(ev.release + target * feats["p"], "easy")
         candidates = [("easy", values, cluster, start)]
-        values, cluster, start, runs = _deadline_schedule(ev, feats, target, rounds)
+        values, cluster, start, runs = _deadline_schedule(ev, feats, target, rounds, deadline)
         candidates.append(("serial, repaired", values, cluster, start))
         used += 1 + runs
         v = min(c[1]["max_stretch"] for c in candidates)
