@@ -98,7 +98,7 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     quick = method == "quick"
     bounds = instance_bounds(inst, method=method, time_limit=LOWER_SHARE * time_limit, stop_early=method == "best")
     stretch = bounds.bounds["max_stretch"].value
-    left = max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)
+    left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last schedule
     schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations,
                                       patience=(40 if method == "best" else iterations) if patience is None else patience,
                                       quick=quick, stretch_low=stretch)
