@@ -101,7 +101,8 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last schedule
     schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations,
                                       patience=(40 if method == "best" else iterations) if patience is None else patience,
-                                      quick=quick, stretch_low=stretch)
+                                      quick=quick, stretch_low=stretch,
+                                      lower={m: b.value for m, b in bounds.bounds.items()})
     _exact_upper(inst, bounds, schedules)
     _given_upper(inst, schedules, given or {})
     brackets = {m: _bracket(m, bounds.bounds[m], schedules.get(m)) for m in METRICS}

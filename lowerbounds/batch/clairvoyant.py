@@ -24,7 +24,8 @@ driven by a static key per job (smaller first); the search is over keys:
      misses its deadline is lowered by twice its lateness, and the construction runs again, up to 8
      times). A target met (max stretch ``<= S``) becomes the new upper end, else the lower end
      (geometric midpoints between the stretch lower bound and the best value found);
-   * the other metrics: local search on the key. The trace is cut, in submission order, into
+   * the other metrics (when the portfolio's value is not already within 1e-4 of the lower bound passed
+     in ``lower``): local search on the key. The trace is cut, in submission order, into
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
      from the best portfolio entry (its construction, and its ``a``; 64 for a pure key).
      Then the serial construction runs once over the best schedule's start order (it often moves
@@ -262,7 +263,8 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, pat
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
                           seed: int = 0, iterations: int = 200, patience: int = 40, quick: bool = False,
-                          stretch_low: float | None = None, list_moves: int | None = None) -> dict:
+                          stretch_low: float | None = None, list_moves: int | None = None,
+                          lower: dict | None = None) -> dict:
     """The best clairvoyant schedule found for each metric (see the module docstring).
 
     Parameters
@@ -278,6 +280,9 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     iterations, patience : int
         Schedules per metric in the improvement step (the block search, the stretch bisection), and moves
         without improvement before the block search stops (twice as many for the list moves).
+    lower : dict, optional
+        Lower bounds per metric: a metric whose portfolio value meets its bound within 1e-4 is not searched
+        (the makespan, usually).
     list_moves : int, optional
         Schedules per metric in the list moves (default ``5 * iterations``).
     quick : bool
@@ -306,7 +311,8 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     stopped = {m: "done" for m in metrics}
     rng = np.random.default_rng(seed)
     list_moves = 5 * iterations if list_moves is None else list_moves
-    todo = [] if quick else [m for m in metrics if m in best and m != "makespan"]
+    lower = lower or {}
+    todo = [] if quick else [m for m in metrics if m in best and not _closed(best[m].value, lower.get(m))]
     finished: set = set()
     try:
         for i, m in enumerate(todo):
@@ -322,6 +328,11 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
             if m not in finished:
                 stopped[m] = "interrupted"
     return {m: _result(m, best.get(m), spent[m], count[m], stopped[m], len(inst)) for m in metrics}
+
+
+def _closed(value: float, low: float | None) -> bool:
+    """True when ``value`` meets the lower bound ``low`` within 1e-4 relative: nothing left to search."""
+    return low is not None and value <= low * (1 + 1e-4)
 
 
 def _improve(ev, feats, m, best, rng, t1, share, stretch_low, iterations, patience, list_moves):

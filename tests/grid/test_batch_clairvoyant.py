@@ -152,7 +152,7 @@ def test_an_interrupt_keeps_the_schedules_found(monkeypatch):
 
     monkeypatch.setattr(cv, "_list_search", interrupt)
     out = clairvoyant_schedules(inst, time_limit=30, iterations=5)
-    assert out["mean_response"].stopped == "interrupted" and out["makespan"].stopped == "done"
+    assert out["mean_response"].stopped == "interrupted"
     for m in METRICS:
         check_batch_schedule(inst, out[m].cluster, out[m].start)
         assert schedule_metrics(inst, out[m].cluster, out[m].start)[m] == pytest.approx(out[m].value)
