@@ -24,7 +24,7 @@ from lowerbounds.batch.exact import exact_schedule_metrics
 from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance, check_batch_schedule, schedule_metrics
 from lowerbounds.reference import Bracket, Side
 
-__all__ = ["BatchReferences", "batch_references", "instance_references", "LOWER_SHARE"]
+__all__ = ["BatchReferences", "batch_references", "instance_references", "default_iterations", "LOWER_SHARE"]
 
 LOWER_SHARE = 0.4
 """Share of the time limit given to the lower side (methods ``lp``, ``exact``, ``best``)."""
@@ -90,7 +90,7 @@ def _given_upper(inst: BatchInstance, schedules: dict, given: dict) -> None:
 
 
 def instance_references(inst: BatchInstance, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
-                        iterations: int = 200, patience: int | None = None,
+                        iterations: int | None = None, patience: int | None = None,
                         given: dict | None = None) -> BatchReferences:
     """Brackets on a :class:`BatchInstance` (see :func:`batch_references`)."""
     _check_method(method, time_limit)
@@ -99,6 +99,8 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     bounds = instance_bounds(inst, method=method, time_limit=LOWER_SHARE * time_limit, stop_early=method == "best")
     stretch = bounds.bounds["max_stretch"].value
     left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last schedule
+    if iterations is None:
+        iterations = default_iterations(time_limit)
     schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations,
                                       patience=(40 if method == "best" else iterations) if patience is None else patience,
                                       quick=quick, stretch_low=stretch,
@@ -109,13 +111,19 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     return BatchReferences(inst, bounds, schedules, brackets)
 
 
+def default_iterations(time_limit: float) -> int:
+    """200 schedules per metric per minute of ``time_limit`` (at least 200)."""
+    return max(200, round(200 * time_limit / 60.0))
+
+
 def _bracket(metric: str, low, sched: ClairvoyantSchedule | None) -> Bracket:
     upper = None if sched is None or sched.value is None else Side(sched.value, sched.method, sched.seconds)
     return Bracket(metric, Side(low.value, low.method, low.seconds), upper)
 
 
 def batch_references(jobs, clusters, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
-                     iterations: int = 200, patience: int | None = None, given: dict | None = None) -> BatchReferences:
+                     iterations: int | None = None, patience: int | None = None,
+                     given: dict | None = None) -> BatchReferences:
     """Per metric, an interval containing the clairvoyant optimum: proven bound below, best schedule found above.
 
     Parameters
@@ -129,8 +137,9 @@ def batch_references(jobs, clusters, *, method: str = "best", time_limit: float 
     time_limit : float
         Seconds for both sides.
     seed, iterations, patience
-        The schedule search's seed, schedules per metric, and moves without improvement before it stops
-        (default 40 with ``best``, else no early stop).
+        The schedule search's seed, schedules per metric (default :func:`default_iterations`: 200 per minute
+        of ``time_limit``, a count, so that a run is reproducible whenever the count, not the clock, ends
+        it), and moves without improvement before it stops (default 40 with ``best``, else no early stop).
     given : dict, optional
         ``{name: (cluster, start)}``: schedules known to be feasible (a simulated policy's: every simulated
         schedule is one of the relaxation, :mod:`lowerbounds.batch.instance`); each is checked, and replaces the

@@ -70,8 +70,9 @@ def register_bound(gsub) -> None:
     s.add_argument("--schedule", metavar="DIR", default=None,
                    help="write each metric's best clairvoyant schedule as DIR/<metric>.csv (jobs.csv columns)")
     s.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the schedule search (default 0)")
-    s.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=200,
-                   help="schedules per metric in the search's improvement step (default 200)")
+    s.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=None,
+                   help="schedules per metric in the search's improvement step (default 200 per minute of "
+                   "--time-limit; the list moves get 5 times as many)")
     s.set_defaults(handler=cmd_bound, policy="fcfs", batch="fcfs")
 
 
