@@ -108,8 +108,9 @@ def server_completion(costs: TaskCosts, tasks, s: int) -> np.ndarray:
     ``nan`` for a task refused by the memory model: one server's part of :func:`evaluate_mapping`."""
     kept: list[int] = []
     out = np.full(len(tasks), np.nan)
+    bounded = math.isfinite(costs.memory[s])
     for j in tasks:
-        if _fits(costs, kept, _server_dates(costs, kept, s), j, s):
+        if not bounded or costs.task_memory[j] <= 0 or _fits(costs, kept, _server_dates(costs, kept, s), j, s):
             kept.append(j)
     if kept:
         pos = {j: i for i, j in enumerate(tasks)}
