@@ -100,7 +100,7 @@ def _quick(inst: BatchInstance) -> dict:
 
 
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
-                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine"}
+                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine and on the wide jobs"}
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
