@@ -1,4 +1,22 @@
-"""What the simulation references of :mod:`lowerbounds.diet` and :mod:`lowerbounds.timeshare` share.
+"""The reference contract of every simulated family, and what the references of :mod:`lowerbounds.diet` and
+:mod:`lowerbounds.timeshare` share.
+
+**The contract** (:class:`Bracket`): per metric (named as the simulator names it), an interval that
+contains the clairvoyant optimum,
+
+* ``lower``: a :class:`Side` (``value``, ``method``, ``seconds``) at most the optimum,
+* ``upper``: a :class:`Side` at least the optimum,
+* ``status``: ``optimal`` when the two meet within :data:`OPTIMAL_RTOL` relative, ``bracketed``
+  otherwise (``bound`` while only the lower side is known),
+
+and :func:`ratio_interval`, the one function that turns a policy's value into the interval of its ratio to
+the optimum: ``[value / upper, value / lower]``. For a metric to minimise (response times, slowdowns,
+stretch, makespan, sumflow) the lower end is the proven bound and the upper end the value of the best
+clairvoyant solution found (a schedule, mapping or placement); for a metric to maximise (DIET's
+throughput) the roles swap (the upper end is the proven bound, the lower end the best solution
+found) and the interval is the same formula: a policy's ratio to the optimum is then at most 1, and
+``value / upper`` is its guaranteed share of the optimum. Either way ``value / upper <= value / OPT <=
+value / lower`` for a positive value.
 
 A metric's reference is a bound (a lower bound; an upper bound for a metric to maximise) from a
 quick or relaxed method, or the outcome of an exact search over the clairvoyant solutions:
@@ -12,7 +30,86 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["MetricReference"]
+__all__ = ["MetricReference", "Side", "Bracket", "ratio_interval", "bracket_status", "OPTIMAL_RTOL"]
+
+OPTIMAL_RTOL = 1e-4
+"""Relative distance under which the two ends of a bracket are said to meet (status ``optimal``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+    """One end of a bracket: its ``value`` (None when unknown), the ``method`` that gave it, the ``seconds`` spent."""
+
+    value: float | None
+    method: str
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "method": self.method, "seconds": self.seconds}
+
+
+def bracket_status(lower: float | None, upper: float | None, *, rtol: float = OPTIMAL_RTOL) -> str:
+    """``optimal`` when ``upper - lower <= rtol * max(|upper|, |lower|)``, ``bracketed`` when both are known,
+    else ``bound``."""
+    if lower is None or upper is None:
+        return "bound"
+    return "optimal" if upper - lower <= rtol * max(abs(upper), abs(lower)) else "bracketed"
+
+
+def ratio_interval(value: float | None, lower: float | None, upper: float | None) -> list | None:
+    """``[value / upper, value / lower]``: the interval of ``value / OPT`` when ``lower <= OPT <= upper``.
+
+    None when ``value`` is unknown. An end whose divisor is unknown or not positive is None (a lower end
+    of 0 says nothing about the ratio's upper end). The same formula serves metrics to maximise, whose
+    ``lower`` is the best solution found and ``upper`` the proven bound (see the module docstring).
+    """
+    if value is None:
+        return None
+
+    def _div(d):
+        return None if d is None or not d > 0 else float(value) / float(d)
+
+    return [_div(upper), _div(lower)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Bracket:
+    """The contract for one metric: ``lower <= OPT <= upper`` (see the module docstring).
+
+    ``maximise`` says which end is the proven bound (``upper`` for a metric to maximise). Building a
+    bracket whose lower end exceeds its upper end (beyond a relative 1e-9, rounding) raises ValueError:
+    one of the two sides is wrong.
+    """
+
+    metric: str
+    lower: Side
+    upper: Side | None = None
+    maximise: bool = False
+
+    def __post_init__(self) -> None:
+        lo, hi = self.lower.value, None if self.upper is None else self.upper.value
+        if lo is not None and hi is not None and lo - hi > 1e-9 * max(abs(lo), abs(hi), 1e-300):
+            raise ValueError(f"{self.metric}: lower end {lo} above upper end {hi} ({self.lower.method} vs "
+                             f"{self.upper.method})")
+
+    @property
+    def status(self) -> str:
+        return bracket_status(self.lower.value, None if self.upper is None else self.upper.value)
+
+    @property
+    def width(self) -> float | None:
+        """``upper / lower`` (None when an end is unknown or the lower end is not positive)."""
+        lo, hi = self.lower.value, None if self.upper is None else self.upper.value
+        return None if lo is None or hi is None or not lo > 0 else hi / lo
+
+    def ratio(self, value: float | None) -> list | None:
+        """:func:`ratio_interval` of a policy's ``value`` on this bracket."""
+        return ratio_interval(value, self.lower.value, None if self.upper is None else self.upper.value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"lower": {...}, "upper": {...} or None, "status": ...}``."""
+        return {"lower": self.lower.to_dict(), "upper": None if self.upper is None else self.upper.to_dict(),
+                "status": self.status}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +125,13 @@ class MetricReference:
     optimum: float | None = None
     gap: float | None = None
     message: str | None = None
+
+    def bracket(self, upper: Side | None = None, *, maximise: bool = False) -> Bracket:
+        """This reference as one end of a :class:`Bracket` (the lower end; the upper one when ``maximise``)."""
+        mine = Side(self.value, self.method, self.seconds)
+        if maximise:
+            return Bracket(self.metric, upper or Side(None, "none", 0.0), mine, maximise=True)
+        return Bracket(self.metric, mine, upper)
 
     def _summary(self) -> dict[str, Any]:
         """The JSON fields every reference has: ``value``, ``method``, ``seconds``."""

@@ -4,8 +4,10 @@ Two kinds of cells.
 
 * ``trace``: every SWF trace of the shared data (:data:`TRACES`) as one cluster of its
   header's processors, simulated with FCFS, EASY and CBF; each metric (makespan, mean
-  response time, mean bounded slowdown, max stretch) beside its lower bound
-  (:func:`lowerbounds.batch.batch_bounds`, method ``best``) and the ratio value / bound.
+  response time, mean bounded slowdown, max stretch) beside the interval that contains its
+  clairvoyant optimum (:func:`lowerbounds.batch.batch_references`, method ``best``: the lower
+  bound, and the best schedule found, the three simulated schedules among the candidates), the
+  ratio value / bound and the policy's ratio interval to the optimum ``[value / upper, value / lower]``.
   Quick mode keeps the first :data:`QUICK_DAYS` days of each trace.
 * ``window``: small random windows (:func:`small_window`: 8-16 jobs, 4-16 processors,
   offered loads 0.7 / 1.0 / 1.5, integer times) with their exact clairvoyant optimum
@@ -14,7 +16,7 @@ Two kinds of cells.
   cuts (lp) for the mean response time; quick and lp for the makespan.
 
 Row fields (trace): ``trace, procs, jobs, policy, metric, value, bound, ratio, method,
-bound_seconds, sim_seconds``. Row fields (window): ``jobs, procs, load, status,
+bound_seconds, sim_seconds, upper, upper_method, status, opt_ratio_low, opt_ratio_high``. Row fields (window): ``jobs, procs, load, status,
 opt_response, opt_makespan, exact_seconds`` and per bound ``resp_<name>`` /
 ``mk_<name>`` (bound / optimum) and ``<name>_seconds``.
 """
@@ -77,7 +79,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 
 
 def _trace_rows(params: dict) -> list[dict]:
-    from lowerbounds.batch import batch_bounds
+    from lowerbounds.batch import batch_references
     from vcsched.data import trace_path
     from vcsched.problems.workload import read_swf, time_window
     from vcsched.sim import JobTable, make_cluster, simulate_grid
@@ -89,20 +91,28 @@ def _trace_rows(params: dict) -> list[dict]:
     procs = int(w.machine_size)
     w = w.select(w.processors <= procs)
     jobs = JobTable.from_workloads([w])
-    bounds = batch_bounds(jobs, [make_cluster("c", procs, 1.0, "fcfs")], method="best",
-                          time_limit=params["time_limit"]).bounds
-    rows = []
+    runs, seconds = {}, {}
     for policy in POLICIES:
         t0 = time.perf_counter()
-        got = metrics(simulate_grid([make_cluster("c", procs, 1.0, policy)], jobs))["overall"]
-        sim_s = time.perf_counter() - t0
+        runs[policy] = simulate_grid([make_cluster("c", procs, 1.0, policy)], jobs)
+        seconds[policy] = time.perf_counter() - t0
+    given = {policy: (r.cluster, r.start) for policy, r in runs.items() if np.isfinite(r.start).all()}
+    refs = batch_references(jobs, [make_cluster("c", procs, 1.0, "fcfs")], method="best",
+                            time_limit=params["time_limit"], given=given)
+    rows = []
+    for policy, run in runs.items():
+        got = metrics(run)["overall"]
         for name, key in METRIC_KEYS.items():
-            b = bounds[name]
+            b, br = refs.bounds.bounds[name], refs.brackets[name]
             value = got[key]
+            low, high = br.ratio(value) or (None, None)
             rows.append({"trace": params["trace"], "procs": procs, "jobs": len(jobs), "policy": policy,
                          "metric": name, "value": value, "bound": b.value,
                          "ratio": value / b.value if value is not None and b.value else None,
-                         "method": b.method, "bound_seconds": b.seconds, "sim_seconds": sim_s})
+                         "method": b.method, "bound_seconds": b.seconds, "sim_seconds": seconds[policy],
+                         "upper": None if br.upper is None else br.upper.value,
+                         "upper_method": None if br.upper is None else br.upper.method, "status": br.status,
+                         "opt_ratio_low": low, "opt_ratio_high": high})
     return rows
 
 
@@ -177,6 +187,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         shown = resp[["trace", "jobs", "policy", "value", "bound", "ratio", "method", "bound_seconds"]]
         lines.append(text_table(shown.assign(value=shown["value"].map(format_duration),
                                              bound=shown["bound"].map(format_duration)).reset_index(drop=True)))
+        lines.extend(_interval_lines(traces, out_dir))
     windows = ok[ok["kind"] == "window"] if "kind" in ok else ok.iloc[0:0]
     if len(windows):
         quality = quality_table(windows)
@@ -187,6 +198,47 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
                      f"bound / optimum:")
         lines.append(text_table(quality))
     return "\n".join(lines) if lines else "batch-bounds: no rows (every cell failed?)"
+
+
+def _interval_lines(traces: pandas.DataFrame, out_dir: pathlib.Path) -> list[str]:
+    """The optimum's interval and each policy's ratio interval (table), and one band figure per trace."""
+    if "upper" not in traces:
+        return []
+    cols = ["trace", "metric", "bound", "upper", "status", "policy", "opt_ratio_low", "opt_ratio_high"]
+    table = traces[cols].reset_index(drop=True)
+    save_table(table, out_dir, "intervals", title="batch-bounds: the optimum's interval and each policy's ratio to it")
+    for trace, sub in traces.groupby("trace"):
+        _band_figure(trace, sub, out_dir)
+    width = traces.drop_duplicates(["trace", "metric"]).assign(width=lambda d: d["upper"] / d["bound"])
+    shown = width.pivot(index="trace", columns="metric", values="width").reset_index()
+    return ["Width of the optimum's interval (upper / lower) per trace and metric:", text_table(shown),
+            "Each policy's ratio to the optimum lies in [opt_ratio_low, opt_ratio_high] (table intervals)."]
+
+
+def _band_figure(trace: str, sub: pandas.DataFrame, out_dir: pathlib.Path) -> None:
+    """Per metric, the interval [lower, upper] as a band (normalised by the lower end) and each policy as a point."""
+    from benchmarks.figures import plt, save_figure
+
+    metrics = list(METRIC_KEYS)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for x, name in enumerate(metrics):
+        rows = sub[sub["metric"] == name]
+        if rows.empty or rows["bound"].iloc[0] in (None, 0) or rows["upper"].iloc[0] is None:
+            continue
+        low = float(rows["bound"].iloc[0])
+        ax.fill_between([x - 0.3, x + 0.3], 1.0, float(rows["upper"].iloc[0]) / low, color="0.8",
+                        label="optimum lies here" if x == 0 else None)
+        for k, (_, row) in enumerate(rows.iterrows()):
+            if row["value"] is not None:
+                ax.plot(x - 0.15 + 0.15 * k, float(row["value"]) / low, "o", color=f"C{k}",
+                        label=row["policy"] if x == 0 else None)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(metrics)), [m.replace("_", " ") for m in metrics], fontsize=8)
+    ax.set_ylabel("value / lower bound")
+    ax.set_title(f"batch-bounds: {trace}", fontsize=9)
+    ax.legend(fontsize=7)
+    save_figure(fig, out_dir, "fig_interval_" + trace.split(".")[0])
+    plt.close(fig)
 
 
 EXPERIMENT = Experiment(

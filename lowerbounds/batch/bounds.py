@@ -101,7 +101,7 @@ def _quick(inst: BatchInstance) -> dict:
 
 
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
-                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine"}
+                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine and on the wide jobs"}
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
@@ -109,10 +109,27 @@ def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
     return [order[i:i + size] for i in range(0, order.size, size)]
 
 
-def _lp_sum(inst, windows, lp_fn, quick_fn, deadline):
-    """``sum_w max(LP_w, quick_w)`` over the windows (quick only once the deadline has passed); LP windows solved."""
+_PATIENCE = 2.0
+"""Seconds of window LPs after which ``stop_early`` may give up (see :func:`_hopeless`)."""
+
+
+def _hopeless(total: float, done: int, windows: int, target: float | None, started: float) -> bool:
+    """True when, after :data:`_PATIENCE` seconds, the window sum extrapolated at its mean so far
+    (``total / done * windows``) stays below 99 % of ``target``, the bound it has to beat: a heuristic
+    stop only; the bound reported is valid whatever stops the loop."""
+    if target is None or done == 0 or time.perf_counter() - started < _PATIENCE:
+        return False
+    return total / done * windows < 0.99 * target
+
+
+def _lp_sum(inst, windows, lp_fn, quick_fn, deadline, target=None):
+    """``sum_w max(LP_w, quick_w)`` over the windows (quick only once the deadline has passed, or once the
+    sum cannot reach ``target``); LP windows solved."""
     total, solved = 0.0, 0
-    for rows in windows:
+    started = time.perf_counter()
+    for i, rows in enumerate(windows):
+        if _hopeless(total, i, len(windows), target, started):
+            deadline = 0.0
         sub = inst.subset(rows)
         value = quick_fn(sub)
         left = deadline - time.perf_counter()
@@ -125,11 +142,15 @@ def _lp_sum(inst, windows, lp_fn, quick_fn, deadline):
     return total, solved
 
 
-def _lp_stretch(inst, windows, deadline):
+def _lp_stretch(inst, windows, deadline, target=None):
+    """Max over windows of the LP stretch bisection; with ``target``, stops after :data:`_PATIENCE` seconds
+    unless a window has reached it."""
     best, solved = None, 0
+    started = time.perf_counter()
     for rows in windows:
         left = deadline - time.perf_counter()
-        if left <= 0:
+        late = target is not None and time.perf_counter() - started >= _PATIENCE
+        if left <= 0 or (late and (best is None or best < target)):
             break
         sub = inst.subset(rows)
         low = stretch_quick(sub)
@@ -150,13 +171,14 @@ def _improve(bounds: dict, name: str, value, method: str, seconds: float, detail
         bounds[name] = dataclasses.replace(old, seconds=total)
 
 
-def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int) -> None:
+def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, stop_early: bool = False) -> None:
     n = len(inst)
     windows = _windows(inst, window)
     tag = f"LP on {len(windows)} window(s) of {window} jobs"
     for name, lp_fn, quick_fn in (("mean_response", lp_flow, flow_quick), ("mean_bounded_slowdown", lp_bsld, bsld_quick)):
         t0 = time.perf_counter()
-        total, solved = _lp_sum(inst, windows, lp_fn, quick_fn, t0 + _LP_SHARE[name] * budget)
+        target = bounds[name].value * n if stop_early else None
+        total, solved = _lp_sum(inst, windows, lp_fn, quick_fn, t0 + _LP_SHARE[name] * budget, target)
         _improve(bounds, name, total / n if solved else None, "lp", time.perf_counter() - t0,
                  f"{tag}, {solved} solved by LP, the others by their quick bound")
     t0 = time.perf_counter()
@@ -164,7 +186,8 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int) -> 
     _improve(bounds, "makespan", None if last is None else last - float(inst.release.min()), "lp",
              time.perf_counter() - t0, f"LP on the last window of {windows[-1].size} jobs")
     t0 = time.perf_counter()
-    value, solved = _lp_stretch(inst, windows, t0 + _LP_SHARE["max_stretch"] * budget)
+    value, solved = _lp_stretch(inst, windows, t0 + _LP_SHARE["max_stretch"] * budget,
+                                bounds["max_stretch"].value if stop_early else None)
     _improve(bounds, "max_stretch", value, "lp", time.perf_counter() - t0,
              f"LP feasibility bisection on {solved} of {len(windows)} window(s)")
 
@@ -187,8 +210,9 @@ def _exact_eligible(inst: BatchInstance) -> bool:
 
 
 def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: float = 60.0,
-                    window: int = WINDOW_JOBS) -> BatchBounds:
-    """Bounds on a :class:`BatchInstance` (see :func:`batch_bounds`)."""
+                    window: int = WINDOW_JOBS, stop_early: bool = False) -> BatchBounds:
+    """Bounds on a :class:`BatchInstance` (see :func:`batch_bounds`); ``stop_early``: the window LPs stop once
+    their projected sum cannot beat the whole-workload bound (:func:`_hopeless`)."""
     _check_method(method, time_limit)
     if len(inst) == 0:
         raise InvalidInputError("the workload has no job")
@@ -200,7 +224,7 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     if method == "quick":
         return BatchBounds(len(inst), bounds)
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
-    _apply_lp(inst, bounds, max(lp_budget, 0.0), window)
+    _apply_lp(inst, bounds, max(lp_budget, 0.0), window, stop_early)
     exact = None
     if use_exact:
         left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)

@@ -198,6 +198,11 @@ def stretch_quick(inst: BatchInstance, *, rel_tol: float = 1e-6) -> float | None
     slack of ``1e-9`` relative on the deadlines, so rounding errs towards feasibility
     (a lower bound).
 
+    Wide jobs (one cluster of ``m`` processors): jobs with ``(l + 1) q_j > m`` never run more
+    than ``l`` at a time, each at rate 1 (it runs for ``p_j``). Their schedule is then a schedule
+    of works ``p_j`` on a machine of rate ``l``, and the same EDF bisection applies to them
+    alone, for ``l = 1, 2, 3``; the bound is the largest of these and the fluid one.
+
     Returns None when no job has a positive duration.
     """
     pos = inst.pmax > 0
@@ -206,14 +211,27 @@ def stretch_quick(inst: BatchInstance, *, rel_tol: float = 1e-6) -> float | None
     sub = inst.subset(np.flatnonzero(pos))
     order = np.argsort(sub.release, kind="stable")
     r = np.ascontiguousarray(sub.release[order])
-    W = np.ascontiguousarray(sub.work[order])
-    pmax = sub.pmax[order]
-    rate = platform_rate(sub)
+    pmax = np.ascontiguousarray(sub.pmax[order])
+    value = _edf_bisection(r, np.ascontiguousarray(sub.work[order]), pmax, platform_rate(sub), rel_tol)
+    if sub.clusters == 1:
+        m = int(sub.procs[0])
+        q = sub.width[order]
+        for machines in (1, 2, 3):
+            wide = (machines + 1) * q > m
+            if wide.any():
+                value = max(value, _edf_bisection(r[wide], pmax[wide], pmax[wide], float(machines), rel_tol))
+    return value
+
+
+def _edf_bisection(r, work, p, rate: float, rel_tol: float) -> float:
+    """The largest ``S`` (bisection, relative ``rel_tol``) at which preemptive EDF on a machine of ``rate`` misses
+    a deadline ``r + S p``; 1 when it meets them all at ``S = 1``. ``r`` sorted."""
+    r, work = np.ascontiguousarray(r), np.ascontiguousarray(work)
 
     def feasible(s: float) -> bool:
-        d = r + s * pmax
+        d = r + s * p
         slack = 1e-9 * (1.0 + float(np.abs(d).max()))
-        return bool(edf_feasible(r, W, np.ascontiguousarray(d), rate, slack))
+        return bool(edf_feasible(r, work, np.ascontiguousarray(d), rate, slack))
 
     lo, hi = 1.0, 2.0
     if feasible(lo):

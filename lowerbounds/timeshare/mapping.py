@@ -32,7 +32,7 @@ import numpy as np
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.sim.processor_sharing import ps_completion_times
 
-__all__ = ["MappingResult", "evaluate_mapping", "greedy_mapping", "best_mapping", "search_applies",
+__all__ = ["MappingResult", "evaluate_mapping", "server_completion", "greedy_mapping", "best_mapping", "search_applies",
            "exact_references", "EXACT_MAX_TASKS"]
 
 
@@ -103,22 +103,34 @@ def _fits(costs: TaskCosts, tasks: list, dates: np.ndarray, j: int, s: int) -> b
     return held + need <= costs.memory[s] + 1e-9
 
 
+def server_completion(costs: TaskCosts, tasks, s: int) -> np.ndarray:
+    """Completion dates of ``tasks`` (independent, in the simulator's submission order) mapped to server ``s``,
+    ``nan`` for a task refused by the memory model: one server's part of :func:`evaluate_mapping`."""
+    kept: list[int] = []
+    out = np.full(len(tasks), np.nan)
+    bounded = math.isfinite(costs.memory[s])
+    for j in tasks:
+        if not bounded or costs.task_memory[j] <= 0 or _fits(costs, kept, _server_dates(costs, kept, s), j, s):
+            kept.append(j)
+    if kept:
+        pos = {j: i for i, j in enumerate(tasks)}
+        out[[pos[j] for j in kept]] = _server_dates(costs, kept, s)
+    return out
+
+
 def evaluate_mapping(costs: TaskCosts, mapping) -> np.ndarray:
     """Completion dates of independent tasks under ``mapping`` (server per task), ``nan`` for a refused task.
 
     Tasks are submitted in arrival order; a task that does not fit in its server's memory is lost
-    (it never computes), as in the simulator with a one-server ranking.
+    (it never computes), as in the simulator with a one-server ranking. Servers are independent
+    (:func:`server_completion`).
     """
     mapping = np.asarray(mapping, dtype=np.int64)
-    sets: list[list[int]] = [[] for _ in range(costs.p.shape[1])]
+    order = _order(costs)
     completion = np.full(costs.n, np.nan)
-    for j in _order(costs).tolist():
-        s = int(mapping[j])
-        dates = _server_dates(costs, sets[s], s)
-        if _fits(costs, sets[s], dates, j, s):
-            sets[s].append(j)
-    for s, tasks in enumerate(sets):
-        completion[tasks] = _server_dates(costs, tasks, s)
+    for s in range(costs.p.shape[1]):
+        tasks = order[mapping[order] == s].tolist()
+        completion[tasks] = server_completion(costs, tasks, s)
     return completion
 
 

@@ -61,3 +61,18 @@ def test_grid_realloc_ratio_to_bound_table():
     row = t[t["label"] == "MinMin-C"].iloc[0]
     assert row["relative_response"] == pytest.approx(0.6) and row["ratio_to_bound"] == pytest.approx(4.0)
     assert row["worst_ratio_to_bound"] == pytest.approx(5.0)
+
+
+def test_trace_report_gives_the_interval_table_and_a_band_figure(tmp_path):
+    rows = []
+    for policy, scale in (("fcfs", 3.0), ("easy", 1.5)):
+        for k, metric in enumerate(bb.METRIC_KEYS):
+            bound, upper = 10.0 * (k + 1), 12.0 * (k + 1)
+            value = scale * upper
+            rows.append({"kind": "trace", "trace": "t.swf", "jobs": 5, "procs": 4, "policy": policy, "metric": metric,
+                         "value": value, "bound": bound, "ratio": value / bound, "method": "quick",
+                         "bound_seconds": 0.1, "sim_seconds": 0.1, "upper": upper, "upper_method": "portfolio",
+                         "status": "bracketed", "opt_ratio_low": value / upper, "opt_ratio_high": value / bound})
+    text = bb.report(pd.DataFrame(rows), tmp_path)
+    assert "Width of the optimum's interval" in text and "1.2" in text
+    assert list(tmp_path.glob("fig_interval_t*")) and list(tmp_path.glob("intervals*"))

@@ -56,3 +56,21 @@ def brute_force(inst: BatchInstance) -> dict:
                 if v is not None and (name not in best or v < best[name]):
                     best[name] = v
     return best
+
+
+def plain_check(inst: BatchInstance, cluster, start, *, tol: float = 1e-7) -> None:
+    """The plain quadratic validity check that :func:`lowerbounds.batch.instance.check_batch_schedule` speeds up."""
+    cluster = np.asarray(cluster, dtype=np.int64)
+    start = np.asarray(start, dtype=float)
+    rows = np.arange(len(inst))
+    assert np.isfinite(start).all(), "a job has no start"
+    assert (start >= inst.release - tol).all(), "a job starts before its submission"
+    p = inst.duration[rows, cluster]
+    assert np.isfinite(p).all(), "a job runs on a cluster where it does not fit"
+    finish = start + p
+    for k in range(inst.clusters):
+        on = rows[cluster == k]
+        for j in on:
+            t = start[j]
+            running = on[(start[on] <= t + tol) & (finish[on] > t + tol)]
+            assert inst.width[running].sum() <= inst.procs[k], f"cluster {k} over capacity at {t}"

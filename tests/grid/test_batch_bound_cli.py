@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lowerbounds.batch import METHODS
@@ -12,6 +13,7 @@ from lowerbounds.batch.instance import BatchInstance
 from tests.grid.batch_oracle import brute_force
 from vcsched.cli import main
 from vcsched.cli.grid_bound import BOUND_METHODS
+from vcsched.sim.output import JOBS_COLUMNS
 
 LINE = "{id} {submit} 0 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 1 1 1 -1 -1"
 JOBS = ((1, 0, 10, 2, 20), (2, 0, 5, 4, 5), (3, 1, 3, 1, -1), (4, 2, 8, 3, 4), (5, 3, 2, 2, 2))
@@ -95,3 +97,67 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert "--time-limit" in _error(capsys, ["grid", "bound", "--trace", str(big), "--time-limit", "-1"])
     assert "nope.swf" in _error(capsys, ["grid", "bound", "--trace", str(tmp_path / "nope.swf")])
     assert "--heterogeneous" in _error(capsys, ["grid", "bound", "--trace", str(big), "--heterogeneous"])
+
+
+def test_grid_bound_brackets_the_optimum_and_writes_schedules(tmp_path, capsys):
+    folder = tmp_path / "best"
+    assert main(["grid", "bound", "--trace", str(trace(tmp_path)), "--method", "lp", "--time-limit", "10", "--json",
+                 "--schedule", str(folder)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    best = _optimum()
+    for name in METRIC_NAMES:
+        entry = out["bounds"][name]
+        lo, up = entry["lower"], entry["upper"]
+        assert set(lo) >= {"value", "method", "seconds"} and set(up) >= {"value", "method", "seconds"}
+        assert lo["value"] == entry["value"] and lo["method"] == entry["method"]  # the old fields: the lower bound
+        assert lo["value"] <= best[name] + 1e-6 <= up["value"] + 2e-6
+        assert entry["status"] in ("optimal", "bracketed")
+        rows = pd.read_csv(folder / f"{name}.csv")
+        assert list(rows.columns) == JOBS_COLUMNS and len(rows) == 5
+        response = (rows["finish_time"] - rows["submission_time"]).mean()
+        if name == "mean_response":
+            assert response == pytest.approx(up["value"])
+    assert not list(folder.glob(".*"))  # no temporary file left
+
+
+def test_simulate_bound_reports_the_ratio_to_the_optimum(tmp_path, capsys):
+    assert main(["grid", "simulate", "--trace", str(trace(tmp_path)), "--policy", "fcfs", "--json", "--bound",
+                 "--bound-method", "quick"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for name in METRIC_NAMES:
+        e = out["bounds"][name]
+        lo, hi = e["ratio_to_opt"]
+        assert lo == pytest.approx(e["value"] / e["upper"]) and hi == pytest.approx(e["ratio_to_bound"])
+        assert 1 - 1e-9 <= lo <= hi  # the simulated schedule itself is a candidate upper end
+    assert main(["grid", "simulate", "--trace", str(trace(tmp_path)), "--bound", "--bound-method", "quick"]) == 0
+    header = [line for line in capsys.readouterr().out.splitlines() if line.startswith("metric")]
+    assert {"opt_ratio_low", "opt_ratio_high", "upper"} <= set(header[-1].split())
+
+
+def test_unwritable_schedule_folder_is_refused_first(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    err = _error(capsys, ["grid", "bound", "--trace", str(tmp_path / "nope.swf"), "--schedule", str(blocker)])
+    assert "--schedule" in err  # refused before the (missing) trace is read
+    assert "--schedule" in _error(capsys, ["grid", "bound", "--trace", str(trace(tmp_path)), "--schedule",
+                                           str(blocker / "sub")])
+
+
+def test_interrupt_prints_what_was_found_and_writes_no_file(tmp_path, capsys, monkeypatch):
+    import lowerbounds.batch.clairvoyant as cv
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cv, "_list_search", interrupt)
+    quick, searched = tmp_path / "quick", tmp_path / "searched"
+    argv = ["grid", "bound", "--trace", str(trace(tmp_path)), "--json", "--time-limit", "5", "--iterations", "3"]
+    assert main(argv + ["--method", "quick", "--schedule", str(quick)]) == 0  # quick runs no search
+    assert sorted(p.name for p in quick.iterdir()) == sorted(f"{m}.csv" for m in METRIC_NAMES)
+    capsys.readouterr()
+    assert main(argv + ["--method", "lp", "--schedule", str(searched)]) == 130
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "interrupted" in captured.err and captured.err.count("\n") == 1
+    assert "interrupted" in {e["upper"].get("stopped") for e in out["bounds"].values()}
+    assert list(searched.iterdir()) == []

@@ -179,7 +179,7 @@ def _simulate(args: argparse.Namespace, *, progress: bool = True):
     if args.bound:
         clusters, jobs = built[0]
         m["bounds"] = grid_bound.bound_report(m, jobs, clusters, method=args.bound_method,
-                                              time_limit=args.bound_time_limit)
+                                              time_limit=args.bound_time_limit, result=result)
     return result, m
 
 

@@ -1,29 +1,41 @@
-"""``vcsched grid bound`` and ``grid simulate --bound``: lower bounds of the clairvoyant relaxation.
+"""``vcsched grid bound`` and ``grid simulate --bound``: the interval that contains the clairvoyant optimum.
 
 ``vcsched grid bound`` takes the workload and platform options of ``grid simulate``
 (``--trace F --procs P``, ``--platform F``, ``--scenario S [--heterogeneous]``, ``--days D``
 ...), and ``--method quick|lp|exact|best`` (default ``best``) within ``--time-limit``
-seconds (default 60). It prints one row per metric (bound, method, seconds), or with
+seconds (default 60) for both sides (:func:`lowerbounds.batch.batch_references`). It prints one row per
+metric (lower, upper, upper/lower, status, both methods), or with
 ``--json`` ``{"jobs": n, "bounds": {"makespan": {...}, "mean_response": {...},
 "mean_bounded_slowdown": {...}, "max_stretch": {...}}}`` (each entry ``value``,
-``method``, ``seconds``, ``detail``); with ``--method exact`` also ``"exact"``
+``method``, ``seconds``, ``detail`` of the lower bound, and ``lower`` and ``upper`` (each ``value``,
+``method``, ``seconds``) and ``status``, ``optimal`` or ``bracketed``: the contract of
+:mod:`lowerbounds.reference`); with ``--method exact`` also ``"exact"``
 (``status``, ``mean_response``, ``makespan``, ``bound``, ``gap``, the makespan's own
 status, bound and gap, and the ``schedule`` when optimal: per job its row ``job`` and ``job_id``,
 ``cluster`` (index) and ``cluster_name``, ``start`` and ``finish``). The bounds are computed by
 :func:`lowerbounds.batch.batch_bounds` on the job table and clusters that
 ``grid simulate`` would simulate.
 
+``--schedule DIR`` writes the best schedule found for each metric as ``DIR/<metric>.csv`` (the columns of
+the simulator's ``jobs.csv``, :func:`vcsched.sim.output.write_jobs`); the folder is created if needed and
+refused before any work when it cannot be written. ``--search-seed`` and ``--iterations`` set the schedule
+search (the result is reproducible for a seed when the time limit does not stop the search first).
+
 ``grid simulate ... --bound`` adds ``"bounds"`` to the JSON: per metric, the simulated
-``value``, the ``bound``, ``ratio_to_bound`` (value / bound), ``method`` and ``seconds``;
-the text output gets a table with the columns ``bound`` and ``ratio_to_bound`` beside
-each metric's value.
+``value``, the ``bound`` (the lower end), ``ratio_to_bound`` (value / bound), ``method`` and ``seconds``,
+``upper`` (the best clairvoyant schedule's value), ``ratio_to_opt`` (``[value / upper, value / bound]``, the
+interval of the policy's ratio to the optimum) and ``status``; the text output gets a table with the columns
+``bound``, ``upper``, ``ratio_to_bound`` and the two ends of ``ratio_to_opt`` beside each metric's value.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 
-from vcsched.cli.common import number_option, print_json, print_table
+from vcsched.cli.common import nonneg_int, number_option, print_json, print_table
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
@@ -43,7 +55,8 @@ def add_bound_flags(s: argparse.ArgumentParser, *, prefix: str = "") -> None:
                    help="quick (O(n log n)), lp (LP windows), exact (MILP, small workloads), best (default: exact "
                    "when the workload is small enough, else lp)")
     s.add_argument(f"--{prefix}time-limit", type=number_option(float, low=0, low_open=True, high=1e6), default=60.0,
-                   help="seconds for the LP and MILP parts (default 60)")
+                   help="seconds for both sides: the lower bounds (LP and MILP parts) and the best clairvoyant "
+                   "schedules (default 60)")
 
 
 def register_bound(gsub) -> None:
@@ -53,6 +66,12 @@ def register_bound(gsub) -> None:
     add_workload_options(s)
     add_bound_flags(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--schedule", metavar="DIR", default=None,
+                   help="write each metric's best clairvoyant schedule as DIR/<metric>.csv (jobs.csv columns)")
+    s.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the schedule search (default 0)")
+    s.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=None,
+                   help="schedules per metric in the search's improvement step (default 200 per minute of "
+                   "--time-limit; the list moves get 5 times as many)")
     s.set_defaults(handler=cmd_bound, policy="fcfs", batch="fcfs")
 
 
@@ -66,42 +85,125 @@ def _build(args: argparse.Namespace):
     return clusters, jobs
 
 
-def cmd_bound(args: argparse.Namespace) -> int:
-    from lowerbounds.batch import batch_bounds
+def _schedule_dir(path: str | None) -> Path | None:
+    """The ``--schedule`` folder, created if missing; one line and exit 2 when it cannot be written."""
+    if path is None:
+        return None
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise InvalidInputError(f"--schedule {path}: not a folder; give a folder for the <metric>.csv files")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidInputError(f"--schedule {path}: cannot create the folder ({exc.strerror}); choose a writable "
+                                f"folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidInputError(f"--schedule {path}: the folder is not writable; choose a writable folder")
+    return folder
 
+
+def write_schedules(refs, jobs, clusters, folder: Path) -> None:
+    """Each metric's best schedule as ``folder/<metric>.csv`` (written to a temporary name, then renamed)."""
+    import numpy as np
+
+    from vcsched.sim.output import write_jobs
+    from vcsched.sim.platform import SimulationResult
+
+    n = len(jobs)
+    for name, sched in refs.schedules.items():
+        if sched.value is None:
+            continue
+        p = refs.instance.duration[np.arange(n), sched.cluster]
+        result = SimulationResult(jobs, clusters, sched.start.copy(), sched.start + p, sched.cluster.copy(),
+                                  jobs.submit.astype(float).copy(), np.zeros(n, dtype=np.int64),
+                                  np.arange(n, dtype=np.int64), 0)
+        tmp = folder / f".{name}.part.csv"
+        try:
+            write_jobs(result, tmp)
+            tmp.replace(folder / f"{name}.csv")
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def _bound_rows(out: dict) -> list[dict]:
+    rows = []
+    for name, b in out["bounds"].items():
+        lo, up = b["lower"], b["upper"] or {}
+        width = up.get("value") / lo["value"] if up.get("value") is not None and lo["value"] else None
+        rows.append({"metric": name, "lower": lo["value"], "upper": up.get("value"), "upper/lower": width,
+                     "status": b["status"], "lower method": lo["method"], "upper method": up.get("method"),
+                     "seconds": lo["seconds"] + (up.get("seconds") or 0.0)})
+    return rows
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    from lowerbounds.batch import batch_references
+
+    folder = _schedule_dir(args.schedule)
     clusters, jobs = _build(args)
-    result = batch_bounds(jobs, clusters, method=args.method, time_limit=args.time_limit)
-    out = result.to_dict()
+    refs = batch_references(jobs, clusters, method=args.method, time_limit=args.time_limit, seed=args.search_seed,
+                            iterations=args.iterations)
+    out = refs.to_dict()
     for entry in out.get("exact", {}).get("schedule", []):  # name the job and the cluster of each row
         entry["job_id"] = str(jobs.job_id[entry["job"]])
         entry["cluster_name"] = clusters[entry["cluster"]].name
+    if folder is not None and not refs.interrupted:
+        write_schedules(refs, jobs, clusters, folder)
     if args.json:
         print_json(out)
-        return 0
-    rows = [dict(metric=name, **b) for name, b in out["bounds"].items()]
+        return _interrupted(refs, folder)
     print(f"{out['jobs']} jobs")
-    print_table(rows, ["metric", "value", "method", "seconds", "detail"], floatfmt="{:.6g}")
+    print_table(_bound_rows(out), ["metric", "lower", "upper", "upper/lower", "status", "lower method",
+                                   "upper method", "seconds"], floatfmt="{:.6g}")
     if "exact" in out:
         e = out["exact"]
         print(f"exact: {e['status']}, mean response {e['mean_response']}, makespan {e['makespan']}, "
               f"bound {e['bound']}, gap {e['gap']}")
-    return 0
+    return _interrupted(refs, folder)
 
 
-def bound_report(metrics: dict, jobs, clusters, *, method: str, time_limit: float) -> dict:
-    """Per metric: the simulated ``value``, its ``bound``, ``ratio_to_bound``, the bound's ``method`` and ``seconds``."""
-    from lowerbounds.batch import batch_bounds
+def _interrupted(refs, folder) -> int:
+    """0, or 130 after one line when an interrupt stopped the schedule search (the values printed hold)."""
+    if not refs.interrupted:
+        return 0
+    print("vcsched: interrupted: the bounds and the schedules found before the interrupt are printed above"
+          + ("; no schedule file written" if folder is not None else ""), file=sys.stderr)
+    return 130
 
-    result = batch_bounds(jobs, clusters, method=method, time_limit=time_limit)
+
+def _simulated(result, jobs) -> dict:
+    """The simulated schedule as a candidate upper end, when it is of the same jobs and every job ran."""
+    import numpy as np
+
+    if result is None or len(result.jobs) != len(jobs) or not np.array_equal(result.jobs.submit, jobs.submit):
+        return {}
+    if not (np.isfinite(result.start).all() and (result.cluster >= 0).all()):
+        return {}
+    return {"the simulated run": (result.cluster, result.start)}
+
+
+def bound_report(metrics: dict, jobs, clusters, *, method: str, time_limit: float, result=None) -> dict:
+    """Per metric: the simulated ``value``, its ``bound``, ``ratio_to_bound``, the bound's ``method`` and ``seconds``,
+    the ``upper`` end, ``ratio_to_opt`` (``[value / upper, value / bound]``) and the ``status``. With the simulation
+    ``result``, its own schedule is a candidate for the upper end (so ``ratio_to_opt`` never starts above 1)."""
+    from lowerbounds.batch import batch_references
+
+    refs = batch_references(jobs, clusters, method=method, time_limit=time_limit, given=_simulated(result, jobs))
     out = {}
-    for name, b in result.bounds.items():
+    for name, b in refs.bounds.bounds.items():
         value = metrics["overall"].get(SIM_METRIC[name])
         ratio = value / b.value if value is not None and b.value else None
+        br = refs.brackets[name]
         out[name] = {"value": value, "bound": b.value, "ratio_to_bound": ratio, "method": b.method,
-                     "seconds": b.seconds}
+                     "seconds": b.seconds, "upper": None if br.upper is None else br.upper.value,
+                     "ratio_to_opt": br.ratio(value), "status": br.status}
     return out
 
 
 def print_bound_table(report: dict) -> None:
-    rows = [dict(metric=name, **entry) for name, entry in report.items()]
-    print_table(rows, ["metric", "value", "bound", "ratio_to_bound", "method"], floatfmt="{:.4g}")
+    rows = []
+    for name, entry in report.items():
+        lo_hi = entry.get("ratio_to_opt") or [None, None]
+        rows.append(dict(metric=name, **entry, opt_ratio_low=lo_hi[0], opt_ratio_high=lo_hi[1]))
+    print_table(rows, ["metric", "value", "bound", "ratio_to_bound", "upper", "opt_ratio_low", "opt_ratio_high",
+                       "method"], floatfmt="{:.4g}")

@@ -1,0 +1,298 @@
+"""Compiled list scheduling with exact durations and EASY backfilling, the construction of :mod:`lowerbounds.batch.clairvoyant`.
+
+:func:`list_schedule` builds a schedule of the clairvoyant relaxation (:mod:`lowerbounds.batch.instance`)
+from a static priority ``key`` per job (smaller first; ties by lower index). It is an event loop:
+
+* at each event time ``t`` (a submission or a completion), the submitted waiting jobs form a queue in
+  key order;
+* the head of the queue starts at ``t`` on the cluster where it would complete first, when that
+  cluster has its processors free at ``t``; this repeats while the head can start;
+* otherwise the head gets a reservation on the cluster where it would complete first (its *shadow
+  time*: the completion, known exactly, at which enough processors are free), and every other job
+  of the queue, in key order, starts at ``t`` on a cluster with enough free processors when it does
+  not delay that reservation: on another cluster, or finishing by the shadow time, or using only
+  the processors left over at the shadow time (EASY backfilling, Lifka 1995, with exact run times);
+* a job of zero duration starts at its submission (it occupies no processor for any time).
+
+Every job starts at or after its submission, on a cluster where it fits, when its processors are free,
+and runs for its duration without interruption: the schedule is feasible by construction (and is
+checked by :func:`lowerbounds.batch.instance.check_batch_schedule` before its value is used).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from lowerbounds.batch._kernels import _pop, _push
+
+__all__ = ["list_schedule", "serial_schedule"]
+
+
+@numba.njit(cache=True)
+def _queue_insert(qkey, qjob, qlen, key, j):
+    """Insert ``j`` into the queue sorted by (key, job); returns the new length."""
+    lo, hi = 0, qlen
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if qkey[mid] < key or (qkey[mid] == key and qjob[mid] < j):
+            lo = mid + 1
+        else:
+            hi = mid
+    for i in range(qlen, lo, -1):
+        qkey[i] = qkey[i - 1]
+        qjob[i] = qjob[i - 1]
+    qkey[lo] = key
+    qjob[lo] = j
+    return qlen + 1
+
+
+@numba.njit(cache=True)
+def _queue_remove(qkey, qjob, qlen, i):
+    for a in range(i, qlen - 1):
+        qkey[a] = qkey[a + 1]
+        qjob[a] = qjob[a + 1]
+    return qlen - 1
+
+
+@numba.njit(cache=True)
+def _shadow(t, need, free_k, run_fin, run_wid, count):
+    """Earliest time at which ``need`` processors are free on a cluster (its running jobs' finishes and
+    widths), and the processors left over then; ``(t, free - need)`` when they are free now."""
+    if free_k >= need:
+        return t, free_k - need
+    order = np.argsort(run_fin[:count])
+    avail = free_k
+    i = 0
+    while i < count:
+        f = run_fin[order[i]]
+        while i < count and run_fin[order[i]] == f:  # every job ending at f frees its processors at f
+            avail += run_wid[order[i]]
+            i += 1
+        if avail >= need:
+            return f, avail - need
+    return np.inf, 0
+
+
+@numba.njit(cache=True)
+def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt):
+    """Cluster where job ``j`` completes first (ties: earlier start, lower index), its start and leftover."""
+    best_k, best_c, best_s, best_x = -1, np.inf, np.inf, 0
+    for k in range(free.size):
+        p = duration[j, k]
+        if not np.isfinite(p):
+            continue
+        s, extra = _shadow(t, width[j], free[k], run_fin[k], run_wid[k], run_cnt[k])
+        c = s + p
+        if c < best_c or (c == best_c and s < best_s):
+            best_k, best_c, best_s, best_x = k, c, s, extra
+    return best_k, best_s, best_x
+
+
+@numba.njit(cache=True)
+def list_schedule(release, width, duration, procs, key):
+    """Schedule every job by list scheduling with EASY backfilling in ``key`` order (see the module docstring).
+
+    Parameters: ``release`` (n,) sorted non-decreasing; ``width`` (n,) int; ``duration`` (n, K) with
+    ``inf`` where a job does not fit; ``procs`` (K,) int; ``key`` (n,) float. Returns ``(cluster, start)``.
+    """
+    n, K = duration.shape
+    cap = procs.max() + 1
+    cluster = np.full(n, -1, dtype=np.int64)
+    start = np.full(n, np.nan)
+    free = procs.copy()
+    run_fin = np.zeros((K, cap))
+    run_wid = np.zeros((K, cap), dtype=np.int64)
+    run_job = np.zeros((K, cap), dtype=np.int64)
+    run_cnt = np.zeros(K, dtype=np.int64)
+    slot = np.zeros(n, dtype=np.int64)
+    hkey = np.empty(n)
+    hjob = np.empty(n, dtype=np.int64)
+    hsize = 0
+    qkey = np.empty(n)
+    qjob = np.empty(n, dtype=np.int64)
+    qlen = 0
+    nxt = 0
+    done = 0
+    while done < n:
+        t = release[nxt] if nxt < n else np.inf
+        if hsize > 0 and hkey[0] < t:
+            t = hkey[0]
+        while hsize > 0 and hkey[0] <= t:  # completions at t
+            j = hjob[0]
+            hsize = _pop(hkey, hjob, hsize)
+            k = cluster[j]
+            free[k] += width[j]
+            i = slot[j]
+            last = run_cnt[k] - 1
+            run_fin[k, i], run_wid[k, i], run_job[k, i] = run_fin[k, last], run_wid[k, last], run_job[k, last]
+            slot[run_job[k, i]] = i
+            run_cnt[k] = last
+            done += 1
+        while nxt < n and release[nxt] <= t:  # submissions at t
+            j = nxt
+            nxt += 1
+            k0 = np.argmin(duration[j])
+            if duration[j, k0] == 0.0:
+                cluster[j], start[j] = k0, t
+                done += 1
+            else:
+                qlen = _queue_insert(qkey, qjob, qlen, key[j], j)
+        qlen, hsize = _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
+                            qkey, qjob, qlen, hkey, hjob, hsize)
+    return cluster, start
+
+
+@numba.njit(cache=True)
+def _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start, hkey, hjob,
+           hsize):
+    cluster[j], start[j] = k, t
+    free[k] -= width[j]
+    i = run_cnt[k]
+    run_fin[k, i], run_wid[k, i], run_job[k, i] = t + duration[j, k], width[j], j
+    slot[j] = i
+    run_cnt[k] = i + 1
+    return _push(hkey, hjob, hsize, t + duration[j, k], j)
+
+
+@numba.njit(cache=True)
+def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start, qkey, qjob, qlen,
+          hkey, hjob, hsize):
+    """One scheduling pass at time ``t``: start heads while they fit, then backfill around the reservation."""
+    res_k, shadow, extra = -1, np.inf, 0
+    while qlen > 0:
+        j = qjob[0]
+        k, s, x = _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt)
+        if s > t:
+            res_k, shadow, extra = k, s, x
+            break
+        hsize = _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
+                       hkey, hjob, hsize)
+        qlen = _queue_remove(qkey, qjob, qlen, 0)
+    i = 1
+    while i < qlen:
+        most = free.max()
+        if most == 0:
+            break
+        j = qjob[i]
+        best_k, best_c = -1, np.inf
+        if width[j] <= most:
+            for k in range(free.size):
+                p = duration[j, k]
+                if free[k] < width[j] or not np.isfinite(p):
+                    continue
+                if k == res_k and t + p > shadow and width[j] > extra:
+                    continue
+                if t + p < best_c:
+                    best_k, best_c = k, t + p
+        if best_k < 0:
+            i += 1
+            continue
+        if best_k == res_k and best_c > shadow:
+            extra -= width[j]
+        hsize = _start(t, j, best_k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
+                       hkey, hjob, hsize)
+        qlen = _queue_remove(qkey, qjob, qlen, i)
+    return qlen, hsize
+
+
+@numba.njit(cache=True)
+def _earliest_fit(bt, bf, nxt, node, r, q, p):
+    """Earliest ``s >= r`` with ``q`` processors free during ``[s, s + p)`` on a profile (linked breakpoints
+    ``bt`` (time), ``bf`` (free processors until the next breakpoint), ``nxt``); ``node`` is a breakpoint
+    at or before ``r``. Returns ``(s, the breakpoint at or before s)``."""
+    cur, cand = node, r
+    while True:
+        if bf[cur] < q:
+            cur = nxt[cur]
+            cand = bt[cur]
+            continue
+        end = cand + p
+        x = cur
+        ok = True
+        while nxt[x] != -1 and bt[nxt[x]] < end:
+            x = nxt[x]
+            if bf[x] < q:
+                ok = False
+                break
+        if ok:
+            return cand, cur
+        cur = nxt[x]
+        cand = bt[cur]
+
+
+@numba.njit(cache=True)
+def _occupy(bt, bf, nxt, size, cur, s, e, q):
+    """Take ``q`` processors during ``[s, e)`` from the profile (``cur``: a breakpoint at or before ``s``);
+    returns the new number of breakpoints."""
+    if bt[cur] < s:
+        bt[size], bf[size], nxt[size] = s, bf[cur], nxt[cur]
+        nxt[cur] = size
+        cur = size
+        size += 1
+    x = cur
+    while True:
+        nx = nxt[x]
+        if nx == -1 or bt[nx] > e:
+            bt[size], bf[size], nxt[size] = e, bf[x], nx
+            nxt[x] = size
+            size += 1
+            bf[x] -= q
+            return size
+        bf[x] -= q
+        if bt[nx] == e:
+            return size
+        x = nx
+
+
+@numba.njit(cache=True)
+def serial_schedule(release, width, duration, procs, order):
+    """Serial schedule generation: the jobs in list ``order``, each at its earliest start ``>= r_j`` where its
+    processors are free during its whole run given the jobs placed before it, on the cluster where it
+    completes first (ties: earlier start, lower index). Jobs of zero duration start at their submission.
+
+    Unlike :func:`list_schedule` the list sees every job at once (a job placed early keeps its place
+    against jobs submitted before it): run over all lists it produces every active schedule (Kolisch
+    1996). ``release`` sorted non-decreasing; returns ``(cluster, start)``.
+    """
+    n, K = duration.shape
+    cap = K + 2 * n + 1
+    bt = np.zeros(cap)
+    bf = np.zeros(cap, dtype=np.int64)
+    nxt = np.full(cap, -1, dtype=np.int64)
+    for k in range(K):
+        bt[k], bf[k] = -1.0, procs[k]
+    size = K
+    ptr = np.zeros((K, n), dtype=np.int64)  # ptr[k, i]: a breakpoint of cluster k at or before release[i]
+    for k in range(K):
+        ptr[k, :] = k
+    ready = 0  # ptr[:, :ready] have been walked once
+    cluster = np.full(n, -1, dtype=np.int64)
+    start = np.full(n, np.nan)
+    for j in order:
+        while ready <= j:
+            for k in range(K):
+                a = ptr[k, ready - 1] if ready > 0 else k
+                while nxt[a] != -1 and bt[nxt[a]] <= release[ready]:
+                    a = nxt[a]
+                ptr[k, ready] = a
+            ready += 1
+        best_k, best_c, best_s, best_node = -1, np.inf, np.inf, -1
+        for k in range(K):
+            p = duration[j, k]
+            if not np.isfinite(p):
+                continue
+            a = ptr[k, j]
+            while nxt[a] != -1 and bt[nxt[a]] <= release[j]:
+                a = nxt[a]
+            ptr[k, j] = a
+            if p == 0.0:
+                s, node = release[j], a
+            else:
+                s, node = _earliest_fit(bt, bf, nxt, a, release[j], width[j], p)
+            if s + p < best_c or (s + p == best_c and s < best_s):
+                best_k, best_c, best_s, best_node = k, s + p, s, node
+        cluster[j], start[j] = best_k, best_s
+        if duration[j, best_k] > 0.0:
+            size = _occupy(bt, bf, nxt, size, best_node, best_s, best_c, width[j])
+    return cluster, start

@@ -1,0 +1,155 @@
+"""The batch references as brackets: the proven bounds of :mod:`lowerbounds.batch.bounds` below, the best
+clairvoyant schedules of :mod:`lowerbounds.batch.clairvoyant` above (the contract of :mod:`lowerbounds.reference`).
+
+Time: ``quick`` runs the quick bounds and the schedule portfolio; ``lp``, ``exact`` and ``best`` give
+:data:`LOWER_SHARE` of ``time_limit`` to the bounds and the rest to the schedules. With ``best`` each side
+stops early when it stops improving: the window LPs once their projected sum cannot reach the
+whole-workload bound (:func:`lowerbounds.batch.bounds.instance_bounds`), the schedule search after
+``patience`` moves without improvement.
+
+On an exactly solved window the MILP's optimal schedule joins the upper side (for the mean response
+time and the makespan, each proven optimum is then the upper end as well).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from lowerbounds.batch.bounds import BatchBounds, _check_method, instance_bounds
+from lowerbounds.batch.clairvoyant import ClairvoyantSchedule, clairvoyant_schedules
+from lowerbounds.batch.exact import exact_schedule_metrics
+from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance, check_batch_schedule, schedule_metrics
+from lowerbounds.reference import Bracket, Side
+
+__all__ = ["BatchReferences", "batch_references", "instance_references", "default_iterations", "LOWER_SHARE"]
+
+LOWER_SHARE = 0.4
+"""Share of the time limit given to the lower side (methods ``lp``, ``exact``, ``best``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchReferences:
+    """Per metric a :class:`~lowerbounds.reference.Bracket`, with the bounds and the schedules behind it."""
+
+    instance: BatchInstance
+    bounds: BatchBounds
+    schedules: dict
+    brackets: dict
+
+    @property
+    def interrupted(self) -> bool:
+        """True when an interrupt stopped the schedule search (the values are those found before it)."""
+        return any(s.stopped == "interrupted" for s in self.schedules.values())
+
+    def ratio(self, metric: str, value: float | None) -> list | None:
+        """The interval of ``value / OPT`` for a policy's ``value`` of ``metric``."""
+        return self.brackets[metric].ratio(value)
+
+    def to_dict(self) -> dict:
+        """The :class:`BatchBounds` JSON (per metric ``value``, ``method``, ``seconds``, ``detail``: the lower
+        bound), each metric's entry with ``lower``, ``upper`` and ``status`` added (``upper`` also has
+        ``detail``, ``evaluations`` and ``stopped``)."""
+        out = self.bounds.to_dict()
+        for m, entry in out["bounds"].items():
+            entry.update(self.brackets[m].to_dict())
+            sched = self.schedules.get(m)
+            if sched is not None and entry["upper"] is not None and sched.value == entry["upper"]["value"]:
+                entry["upper"].update(detail=sched.detail, evaluations=sched.evaluations, stopped=sched.stopped)
+        return out
+
+
+def _exact_upper(inst: BatchInstance, bounds: BatchBounds, schedules: dict) -> None:
+    """Let an optimal MILP schedule replace a worse one (it is checked like every other)."""
+    values = exact_schedule_metrics(inst, bounds.exact) if bounds.exact is not None else None
+    if values is None:
+        return
+    clus = np.array([e["cluster"] for e in bounds.exact.schedule], dtype=np.int64)
+    start = np.array([e["start"] for e in bounds.exact.schedule])
+    check_batch_schedule(inst, clus, start)
+    for m, v in values.items():
+        old = schedules.get(m)
+        if v is not None and old is not None and (old.value is None or v < old.value):
+            schedules[m] = dataclasses.replace(old, value=v, method="exact", detail="the MILP's optimal schedule",
+                                               cluster=clus, start=start)
+
+
+def _given_upper(inst: BatchInstance, schedules: dict, given: dict) -> None:
+    """Let each given schedule (``{name: (cluster, start)}``, e.g. a simulated policy's) replace a worse one; each is
+    checked first (``AssertionError`` when it is not a schedule of the relaxation)."""
+    for name, (clus, start) in given.items():
+        clus, start = np.asarray(clus, dtype=np.int64), np.asarray(start, dtype=float)
+        check_batch_schedule(inst, clus, start)
+        for m, v in schedule_metrics(inst, clus, start).items():
+            old = schedules.get(m)
+            if v is not None and old is not None and (old.value is None or v < old.value):
+                schedules[m] = dataclasses.replace(old, value=v, method="given", detail=f"the schedule of {name}",
+                                                   cluster=clus, start=start)
+
+
+def instance_references(inst: BatchInstance, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
+                        iterations: int | None = None, patience: int | None = None,
+                        given: dict | None = None) -> BatchReferences:
+    """Brackets on a :class:`BatchInstance` (see :func:`batch_references`)."""
+    _check_method(method, time_limit)
+    t0 = time.perf_counter()
+    quick = method == "quick"
+    bounds = instance_bounds(inst, method=method, time_limit=LOWER_SHARE * time_limit, stop_early=method == "best")
+    stretch = bounds.bounds["max_stretch"].value
+    left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last schedule
+    if iterations is None:
+        iterations = default_iterations(time_limit)
+    schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations,
+                                      patience=(40 if method == "best" else iterations) if patience is None else patience,
+                                      quick=quick, stretch_low=stretch,
+                                      lower={m: b.value for m, b in bounds.bounds.items()})
+    _exact_upper(inst, bounds, schedules)
+    _given_upper(inst, schedules, given or {})
+    brackets = {m: _bracket(m, bounds.bounds[m], schedules.get(m)) for m in METRICS}
+    return BatchReferences(inst, bounds, schedules, brackets)
+
+
+def default_iterations(time_limit: float) -> int:
+    """200 schedules per metric per minute of ``time_limit`` (at least 200)."""
+    return max(200, round(200 * time_limit / 60.0))
+
+
+def _bracket(metric: str, low, sched: ClairvoyantSchedule | None) -> Bracket:
+    upper = None if sched is None or sched.value is None else Side(sched.value, sched.method, sched.seconds)
+    return Bracket(metric, Side(low.value, low.method, low.seconds), upper)
+
+
+def batch_references(jobs, clusters, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
+                     iterations: int | None = None, patience: int | None = None,
+                     given: dict | None = None) -> BatchReferences:
+    """Per metric, an interval containing the clairvoyant optimum: proven bound below, best schedule found above.
+
+    Parameters
+    ----------
+    jobs : vcsched.sim.JobTable
+    clusters : list of vcsched.sim.Cluster
+        As given to :func:`vcsched.sim.simulate_grid`.
+    method : {"quick", "lp", "exact", "best"}
+        The lower side's method (:func:`lowerbounds.batch.batch_bounds`); ``quick`` also keeps the upper side
+        to its portfolio.
+    time_limit : float
+        Seconds for both sides.
+    seed, iterations, patience
+        The schedule search's seed, schedules per metric (default :func:`default_iterations`: 200 per minute
+        of ``time_limit``, a count, so that a run is reproducible whenever the count, not the clock, ends
+        it), and moves without improvement before it stops (default 40 with ``best``, else no early stop).
+    given : dict, optional
+        ``{name: (cluster, start)}``: schedules known to be feasible (a simulated policy's: every simulated
+        schedule is one of the relaxation, :mod:`lowerbounds.batch.instance`); each is checked, and replaces the
+        upper end of a metric where it is better (method ``given``).
+
+    Returns
+    -------
+    BatchReferences
+        ``brackets[metric]`` for ``makespan, mean_response, mean_bounded_slowdown, max_stretch``;
+        ``schedules[metric]`` the best schedule found (rows of ``jobs``).
+    """
+    return instance_references(batch_instance(jobs, clusters), method=method, time_limit=time_limit, seed=seed,
+                               iterations=iterations, patience=patience, given=given)

@@ -1,0 +1,428 @@
+"""The upper side of the batch references: the best clairvoyant schedule found, per metric.
+
+Every value reported here is the metric (:func:`lowerbounds.batch.instance.schedule_metrics`) of a
+schedule of the clairvoyant relaxation (:mod:`lowerbounds.batch.instance`) that
+:func:`~lowerbounds.batch.instance.check_batch_schedule` accepted: the optimum of that metric is at
+most this value. Schedules come from two constructions of :mod:`lowerbounds.batch._listsched`, each
+driven by a static key per job (smaller first); the search is over keys:
+
+* ``easy`` (:func:`~lowerbounds.batch._listsched.list_schedule`): list scheduling in time with exact
+  durations and EASY backfilling; the queue at each instant holds the jobs submitted so far;
+* ``serial`` (:func:`~lowerbounds.batch._listsched.serial_schedule`): serial generation, each job in
+  key order at its earliest feasible start given the jobs placed before it, submitted earlier or later
+  (clairvoyant: room is kept for a short job that will arrive).
+
+1. **Portfolio** (:data:`PORTFOLIO`): keys built from the submission ``r_j`` and the shortest duration
+   ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
+   deadline of stretch ``S``, so the key is EDF for that target), shortest first (``p``, ``easy``
+   only) and longest first (``-p``, for the makespan), with each construction. Each is run once and
+   every metric is read off its schedule.
+2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
+
+   * max stretch: bisection on the target ``S`` with the deadline key ``r + S p`` (EDF): ``easy`` once,
+     and ``serial`` repaired squeaky-wheel fashion (Joslin and Clements 1999: the key of each job that
+     misses its deadline is lowered by twice its lateness, and the construction runs again, up to 8
+     times). A target met (max stretch ``<= S``) becomes the new upper end, else the lower end
+     (geometric midpoints between the stretch lower bound and the best value found). The repair is
+     not monotone in ``S``, so a descent follows: targets ``best (1 - step)`` with 16 repair runs, the
+     step halved from 1/4 to 1/100 after each target that gives nothing better;
+   * the other metrics (when the portfolio's value is not already within 1e-4 of the lower bound passed
+     in ``lower``): local search on the key. The trace is cut, in submission order, into
+     :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
+     from the best portfolio entry (its construction, and its ``a``; 64 for a pure key).
+     Then the serial construction runs once over the best schedule's start order (it often moves
+     jobs earlier into room the first construction left), kept when better; then local search on that
+     list (a squeaky-wheel move): a job drawn with probability proportional to what it adds to the
+     metric above its own best (its wait for the response time, its bounded slowdown above the one it
+     would have without waiting) gets its key (its start) lowered by a uniform share of its wait, the
+     serial construction runs again, and the move is kept when the metric improves; it stops after
+     ``list_moves`` schedules or ``2 patience`` moves without improvement. The block search has the
+     first half of the metric's time share, the list moves the rest. A move multiplies
+     one block's coefficient by a factor drawn from ``{1/4, 1/2, 2, 4}`` (or sets it to 0), and is
+     kept when the metric improves (first improvement). The search stops after ``patience`` moves
+     without improvement.
+
+Reproducibility: the moves are drawn from ``numpy.random.default_rng(seed)``, and the result is a
+function of ``(seed, iterations, patience)`` alone whenever the time limit does not stop the search
+first; each result says how many schedules were evaluated and why the search stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from lowerbounds.batch._listsched import list_schedule, serial_schedule
+from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from vcsched.errors import InvalidInputError
+
+__all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
+
+BLOCKS = 16
+"""Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
+_FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
+_WEIGHT = {"makespan": 0.25}
+"""Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClairvoyantSchedule:
+    """The best schedule found for one metric: its ``value`` (an upper bound on the optimum), the ``method``
+    (``portfolio``, ``local search`` or ``bisection``), ``detail`` (the key), ``seconds`` spent on the metric,
+    ``evaluations`` (schedules built for it), ``stopped`` (``iterations``, ``patience``, ``time_limit`` or
+    ``done``) and the schedule itself: ``cluster[j]``, ``start[j]`` (rows of the instance)."""
+
+    metric: str
+    value: float | None
+    method: str
+    detail: str
+    seconds: float
+    evaluations: int
+    stopped: str
+    cluster: np.ndarray
+    start: np.ndarray
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "method": self.method, "seconds": self.seconds, "detail": self.detail,
+                "evaluations": self.evaluations, "stopped": self.stopped}
+
+
+class _Evaluator:
+    """Runs keys on the instance (sorted by submission once) and checks every schedule it returns."""
+
+    def __init__(self, inst: BatchInstance) -> None:
+        self.inst = inst
+        self.order = np.argsort(inst.release, kind="stable")
+        o = self.order
+        self.release = np.ascontiguousarray(inst.release[o])
+        self.width = np.ascontiguousarray(inst.width[o].astype(np.int64))
+        self.duration = np.ascontiguousarray(inst.duration[o])
+        self.procs = np.ascontiguousarray(inst.procs.astype(np.int64))
+        self.count = 0
+
+    def run(self, key_sorted: np.ndarray, kernel: str = "easy"):
+        """Schedule with ``key_sorted`` (one key per job in submission order) by the construction ``kernel``
+        (``easy`` or ``serial``); ``(metrics, cluster, start)``."""
+        key = np.ascontiguousarray(key_sorted, dtype=float)
+        if kernel == "serial":
+            clus_s, start_s = serial_schedule(self.release, self.width, self.duration, self.procs,
+                                              np.argsort(key, kind="stable"))
+        else:
+            clus_s, start_s = list_schedule(self.release, self.width, self.duration, self.procs, key)
+        self.count += 1
+        cluster = np.empty_like(clus_s)
+        start = np.empty_like(start_s)
+        cluster[self.order], start[self.order] = clus_s, start_s
+        check_batch_schedule(self.inst, cluster, start)
+        return schedule_metrics(self.inst, cluster, start), cluster, start
+
+
+def run_key(inst: BatchInstance, key: np.ndarray, kernel: str = "easy"):
+    """The checked schedule of ``key`` (one per job, smaller first) by ``kernel``: ``(metrics, cluster, start)``."""
+    ev = _Evaluator(inst)
+    return ev.run(np.asarray(key, dtype=float)[ev.order], kernel)
+
+
+def _features(ev: _Evaluator) -> dict:
+    return {"p": ev.duration.min(axis=1)}
+
+
+PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy", 64.0), ("easy", "spt"),
+             ("easy", "lpt"), ("serial", 0.0), ("serial", 1.0), ("serial", 4.0), ("serial", 16.0),
+             ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"))
+"""The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p`` (see the module
+docstring)."""
+QUICK_PORTFOLIO = (("easy", 0.0), ("easy", 4.0), ("easy", 64.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0),
+                   ("serial", 64.0), ("serial", 256.0))
+"""The pairs of ``quick``: those that were best for some metric on the whole traces (KTH-SP2, CTC-SP2)."""
+
+
+def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
+    if a == "spt":
+        return f["p"].copy()
+    if a == "lpt":
+        return -f["p"]
+    return r + float(a) * f["p"]
+
+
+def _name(kernel: str, a) -> str:
+    return f"{kernel}, key {a if isinstance(a, str) else f'r + {a:g} p'}"
+
+
+@dataclasses.dataclass
+class _Best:
+    value: float
+    method: str
+    detail: str
+    cluster: np.ndarray
+    start: np.ndarray
+    kernel: str = "easy"
+    a: object = None
+
+
+def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pairs: tuple = PORTFOLIO) -> dict:
+    best: dict = {}
+    for kernel, a in pairs:
+        if best and time.perf_counter() > deadline:
+            break
+        values, cluster, start = ev.run(_portfolio_key(a, ev.release, feats), kernel)
+        for m in metrics:
+            v = values[m]
+            if v is not None and (m not in best or v < best[m].value):
+                best[m] = _Best(v, "portfolio", _name(kernel, a), cluster, start, kernel, a)
+    return best
+
+
+def _deadline_schedule(ev, feats, target: float, rounds: int, deadline_s: float = np.inf):
+    """Squeaky-wheel construction for the stretch target ``S``: the serial construction under the deadline key
+    ``d = r + S p``; while some job finishes after its deadline (and ``rounds`` allow), its key is lowered by
+    twice its lateness and the construction runs again (not after the clock passes ``deadline_s``). Returns
+    ``(best metrics, cluster, start, runs)``."""
+    p = feats["p"]
+    deadline = ev.release + target * p
+    key = deadline.copy()
+    best, runs = None, 0
+    while runs < rounds:
+        runs += 1
+        values, cluster, start = ev.run(key, "serial")
+        if best is None or values["max_stretch"] < best[0]["max_stretch"]:
+            best = (values, cluster, start)
+        late = (start[ev.order] + ev.duration[np.arange(p.size), cluster[ev.order]]) - deadline
+        late = np.where(p > 0, late, 0.0)
+        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any() or time.perf_counter() > deadline_s:
+            break
+        key = key - 2.0 * np.maximum(late, 0.0)
+    return best[0], best[1], best[2], runs
+
+
+def _stretch_bisection(ev, feats, best: _Best, low: float, iterations: int, deadline: float, rounds: int = 8):
+    """Bisection on the stretch target ``S`` (the deadline key ``r + S p`` by both constructions, the serial one
+    repaired by :func:`_deadline_schedule`); returns (best, evaluations, stopped)."""
+    lo, hi = max(low, 1.0), best.value
+    used = 0
+    while hi > lo * (1 + 1e-3):
+        if used >= iterations:
+            return best, used, "iterations"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        target = math.sqrt(lo * hi)
+        values, cluster, start = ev.run(ev.release + target * feats["p"], "easy")
+        candidates = [("easy", values, cluster, start)]
+        values, cluster, start, runs = _deadline_schedule(ev, feats, target, rounds, deadline)
+        candidates.append(("serial, repaired", values, cluster, start))
+        used += 1 + runs
+        v = min(c[1]["max_stretch"] for c in candidates)
+        for kernel, values, cluster, start in candidates:
+            if values["max_stretch"] < best.value:
+                best = _Best(values["max_stretch"], "bisection",
+                             f"{kernel}, deadline key r + S p, S = {target:.6g}", cluster, start, "serial", target)
+        if v <= target:
+            hi = min(v, target)
+        else:
+            lo = target
+    return _stretch_descent(ev, feats, best, used, iterations, deadline)
+
+
+def _stretch_descent(ev, feats, best: _Best, used: int, iterations: int, deadline: float, rounds: int = 16):
+    """After the bisection (the repair is not monotone in ``S``: a target can be met below one that was
+    missed): targets ``best (1 - step)``, the step halved after each target that gives nothing better, from
+    1/4 down to 1/100."""
+    step = 0.25
+    while step >= 0.01:
+        if used >= iterations:
+            return best, used, "iterations"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        target = best.value * (1 - step)
+        values, cluster, start, runs = _deadline_schedule(ev, feats, target, rounds, deadline)
+        used += runs
+        if values["max_stretch"] < best.value:
+            best = _Best(values["max_stretch"], "bisection",
+                         f"serial, repaired, deadline key r + S p, S = {target:.6g} (descent)", cluster, start,
+                         "serial", target)
+        else:
+            step /= 2
+    return best, used, "done"
+
+
+def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    blocks = np.minimum(np.arange(ev.release.size) * coef.size // max(ev.release.size, 1), coef.size - 1)
+    return ev.release + coef[blocks] * feature
+
+
+def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
+    """First-improvement local search on per-block coefficients; returns (best, evaluations, stopped)."""
+    kernel, feature = best.kernel, feats["p"]
+    pure = isinstance(best.a, str)
+    coef = np.full(BLOCKS, 64.0 if pure else float(best.a))  # a pure key is approached by a large coefficient
+    current, used = best.value, 0
+    if pure:  # evaluate the starting point
+        values, cluster, start = ev.run(_block_key(ev, feature, coef), kernel)
+        current, used = values[metric], 1
+        if current < best.value:
+            best = _Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
+    idle = 0
+    while True:
+        if used >= iterations:
+            return best, used, "iterations"
+        if idle >= patience:
+            return best, used, "patience"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        b = int(rng.integers(coef.size))
+        trial = coef.copy()
+        trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else 1.0
+        values, cluster, start = ev.run(_block_key(ev, feature, trial), kernel)
+        used += 1
+        v = values[metric]
+        if v < current:
+            coef, current, idle = trial, v, 0
+            if v < best.value:
+                best = _Best(v, "local search", f"{kernel}, per-block keys r + a_b p, a = "
+                             + ",".join(f"{a:g}" for a in coef), cluster, start, kernel)
+        else:
+            idle += 1
+
+
+def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
+                          seed: int = 0, iterations: int = 200, patience: int = 40, quick: bool = False,
+                          stretch_low: float | None = None, list_moves: int | None = None,
+                          lower: dict | None = None) -> dict:
+    """The best clairvoyant schedule found for each metric (see the module docstring).
+
+    Parameters
+    ----------
+    inst : BatchInstance
+    metrics : tuple of str
+        Among ``makespan, mean_response, mean_bounded_slowdown, max_stretch``.
+    time_limit : float
+        Seconds in all (the portfolio always runs at least one key); the improvement steps share what is
+        left, in the order of ``metrics``.
+    seed : int
+        Seed of the local search's moves.
+    iterations, patience : int
+        Schedules per metric in the improvement step (the block search, the stretch bisection), and moves
+        without improvement before the block search stops (twice as many for the list moves).
+    lower : dict, optional
+        Lower bounds per metric: a metric whose portfolio value meets its bound within 1e-4 is not searched
+        (the makespan, usually).
+    list_moves : int, optional
+        Schedules per metric in the list moves (default ``5 * iterations``).
+    quick : bool
+        The portfolio only (:data:`QUICK_PORTFOLIO`).
+    stretch_low : float, optional
+        A lower bound on the max stretch, the bisection's lower end (default 1).
+
+    Returns
+    -------
+    dict
+        ``{metric: ClairvoyantSchedule}``; the schedules are rows of ``inst``. An interrupt (Ctrl-C) during the
+        improvement keeps the best schedule found before the metric's search began, marked ``stopped``
+        ``interrupted``.
+    """
+    bad = [m for m in metrics if m not in METRICS]
+    if bad:
+        raise InvalidInputError(f"metric {bad[0]!r} is unknown; choose among: {', '.join(METRICS)}")
+    if len(inst) == 0:
+        raise InvalidInputError("the workload has no job")
+    t0 = time.perf_counter()
+    ev = _Evaluator(inst)
+    feats = _features(ev)
+    best = _portfolio(ev, feats, metrics, t0 + time_limit, QUICK_PORTFOLIO if quick else PORTFOLIO)
+    spent = {m: (time.perf_counter() - t0) / len(metrics) for m in metrics}
+    count = {m: ev.count for m in metrics}
+    stopped = {m: "done" for m in metrics}
+    rng = np.random.default_rng(seed)
+    list_moves = 5 * iterations if list_moves is None else list_moves
+    lower = lower or {}
+    todo = [] if quick else [m for m in metrics if m in best and not _closed(best[m].value, lower.get(m))]
+    finished: set = set()
+    try:
+        for i, m in enumerate(todo):
+            t1 = time.perf_counter()
+            share = (t0 + time_limit - t1) * _WEIGHT.get(m, 1.0) / sum(_WEIGHT.get(x, 1.0) for x in todo[i:])
+            best[m], used, stopped[m] = _improve(ev, feats, m, best[m], rng, t1, share, stretch_low, iterations,
+                                                 patience, list_moves)
+            count[m] += used
+            spent[m] += time.perf_counter() - t1
+            finished.add(m)
+    except KeyboardInterrupt:  # keep every schedule found so far (each is complete and checked)
+        for m in todo:
+            if m not in finished:
+                stopped[m] = "interrupted"
+    return {m: _result(m, best.get(m), spent[m], count[m], stopped[m], len(inst)) for m in metrics}
+
+
+def _closed(value: float, low: float | None) -> bool:
+    """True when ``value`` meets the lower bound ``low`` within 1e-4 relative: nothing left to search."""
+    return low is not None and value <= low * (1 + 1e-4)
+
+
+def _improve(ev, feats, m, best, rng, t1, share, stretch_low, iterations, patience, list_moves):
+    """The improvement steps of one metric within ``share`` seconds from ``t1``: (best, evaluations, stopped)."""
+    if m == "max_stretch":
+        return _stretch_bisection(ev, feats, best, stretch_low or 1.0, iterations, t1 + share)
+    best, used, _stopped = _local_search(ev, feats, m, best, rng, iterations, patience, t1 + 0.5 * share)
+    best, extra = _justify(ev, m, best)
+    best, more, stopped = _list_search(ev, m, best, rng, list_moves, 2 * patience, t1 + share)
+    return best, used + extra + more, stopped
+
+
+def _justify(ev, metric: str, best: _Best) -> tuple[_Best, int]:
+    """The serial construction over the best schedule's start order (ties: submission order), kept when better."""
+    values, cluster, start = ev.run(best.start[ev.order], "serial")
+    if values[metric] is not None and values[metric] < best.value:
+        return _Best(values[metric], best.method, best.detail + ", then serial over its start order", cluster, start,
+                     "serial", best.a), 1
+    return best, 1
+
+
+def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per job (submission order) its wait and what it adds to ``metric`` above its own best (the move weights)."""
+    rows = ev.order
+    p = ev.duration[np.arange(rows.size), cluster[rows]]
+    wait = np.maximum(start[rows] - ev.release, 0.0)
+    if metric == "mean_bounded_slowdown":
+        return wait, np.maximum(1.0, (wait + p) / np.maximum(p, BSLD_TAU)) - np.maximum(1.0, p / np.maximum(p, BSLD_TAU))
+    return wait, wait
+
+
+def _list_search(ev, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
+    """Local search on the serial construction's list (see the module docstring); returns (best, evaluations, stopped)."""
+    key = best.start[ev.order].astype(float)
+    cluster, start = best.cluster, best.start
+    used, idle = 0, 0
+    while True:
+        if used >= iterations:
+            return best, used, "iterations"
+        if idle >= patience:
+            return best, used, "patience"
+        if time.perf_counter() > deadline:
+            return best, used, "time_limit"
+        wait, weight = _excess(ev, metric, cluster, start)
+        total = weight.sum()
+        if not total > 0:
+            return best, used, "done"
+        j = int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right"))
+        j = min(j, weight.size - 1)
+        trial = key.copy()
+        trial[j] -= rng.random() * wait[j]
+        values, c2, s2 = ev.run(trial, "serial")
+        used += 1
+        if values[metric] < best.value:
+            best = _Best(values[metric], "local search", best.detail.split(";")[0] + "; list moves", c2, s2, "serial",
+                         best.a)
+            key, cluster, start, idle = s2[ev.order].astype(float), c2, s2, 0
+        else:
+            idle += 1
+
+
+def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
+    if b is None:  # max stretch without a job of positive duration
+        return ClairvoyantSchedule(metric, None, "portfolio", "no job of positive duration", seconds, evaluations,
+                                   stopped, np.zeros(n, dtype=np.int64), np.zeros(n))
+    return ClairvoyantSchedule(metric, float(b.value), b.method, b.detail, seconds, evaluations, stopped,
+                               b.cluster, b.start)

@@ -1,0 +1,42 @@
+"""The best mapping found by local search (lowerbounds.timeshare.search) against brute force and the simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lowerbounds.timeshare import METRICS, TaskCosts, lp_bounds
+from lowerbounds.timeshare.mapping import greedy_mapping
+from lowerbounds.timeshare.search import search_mapping, timeshare_brackets
+from tests.timeshare.test_timeshare_bounds import brute_force, random_platform, simulated
+from vcsched.problems.timeshare import TimeshareWorkload as Workload
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_brackets_the_brute_force_optimum(seed):
+    rng = np.random.default_rng(seed)
+    platform = random_platform(rng, servers=3)
+    workload = Workload.independent(np.sort(rng.uniform(0, 30, size=5)), rng.integers(0, 2, size=5))
+    truth = brute_force(platform, workload)
+    costs = TaskCosts.of(platform, workload)
+    brackets = timeshare_brackets(costs, lp_bounds(costs, time_limit=20), time_limit=20, iterations=300)
+    for m in METRICS:
+        found = search_mapping(costs, m, iterations=300, seed=seed)
+        values, _ = simulated(platform, workload, found.mapping)  # the simulator agrees with the value found
+        assert values[m] == pytest.approx(found.value, rel=1e-9)
+        assert found.value >= truth[m] * (1 - 1e-9)
+        assert found.value <= greedy_mapping(costs, m)[1] + 1e-9
+        b = brackets[m]
+        assert b.lower.value <= truth[m] * (1 + 1e-7) and b.upper.value >= truth[m] * (1 - 1e-9)
+
+
+def test_search_is_reproducible_and_keeps_memory_refusals_out():
+    rng = np.random.default_rng(7)
+    platform = random_platform(rng, servers=2, types=1, memory=np.array([2.5, 100.0]))
+    workload = Workload.independent(np.arange(8.0), np.zeros(8, dtype=int))
+    costs = TaskCosts.of(platform, workload)
+    one = search_mapping(costs, "sumflow", iterations=200, seed=3, time_limit=60)
+    two = search_mapping(costs, "sumflow", iterations=200, seed=3, time_limit=60)
+    assert one.mapping == two.mapping and one.value == two.value and one.stopped == "iterations"
+    values, _ = simulated(platform, workload, one.mapping)
+    assert values["completed"] == 8 and values["sumflow"] == pytest.approx(one.value)
