@@ -64,7 +64,7 @@ def test_platform_file_named_as_output_is_not_overwritten(tmp_path, capsys):
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_write_failure_at_write_time_is_a_one_line_error(tmp_path, capsys):
     err = error_line(capsys, ["grid", "simulate", "--trace", str(trace(tmp_path)), "-o", "/dev/full"])
-    assert "-o /dev/full: cannot be written (No space left on device)" in err
+    assert "-o /dev/full: cannot write (No space left on device)" in err
 
 
 def test_output_is_written_through_a_temporary_file(tmp_path, capsys):
@@ -163,8 +163,8 @@ def test_no_runtime_warning_reaches_the_user(tmp_path, capsys):
 
 
 def test_gantt_and_table_cannot_share_a_file(tmp_path, capsys):
-    same = str(tmp_path / "out.png")
-    assert "is also the -o table" in error_line(capsys, ["grid", "simulate", "--trace", str(trace(tmp_path)), "-o",
+    same = str(tmp_path / "out.csv")
+    assert "is also the -o output" in error_line(capsys, ["grid", "simulate", "--trace", str(trace(tmp_path)), "-o",
                                                          same, "--gantt", same])
 
 

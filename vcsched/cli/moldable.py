@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from vcsched.cli.common import (
+    FIGURE_FORMATS,
     add_set_options,
     check_output_path,
     number_option,
@@ -132,7 +133,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, option="-o")
+        check_output_path(args.output, option="-o", formats=(".json", ".npz"))
     from vcsched.generators.moldable import generate_moldable_instance
     from vcsched.problems.moldable import check_size, instance_to_dict
     from vcsched.problems.moldable_npz import is_npz_path, save_npz_instance
@@ -204,7 +205,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
                    "time_limit": args.time_limit, "formulation": args.formulation, "grain": args.grain}
         return run_instance_set(args, "moldable", methods, options)
     if args.gantt:
-        check_output_path(args.gantt, option="--gantt")
+        check_output_path(args.gantt, option="--gantt", inputs=[args.instance], formats=FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
     results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
                          time_limit=args.time_limit, formulation=args.formulation, grain=args.grain)
@@ -232,6 +233,9 @@ def draw_best_schedule(instance, results, path: str) -> None:
         plot_moldable_schedule(instance, best.solution, path, title=best.method)
     except ValueError as exc:
         raise InvalidInputError(f"--gantt {path}: {exc}") from exc
+    except OSError as exc:
+        raise InvalidInputError(f"--gantt {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None
 
 
 def grain_option(text: str) -> float | str:

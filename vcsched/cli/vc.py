@@ -22,6 +22,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from vcsched.cli.common import (
+    FIGURE_FORMATS,
     add_set_options,
     check_output_path,
     number_option,
@@ -153,7 +154,8 @@ def _budget_value(text: str) -> float:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     if args.events_csv:
-        check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [])
+        check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [],
+                          formats=(".csv",))
     if not args.swf:
         if args.arrival_rate is None or args.mean_lifetime is None:
             raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
@@ -251,7 +253,7 @@ def _events_csv(trace) -> str:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, option="-o")
+        check_output_path(args.output, option="-o", formats=(".json",))
     import json
 
     from vcsched.generators.vc import generate_vc_instance
@@ -322,7 +324,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
         return run_instance_set(args, "vc", resolve_methods(args.method), options)
     if args.plot:
-        check_output_path(args.plot, option="--plot")
+        check_output_path(args.plot, option="--plot", inputs=[args.instance], formats=FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
     with status_line():
         results = solve_results(args, instance)
@@ -351,6 +353,9 @@ def plot_best_allocation(instance: VCInstance, results: list[Result], path: str)
         plot_allocation(instance, best.solution, path, title=best.method)
     except ValueError as exc:
         raise InvalidInputError(f"--plot {path}: {exc}") from exc
+    except OSError as exc:
+        raise InvalidInputError(f"--plot {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None
 
 
 def solve_results(args: argparse.Namespace, instance: VCInstance) -> list[Result]:
