@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from lowerbounds.reference import MetricReference
+from vcsched.arguments import integer
 from vcsched.errors import InvalidInputError
 from vcsched.problems.diet import DietPlatform
 from vcsched.sim.diet import answer_time, execution_factors, iter_execution_factors
@@ -532,6 +533,10 @@ def diet_bounds(scenario: Any, *, seed: int = 0, method: str = "best",
         raise InvalidInputError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
     if not (time_limit >= 0 and math.isfinite(time_limit)):
         raise InvalidInputError(f"--time-limit must be a finite number of seconds >= 0, got {time_limit}")
+    if not (hasattr(scenario, "platform") and hasattr(scenario, "workload")):
+        raise InvalidInputError(f"scenario must be a DIET scenario (vcsched.scenarios.diet.Scenario), got "
+                                f"{type(scenario).__name__}")
+    integer(seed, "seed", low=0)
     inst = diet_instance(scenario, seed=seed)
     if method == "exact":
         return _exact(inst, time_limit)

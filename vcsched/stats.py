@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from vcsched.arguments import finite_values
 from vcsched.errors import InvalidInputError
 
 __all__ = ["summarize", "paired_difference", "parse_seeds", "MAX_SEEDS"]
@@ -30,9 +31,11 @@ MAX_SEEDS = 10_000
 """Most runs of one ``--seeds`` / ``--repeat``."""
 
 
-def summarize(values: Sequence[float]) -> dict:
-    """``{"mean", "std", "ci95", "n"}`` of the finite values (``None`` entries are left out)."""
-    data = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+def summarize(values: Sequence[float], *, name: str = "values") -> dict:
+    """``{"mean", "std", "ci95", "n"}`` of the values; ``None`` entries (runs without the value)
+    are left out, a NaN or an infinity is refused (:class:`~vcsched.errors.InvalidInputError`
+    naming its position): leaving it out silently would report a smaller ``n``."""
+    data = finite_values(values, name)
     n = len(data)
     if n == 0:
         return {"mean": None, "std": None, "ci95": None, "n": 0}
@@ -48,8 +51,10 @@ def summarize(values: Sequence[float]) -> dict:
 
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict:
     """:func:`summarize` of ``b_s - a_s`` over the seeds where both are known."""
+    a, b = list(a), list(b)
     if len(a) != len(b):
-        raise ValueError(f"paired runs need as many values on both sides, got {len(a)} and {len(b)}")
+        raise InvalidInputError(f"paired runs need as many values on both sides, got {len(a)} and {len(b)}")
+    finite_values(a, "a"), finite_values(b, "b")  # a NaN or an infinity is refused, not dropped
     return summarize([y - x for x, y in zip(a, b) if x is not None and y is not None])
 
 

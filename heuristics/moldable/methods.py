@@ -151,9 +151,11 @@ def solve(instance: MoldableInstance, method: str, **options: Any) -> Result:
     returned has passed :func:`~vcsched.problems.moldable.check_schedule`; one that fails
     it is a bug in the method and raises ``RuntimeError`` rather than being reported.
     """
-    from vcsched.problems.moldable import check_schedule
+    from vcsched.arguments import of_type
+    from vcsched.problems.moldable import MoldableInstance, check_schedule
 
     m = METHODS.get(method)
+    of_type(instance, "instance", MoldableInstance)
     check_options(options, m.options, owner=m.name)
     result = m.run(instance, **options)
     if result.status.has_solution:

@@ -61,6 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field, read_input_bytes
 
@@ -478,6 +479,7 @@ def batsim_json(workload: Workload, *, nb_res: int | None = None) -> dict:
     jobs of equal run time. ``nb_res`` defaults to the header's ``MaxProcs`` (or
     ``MaxNodes``), else the widest job. The other SWF fields have no place in the format.
     """
+    of_type(workload, "workload", Workload)
     if nb_res is None:
         nb_res = workload.machine_size or (int(workload.processors.max()) if len(workload) else 1)
     profiles: dict[str, dict] = {}
