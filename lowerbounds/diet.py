@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from lowerbounds.reference import MetricReference
-from vcsched.arguments import integer
+from vcsched.arguments import integer, number
 from vcsched.errors import InvalidInputError
 from vcsched.problems.diet import DietPlatform
 from vcsched.sim.diet import answer_time, execution_factors, iter_execution_factors
@@ -472,6 +472,8 @@ def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
 # The method table: what ``vcsched diet bound --method`` computes
 # ----------------------------------------------------------------------------------------------------------------
 METHODS = ("quick", "lp", "exact", "best")
+MAX_TIME_LIMIT = 86400.0
+"""Largest ``time_limit`` of :func:`diet_bounds` (seconds; ``diet bound --time-limit``'s range is (0, this])."""
 EXACT_MAX_TASKS = 200
 """Largest number of requests the exact placement search is tried on (beyond: bound and list-scheduling gap)."""
 
@@ -531,8 +533,7 @@ def diet_bounds(scenario: Any, *, seed: int = 0, method: str = "best",
     """
     if method not in METHODS:
         raise InvalidInputError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
-    if not (time_limit >= 0 and math.isfinite(time_limit)):
-        raise InvalidInputError(f"--time-limit must be a finite number of seconds >= 0, got {time_limit}")
+    number(time_limit, "time_limit", low=0, low_open=True, high=MAX_TIME_LIMIT)
     if not (hasattr(scenario, "platform") and hasattr(scenario, "workload")):
         raise InvalidInputError(f"scenario must be a DIET scenario (vcsched.scenarios.diet.Scenario), got "
                                 f"{type(scenario).__name__}")

@@ -26,7 +26,11 @@ from typing import Any
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["integer", "number", "choice", "of_type", "finite_values"]
+__all__ = ["integer", "number", "choice", "of_type", "finite_values", "SEED_MAX"]
+
+SEED_MAX = 2**63 - 1
+"""Largest seed of every ``--seed``, ``--seeds`` and ``--repeat`` (numpy accepts any non-negative integer;
+this keeps seeds printable and finite)."""
 
 
 def _range_text(noun: str, low, high, low_open: bool, high_open: bool) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from vcsched.arguments import finite_values
+from vcsched.arguments import SEED_MAX, finite_values
 from vcsched.errors import InvalidInputError
 
 __all__ = ["summarize", "paired_difference", "parse_seeds", "MAX_SEEDS"]
@@ -59,7 +59,8 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict:
 
 
 def parse_seeds(text: str, *, option: str = "--seeds") -> list[int]:
-    """``A-B`` (inclusive), ``A,B,C`` or ``A``: non-negative integers, at most :data:`MAX_SEEDS`."""
+    """``A-B`` (inclusive), ``A,B,C`` or ``A``: integers in ``[0, SEED_MAX]`` (``--seed``'s range), at most
+    :data:`MAX_SEEDS` of them."""
     seeds: list[int] = []
     try:
         for part in str(text).split(","):
@@ -77,6 +78,8 @@ def parse_seeds(text: str, *, option: str = "--seeds") -> list[int]:
         raise InvalidInputError(f"{option}: expected A-B, A,B,C or A (non-negative integers), got {text!r}") from None
     if not seeds or min(seeds) < 0:
         raise InvalidInputError(f"{option}: expected non-negative integers, got {text!r}")
+    if max(seeds) > SEED_MAX:
+        raise InvalidInputError(f"{option} {text}: seed {max(seeds)} is above the largest seed {SEED_MAX} (2^63 - 1)")
     if len(seeds) > MAX_SEEDS:
         raise InvalidInputError(f"{option} {text}: more than {MAX_SEEDS:,} seeds")
     return list(dict.fromkeys(seeds))

@@ -9,17 +9,11 @@ import os
 import numpy as np
 import pytest
 
+from tests.conftest import cli_error
 from vcsched.cli import main
 from vcsched.errors import InvalidInputError
 from vcsched.problems import plots
 from vcsched.problems.vc import Allocation, VCInstance
-
-
-def one_error(capsys, argv) -> str:
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (code, err)
-    return err
 
 
 @pytest.fixture
@@ -33,7 +27,7 @@ def vc_png(tmp_path):
 
 def test_plot_onto_the_instance_just_read_is_refused(vc_png, capsys):
     before = vc_png.read_bytes()
-    err = one_error(capsys, ["vc", "solve", str(vc_png), "--method", "mcb8", "--plot", str(vc_png)])
+    err = cli_error(capsys, ["vc", "solve", str(vc_png), "--method", "mcb8", "--plot", str(vc_png)])
     assert "is the input file" in err
     assert vc_png.read_bytes() == before
 
@@ -43,7 +37,7 @@ def test_gantt_onto_the_moldable_instance_is_refused(tmp_path, capsys):
     assert main(["moldable", "generate", "--m", "4", "--n", "3", "-o", str(src)]) == 0
     os.replace(src, tmp_path / "m.pdf")
     before = (tmp_path / "m.pdf").read_bytes()
-    assert "is the input file" in one_error(capsys, ["moldable", "solve", str(tmp_path / "m.pdf"), "--gantt",
+    assert "is the input file" in cli_error(capsys, ["moldable", "solve", str(tmp_path / "m.pdf"), "--gantt",
                                                      str(tmp_path / "m.pdf")])
     assert (tmp_path / "m.pdf").read_bytes() == before
 
@@ -52,7 +46,7 @@ def test_gantt_onto_the_moldable_instance_is_refused(tmp_path, capsys):
 def test_a_device_as_figure_is_refused_not_written_under_another_name(vc_png, capsys, target):
     extra = target + ".png"
     existed = os.path.exists(extra)
-    err = one_error(capsys, ["vc", "solve", str(vc_png), "--method", "mcb8", "--plot", target])
+    err = cli_error(capsys, ["vc", "solve", str(vc_png), "--method", "mcb8", "--plot", target])
     assert "not a regular file" in err
     assert os.path.exists(extra) == existed  # matplotlib never wrote /dev/full.png
 
@@ -60,20 +54,20 @@ def test_a_device_as_figure_is_refused_not_written_under_another_name(vc_png, ca
 def test_moldable_gantt_to_dev_full_is_refused(tmp_path, capsys):
     src = tmp_path / "m.json"
     assert main(["moldable", "generate", "--m", "4", "--n", "3", "-o", str(src)]) == 0
-    assert "--gantt /dev/full" in one_error(capsys, ["moldable", "solve", str(src), "--gantt", "/dev/full"])
+    assert "--gantt /dev/full" in cli_error(capsys, ["moldable", "solve", str(src), "--gantt", "/dev/full"])
 
 
 @pytest.mark.parametrize("argv", [["--plot", "a.jpg"], ["--plot", "a"], ["--plot", "a.PNG.gif"]])
 def test_undocumented_figure_formats_are_refused(vc_png, capsys, tmp_path, argv):
     argv = [argv[0], str(tmp_path / argv[1])]
-    assert "name the format by the suffix: .png, .svg or .pdf" in one_error(
+    assert "name the format by the suffix: .png, .svg or .pdf" in cli_error(
         capsys, ["vc", "solve", str(vc_png), "--method", "mcb8"] + argv)
 
 
 def test_moldable_gantt_jpg_is_refused(tmp_path, capsys):
     src = tmp_path / "m.json"
     assert main(["moldable", "generate", "--m", "4", "--n", "3", "-o", str(src)]) == 0
-    assert "unknown figure format '.jpg'" in one_error(capsys, ["moldable", "solve", str(src), "--gantt",
+    assert "unknown figure format '.jpg'" in cli_error(capsys, ["moldable", "solve", str(src), "--gantt",
                                                                 str(tmp_path / "g.jpg")])
 
 
@@ -94,7 +88,7 @@ def test_python_api_refuses_an_unknown_figure_format(tmp_path):
 def test_set_table_onto_a_file_of_the_set_is_refused(tmp_path, capsys):
     assert main(["vc", "generate", "--hosts", "2", "--jobs", "3", "--slack", "0.5", "-o", str(tmp_path / "a.json")]) == 0
     (tmp_path / "b.csv").write_text("kept\n")
-    err = one_error(capsys, ["vc", "solve", str(tmp_path / "*"), "--method", "mcb8", "-o", str(tmp_path / "b.csv"),
+    err = cli_error(capsys, ["vc", "solve", str(tmp_path / "*"), "--method", "mcb8", "-o", str(tmp_path / "b.csv"),
                              "--workers", "1"])
     assert "is the input file" in err and (tmp_path / "b.csv").read_text() == "kept\n"
 
@@ -104,7 +98,7 @@ def test_set_table_onto_a_file_of_the_set_is_refused(tmp_path, capsys):
     (["moldable", "generate", "--n", "3", "-o"], ".json or .npz"),
 ])
 def test_generated_instances_need_their_suffix(tmp_path, capsys, argv, suffixes):
-    assert f"name the format by the suffix: {suffixes}" in one_error(capsys, argv + [str(tmp_path / "x.txt")])
+    assert f"name the format by the suffix: {suffixes}" in cli_error(capsys, argv + [str(tmp_path / "x.txt")])
     assert list(tmp_path.iterdir()) == []
 
 
@@ -113,6 +107,6 @@ def test_convert_to_a_full_disk_is_one_line_and_leaves_nothing(tmp_path, capsys)
     swf.write_text("1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n")
     full = tmp_path / "k.json"
     full.symlink_to("/dev/full")
-    err = one_error(capsys, ["grid", "convert", str(swf), "-o", str(full)])
+    err = cli_error(capsys, ["grid", "convert", str(swf), "-o", str(full)])
     assert "-o " in err and "No space left on device" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.json", "t.swf"]

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from vcsched.arguments import SEED_MAX
 from vcsched.errors import InvalidInputError
 from vcsched.files import FIGURE_FORMATS
 
@@ -181,8 +182,6 @@ def save_output(path: str, write, *, option: str, keep_suffix: bool = False) -> 
         raise InvalidInputError(f"{option} {path}: {exc}") from None
 
 
-SEED_MAX = 2**63 - 1
-"""Largest ``--seed`` (numpy accepts any non-negative integer; this keeps seeds printable and finite)."""
 
 
 def seed_option():

@@ -99,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grain", type=grain_option, default=None,
                    help="exact: bracket the optimum by the time-indexed model on times rounded up (a schedule) and "
                         "down (a bound) to this grain, or 'auto'; closed by branch and bound up to 12 tasks; the "
-                        "status says whether the bracket closed")
+                        "status says whether the bracket closed; a number in [1e-9, 1e12] (the range of times)")
     s.add_argument("--dual", choices=DUALS, default="two-shelf",
                    help="bicriteria and list-*: dual approximation giving C*max and the allotments: two-shelf "
                         "(3/2 + eps, [7]/[17], default) or simple (knapsack then Graham's list, no guarantee)")
@@ -238,17 +238,21 @@ def draw_best_schedule(instance, results, path: str) -> None:
                                 "(nothing was written)") from None
 
 
+GRAIN_RANGE = (1e-9, 1e12)
+"""``--grain``'s range: the range of times, ``vcsched.problems.moldable.MIN_VALUE`` and ``MAX_VALUE`` (not
+imported, it loads numpy; a test keeps them equal), which
+:func:`vcsched.formulations.moldable_rounded.check_grain` applies to the Python argument."""
+
+
 def grain_option(text: str) -> float | str:
-    """``--grain``: ``auto`` or a positive finite number."""
+    """``--grain``: ``auto`` or a number in :data:`GRAIN_RANGE`."""
     if text.strip().lower() == "auto":
         return "auto"
     try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {text!r}")
-    return value
+        return number_option(float, low=GRAIN_RANGE[0], high=GRAIN_RANGE[1])(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a number in [{GRAIN_RANGE[0]:g}, {GRAIN_RANGE[1]:g}] or 'auto', "
+                                         f"got {text!r}") from None
 
 
 def check_interval_model_size(instance, ratio: float) -> None:

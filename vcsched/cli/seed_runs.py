@@ -34,6 +34,11 @@ def seeds_of(args: argparse.Namespace) -> list[int] | None:
     if getattr(args, "repeat", None) is not None:
         if args.repeat > MAX_SEEDS:
             raise InvalidInputError(f"--repeat {args.repeat}: more than {MAX_SEEDS:,} runs")
+        from vcsched.arguments import SEED_MAX
+
+        if args.seed + args.repeat - 1 > SEED_MAX:
+            raise InvalidInputError(f"--repeat {args.repeat} from --seed {args.seed}: the last seed would be above the "
+                                    f"largest seed {SEED_MAX} (2^63 - 1)")
         return list(range(args.seed, args.seed + args.repeat))
     return None
 
