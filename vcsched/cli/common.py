@@ -22,7 +22,8 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
            "progress_bar", "number_option", "check_output_path", "save_output", "FIGURE_FORMATS", "TABLE_FORMATS",
            "seed_option", "write_output", "write_stdout",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
-           "run_instance_set", "short_message", "status_line", "duration_text"]
+           "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
+           "check_options_apply", "check_single_file_options"]
 
 
 def jsonable(value: Any) -> Any:
@@ -86,11 +87,14 @@ def number_option(kind: type = float, *, low: float | None = None, high: float |
     ...
     argparse.ArgumentTypeError: expected a number > 0, got '0'
     """
+    def shown(x):  # an integer bound in full (a seed's 2^63 - 1), a float one short
+        return str(int(x)) if kind is int else f"{x:g}"
+
     parts = []
     if low is not None:
-        parts.append(f"{'>' if low_open else '>='} {low:g}")
+        parts.append(f"{'>' if low_open else '>='} {shown(low)}")
     if high is not None:
-        parts.append(f"{'<' if high_open else '<='} {high:g}")
+        parts.append(f"{'<' if high_open else '<='} {shown(high)}")
     noun = "an integer" if kind is int else "a number"
     what = f"{noun} {' and '.join(parts)}" if parts else f"a finite {noun[2:] if kind is int else 'number'}"
 
@@ -304,6 +308,48 @@ def add_set_options(parser: argparse.ArgumentParser) -> None:
                         help="instance set: run on a dask.distributed cluster, e.g. tcp://host:8786")
     parser.add_argument("--resume", action="store_true",
                         help="instance set: keep the finished cells of an earlier run into the same -o")
+
+
+def remember_defaults(parser: argparse.ArgumentParser, dests: Iterable[str]) -> None:
+    """Keep the defaults of ``dests`` in ``args.option_defaults``, so that :func:`check_options_apply`
+    can tell an option the user gave (a value other than its default) from one left alone."""
+    parser.set_defaults(option_defaults={dest: parser.get_default(dest) for dest in dests})
+
+
+def check_options_apply(args: argparse.Namespace, options: dict[str, str], methods: list[str], table) -> None:
+    """Refuse an option that none of ``methods`` takes, rather than ignore it (one line naming the
+    option and the methods it needs).
+
+    ``options`` maps an option's ``dest`` to the method option it sets (``seed`` -> ``rng``);
+    ``table`` is the method table (``heuristics.vc.methods.METHODS``, ...). An option is given when
+    its value differs from its default (:func:`remember_defaults`)."""
+    for dest, key in options.items():
+        if getattr(args, dest) == args.option_defaults[dest] or any(key in table.get(m).options for m in methods):
+            continue
+        takers = [name for name in table.names() if key in table.get(name).options]
+        flag = "--" + dest.replace("_", "-")
+        raise InvalidInputError(f"{flag} applies to --method {', '.join(takers)}; none of --method "
+                                f"{','.join(methods)} takes it: drop {flag} or add such a method")
+
+
+def check_single_file_options(args: argparse.Namespace, *, figure: str | None) -> None:
+    """Options of an instance set given with one instance file, and the one-file figure option
+    given with an instance set, are refused (they would be ignored)."""
+    import pathlib
+
+    text = args.instance
+    try:
+        folder = pathlib.Path(text).expanduser().is_dir()
+    except (RuntimeError, OSError):
+        folder = False
+    is_set = folder or any(c in text for c in "*?[")
+    if not is_set:
+        for dest, flag in (("workers", "--workers"), ("scheduler", "--scheduler")):
+            if getattr(args, dest) is not None:
+                raise InvalidInputError(f"{flag} applies to an instance set (a folder or a glob as INSTANCE); "
+                                        f"{text} is one file: drop {flag}")
+    elif figure is not None and getattr(args, figure.lstrip("-")):
+        raise InvalidInputError(f"{figure} draws one instance's solution; with an instance set ({text}) drop it")
 
 
 def wants_instance_set(args: argparse.Namespace) -> bool:

@@ -56,6 +56,7 @@ from vcsched.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    remember_defaults,
     save_output,
 )
 from vcsched.cli.grid_options import add_workload_options
@@ -118,6 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     grid_bound.add_bound_flags(s, prefix="bound-")
     add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
+    remember_defaults(s, ["bound_method", "bound_time_limit"])
     grid_bound.register_bound(gsub)
 
 
@@ -331,6 +333,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                      or args.current_ect != "resubmit"):
         raise InvalidInputError("--queue-order, --cancel-threshold and --current-ect apply to --realloc cancel "
                                 "(Algorithm 2)")
+    for dest in ("bound_method", "bound_time_limit"):
+        if not args.bound and getattr(args, dest) != args.option_defaults[dest]:
+            flag = "--" + dest.replace("_", "-")
+            raise InvalidInputError(f"{flag} applies with --bound (it chooses how the bounds are computed); add "
+                                    f"--bound or drop {flag}")
     if args.jobs_layout != "batsim" and not args.output:
         raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
     _check_outputs(args)

@@ -26,10 +26,13 @@ from typing import Any
 from vcsched.cli.common import (
     FIGURE_FORMATS,
     add_set_options,
+    check_options_apply,
     check_output_path,
+    check_single_file_options,
     number_option,
     print_json,
     print_table,
+    remember_defaults,
     run_instance_set,
     seed_option,
     wants_instance_set,
@@ -63,6 +66,12 @@ works below the precision of the times)."""
 MAX_INTERVAL_VARIABLES = 2_000_000
 """``moldable bound``: most task x interval variables of the interval LP/ILP, estimated
 before building it from ``--ratio`` and the spread of the times."""
+
+
+SOLVE_OPTIONS = {"seed": "rng", "shuffles": "shuffles", "eps": "eps", "dual": "dual", "time_limit": "time_limit",
+                  "formulation": "formulation", "grain": "grain"}
+"""``moldable solve``'s method options: the ``dest`` of each and the method option it sets (an option
+given that no chosen method takes is refused, :func:`vcsched.cli.common.check_options_apply`)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -114,6 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "FILE (.png, .svg, .pdf); with several methods, the one of least sum w_i C_i")
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
+    remember_defaults(s, SOLVE_OPTIONS)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance file (JSON, or the compact .npz form)")
@@ -196,10 +206,12 @@ def result_to_json(result, instance) -> dict[str, Any]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from heuristics.moldable.methods import solve_many
+    from heuristics.moldable.methods import METHODS, solve_many
     from vcsched.problems.moldable import load_instance
 
     methods = resolve_methods(args.method)
+    check_single_file_options(args, figure="--gantt")
+    check_options_apply(args, SOLVE_OPTIONS, methods, METHODS)
     if wants_instance_set(args):
         options = {"rng": args.seed, "shuffles": args.shuffles, "eps": args.eps, "dual": args.dual,
                    "time_limit": args.time_limit, "formulation": args.formulation, "grain": args.grain}

@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING, Any
 from vcsched.cli.common import (
     FIGURE_FORMATS,
     add_set_options,
+    check_options_apply,
     check_output_path,
+    check_single_file_options,
     number_option,
     print_json,
     print_table,
     progress_bar,
+    remember_defaults,
     run_instance_set,
     seed_option,
     short_message,
@@ -62,6 +65,11 @@ MAX_TIME = 1e12
 MAX_EXPECTED_ARRIVALS = 20_000
 """``vc adapt``: largest ``--arrival-rate x --duration`` (expected arrivals; each arrival and
 departure is one adaptation of every job in the system)."""
+
+
+SOLVE_OPTIONS = {"time_limit": "time_limit", "gap": "gap", "budget_mode": "budget_mode", "seed": "rng"}
+"""``vc solve``'s method options: the ``dest`` of each and the method option it sets (an option given
+that no chosen method takes is refused, :func:`vcsched.cli.common.check_options_apply`)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -106,6 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "job hatched) to FILE (.png, .svg, .pdf); with several methods, the best one's")
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
+    remember_defaults(s, SOLVE_OPTIONS)
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
     a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_ADAPT_HOSTS), required=True,
@@ -318,8 +327,11 @@ def result_to_json(result: Result, instance: VCInstance) -> dict[str, Any]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from heuristics.vc.methods import METHODS
     from vcsched.problems.vc import load_instance
 
+    check_single_file_options(args, figure="--plot")
+    check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
     if wants_instance_set(args):
         options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
         return run_instance_set(args, "vc", resolve_methods(args.method), options)
