@@ -503,7 +503,8 @@ def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool
                 failed += bool(outcome["error"])
                 bar.update(1)
                 if outcome["error"]:
-                    bar.write(f"cell {index} {cells[index]} failed: {outcome['error']}", file=sys.stderr)
+                    text = str(outcome["error"]).replace("\n", "\\n")
+                    bar.write(f"vcsched: note: cell {index} {cells[index]} failed: {text}", file=sys.stderr)
         finally:
             bar.close()
             close = getattr(outcomes, "close", None)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -124,9 +125,43 @@ def _guarded_stdout():
         sys.stdout = saved
 
 
+def one_line(text: object) -> str:
+    """``text`` on one line: a line break (a file name may hold one) is shown as ``\\n``, and a
+    character standard error cannot encode (an undecodable byte of a file name) as ``?``."""
+    line = str(text).replace("\r", "\\r").replace("\n", "\\n")
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    return line.encode(encoding, errors="replace").decode(encoding, errors="replace")
+
+
+def _error(text: object) -> None:
+    print(f"vcsched: error: {one_line(text)}", file=sys.stderr)
+
+
+class _NoteFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"vcsched: note: {one_line(record.getMessage())}"
+
+
+@contextlib.contextmanager
+def _notes_prefixed():
+    """While a command runs, the toolkit's log warnings (``vcsched.*`` loggers, e.g. the SWF reader's
+    skipped lines) reach standard error as ``vcsched: note: ...`` lines, one line each."""
+    logger = logging.getLogger("vcsched")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_NoteFormatter())
+    logger.addHandler(handler)
+    previous = logger.propagate
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = previous
+
+
 def _stdout_failed(exc: Exception) -> int:
     _silence_stdout()  # the interpreter's final flush must not fail a second time
-    print(f"vcsched: error: {exc}", file=sys.stderr)
+    _error(exc)
     return 2
 
 
@@ -148,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _silence_stdout()
                 return 141
             raise exc from None
-        with _sigterm_raises():
+        with _sigterm_raises(), _notes_prefixed():
             return _run(args)
 
 
@@ -167,10 +202,10 @@ def _run(args: argparse.Namespace) -> int:
     except StdoutUnwritable as exc:
         return _stdout_failed(exc)
     except InvalidInputError as exc:
-        print(f"vcsched: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except VcschedError as exc:
-        print(f"vcsched: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 1
     except MemoryError:
         print("vcsched: error: out of memory; try a smaller instance or option values", file=sys.stderr)

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from vcsched.cli.common import positive_int, seed_option
+from vcsched.cli.common import check_path_text, positive_int, seed_option
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_list", "cmd_run"]
@@ -69,6 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from benchmarks.harness import get_experiment, run_experiment
 
     exp = get_experiment(args.name)
+    check_path_text(args.out, option="--out")
     if args.scheduler is not None and args.workers is not None:
         raise InvalidInputError("--workers and --scheduler exclude each other: with --scheduler the Dask workers run the cells")
     if args.scheduler is not None:

@@ -23,7 +23,7 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
            "seed_option", "write_output", "write_stdout",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
-           "check_options_apply", "check_single_file_options"]
+           "check_options_apply", "check_single_file_options", "check_path_text"]
 
 
 def jsonable(value: Any) -> Any:
@@ -125,6 +125,17 @@ def _is_device(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
 
 
+def check_path_text(path: str, *, option: str) -> None:
+    """Refuse a path whose name is not UTF-8 text (``--out $'o\\xff'``): the table writers
+    (pyarrow) and the JSON reports cannot name it."""
+    import os
+
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{option} {path!r}: the name is not UTF-8 text; choose another name") from None
+
+
 def check_output_path(path: str, *, option: str, inputs: Iterable[str] = (), formats: Iterable[str] | None = None,
                       devices: bool = True, others: Iterable[tuple[str, str | None]] = ()) -> None:
     """The one check of every output path (table, figure, schedule, converted workload), made
@@ -140,6 +151,7 @@ def check_output_path(path: str, *, option: str, inputs: Iterable[str] = (), for
     """
     import os
 
+    check_path_text(path, option=option)
     if not path:
         raise InvalidInputError(f"{option}: empty file name; give a file name")
     if os.path.isdir(path):

@@ -249,7 +249,7 @@ def adapt_exact_estimate(workload, duration: float, time_limit: float) -> str:
     arrivals = int(np.count_nonzero(workload.arrival <= duration))
     departures = int(np.count_nonzero(workload.arrival + workload.lifetime <= duration))
     milps = arrivals + departures
-    return (f"vc adapt: policy exact solves up to {milps:,} MILPs ({arrivals:,} arrivals, {departures:,} departures), "
+    return (f"vcsched: note: vc adapt: policy exact solves up to {milps:,} MILPs ({arrivals:,} arrivals, {departures:,} departures), "
             f"each within --time-limit {time_limit:g} s: at most {milps * time_limit / 60:.1f} min")
 
 
