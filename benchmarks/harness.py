@@ -88,7 +88,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.executors import connect_scheduler, dask_outcomes, pool_outcomes
+from benchmarks.executors import SchedulerLost, connect_scheduler, dask_outcomes, pool_outcomes
 from benchmarks.runfolder import check_run_layout, finished_parts, part_path, run_lock, storage_error, write_part_file
 from vcsched.errors import InvalidInputError, UnknownNameError
 
@@ -466,9 +466,30 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
                                   seed=seed, progress=progress)
     except OSError as exc:
         raise storage_error(pathlib.Path(exc.filename or out), exc, out / "parts") from None
+    except SchedulerLost as exc:
+        raise SchedulerLost(f"{exc}; the finished cells are kept in {out / 'parts'}: start a scheduler and rerun "
+                            "with --resume to run the others") from None
     finally:
         if own:
-            client.close()
+            _close_quietly(client)
+
+
+def _close_quietly(client: Any) -> None:
+    """Close a Dask client; when its scheduler is gone, its reconnection attempts end in logged
+    tracebacks, which are not shown (the run has said what happened in one line)."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        client.close(timeout=5)
+    except Exception:  # noqa: BLE001 - a client whose scheduler is gone may fail to close cleanly
+        pass
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int, client: Any,
