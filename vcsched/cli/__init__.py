@@ -165,7 +165,33 @@ def _stdout_failed(exc: Exception) -> int:
     return 2
 
 
+def _on_disk() -> str:
+    """What an interrupt leaves on disk: the outputs already written completely."""
+    from vcsched.cli.common import WRITTEN
+
+    return f"; complete output(s) already written: {one_line(', '.join(WRITTEN))}" if WRITTEN else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command of ``argv`` (default: the program's arguments); returns the exit status.
+
+    A SIGINT or SIGTERM that lands after the command's own handling (while its last line is
+    printed) still gives 130 or 143; called as the program (``argv`` None, in the main thread),
+    signals are then ignored, so the status returned is the process's (not a death by SIGINT)."""
+    from vcsched.cli.common import WRITTEN
+
+    WRITTEN.clear()
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt as exc:
+        code = 143 if isinstance(exc, Terminated) else 130
+    if argv is None and threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from vcsched.cli.common import StdoutUnwritable
 
     with _guarded_stdout():
@@ -211,10 +237,10 @@ def _run(args: argparse.Namespace) -> int:
         print("vcsched: error: out of memory; try a smaller instance or option values", file=sys.stderr)
         return 1
     except Terminated:
-        print("vcsched: terminated", file=sys.stderr)
+        print(f"vcsched: terminated{_on_disk()}", file=sys.stderr)
         return 143
     except KeyboardInterrupt:
-        print("vcsched: interrupted", file=sys.stderr)
+        print(f"vcsched: interrupted{_on_disk()}", file=sys.stderr)
         return 130
     return int(code or 0)
 

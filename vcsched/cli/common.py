@@ -180,6 +180,11 @@ def check_output_path(path: str, *, option: str, inputs: Iterable[str] = (), for
         raise InvalidInputError(f"{option} {path}: not writable")
 
 
+WRITTEN: list[str] = []
+"""The outputs :func:`save_output` has written completely during this command: an interrupt that
+lands afterwards says they are on disk (:func:`vcsched.cli.main`)."""
+
+
 def save_output(path: str, write, *, option: str, keep_suffix: bool = False) -> None:
     """Write an output checked by :func:`check_output_path` with :func:`vcsched.files.atomic_write`
     (``write(tmp)`` writes the file; ``keep_suffix`` for writers that choose the format by the
@@ -189,6 +194,7 @@ def save_output(path: str, write, *, option: str, keep_suffix: bool = False) -> 
 
     try:
         atomic_write(path, write, keep_suffix=keep_suffix)
+        WRITTEN.append(path)
     except OSError as exc:
         raise InvalidInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose a writable path "
                                 "(nothing was written)") from None
