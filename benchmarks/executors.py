@@ -20,7 +20,13 @@ from typing import Any
 
 from vcsched.errors import InvalidInputError, VcschedError
 
-__all__ = ["pool_outcomes", "dask_outcomes", "connect_scheduler", "check_scheduler_address", "WATCHDOG_SECONDS"]
+__all__ = ["pool_outcomes", "dask_outcomes", "connect_scheduler", "check_scheduler_address", "WATCHDOG_SECONDS",
+           "SchedulerLost"]
+
+
+class SchedulerLost(VcschedError):
+    """The Dask scheduler went away during a sweep: the cells it had not returned are not failures
+    of theirs, so they are not recorded; the finished ones are kept for ``--resume``."""
 
 
 def _forkserver_context():
@@ -130,6 +136,10 @@ def connect_scheduler(scheduler: Any) -> tuple[Any, bool]:
     if isinstance(scheduler, Client):
         return scheduler, False
     check_scheduler_address(str(scheduler))
+    import logging
+
+    # the client's own log lines (reconnection attempts, a lost scheduler) would follow the run's one line
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL + 1)
     try:
         return Client(scheduler, timeout=CONNECT_TIMEOUT), True
     except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError from the comm layer
@@ -145,6 +155,7 @@ def dask_outcomes(func: Callable, todo: list[tuple[int, tuple]], client: Any, ke
     from dask.distributed import as_completed
 
     futures: list = []
+    done = 0
     try:
         futures = [client.submit(func, *args, pure=False, key=key) for (_, args), key in zip(todo, keys)]
         index_of = {fut.key: index for fut, (index, _) in zip(futures, todo)}
@@ -152,9 +163,21 @@ def dask_outcomes(func: Callable, todo: list[tuple[int, tuple]], client: Any, ke
             try:
                 outcome = fut.result()
             except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: the cell killed its workers
+                if _scheduler_gone(client, exc):
+                    raise SchedulerLost(f"the Dask scheduler went away ({type(exc).__name__}) after {done} of "
+                                        f"{len(futures)} cells") from None
                 outcome = {"rows": [], "error": f"{type(exc).__name__}: {exc}".replace("\n", " "),
                            "seconds": float("nan"), "machine": "(dask worker lost)"}
+            done += 1
             yield index_of[fut.key], outcome
     finally:
-        if futures:
+        if futures and client.status == "running":
             client.cancel(futures)  # no-op for finished cells; stops the others when interrupted
+
+
+def _scheduler_gone(client: Any, exc: BaseException) -> bool:
+    """Whether a task's failure is the loss of the scheduler (its futures cancelled, the client no
+    longer connected), not a failure of the cell (an exception of its own, ``KilledWorker``)."""
+    from concurrent.futures import CancelledError
+
+    return client.status != "running" or isinstance(exc, CancelledError)

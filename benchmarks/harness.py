@@ -70,6 +70,7 @@ depend on which worker runs it.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import hashlib
 import importlib
@@ -88,9 +89,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchmarks.executors import connect_scheduler, dask_outcomes, pool_outcomes
+from benchmarks.executors import SchedulerLost, connect_scheduler, dask_outcomes, pool_outcomes
 from benchmarks.runfolder import check_run_layout, finished_parts, part_path, run_lock, storage_error, write_part_file
-from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.errors import InvalidInputError, UnknownNameError, VcschedError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -465,10 +466,40 @@ def _run_cells_locked(experiment: Experiment, out: pathlib.Path, *, quick: bool,
         return _run_cells_checked(experiment, out, quick=quick, workers=workers, client=client, resume=resume,
                                   seed=seed, progress=progress)
     except OSError as exc:
+        if exc.filename is None and exc.errno not in STORAGE_ERRNOS:  # a socket or pipe, not the disk
+            raise VcschedError(f"the worker processes could not be reached ({exc.strerror or exc}); the finished "
+                               f"cells are kept in {out / 'parts'}: rerun with --resume (or --workers 1)") from None
         raise storage_error(pathlib.Path(exc.filename or out), exc, out / "parts") from None
+    except SchedulerLost as exc:
+        raise SchedulerLost(f"{exc}; the finished cells are kept in {out / 'parts'}: start a scheduler and rerun "
+                            "with --resume to run the others") from None
     finally:
         if own:
-            client.close()
+            _close_quietly(client)
+
+
+def _close_quietly(client: Any) -> None:
+    """Close a Dask client; when its scheduler is gone, its reconnection attempts end in logged
+    tracebacks, which are not shown (the run has said what happened in one line)."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        client.close(timeout=5)
+    except Exception:  # noqa: BLE001 - a client whose scheduler is gone may fail to close cleanly
+        pass
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO,
+                            errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENOENT, errno.EFBIG})
+"""Errors of the file system. Another ``OSError`` without a file name (``ECONNREFUSED``, ``EPIPE`` from the
+process pool's sockets and pipes) is not reported as a failed write of the run folder."""
 
 
 def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool, workers: int, client: Any,
@@ -503,7 +534,8 @@ def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool
                 failed += bool(outcome["error"])
                 bar.update(1)
                 if outcome["error"]:
-                    bar.write(f"cell {index} {cells[index]} failed: {outcome['error']}", file=sys.stderr)
+                    text = str(outcome["error"]).replace("\n", "\\n")
+                    bar.write(f"vcsched: note: cell {index} {cells[index]} failed: {text}", file=sys.stderr)
         finally:
             bar.close()
             close = getattr(outcomes, "close", None)

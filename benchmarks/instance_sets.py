@@ -43,15 +43,20 @@ def is_instance_set(text: str) -> bool:
 
 
 def expand_instances(text: str) -> list[str]:
-    """The files of a set, sorted: ``*.json`` in a folder, or the files a glob matches."""
+    """The files of a set, sorted: ``*.json`` in a folder, or the files a glob matches.
+
+    Every entry but a folder is a file of the set, a regular file or not (a FIFO, a socket, a
+    device, a broken link): the reader refuses what is not a regular file without opening it for
+    reading, so such an entry becomes an ``error`` row, as any bad file among many, never a file
+    silently left out."""
     from vcsched.data import path_exists, user_path
 
     path = user_path(text, what="instance set")
     if path_exists(path, what="instance set") and path.is_dir():
-        files = sorted(str(p) for p in path.glob("*.json") if p.is_file())
+        files = sorted(str(p) for p in path.glob("*.json") if not p.is_dir())
         where = f"{text}: no *.json file in this folder"
     else:
-        files = sorted(p for p in glob.glob(os.path.expanduser(text)) if pathlib.Path(p).is_file())
+        files = sorted(p for p in glob.glob(os.path.expanduser(text)) if not pathlib.Path(p).is_dir())
         where = f"{text}: the pattern matches no file"
     if not files:
         raise InvalidInputError(f"{where}; give a folder of instance files or a pattern such as 'sets/*.json'")

@@ -93,6 +93,7 @@ def run_lock(out_dir: str | os.PathLike):
     """
     out = pathlib.Path(out_dir)
     check_run_dir(out)
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -103,6 +104,7 @@ def run_lock(out_dir: str | os.PathLike):
     except ImportError:  # pragma: no cover - not POSIX (Windows): no lock
         yield path
         return
+    new_lock = not path.exists()
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -115,12 +117,26 @@ def run_lock(out_dir: str | os.PathLike):
             holder = os.pread(fd, 512, 0).decode("utf-8", errors="replace").strip() or "another process"
             raise InvalidInputError(f"{out} is in use by another run ({holder}); wait for it to finish or give "
                                     f"another --out") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, started "
-                      f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, started "
+                          f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
+        except OSError as exc:  # a full disk: nothing of this run is left behind
+            _remove_new(path if new_lock else None, out if created else None)
+            raise InvalidInputError(f"cannot write the lock file {path} ({exc.strerror or exc}); free space or "
+                                    "give another folder") from None
         yield path
     finally:
         os.close(fd)  # releases the lock
+
+
+def _remove_new(lock: pathlib.Path | None, folder: pathlib.Path | None) -> None:
+    """Remove the lock file and the run folder this run created (the folder only when empty)."""
+    with contextlib.suppress(OSError):
+        if lock is not None:
+            lock.unlink()
+        if folder is not None:
+            folder.rmdir()
 
 
 class EmptyPart(ValueError):

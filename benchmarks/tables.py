@@ -98,7 +98,7 @@ def ci95_half(values) -> float:
     """
     from vcsched.stats import summarize
 
-    s = summarize(list(values))
+    s = summarize([None if v is None or math.isnan(v) else v for v in values])  # NaN: a missing value in a table
     return math.nan if s["ci95"] is None else (s["ci95"][1] - s["ci95"][0]) / 2.0
 
 

@@ -19,3 +19,17 @@ def require_trace(name: str):
 @pytest.fixture
 def trace():
     return require_trace
+
+
+def cli_error(capsys, argv) -> str:
+    """Run ``vcsched argv`` in-process; assert exit status 2 with one line on standard error and no
+    traceback (a usage error's ``SystemExit`` included); return that line."""
+    from vcsched.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (code, err)
+    return err

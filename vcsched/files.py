@@ -16,7 +16,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "FIGURE_FORMATS"]
+
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
+"""The figure formats the toolkit writes (the format is chosen from the suffix)."""
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], *, fsync: bool = False,

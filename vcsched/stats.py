@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from vcsched.arguments import SEED_MAX, finite_values
 from vcsched.errors import InvalidInputError
 
 __all__ = ["summarize", "paired_difference", "parse_seeds", "MAX_SEEDS"]
@@ -30,9 +31,11 @@ MAX_SEEDS = 10_000
 """Most runs of one ``--seeds`` / ``--repeat``."""
 
 
-def summarize(values: Sequence[float]) -> dict:
-    """``{"mean", "std", "ci95", "n"}`` of the finite values (``None`` entries are left out)."""
-    data = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+def summarize(values: Sequence[float], *, name: str = "values") -> dict:
+    """``{"mean", "std", "ci95", "n"}`` of the values; ``None`` entries (runs without the value)
+    are left out, a NaN or an infinity is refused (:class:`~vcsched.errors.InvalidInputError`
+    naming its position): leaving it out silently would report a smaller ``n``."""
+    data = finite_values(values, name)
     n = len(data)
     if n == 0:
         return {"mean": None, "std": None, "ci95": None, "n": 0}
@@ -48,13 +51,16 @@ def summarize(values: Sequence[float]) -> dict:
 
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict:
     """:func:`summarize` of ``b_s - a_s`` over the seeds where both are known."""
+    a, b = list(a), list(b)
     if len(a) != len(b):
-        raise ValueError(f"paired runs need as many values on both sides, got {len(a)} and {len(b)}")
+        raise InvalidInputError(f"paired runs need as many values on both sides, got {len(a)} and {len(b)}")
+    finite_values(a, "a"), finite_values(b, "b")  # a NaN or an infinity is refused, not dropped
     return summarize([y - x for x, y in zip(a, b) if x is not None and y is not None])
 
 
 def parse_seeds(text: str, *, option: str = "--seeds") -> list[int]:
-    """``A-B`` (inclusive), ``A,B,C`` or ``A``: non-negative integers, at most :data:`MAX_SEEDS`."""
+    """``A-B`` (inclusive), ``A,B,C`` or ``A``: integers in ``[0, SEED_MAX]`` (``--seed``'s range), at most
+    :data:`MAX_SEEDS` of them."""
     seeds: list[int] = []
     try:
         for part in str(text).split(","):
@@ -72,6 +78,8 @@ def parse_seeds(text: str, *, option: str = "--seeds") -> list[int]:
         raise InvalidInputError(f"{option}: expected A-B, A,B,C or A (non-negative integers), got {text!r}") from None
     if not seeds or min(seeds) < 0:
         raise InvalidInputError(f"{option}: expected non-negative integers, got {text!r}")
+    if max(seeds) > SEED_MAX:
+        raise InvalidInputError(f"{option} {text}: seed {max(seeds)} is above the largest seed {SEED_MAX} (2^63 - 1)")
     if len(seeds) > MAX_SEEDS:
         raise InvalidInputError(f"{option} {text}: more than {MAX_SEEDS:,} seeds")
     return list(dict.fromkeys(seeds))

@@ -70,8 +70,10 @@ def exact(instance: MoldableInstance, *, time_limit: float | None = EXACT_DEFAUL
     """
     from lowerbounds.moldable import refined_interval_bound
     from vcsched.formulations.moldable_milp import solve_exact, time_grain_ok
-    from vcsched.formulations.moldable_rounded import solve_rounded
+    from vcsched.formulations.moldable_rounded import check_grain, solve_rounded
 
+    if grain is not None:
+        grain = check_grain(grain)
     warm = REGISTRY.get("bicriteria")(instance, rng=rng, eps=eps)
     lower = refined_interval_bound(instance, time_limit=time_limit)
     start = warm.solution if warm.status.has_solution else None
@@ -151,9 +153,11 @@ def solve(instance: MoldableInstance, method: str, **options: Any) -> Result:
     returned has passed :func:`~vcsched.problems.moldable.check_schedule`; one that fails
     it is a bug in the method and raises ``RuntimeError`` rather than being reported.
     """
-    from vcsched.problems.moldable import check_schedule
+    from vcsched.arguments import of_type
+    from vcsched.problems.moldable import MoldableInstance, check_schedule
 
     m = METHODS.get(method)
+    of_type(instance, "instance", MoldableInstance)
     check_options(options, m.options, owner=m.name)
     result = m.run(instance, **options)
     if result.status.has_solution:

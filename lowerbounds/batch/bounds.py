@@ -41,8 +41,10 @@ from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_siz
 from lowerbounds.batch.instance import BatchInstance, batch_instance
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
+from vcsched.sim.jobs import JobTable
 
 __all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
            "exact_batch", "batch_instance", "BatchInstance", "ExactResult"]
@@ -258,6 +260,10 @@ def batch_bounds(jobs, clusters, *, method: str = "best", time_limit: float = 60
         ``makespan, mean_response, mean_bounded_slowdown, max_stretch`` (the metric's
         definition is the simulator's, :mod:`lowerbounds.batch.instance`).
     """
+    _check_method(method, time_limit)
+    of_type(jobs, "jobs", JobTable)
+    if isinstance(clusters, (str, bytes)) or not hasattr(clusters, "__len__") or len(clusters) == 0:
+        raise InvalidInputError(f"clusters must be a non-empty list of clusters, got {clusters!r:.60}")
     return instance_bounds(batch_instance(jobs, clusters), method=method, time_limit=time_limit, window=window)
 
 

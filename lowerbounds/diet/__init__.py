@@ -7,10 +7,10 @@ Modules, bottom up: :mod:`~lowerbounds.diet.instance` (what a run cannot escape,
 :mod:`~lowerbounds.diet.bounds` (the method table, :func:`diet_bounds`).
 """
 
-from lowerbounds.diet.bounds import EXACT_MAX_TASKS, METHODS, diet_bounds, lp_bounds
+from lowerbounds.diet.bounds import EXACT_MAX_TASKS, MAX_TIME_LIMIT, METHODS, diet_bounds, lp_bounds
 from lowerbounds.diet.instance import METRICS, DietInstance, Machine, MetricBound, diet_instance
 from lowerbounds.diet.quick import makespan_bound, quick_bounds, sed_rate, throughput_bound, turnaround_bound
 
 __all__ = ["DietInstance", "Machine", "diet_instance", "MetricBound", "quick_bounds", "lp_bounds",
            "makespan_bound", "turnaround_bound", "throughput_bound", "sed_rate", "diet_bounds", "METRICS",
-           "METHODS", "EXACT_MAX_TASKS"]
+           "METHODS", "EXACT_MAX_TASKS", "MAX_TIME_LIMIT"]

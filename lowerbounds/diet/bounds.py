@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from typing import Any
 
 from lowerbounds.diet.instance import DietInstance, MetricBound, diet_instance
 from lowerbounds.diet.quick import quick_bounds
+from vcsched.arguments import integer, number
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
 
-__all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS"]
+__all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS", "MAX_TIME_LIMIT"]
 
 
 def lp_bounds(inst: DietInstance, *, time_limit: float = 60.0) -> dict[str, float]:
@@ -34,6 +34,8 @@ def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
 # The method table: what ``vcsched diet bound --method`` computes
 # ----------------------------------------------------------------------------------------------------------------
 METHODS = BOUND_METHODS
+MAX_TIME_LIMIT = 86400.0
+"""Largest ``time_limit`` of :func:`diet_bounds` (seconds; ``diet bound --time-limit``'s range is (0, this])."""
 EXACT_MAX_TASKS = 200
 """Largest number of requests the exact placement search is tried on (beyond: bound and list-scheduling gap)."""
 
@@ -93,8 +95,11 @@ def diet_bounds(scenario: Any, *, seed: int = 0, method: str = "best",
     """
     if method not in METHODS:
         raise InvalidInputError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
-    if not (time_limit >= 0 and math.isfinite(time_limit)):
-        raise InvalidInputError(f"--time-limit must be a finite number of seconds >= 0, got {time_limit}")
+    number(time_limit, "time_limit", low=0, low_open=True, high=MAX_TIME_LIMIT)
+    if not (hasattr(scenario, "platform") and hasattr(scenario, "workload")):
+        raise InvalidInputError(f"scenario must be a DIET scenario (vcsched.scenarios.diet.Scenario), got "
+                                f"{type(scenario).__name__}")
+    integer(seed, "seed", low=0)
     inst = diet_instance(scenario, seed=seed)
     if method == "exact":
         return _exact(inst, time_limit)

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from vcsched.arguments import of_type
 from vcsched.formulations.solve import solve_model
 from vcsched.formulations.vc_milp import build_compact_model, build_literal_model
 from vcsched.problems.vc import VCInstance
@@ -54,6 +55,7 @@ def lp_relaxation(instance: VCInstance, *, formulation: str = "compact", time_li
     min yield); ``solution`` is an :class:`LPRelaxation` whose ``e`` rows sum
     to 1 (fraction of each job on each host).
     """
+    of_type(instance, "instance", VCInstance)
     t0 = time.perf_counter()
     if formulation == "compact":
         model = build_compact_model(instance, relax=True)

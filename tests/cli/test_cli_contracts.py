@@ -107,7 +107,7 @@ def test_grid_output_without_suffix_is_refused_up_front(tmp_path, capsys, inputs
     code = main(["grid", "simulate", "--trace", str(inputs / "t.swf"), "-o", str(target)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert f"-o {target}: no suffix; name the format with .csv or .parquet" in err
+    assert f"-o {target}: no suffix; name the format by the suffix: .csv, .parquet or .pq" in err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -21,7 +21,7 @@ def test_summary_matches_scipy_t_interval():
     assert s["n"] == 12 and s["mean"] == pytest.approx(x.mean()) and s["std"] == pytest.approx(x.std(ddof=1))
     assert s["ci95"] == pytest.approx([lo, hi])
     assert summarize([3.0]) == {"mean": 3.0, "std": None, "ci95": None, "n": 1}
-    assert summarize([None, float("nan")])["n"] == 0
+    assert summarize([None, None])["n"] == 0  # None: a run without the value
 
 
 def test_paired_difference_is_scipys_paired_t_interval():

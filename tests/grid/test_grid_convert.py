@@ -61,7 +61,7 @@ def test_convert_refuses_an_unknown_output_suffix(tmp_path, capsys):
     w = from_arrays([0], [1], [1], [1])
     (tmp_path / "w.json").write_text(json.dumps(batsim_json(w)))
     assert main(["grid", "convert", str(tmp_path / "w.json"), "-o", str(tmp_path / "w.csv")]) == 2
-    assert "the format comes from the suffix" in capsys.readouterr().err
+    assert "name the format by the suffix: .json, .swf or .swf.gz" in capsys.readouterr().err
 
 
 def test_jobs_csv_names_the_batsim_profiles(tmp_path):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -124,13 +125,73 @@ def _guarded_stdout():
         sys.stdout = saved
 
 
+def one_line(text: object) -> str:
+    """``text`` on one line: a line break (a file name may hold one) is shown as ``\\n``, and a
+    character standard error cannot encode (an undecodable byte of a file name) as ``?``."""
+    line = str(text).replace("\r", "\\r").replace("\n", "\\n")
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    return line.encode(encoding, errors="replace").decode(encoding, errors="replace")
+
+
+def _error(text: object) -> None:
+    print(f"vcsched: error: {one_line(text)}", file=sys.stderr)
+
+
+class _NoteFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"vcsched: note: {one_line(record.getMessage())}"
+
+
+@contextlib.contextmanager
+def _notes_prefixed():
+    """While a command runs, the toolkit's log warnings (``vcsched.*`` loggers, e.g. the SWF reader's
+    skipped lines) reach standard error as ``vcsched: note: ...`` lines, one line each."""
+    logger = logging.getLogger("vcsched")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_NoteFormatter())
+    logger.addHandler(handler)
+    previous = logger.propagate
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = previous
+
+
 def _stdout_failed(exc: Exception) -> int:
     _silence_stdout()  # the interpreter's final flush must not fail a second time
-    print(f"vcsched: error: {exc}", file=sys.stderr)
+    _error(exc)
     return 2
 
 
+def _on_disk() -> str:
+    """What an interrupt leaves on disk: the outputs already written completely."""
+    from vcsched.cli.common import WRITTEN
+
+    return f"; complete output(s) already written: {one_line(', '.join(WRITTEN))}" if WRITTEN else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command of ``argv`` (default: the program's arguments); returns the exit status.
+
+    A SIGINT or SIGTERM that lands after the command's own handling (while its last line is
+    printed) still gives 130 or 143; called as the program (``argv`` None, in the main thread),
+    signals are then ignored, so the status returned is the process's (not a death by SIGINT)."""
+    from vcsched.cli.common import WRITTEN
+
+    WRITTEN.clear()
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt as exc:
+        code = 143 if isinstance(exc, Terminated) else 130
+    if argv is None and threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from vcsched.cli.common import StdoutUnwritable
 
     with _guarded_stdout():
@@ -148,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _silence_stdout()
                 return 141
             raise exc from None
-        with _sigterm_raises():
+        with _sigterm_raises(), _notes_prefixed():
             return _run(args)
 
 
@@ -167,19 +228,19 @@ def _run(args: argparse.Namespace) -> int:
     except StdoutUnwritable as exc:
         return _stdout_failed(exc)
     except InvalidInputError as exc:
-        print(f"vcsched: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except VcschedError as exc:
-        print(f"vcsched: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 1
     except MemoryError:
         print("vcsched: error: out of memory; try a smaller instance or option values", file=sys.stderr)
         return 1
     except Terminated:
-        print("vcsched: terminated", file=sys.stderr)
+        print(f"vcsched: terminated{_on_disk()}", file=sys.stderr)
         return 143
     except KeyboardInterrupt:
-        print("vcsched: interrupted", file=sys.stderr)
+        print(f"vcsched: interrupted{_on_disk()}", file=sys.stderr)
         return 130
     return int(code or 0)
 

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from vcsched.cli.common import nonneg_int, positive_int
+from vcsched.cli.common import check_path_text, positive_int, seed_option
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_list", "cmd_run"]
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run the cells on a dask.distributed cluster, e.g. tcp://host:8786 (instead of local processes)")
     r.add_argument("--out", metavar="DIR", default="results", help="output root; the run goes to DIR/NAME (default: results)")
     r.add_argument("--resume", action="store_true", help="keep the finished cells of a previous run in DIR/NAME; retry failed ones")
-    r.add_argument("--seed", type=nonneg_int, default=0, help="root seed; each cell gets its own child seed (default: 0)")
+    r.add_argument("--seed", type=seed_option(), default=0, help="root seed, 0 to 2^63 - 1; each cell gets its own child seed (default: 0)")
     r.set_defaults(handler=cmd_run)
 
 
@@ -69,6 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from benchmarks.harness import get_experiment, run_experiment
 
     exp = get_experiment(args.name)
+    check_path_text(args.out, option="--out")
     if args.scheduler is not None and args.workers is not None:
         raise InvalidInputError("--workers and --scheduler exclude each other: with --scheduler the Dask workers run the cells")
     if args.scheduler is not None:

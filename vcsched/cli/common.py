@@ -14,12 +14,16 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from vcsched.arguments import SEED_MAX
 from vcsched.errors import InvalidInputError
+from vcsched.files import FIGURE_FORMATS
 
 __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "nonneg_int", "print_table",
-           "progress_bar", "number_option", "check_output_path", "seed_option", "write_output", "write_stdout",
+           "progress_bar", "number_option", "check_output_path", "save_output", "FIGURE_FORMATS", "TABLE_FORMATS",
+           "seed_option", "write_output", "write_stdout",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
-           "run_instance_set", "short_message", "status_line", "duration_text"]
+           "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
+           "check_options_apply", "check_single_file_options", "check_path_text"]
 
 
 def jsonable(value: Any) -> Any:
@@ -83,11 +87,14 @@ def number_option(kind: type = float, *, low: float | None = None, high: float |
     ...
     argparse.ArgumentTypeError: expected a number > 0, got '0'
     """
+    def shown(x):  # an integer bound in full (a seed's 2^63 - 1), a float one short
+        return str(int(x)) if kind is int else f"{x:g}"
+
     parts = []
     if low is not None:
-        parts.append(f"{'>' if low_open else '>='} {low:g}")
+        parts.append(f"{'>' if low_open else '>='} {shown(low)}")
     if high is not None:
-        parts.append(f"{'<' if high_open else '<='} {high:g}")
+        parts.append(f"{'<' if high_open else '<='} {shown(high)}")
     noun = "an integer" if kind is int else "a number"
     what = f"{noun} {' and '.join(parts)}" if parts else f"a finite {noun[2:] if kind is int else 'number'}"
 
@@ -107,25 +114,96 @@ def number_option(kind: type = float, *, low: float | None = None, high: float |
     return parse
 
 
-def check_output_path(path: str, *, option: str, inputs: Iterable[str] = ()) -> None:
-    """Refuse an output path before any work is done: a directory, a missing or read-only
-    parent folder, or one of the command's own input files."""
+TABLE_FORMATS = (".parquet", ".csv")
+"""The table formats of ``-o`` over an instance set."""
+
+
+def _is_device(path: str) -> bool:
+    """An existing path that is neither a regular file nor a folder (``/dev/stdout``, a FIFO)."""
     import os
 
+    return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
+
+
+def check_path_text(path: str, *, option: str) -> None:
+    """Refuse a path whose name is not UTF-8 text (``--out $'o\\xff'``): the table writers
+    (pyarrow) and the JSON reports cannot name it."""
+    import os
+
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{option} {path!r}: the name is not UTF-8 text; choose another name") from None
+
+
+def check_output_path(path: str, *, option: str, inputs: Iterable[str] = (), formats: Iterable[str] | None = None,
+                      devices: bool = True, others: Iterable[tuple[str, str | None]] = ()) -> None:
+    """The one check of every output path (table, figure, schedule, converted workload), made
+    before any work is done.
+
+    Refused, with one line naming ``option``: an empty name; a suffix not in ``formats`` (when
+    given; the format is chosen from it, so ``/dev/full`` as a figure is refused rather than
+    written to ``/dev/full.png``); an existing path that is not a regular file (a device such as
+    ``/dev/stdout``) unless ``devices``; a folder; a missing or read-only parent folder; one of
+    the run's ``inputs`` (same file, through any link); the path of another output of the same
+    run (``others``: ``(option, path)`` pairs). The file itself is written with
+    :func:`save_output` (atomically, to exactly this path).
+    """
+    import os
+
+    check_path_text(path, option=option)
+    if not path:
+        raise InvalidInputError(f"{option}: empty file name; give a file name")
     if os.path.isdir(path):
         raise InvalidInputError(f"{option} {path}: is a directory; give a file name")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise InvalidInputError(f"{option} {path}: folder {parent} does not exist; create it first")
-    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise InvalidInputError(f"{option} {path}: not writable")
     for source in inputs:
         if source and os.path.exists(source) and os.path.exists(path) and os.path.samefile(source, path):
             raise InvalidInputError(f"{option} {path}: is the input file {source}; writing would overwrite it")
+    for other_option, other in others:
+        if other and os.path.abspath(other) == os.path.abspath(path):
+            raise InvalidInputError(f"{option} {path}: is also the {other_option} output; give each output its own file")
+    device = _is_device(path)
+    if device and not devices:
+        ending = f" ending in {', '.join(formats)}" if formats else ""
+        raise InvalidInputError(f"{option} {path}: not a regular file; give a file name{ending}")
+    if formats is not None and not device and not path.lower().endswith(tuple(formats)):
+        formats = tuple(formats)
+        suffix = os.path.splitext(path)[1]
+        kind = "figure" if formats == FIGURE_FORMATS else "output"
+        found = f"unknown {kind} format {suffix!r}" if suffix else "no suffix"
+        names = ", ".join(formats[:-1]) + " or " + formats[-1] if len(formats) > 1 else formats[0]
+        raise InvalidInputError(f"{option} {path}: {found}; name the format by the suffix: {names}")
+    if not device and (not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK))):
+        raise InvalidInputError(f"{option} {path}: not writable")
 
 
-SEED_MAX = 2**63 - 1
-"""Largest ``--seed`` (numpy accepts any non-negative integer; this keeps seeds printable and finite)."""
+WRITTEN: list[str] = []
+"""The outputs :func:`save_output` has written completely during this command: an interrupt that
+lands afterwards says they are on disk (:func:`vcsched.cli.main`)."""
+
+
+def save_output(path: str, write, *, option: str, keep_suffix: bool = False) -> None:
+    """Write an output checked by :func:`check_output_path` with :func:`vcsched.files.atomic_write`
+    (``write(tmp)`` writes the file; ``keep_suffix`` for writers that choose the format by the
+    suffix): exactly ``path`` is written, nothing partial is left after a failure, and a failure
+    (full disk, ``/dev/full``, permissions) is one :class:`InvalidInputError` line naming ``option``."""
+    from vcsched.files import atomic_write
+
+    try:
+        atomic_write(path, write, keep_suffix=keep_suffix)
+        WRITTEN.append(path)
+    except OSError as exc:
+        raise InvalidInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None
+    except InvalidInputError as exc:
+        if str(exc).startswith(f"{option} "):
+            raise
+        raise InvalidInputError(f"{option} {path}: {exc}") from None
+
+
 
 
 def seed_option():
@@ -202,16 +280,8 @@ def write_stdout(text: str, chunk: int = 1 << 16) -> None:
 
 
 def write_output(path: str, text: str, *, option: str) -> None:
-    """Write ``text`` to ``path`` with :func:`vcsched.files.atomic_write` (no partial file after a
-    failure; an older file of that name stays intact; a device such as ``/dev/stdout`` is written
-    directly); a failure (disk full, ``/dev/full``, permissions) is one :class:`InvalidInputError`
-    line naming the option."""
-    from vcsched.files import atomic_write
-
-    try:
-        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose a writable path") from None
+    """Write ``text`` to ``path`` with :func:`save_output` (UTF-8)."""
+    save_output(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), option=option)
 
 
 def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f}") -> None:
@@ -258,6 +328,48 @@ def add_set_options(parser: argparse.ArgumentParser) -> None:
                         help="instance set: keep the finished cells of an earlier run into the same -o")
 
 
+def remember_defaults(parser: argparse.ArgumentParser, dests: Iterable[str]) -> None:
+    """Keep the defaults of ``dests`` in ``args.option_defaults``, so that :func:`check_options_apply`
+    can tell an option the user gave (a value other than its default) from one left alone."""
+    parser.set_defaults(option_defaults={dest: parser.get_default(dest) for dest in dests})
+
+
+def check_options_apply(args: argparse.Namespace, options: dict[str, str], methods: list[str], table) -> None:
+    """Refuse an option that none of ``methods`` takes, rather than ignore it (one line naming the
+    option and the methods it needs).
+
+    ``options`` maps an option's ``dest`` to the method option it sets (``seed`` -> ``rng``);
+    ``table`` is the method table (``heuristics.vc.methods.METHODS``, ...). An option is given when
+    its value differs from its default (:func:`remember_defaults`)."""
+    for dest, key in options.items():
+        if getattr(args, dest) == args.option_defaults[dest] or any(key in table.get(m).options for m in methods):
+            continue
+        takers = [name for name in table.names() if key in table.get(name).options]
+        flag = "--" + dest.replace("_", "-")
+        raise InvalidInputError(f"{flag} applies to --method {', '.join(takers)}; none of --method "
+                                f"{','.join(methods)} takes it: drop {flag} or add such a method")
+
+
+def check_single_file_options(args: argparse.Namespace, *, figure: str | None) -> None:
+    """Options of an instance set given with one instance file, and the one-file figure option
+    given with an instance set, are refused (they would be ignored)."""
+    import pathlib
+
+    text = args.instance
+    try:
+        folder = pathlib.Path(text).expanduser().is_dir()
+    except (RuntimeError, OSError):
+        folder = False
+    is_set = folder or any(c in text for c in "*?[")
+    if not is_set:
+        for dest, flag in (("workers", "--workers"), ("scheduler", "--scheduler")):
+            if getattr(args, dest) is not None:
+                raise InvalidInputError(f"{flag} applies to an instance set (a folder or a glob as INSTANCE); "
+                                        f"{text} is one file: drop {flag}")
+    elif figure is not None and getattr(args, figure.lstrip("-")):
+        raise InvalidInputError(f"{figure} draws one instance's solution; with an instance set ({text}) drop it")
+
+
 def wants_instance_set(args: argparse.Namespace) -> bool:
     """A folder or glob as the instance, or any of the set options: the set mode of ``solve``."""
     import pathlib
@@ -285,12 +397,11 @@ def run_instance_set(args: argparse.Namespace, problem: str, methods: list[str],
     if getattr(args, "json", False):
         raise InvalidInputError("--json prints one instance's results; for an instance set use -o TABLE.parquet "
                                 "(or .csv)")
-    from benchmarks.instance_sets import check_output, expand_instances, solve_set
+    from benchmarks.instance_sets import expand_instances, solve_set
 
-    if args.output is not None:
-        check_output(args.output)
-        check_output_path(args.output, option="-o")
     files = expand_instances(args.instance)
+    if args.output is not None:
+        check_output_path(args.output, option="-o", inputs=files, formats=TABLE_FORMATS, devices=False)
     with tempfile.TemporaryDirectory(prefix="vcsched-set-") as scratch:
         table = solve_set(problem, files, methods, options, args.output, workers=args.workers,
                           scheduler=args.scheduler, resume=args.resume,

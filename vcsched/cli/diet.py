@@ -26,7 +26,8 @@ BOUND_METRICS = ("makespan", "mean_turnaround", "throughput")
 SEED_METRICS = ("makespan", "mean_turnaround", "std_turnaround", "throughput")
 """The metrics ``simulate --seeds`` summarizes."""
 MAX_TIME_LIMIT = 86400.0
-"""Largest ``--time-limit`` of ``diet bound`` (seconds)."""
+"""Largest ``--time-limit`` of ``diet bound`` (seconds): ``lowerbounds.diet.MAX_TIME_LIMIT`` (a test keeps them
+equal)."""
 MAX_INTERFERENCE = 1.0
 """Largest ``--interference``: ``vcsched.problems.diet.MAX_INTERFERENCE`` (not imported, it loads numpy; a test
 keeps the two equal)."""
@@ -95,8 +96,8 @@ def _bound_parser(dsub: argparse._SubParsersAction) -> None:
     b.add_argument("--method", choices=BOUND_METHODS, default="best",
                    help="quick (closed forms), lp (preemptive LP), best (the stronger, default): valid for every "
                         "approach; exact: the best clairvoyant placement with status, bound and gap")
-    b.add_argument("--time-limit", type=number_option(float, low=0, high=MAX_TIME_LIMIT), default=60.0,
-                   help=f"seconds per metric for lp and exact, 0 to {MAX_TIME_LIMIT:g} (default 60)")
+    b.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=60.0,
+                   help=f"seconds per metric for lp and exact, > 0 and at most {MAX_TIME_LIMIT:g} (default 60)")
     b.add_argument("--json", action="store_true", help="print JSON: one object per metric under 'metrics'")
     b.set_defaults(handler=cmd_bound)
 

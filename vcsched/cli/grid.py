@@ -45,12 +45,20 @@ before the run with the smallest one accepted).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
 from vcsched.cli import grid_bound
-from vcsched.cli.common import check_output_path, duration_text, number_option, print_json, print_table, progress_bar
+from vcsched.cli.common import (
+    FIGURE_FORMATS,
+    check_output_path,
+    duration_text,
+    number_option,
+    print_json,
+    print_table,
+    progress_bar,
+    remember_defaults,
+    save_output,
+)
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
@@ -110,6 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     grid_bound.add_bound_flags(s, prefix="bound-")
     add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
+    remember_defaults(s, ["bound_method", "bound_time_limit"])
     grid_bound.register_bound(gsub)
 
 
@@ -221,36 +230,13 @@ def _run_label(args: argparse.Namespace) -> str:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse bad output paths before any work: a folder, a missing folder, an input file, twice the same."""
+    """Refuse bad output paths before any work (:func:`vcsched.cli.common.check_output_path`)."""
     inputs = _input_files(args)
-    if args.output and args.gantt and os.path.abspath(args.gantt) == os.path.abspath(args.output):
-        raise InvalidInputError(f"--gantt {args.gantt}: is also the -o table; give the figure its own file")
     if args.output:
-        check_output_path(args.output, option="-o", inputs=inputs)
-        suffix = Path(args.output).suffix.lower()
-        device = os.path.exists(args.output) and not os.path.isfile(args.output)  # /dev/stdout: CSV
-        if suffix == "" and not device:
-            raise InvalidInputError(f"-o {args.output}: no suffix; name the format with .csv or .parquet")
-        if suffix not in (".csv", ".parquet", ".pq", ""):
-            raise InvalidInputError(f"-o {args.output}: unknown output format {suffix!r}; use .csv or .parquet")
+        check_output_path(args.output, option="-o", inputs=inputs, formats=(".csv", ".parquet", ".pq"))  # .pq: docs/formats.md
     if args.gantt:
-        check_output_path(args.gantt, option="--gantt", inputs=inputs + ([args.output] if args.output else []))
-        suffix = Path(args.gantt).suffix.lower()
-        if suffix not in (".png", ".svg", ".pdf"):
-            raise InvalidInputError(f"--gantt {args.gantt}: unknown figure format {suffix!r}; use .png, .svg or .pdf")
-
-
-def _save(path: str, option: str, write) -> None:
-    """Write an output with :func:`vcsched.files.atomic_write` (the temporary file keeps the suffix,
-    which selects the format); an OSError becomes a one-line error."""
-    from vcsched.files import atomic_write
-
-    try:
-        atomic_write(path, write, keep_suffix=True)
-    except OSError as exc:
-        raise InvalidInputError(f"{option} {path}: cannot be written ({exc.strerror or exc})") from None
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"{option} {path}: {exc}") from None
+        check_output_path(args.gantt, option="--gantt", inputs=inputs, formats=FIGURE_FORMATS, devices=False,
+                          others=[("-o", args.output)])
 
 
 def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
@@ -276,6 +262,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                      or args.current_ect != "resubmit"):
         raise InvalidInputError("--queue-order, --cancel-threshold and --current-ect apply to --realloc cancel "
                                 "(Algorithm 2)")
+    for dest in ("bound_method", "bound_time_limit"):
+        if not args.bound and getattr(args, dest) != args.option_defaults[dest]:
+            flag = "--" + dest.replace("_", "-")
+            raise InvalidInputError(f"{flag} applies with --bound (it chooses how the bounds are computed); add "
+                                    f"--bound or drop {flag}")
     if args.jobs_layout != "batsim" and not args.output:
         raise InvalidInputError("--jobs-layout applies to the table written with -o; give -o jobs.csv")
     _check_outputs(args)
@@ -284,12 +275,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return _simulate_seeds(args, seeds)
     result, m = _simulate(args)
     if args.output:
-        _save(args.output, "-o", lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout))
+        save_output(args.output, lambda tmp: write_jobs(result, tmp, layout=args.jobs_layout), option="-o",
+                    keep_suffix=True)
     if args.gantt:
         from vcsched.sim.output import draw_gantt
 
         ends: list = []
-        _save(args.gantt, "--gantt", lambda tmp: ends.append(draw_gantt(result, tmp)))
+        save_output(args.gantt, lambda tmp: ends.append(draw_gantt(result, tmp)), option="--gantt", keep_suffix=True)
         if ends and ends[0] is not None:
             from vcsched.sim.output import GANTT_MAX_JOBS
 

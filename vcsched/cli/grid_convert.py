@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import check_output_path, number_option
+from vcsched.cli.common import check_output_path, number_option, save_output
 from vcsched.errors import InvalidInputError
 
 SUFFIXES = (".json", ".swf", ".swf.gz")
@@ -36,23 +36,21 @@ def register(gsub) -> None:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from vcsched.data import trace_path
-    from vcsched.files import atomic_write
     from vcsched.problems.workload import batsim_json, read_workload, write_swf
 
-    name = args.output.lower()
-    if not name.endswith(SUFFIXES):
-        raise InvalidInputError(f"-o {args.output}: the format comes from the suffix, one of {', '.join(SUFFIXES)}")
     source = trace_path(args.workload)
-    check_output_path(args.output, option="-o", inputs=[str(source)])
+    check_output_path(args.output, option="-o", inputs=[str(source)], formats=SUFFIXES)
+    json_out = args.output.lower().endswith(".json")
+    if args.nb_res is not None and not json_out:
+        raise InvalidInputError("--nb-res applies to a Batsim JSON output (.json) only")
     workload = read_workload(source)
-    if name.endswith(".json"):
+    if json_out:
         import json
 
         text = json.dumps(batsim_json(workload, nb_res=args.nb_res), indent=1) + "\n"
-        atomic_write(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        save_output(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"), option="-o")
     else:
-        if args.nb_res is not None:
-            raise InvalidInputError("--nb-res applies to a Batsim JSON output (.json) only")
-        atomic_write(args.output, lambda tmp: write_swf(workload, tmp), keep_suffix=name.endswith(".gz"))
+        save_output(args.output, lambda tmp: write_swf(workload, tmp), option="-o",
+                    keep_suffix=args.output.lower().endswith(".gz"))
     print(f"{len(workload):,} jobs: {source} -> {args.output}")
     return 0

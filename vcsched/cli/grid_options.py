@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from vcsched.cli.common import nonneg_int, number_option
+from vcsched.cli.common import number_option, seed_option
 
 
 def add_workload_options(s: argparse.ArgumentParser) -> None:
@@ -30,7 +30,7 @@ def add_workload_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--no-shift", action="store_true", help="keep each trace's own clock (default: first job at time 0 "
                    "when several traces are combined)")
     s.add_argument("--heterogeneous", action="store_true", help="--scenario: speeds 1.0/1.2/1.4 (default all 1)")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="--scenario: seed of the synthetic Grid'5000 traces (default 0)")
+    s.add_argument("--seed", type=seed_option(), default=0, help="--scenario: seed of the synthetic Grid'5000 traces, 0 to 2^63 - 1 (default 0)")
     s.add_argument("--max-load", type=number_option(float, low=0, low_open=True, high=10), default=None,
                    help="--scenario: cap of a synthetic Grid'5000 site's offered load (default 0.6)")
     s.add_argument("--overestimate", type=number_option(float, low=1, high=1e6), default=10.0,

@@ -24,11 +24,15 @@ import time
 from typing import Any
 
 from vcsched.cli.common import (
+    FIGURE_FORMATS,
     add_set_options,
+    check_options_apply,
     check_output_path,
+    check_single_file_options,
     number_option,
     print_json,
     print_table,
+    remember_defaults,
     run_instance_set,
     seed_option,
     wants_instance_set,
@@ -49,6 +53,12 @@ MAX_SHUFFLES = 10_000
 EPS_RANGE = (1e-6, 1.0)
 """``moldable solve --eps``: precision of the dual approximation (below 1e-6 the bisection
 works below the precision of the times)."""
+
+
+SOLVE_OPTIONS = {"seed": "rng", "shuffles": "shuffles", "eps": "eps", "dual": "dual", "time_limit": "time_limit",
+                  "formulation": "formulation", "grain": "grain"}
+"""``moldable solve``'s method options: the ``dest`` of each and the method option it sets (an option
+given that no chosen method takes is refused, :func:`vcsched.cli.common.check_options_apply`)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grain", type=grain_option, default=None,
                    help="exact: bracket the optimum by the time-indexed model on times rounded up (a schedule) and "
                         "down (a bound) to this grain, or 'auto'; closed by branch and bound up to 12 tasks; the "
-                        "status says whether the bracket closed")
+                        "status says whether the bracket closed; a number in [1e-9, 1e12] (the range of times)")
     s.add_argument("--dual", choices=DUALS, default="two-shelf",
                    help="bicriteria and list-*: dual approximation giving C*max and the allotments: two-shelf "
                         "(3/2 + eps, [7]/[17], default) or simple (knapsack then Graham's list, no guarantee)")
@@ -100,6 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "FILE (.png, .svg, .pdf); with several methods, the one of least sum w_i C_i")
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
+    remember_defaults(s, SOLVE_OPTIONS)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance file (JSON, or the compact .npz form)")
@@ -120,7 +131,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, option="-o")
+        check_output_path(args.output, option="-o", formats=(".json", ".npz"))
     from vcsched.generators.moldable import generate_moldable_instance
     from vcsched.problems.moldable import check_size, instance_to_dict
     from vcsched.problems.moldable_npz import is_npz_path, save_npz_instance
@@ -164,16 +175,18 @@ def resolve_methods(text: str) -> list[str]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from heuristics.moldable.methods import result_row, solve_many
+    from heuristics.moldable.methods import METHODS, result_row, solve_many
     from vcsched.problems.moldable import load_instance
 
     methods = resolve_methods(args.method)
+    check_single_file_options(args, figure="--gantt")
+    check_options_apply(args, SOLVE_OPTIONS, methods, METHODS)
     if wants_instance_set(args):
         options = {"rng": args.seed, "shuffles": args.shuffles, "eps": args.eps, "dual": args.dual,
                    "time_limit": args.time_limit, "formulation": args.formulation, "grain": args.grain}
         return run_instance_set(args, "moldable", methods, options)
     if args.gantt:
-        check_output_path(args.gantt, option="--gantt")
+        check_output_path(args.gantt, option="--gantt", inputs=[args.instance], formats=FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
     results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
                          time_limit=args.time_limit, formulation=args.formulation, grain=args.grain)
@@ -201,19 +214,26 @@ def draw_best_schedule(instance, results, path: str) -> None:
         plot_moldable_schedule(instance, best.solution, path, title=best.method)
     except ValueError as exc:
         raise InvalidInputError(f"--gantt {path}: {exc}") from exc
+    except OSError as exc:
+        raise InvalidInputError(f"--gantt {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None
+
+
+GRAIN_RANGE = (1e-9, 1e12)
+"""``--grain``'s range: the range of times, ``vcsched.problems.moldable.MIN_VALUE`` and ``MAX_VALUE`` (not
+imported, it loads numpy; a test keeps them equal), which
+:func:`vcsched.formulations.moldable_rounded.check_grain` applies to the Python argument."""
 
 
 def grain_option(text: str) -> float | str:
-    """``--grain``: ``auto`` or a positive finite number."""
+    """``--grain``: ``auto`` or a number in :data:`GRAIN_RANGE`."""
     if text.strip().lower() == "auto":
         return "auto"
     try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {text!r}")
-    return value
+        return number_option(float, low=GRAIN_RANGE[0], high=GRAIN_RANGE[1])(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a number in [{GRAIN_RANGE[0]:g}, {GRAIN_RANGE[1]:g}] or 'auto', "
+                                         f"got {text!r}") from None
 
 
 def cmd_bound(args: argparse.Namespace) -> int:

@@ -34,6 +34,11 @@ def seeds_of(args: argparse.Namespace) -> list[int] | None:
     if getattr(args, "repeat", None) is not None:
         if args.repeat > MAX_SEEDS:
             raise InvalidInputError(f"--repeat {args.repeat}: more than {MAX_SEEDS:,} runs")
+        from vcsched.arguments import SEED_MAX
+
+        if args.seed + args.repeat - 1 > SEED_MAX:
+            raise InvalidInputError(f"--repeat {args.repeat} from --seed {args.seed}: the last seed would be above the "
+                                    f"largest seed {SEED_MAX} (2^63 - 1)")
         return list(range(args.seed, args.seed + args.repeat))
     return None
 
@@ -54,12 +59,22 @@ def over_seeds(run_one, seeds: list[int], key: str, metrics: Iterable[str], *, d
     finally:
         bar.close()
     names = list(runs[0])
-    values = {name: {m: [run[name].get(m) if name in run else None for run in runs] for m in metrics}
+    values = {name: {m: [_known(run[name].get(m)) if name in run else None for run in runs] for m in metrics}
               for name in names}
     results = [{key: name, **{m: summarize(values[name][m]) for m in metrics}} for name in names]
     paired = [{key: name, "versus": names[0], **{m: paired_difference(values[names[0]][m], values[name][m])
                                                for m in metrics}} for name in names[1:]]
     return {"seeds": list(seeds), "results": results, "paired": paired}
+
+
+def _known(value):
+    """A run's metric for the statistics: a NaN or infinite metric (e.g. a ratio to a bound of 0, a
+    mean over no job) is a run without that value (``None``), counted out of ``n``, which the
+    output reports."""
+    import math
+    import numbers
+
+    return value if value is None or (isinstance(value, numbers.Real) and math.isfinite(value)) else None
 
 
 def show_over_seeds(args: argparse.Namespace, run_one, seeds: list[int], key: str, metrics: Iterable[str], *,

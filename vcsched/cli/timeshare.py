@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import number_option, print_json, print_table, seed_option
+from vcsched.cli.common import number_option, print_json, print_table, remember_defaults, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.references import BOUND_METHODS
 from vcsched.names.timeshare import HEURISTICS
@@ -63,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _time_limit_option(s)
     add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
+    remember_defaults(s, ["time_limit"])
     b = tsub.add_parser("bound", help="lower bounds and the best clairvoyant mapping of a scenario's workload")
     _workload_options(b)
     b.add_argument("--method", choices=list(BOUND_METHODS), default="best",
@@ -147,6 +148,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     if args.bound and args.runs > 1:
         raise InvalidInputError("--bound applies to one run (each of --runs has its own noise); drop --runs or --bound")
+    if not args.bound and args.time_limit != args.option_defaults["time_limit"]:
+        raise InvalidInputError("--time-limit applies with --bound (the time of the bounds); add --bound or drop "
+                                "--time-limit")
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]
     seeds = seeds_of(args)
     if seeds is not None:

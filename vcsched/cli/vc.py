@@ -22,12 +22,16 @@ import sys
 from typing import TYPE_CHECKING
 
 from vcsched.cli.common import (
+    FIGURE_FORMATS,
     add_set_options,
+    check_options_apply,
     check_output_path,
+    check_single_file_options,
     number_option,
     print_json,
     print_table,
     progress_bar,
+    remember_defaults,
     run_instance_set,
     seed_option,
     short_message,
@@ -54,6 +58,11 @@ MAX_RATE = 1e4
 """``vc adapt``: largest arrival rate."""
 MAX_TIME = 1e12
 """``vc adapt``: largest duration and mean lifetime."""
+
+
+SOLVE_OPTIONS = {"time_limit": "time_limit", "gap": "gap", "budget_mode": "budget_mode", "seed": "rng"}
+"""``vc solve``'s method options: the ``dest`` of each and the method option it sets (an option given
+that no chosen method takes is refused, :func:`vcsched.cli.common.check_options_apply`)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,6 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "job hatched) to FILE (.png, .svg, .pdf); with several methods, the best one's")
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
+    remember_defaults(s, SOLVE_OPTIONS)
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
     a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_RELABEL_HOSTS), required=True,
@@ -146,7 +156,8 @@ def _budget_value(text: str) -> float:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     if args.events_csv:
-        check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [])
+        check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [],
+                          formats=(".csv",))
     if not args.swf:
         if args.arrival_rate is None or args.mean_lifetime is None:
             raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
@@ -229,7 +240,7 @@ def adapt_exact_estimate(workload, duration: float, time_limit: float) -> str:
     arrivals = int(np.count_nonzero(workload.arrival <= duration))
     departures = int(np.count_nonzero(workload.arrival + workload.lifetime <= duration))
     milps = arrivals + departures
-    return (f"vc adapt: policy exact solves up to {milps:,} MILPs ({arrivals:,} arrivals, {departures:,} departures), "
+    return (f"vcsched: note: vc adapt: policy exact solves up to {milps:,} MILPs ({arrivals:,} arrivals, {departures:,} departures), "
             f"each within --time-limit {time_limit:g} s: at most {milps * time_limit / 60:.1f} min")
 
 
@@ -242,7 +253,7 @@ def _events_csv(trace) -> str:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, option="-o")
+        check_output_path(args.output, option="-o", formats=(".json",))
     import json
 
     from vcsched.generators.vc import generate_vc_instance
@@ -281,14 +292,16 @@ def resolve_methods(text: str, instance: VCInstance | None = None) -> list[str]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from heuristics.vc.methods import result_row
+    from heuristics.vc.methods import METHODS, result_row
     from vcsched.problems.vc import load_instance
 
+    check_single_file_options(args, figure="--plot")
+    check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
     if wants_instance_set(args):
         options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
         return run_instance_set(args, "vc", resolve_methods(args.method), options)
     if args.plot:
-        check_output_path(args.plot, option="--plot")
+        check_output_path(args.plot, option="--plot", inputs=[args.instance], formats=FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
     with status_line():
         results = solve_results(args, instance)
@@ -317,6 +330,9 @@ def plot_best_allocation(instance: VCInstance, results: list[Result], path: str)
         plot_allocation(instance, best.solution, path, title=best.method)
     except ValueError as exc:
         raise InvalidInputError(f"--plot {path}: {exc}") from exc
+    except OSError as exc:
+        raise InvalidInputError(f"--plot {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None
 
 
 def solve_results(args: argparse.Namespace, instance: VCInstance) -> list[Result]:

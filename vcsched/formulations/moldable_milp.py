@@ -508,6 +508,9 @@ def _exact_result(instance: MoldableInstance, schedule: Schedule, start: Schedul
 
 
 def time_grain_ok(instance: MoldableInstance, grain: float) -> bool:
-    """Whether every ``p_i(k)`` is an integer multiple of ``grain`` (relative 1e-9)."""
+    """Whether every ``p_i(k)`` is an integer multiple of ``grain`` (relative 1e-9), at least one grain
+    when it is positive: a grain longer than a time is not one (the time would count as 0 grains;
+    only a time of exactly 0, as in a rounded-down instance, is 0 grains)."""
     q = instance.times / grain
-    return bool(np.all(np.abs(q - np.round(q)) <= 1e-9 * np.maximum(1.0, q)))
+    return bool(np.all(np.abs(q - np.round(q)) <= 1e-9 * np.maximum(1.0, q))
+                and np.all((np.round(q) >= 1) | (instance.times == 0)))

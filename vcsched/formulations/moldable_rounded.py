@@ -10,6 +10,7 @@ its docstring.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 
 import numpy as np
@@ -19,7 +20,7 @@ from vcsched.formulations.moldable_bb import MAX_TASKS as BB_MAX_TASKS
 from vcsched.formulations.moldable_bb import solve_branch_and_bound
 from vcsched.formulations.moldable_milp import solve_exact
 from vcsched.formulations.moldable_size import time_indexed_model_size
-from vcsched.problems.moldable import MoldableInstance, Schedule, check_schedule, left_shift
+from vcsched.problems.moldable import MAX_VALUE, MIN_VALUE, MoldableInstance, Schedule, check_schedule, left_shift
 from vcsched.result import OPTIMAL_GAP, Result, Status, relative_gap
 
 __all__ = ["solve_rounded", "auto_grain", "rounded_instance", "rounded_model_size", "GRAIN_LADDER"]
@@ -133,13 +134,21 @@ def _refine_again(instance, best, bound, grain, refine, time_limit, t0, last_rou
     return rounded_model_size(instance, grain / 2) <= MAX_ROUNDED_VARIABLES
 
 
-def _grain_value(instance: MoldableInstance, grain: float | str) -> float:
+def check_grain(grain: float | str) -> float | str:
+    """``"auto"`` or a number in ``[MIN_VALUE, MAX_VALUE]`` (:mod:`vcsched.problems.moldable`'s range of
+    times, 1e-9 to 1e12), the range of ``moldable solve --grain``; anything else is refused."""
     if isinstance(grain, str):
         if grain != "auto":
-            raise InvalidInputError(f"grain must be a positive number or 'auto', got {grain!r}")
+            raise InvalidInputError(f"grain must be a number in [{MIN_VALUE:g}, {MAX_VALUE:g}] or 'auto', got {grain!r}")
+        return grain
+    if isinstance(grain, bool) or not isinstance(grain, numbers.Real) or not (MIN_VALUE <= grain <= MAX_VALUE):
+        raise InvalidInputError(f"grain must be a number in [{MIN_VALUE:g}, {MAX_VALUE:g}] or 'auto', got {grain!r}")
+    return float(grain)
+
+
+def _grain_value(instance: MoldableInstance, grain: float | str) -> float:
+    if check_grain(grain) == "auto":
         return auto_grain(instance)
-    if not (grain > 0 and math.isfinite(grain)):
-        raise InvalidInputError(f"grain must be a positive number or 'auto', got {grain}")
     size = rounded_model_size(instance, grain)
     if size > MAX_GRAIN_VARIABLES:
         raise InvalidInputError(f"grain {grain:g}: the rounded time-indexed model would have {size:,} start variables, "

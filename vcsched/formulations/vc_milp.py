@@ -447,7 +447,18 @@ def _build(instance: VCInstance, formulation: str, budget, budget_mode: str, sym
     return build_literal_model(instance, budget=budget, budget_mode=budget_mode)
 
 
-def _check_arguments(formulation: str, time_limit: float | None, node_limit: int | None) -> None:
+def _check_arguments(instance, formulation: str, time_limit: float | None, node_limit: int | None,
+                     budget_mode: str, gap_rel: float | None, budget: float | None) -> None:
+    """The arguments of :func:`solve_vc_milp`, checked whether or not the model uses them
+    (``budget_mode='cpu'`` is refused also on an instance without current hosts)."""
+    from vcsched import arguments
+
+    arguments.of_type(instance, "instance", VCInstance)
+    arguments.choice(budget_mode, "budget_mode", BUDGET_MODES)
+    if gap_rel is not None:
+        arguments.number(gap_rel, "gap_rel", low=0, high=1)
+    if budget is not None and not (isinstance(budget, (int, float)) and budget == float("inf")):
+        arguments.number(budget, "budget", low=0)
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
     if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
@@ -518,7 +529,7 @@ def solve_vc_milp(
     >>> res.status.value, res.objective
     ('optimal', 1.0)
     """
-    _check_arguments(formulation, time_limit, node_limit)
+    _check_arguments(instance, formulation, time_limit, node_limit, budget_mode, gap_rel, budget)
     t0 = time.perf_counter()
     model = _build(instance, formulation, budget, budget_mode, symmetry_breaking)
     best = best_start(instance, starts, _effective_budget(instance, budget), budget_mode)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vcsched.arguments import integer
 from vcsched.problems.moldable import MoldableInstance
 
 __all__ = [
@@ -180,8 +181,7 @@ def generate_moldable_instance(m: int, n: int, kind: str = "high", *,
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    if int(m) < 1 or int(n) < 1:
-        raise ValueError(f"m and n must be >= 1, got m={m}, n={n}")
+    m, n = integer(m, "m", low=1), integer(n, "n", low=1)
     rng = np.random.default_rng(rng)
     if kind == "mixed":
         p1, large = sequential_times(n, "mixed", rng)

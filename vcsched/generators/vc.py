@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from vcsched.arguments import integer, number
 from vcsched.errors import InvalidInputError
 from vcsched.generators.lublin import lublin_sizes
 from vcsched.problems.vc import MIN_CPU, VCInstance
@@ -94,10 +95,10 @@ def generate_vc_instance(
         the platform's memory and make almost every instance infeasible).
     rng : Generator or seed
     """
-    if hosts < 1 or jobs < 1:
-        raise ValueError(f"hosts and jobs must be >= 1, got {hosts} and {jobs}")
-    if not 0.0 <= slack < 1.0:
-        raise ValueError(f"slack must be in [0, 1), got {slack}")
+    hosts, jobs = integer(hosts, "hosts", low=1), integer(jobs, "jobs", low=1)
+    slack = number(slack, "slack", low=0, high=1, high_open=True)
+    cv_mem, cv_cpu = number(cv_mem, "cv_mem", low=0), number(cv_cpu, "cv_cpu", low=0)
+    mean_cpu = number(mean_cpu, "mean_cpu", low=MIN_CPU, low_open=True, high=1)
     if tasks not in (None, "lublin"):
         raise ValueError(f"tasks must be None or 'lublin', got {tasks!r}")
     rng = np.random.default_rng(rng)

@@ -47,7 +47,7 @@ def _header(zf: zipfile.ZipFile, name: str, source: str) -> tuple[tuple, np.dtyp
             version = np.lib.format.read_magic(fh)
             read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             shape, _, dtype = read(fh)  # the header only
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError) as exc:  # NotImplementedError: a zip feature (version, compression) zipfile lacks
         raise InvalidInputError(f"{source}: array {name!r} is not a valid .npy entry ({exc})") from None
     return tuple(shape), np.dtype(dtype)
 
@@ -126,7 +126,7 @@ def read_npz_arrays(path: str | os.PathLike) -> tuple[int, np.ndarray, np.ndarra
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             return _validated(zf, source)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
         if isinstance(exc, InvalidInputError):
             raise
         raise InvalidInputError(f"{source}: not a readable .npz archive ({exc}); expected arrays m, weights, "

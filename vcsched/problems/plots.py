@@ -12,7 +12,8 @@ import os
 
 import numpy as np
 
-from vcsched.files import atomic_write
+from vcsched.errors import InvalidInputError
+from vcsched.files import FIGURE_FORMATS, atomic_write
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.problems.vc import Allocation, VCInstance, check_allocation
 
@@ -33,8 +34,12 @@ def _pyplot():
     return plt
 
 
-def _drawable(report, what: str, count: int, most: int, too_many: str) -> None:
-    """Refuse (``ValueError``) an invalid solution or one with more than ``most`` parts to draw."""
+def _drawable(report, what: str, count: int, most: int, too_many: str, path: str | os.PathLike) -> None:
+    """Refuse (``ValueError``) a figure format not in :data:`~vcsched.files.FIGURE_FORMATS`, an
+    invalid solution or one with more than ``most`` parts to draw."""
+    if not str(path).lower().endswith(FIGURE_FORMATS):
+        raise InvalidInputError(f"{path}: unknown figure format {os.path.splitext(str(path))[1]!r}; use "
+                                f"{', '.join(FIGURE_FORMATS)}")
     if not report.valid:
         raise ValueError(f"cannot draw an invalid {what}: " + report.violations[0])
     if count > most:
@@ -42,9 +47,13 @@ def _drawable(report, what: str, count: int, most: int, too_many: str) -> None:
 
 
 def _save(fig, path: str | os.PathLike) -> None:
+    """Write ``fig`` to exactly ``path`` in the format its suffix names (one of
+    :data:`vcsched.files.FIGURE_FORMATS`; matplotlib is given the format, so it never appends
+    a suffix of its own)."""
     plt = _pyplot()
     try:
-        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight"), keep_suffix=True)
+        fmt = os.path.splitext(str(path))[1].lower().lstrip(".")
+        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight", format=fmt), keep_suffix=True)
     finally:
         plt.close(fig)
 
@@ -57,7 +66,7 @@ def plot_allocation(instance: VCInstance, allocation: Allocation, path: str | os
     invalid or the instance has more than :data:`MAX_PLOTTED_HOSTS` hosts.
     """
     report = check_allocation(instance, allocation)
-    _drawable(report, "allocation", instance.hosts, MAX_PLOTTED_HOSTS, "hosts: too many bars")
+    _drawable(report, "allocation", instance.hosts, MAX_PLOTTED_HOSTS, "hosts: too many bars", path)
     plt = _pyplot()
     hosts = np.asarray(allocation.task_host)
     worst = np.flatnonzero(report.job_yield <= report.min_yield + 1e-12)
@@ -90,7 +99,7 @@ def plot_moldable_schedule(instance: MoldableInstance, schedule: Schedule, path:
     from vcsched.problems.moldable import assign_processors, check_schedule
 
     report = check_schedule(instance, schedule)
-    _drawable(report, "schedule", instance.n, MAX_PLOTTED_TASKS, "tasks: too many rectangles")
+    _drawable(report, "schedule", instance.n, MAX_PLOTTED_TASKS, "tasks: too many rectangles", path)
     plt = _pyplot()
     procs = assign_processors(instance, schedule)
     end = completion_times(instance, schedule)

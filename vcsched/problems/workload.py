@@ -61,6 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vcsched.arguments import integer, of_type
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field, read_input_bytes
 
@@ -517,7 +518,8 @@ def read_batsim_json(path: str | Path) -> Workload:
     InvalidInputError
         Naming the file and the job or profile: unreadable or malformed JSON, a missing or
         unknown field (with the nearest known name), a value out of range, a profile that
-        is not a ``delay`` profile, or a job whose profile is not defined.
+        is not a ``delay`` profile, a job whose profile is not defined, two jobs with the
+        same id (after Batsim's ``workload!`` prefix), or a job wider than ``nb_res``.
     """
     source = str(path)
     spec = load_json(path, what="Batsim JSON workload")
@@ -531,6 +533,7 @@ def read_batsim_json(path: str | Path) -> Workload:
     delays = _batsim_delays(spec.get("profiles", {}), source)
     names = {name: k + 1 for k, name in enumerate(delays)}  # field 14: the profile's 1-based index
     fields = np.full((len(jobs), _N_FIELDS), -1.0)
+    seen: dict[int, int] = {}  # job id -> index of the job that has it
     for k, job in enumerate(jobs):
         where = f"{source}: jobs[{k}]"
         if not isinstance(job, dict):
@@ -545,7 +548,15 @@ def read_batsim_json(path: str | Path) -> Workload:
         if walltime < 0 and walltime != -1:
             raise InvalidInputError(f"{where}: field 'walltime' must be -1 (none) or >= 0, got {job['walltime']!r}")
         res = int_field(job, "res", where=where, required=True, low=1, high=PROCS_LIMIT)
-        fields[k, [0, 1, 3, 4, 7, 8, 13]] = (_batsim_id(job, where), number_field(
+        if res > nb_res:
+            raise InvalidInputError(f"{where}: 'res' {res} is more than the platform's 'nb_res' {nb_res}; the job could "
+                                    "never run: lower its 'res' or raise 'nb_res'")
+        job_id = _batsim_id(job, where)
+        if job_id in seen:
+            raise InvalidInputError(f"{where}: job id {job_id} is also the id of jobs[{seen[job_id]}]; give every job "
+                                    "its own id")
+        seen[job_id] = k
+        fields[k, [0, 1, 3, 4, 7, 8, 13]] = (job_id, number_field(
             job, "subtime", where=where, required=True, low=0, high=TIME_LIMIT), delays[str(profile)], res, res,
             walltime, names[str(profile)])
     fields, _ = _check_fields(fields, lambda row: f"{source}: jobs[{row}]", False, "fix the job")
@@ -597,8 +608,12 @@ def batsim_json(workload: Workload, *, nb_res: int | None = None) -> dict:
     jobs of equal run time. ``nb_res`` defaults to the header's ``MaxProcs`` (or
     ``MaxNodes``), else the widest job. The other SWF fields have no place in the format.
     """
+    of_type(workload, "workload", Workload)
+    given = nb_res is not None
     if nb_res is None:
         nb_res = workload.machine_size or (int(workload.processors.max()) if len(workload) else 1)
+    nb_res = integer(nb_res, "nb_res", low=1, high=PROCS_LIMIT)
+    _check_batsim_ids_and_widths(workload, nb_res, "nb_res" if given else "the trace's MaxProcs/MaxNodes")
     profiles: dict[str, dict] = {}
     jobs = []
     for job_id, submit, run, procs, walltime in zip(workload.job_id.tolist(), workload.submit_time.tolist(),
@@ -612,6 +627,22 @@ def batsim_json(workload: Workload, *, nb_res: int | None = None) -> dict:
         jobs.append(job)
     return {"nb_res": int(nb_res), "jobs": jobs, "profiles": profiles,
             "description": f"Converted by vcsched from {Path(workload.source).name or 'a workload'}"}
+
+
+def _check_batsim_ids_and_widths(workload: Workload, nb_res: int, what: str) -> None:
+    """The rules :func:`read_batsim_json` applies, checked before writing: every job at most
+    ``nb_res`` wide and every id once (otherwise the file written could not be read back)."""
+    if len(workload) == 0:
+        return
+    widest = int(np.argmax(workload.processors))
+    if int(workload.processors[widest]) > nb_res:
+        raise InvalidInputError(f"{workload.source}: job {int(workload.job_id[widest])} needs "
+                                f"{int(workload.processors[widest])} processors, more than {what} = {nb_res}; a Batsim "
+                                "workload cannot hold it: give a larger nb_res (--nb-res)")
+    ids, counts = np.unique(workload.job_id, return_counts=True)
+    if counts.max() > 1:
+        raise InvalidInputError(f"{workload.source}: job id {int(ids[np.argmax(counts)])} is used by "
+                                f"{int(counts.max())} jobs; a Batsim workload needs one id per job")
 
 
 def _plain_number(v: float) -> int | float:
