@@ -30,7 +30,7 @@ from vcsched.files import atomic_write
 
 __all__ = ["expand_instances", "is_instance_set", "solve_set", "run_cell", "run_folder"]
 
-PROBLEMS = ("vc", "moldable")
+PROBLEMS = ("vc", "moldable", "vc-pack")
 FORMATS = (".parquet", ".csv")
 
 
@@ -42,14 +42,14 @@ def is_instance_set(text: str) -> bool:
         return False
 
 
-def expand_instances(text: str) -> list[str]:
-    """The files of a set, sorted: ``*.json`` in a folder, or the files a glob matches."""
+def expand_instances(text: str, patterns: tuple[str, ...] = ("*.json",)) -> list[str]:
+    """The files of a set, sorted: those matching ``patterns`` in a folder, or the files a glob matches."""
     from vcsched.data import path_exists, user_path
 
     path = user_path(text, what="instance set")
     if path_exists(path, what="instance set") and path.is_dir():
-        files = sorted(str(p) for p in path.glob("*.json") if p.is_file())
-        where = f"{text}: no *.json file in this folder"
+        files = sorted({str(p) for pattern in patterns for p in path.glob(pattern) if p.is_file()})
+        where = f"{text}: no {' or '.join(patterns)} file in this folder"
     else:
         files = sorted(p for p in glob.glob(os.path.expanduser(text)) if pathlib.Path(p).is_file())
         where = f"{text}: the pattern matches no file"
@@ -113,7 +113,14 @@ def _taken(method: str, options: dict, problem: str) -> dict:
     return {k: v for k, v in options.items() if k in METHODS.get(method).options}
 
 
-_SOLVERS = {"vc": _solve_vc, "moldable": _solve_moldable}
+def _solve_vc_pack(file: str, method: str, options: dict) -> dict:
+    from heuristics.vector.methods import pack, pack_to_json
+    from vcsched.problems.vbp import load_packing
+
+    return {"method": method, **pack_to_json(pack(load_packing(file), method, time_limit=options.get("time_limit")))}
+
+
+_SOLVERS = {"vc": _solve_vc, "moldable": _solve_moldable, "vc-pack": _solve_vc_pack}
 
 
 def solve_set(problem: str, files: list[str], methods: list[str], options: dict, output: str | os.PathLike | None,

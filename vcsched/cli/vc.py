@@ -106,6 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_set_options(s)
     s.set_defaults(handler=cmd_solve)
 
+    from vcsched.cli.vc_pack import register_pack
+
+    register_pack(vsub)
+
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
     a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_ADAPT_HOSTS), required=True,
                    help=f"hosts, 1 to {MAX_ADAPT_HOSTS:,}")
