@@ -8,8 +8,9 @@ Steps, each skipped once the lower bound equals the best packing's bins:
 4. the configuration LP (:func:`lowerbounds.vector.configuration.configuration_lp`)
    warm-started with the configurations of that packing, stopped once its proven
    bound reaches the packing's bins, within ``lp_share`` of the time;
-5. price-and-dive (:func:`lowerbounds.vector.upper.dive`), within ``dive_share``
-   of the time left;
+5. price-and-dive (:func:`lowerbounds.vector.upper.dive`), once for each
+   threshold of :data:`DIVE_FIX_AT` (a dive is cheap and its outcome depends on
+   the fixing rule), within ``dive_share`` of the time left;
 6. the restricted integer master over the columns of step 4
    (:func:`lowerbounds.vector.upper.integer_master`) in the time left, looking
    only for packings better than the best so far.
@@ -33,7 +34,11 @@ from lowerbounds.vector.upper import dive, integer_master
 from vcsched.errors import InternalError
 from vcsched.problems.vbp import VectorPacking, bins_problem, oversized_item
 
-__all__ = ["PackingCertificate", "certify_packing", "bins_of"]
+__all__ = ["PackingCertificate", "certify_packing", "bins_of", "DIVE_FIX_AT"]
+
+DIVE_FIX_AT = (0.5, 1.0, 0.9, 2.0)
+"""The fixing thresholds of the successive dives (a column is raised when its value exceeds its
+bound by this much; none: the largest one, by one)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,10 +119,15 @@ def certify_packing(inst: VectorPacking, *, start=(), time_limit: float = 60.0, 
         message = f"configuration LP: {lp.iterations} iterations, {len(lp.columns)} columns" + \
             ("" if lp.complete else " (stopped before the LP was solved)")
         message += f" in {lp.seconds:.2f} s"
-        if not best.closed and time.perf_counter() < deadline:
+        t1 = time.perf_counter()
+        dive_end = t1 + dive_share * (deadline - t1)
+        for fix_at in DIVE_FIX_AT:
+            if best.closed or time.perf_counter() >= dive_end:
+                break
+            best.offer(dive(sizes, count, lp.columns, deadline=dive_end, fix_at=fix_at, target=best.lower),
+                       f"dive({fix_at:g})")
+            message += f"; dive({fix_at:g}) {time.perf_counter() - t1:.2f} s"
             t1 = time.perf_counter()
-            best.offer(dive(sizes, count, lp.columns, deadline=t1 + dive_share * (deadline - t1)), "dive")
-            message += f"; dive {time.perf_counter() - t1:.2f} s"
         if not best.closed and time.perf_counter() < deadline:
             t1 = time.perf_counter()
             best.offer(integer_master(sizes, count, lp.columns, time_limit=deadline - t1, cutoff=best.upper - 1),

@@ -15,8 +15,11 @@ Both are heuristics (the upper side of :func:`lowerbounds.vector.certify.certify
   solve the configuration LP by column generation, raise the lower bound of
   every column whose value above its bound is ``>= 1/2`` by the integer part of
   that excess (at least one), or else of the column of largest excess by one,
-  and repeat until the solution is integer; the counts are a packing. No
-  backtracking: the packing's bins may exceed the LP's.
+  and repeat until the solution is integer; the counts are a packing. Aimed
+  at a proven lower bound (``target``), a fixing after which the LP needs more
+  bins is undone and forbidden (a few times, as in
+  :func:`lowerbounds.vc.dive.dive_packing`); otherwise the packing's bins may
+  exceed the LP's.
 
 :func:`bins_from_counts` turns configuration counts into item-to-bin maps:
 ``x_p`` bins receive configuration ``p``, the copies of each type filling
@@ -129,21 +132,21 @@ class _Dive:
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
 
-    def generate(self, rounds: float) -> bool:
-        """Column generation (at most ``rounds`` pricings); False if the master failed."""
+    def generate(self, rounds: float) -> float | None:
+        """Column generation (at most ``rounds`` pricings): the master's value, None if it failed."""
         it = 0
         while True:
             solved = self.master.solve(self.deadline)
             if solved is None:
-                return False
+                return None
             if it >= rounds or self.expired():
-                return True
+                return solved[0]
             it += 1
             pi = solved[1]
             sol = knapsack_nd(pi, self.sizes, self.count, node_limit=_DIVE_NODES)
             new = improving_columns(pi, sol.found)
             if not new:
-                return True
+                return solved[0]
             for col in new:
                 self.add(col)
 
@@ -151,28 +154,48 @@ class _Dive:
         return np.asarray(self.master.h.getSolution().col_value, dtype=float)
 
 
+def _fixing(x: np.ndarray, lower: np.ndarray, fix_at: float) -> tuple[np.ndarray, np.ndarray]:
+    """The columns to raise and their new lower bounds (module docstring)."""
+    excess = x - lower
+    cols = np.flatnonzero(excess >= fix_at)
+    if cols.size:
+        return cols, lower[cols] + np.maximum(np.floor(excess[cols] + _INT_TOL), 1.0)
+    cols = np.array([int(np.argmax(excess))])
+    return cols, lower[cols] + 1.0
+
+
 def dive(sizes: np.ndarray, count: np.ndarray, columns=(), *, deadline: float | None = None,
-         rounds: float = np.inf) -> np.ndarray | None:
+         rounds: float = np.inf, fix_at: float = 0.5, target: int | None = None,
+         backtracks: int = 10) -> np.ndarray | None:
     """Pure diving (module docstring) from ``columns``, at most ``rounds`` pricings after each fixing
     (default: the LP is re-solved to the end, which finds far better packings than a few rounds on
-    the generated classes); the bin of every item, or None (deadline, or the master failed)."""
+    the generated classes). With ``target`` (a proven lower bound), a fixing after which the LP
+    exceeds ``target`` bins is undone and forbidden (the raised columns keep their former bound),
+    at most ``backtracks`` times; then the dive goes on without a target. The bin of every item,
+    or None (deadline, or the master failed)."""
     state = _Dive(sizes, count, columns, deadline)
-    ok = state.generate(np.inf)
+    value = state.generate(np.inf)
     lower = np.zeros(0)
-    while ok and not state.expired():
+    history: list[tuple[np.ndarray, np.ndarray]] = []
+    while value is not None and not state.expired():
         x = state.values()
         lower = np.concatenate((lower, np.zeros(x.size - lower.size)))
+        if target is not None and value > target + _INT_TOL:
+            if history and backtracks > 0:
+                cols, before = history.pop()
+                for p, b in zip(cols.tolist(), before.tolist()):
+                    state.master.h.changeColBounds(int(p), float(b), float(b))
+                lower[cols] = before
+                backtracks -= 1
+                value = state.generate(rounds)
+                continue
+            target = None
         if np.all(np.abs(x - np.round(x)) <= _INT_TOL):
             return bins_from_counts(count, state.columns, np.round(x).astype(np.int64))
-        excess = x - lower
-        cols = np.flatnonzero(excess >= 0.5)
-        if cols.size:
-            raised = lower[cols] + np.maximum(np.floor(excess[cols] + _INT_TOL), 1.0)
-        else:
-            cols = np.array([int(np.argmax(excess))])
-            raised = lower[cols] + 1.0
+        cols, raised = _fixing(x, lower, fix_at)
+        history.append((cols, lower[cols].copy()))
         for p, r in zip(cols.tolist(), raised.tolist()):
             state.master.h.changeColBounds(int(p), float(r), state.master.inf)
         lower[cols] = raised
-        ok = state.generate(rounds)
+        value = state.generate(rounds)
     return None
