@@ -63,3 +63,33 @@ def plain_fit(sizes: np.ndarray, order: np.ndarray, best: bool, caps: np.ndarray
         loads[b] = loads[b] + sizes[i]
         where[i] = b
     return where
+
+
+def plain_window(sizes: np.ndarray, order: np.ndarray, window: int, choose: bool) -> np.ndarray:
+    """Permutation / choose pack into identical unit bins, as the docstring of
+    :mod:`heuristics.vector.packers` states it, in plain Python."""
+    n, d = sizes.shape
+    w = min(max(window, 1), d)
+    rank = [list(np.argsort(-sizes[i], kind="stable")) for i in range(n)]
+    where = np.full(n, -1)
+    b = 0
+    while np.any(where < 0):
+        room = np.ones(d)
+        while True:
+            key = list(np.argsort(-room, kind="stable"))
+            best, best_score = None, -1
+            for i in order:
+                if where[i] >= 0 or np.any(sizes[i] > room + 1e-12):
+                    continue
+                if choose:
+                    score = len(set(rank[i][:w]) & set(key[:w]))
+                else:
+                    score = next((k for k in range(w) if rank[i][k] != key[k]), w)
+                if score > best_score:
+                    best, best_score = i, score
+            if best is None:
+                break
+            where[best] = b
+            room = room - sizes[best]
+        b += 1
+    return where

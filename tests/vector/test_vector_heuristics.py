@@ -8,7 +8,7 @@ import pytest
 
 from heuristics.vector.methods import HEURISTICS, meta, pack, run_heuristic
 from heuristics.vector.packers import ORDERS, fit_pack, order_of, window_pack
-from tests.vector.brute import optimum_bins, plain_fit
+from tests.vector.brute import optimum_bins, plain_fit, plain_window
 from vcsched.generators.vbp import generate_vbp
 from vcsched.problems.vbp import VectorPacking, bins_problem
 
@@ -45,6 +45,17 @@ def test_compiled_fit_equals_the_plain_one(seed, best):
     for order in ORDERS:
         o = order_of(sizes, order)
         assert np.array_equal(fit_pack(sizes, o, best=best), plain_fit(sizes, o, best)), order
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("choose", [False, True])
+def test_compiled_window_pack_equals_the_plain_one(seed, choose):
+    inst = generate_vbp(["uniform", "anticorrelated", "correlated", "triplets"][seed], 30, 3 + seed, seed)
+    sizes = inst.item_sizes()
+    order = order_of(sizes, "sum")
+    for w in (1, 2, 3):
+        assert np.array_equal(window_pack(sizes, order, window=w, choose=choose),
+                              plain_window(sizes, order, w, choose)), w
 
 
 def test_heterogeneous_bins_respect_each_capacity_and_fail_when_too_small():
