@@ -81,3 +81,15 @@ def test_plot_draws_one_panel_per_dimension(vbp_set, tmp_path):
     png = tmp_path / "p.png"
     assert main(["vc", "pack", str(vbp_set / "uniform.vbp"), "--method", "bf-sum", "--plot", str(png)]) == 0
     assert png.stat().st_size > 1000
+
+
+def test_a_vc_json_instance_packs_as_its_vbp_form(tmp_path, capsys):
+    doc = '{"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.25, "tasks": 3}, {"cpu": 0.25, "mem": 0.75}, {"cpu": 0.5, "mem": 0.5}]}'
+    (tmp_path / "i.json").write_text(doc)
+    (tmp_path / "i.vbp").write_text("2\n4 4\n3\n2 1 3\n1 3 1\n2 2 1\n")
+    rows = []
+    for name in ("i.json", "i.vbp"):
+        assert main(["vc", "pack", str(tmp_path / name), "--json"]) == 0
+        rows.append(json.loads(capsys.readouterr().out))
+    assert rows[0]["status"] == rows[1]["status"] == "optimal"
+    assert rows[0]["upper"] == rows[1]["upper"] == 3  # the volume bound: CPU 2.25 of unit hosts
