@@ -30,7 +30,7 @@ from vcsched.files import atomic_write
 
 __all__ = ["expand_instances", "is_instance_set", "solve_set", "run_cell", "run_folder"]
 
-PROBLEMS = ("vc", "moldable")
+PROBLEMS = ("vc", "moldable", "vc-pack")
 FORMATS = (".parquet", ".csv")
 
 
@@ -42,8 +42,9 @@ def is_instance_set(text: str) -> bool:
         return False
 
 
-def expand_instances(text: str) -> list[str]:
-    """The files of a set, sorted: ``*.json`` in a folder, or the files a glob matches.
+def expand_instances(text: str, patterns: tuple[str, ...] = ("*.json",)) -> list[str]:
+    """The files of a set, sorted: those matching ``patterns`` (default ``*.json``) in a folder, or the files a
+    glob matches.
 
     Every entry but a folder is a file of the set, a regular file or not (a FIFO, a socket, a
     device, a broken link): the reader refuses what is not a regular file without opening it for
@@ -53,8 +54,8 @@ def expand_instances(text: str) -> list[str]:
 
     path = user_path(text, what="instance set")
     if path_exists(path, what="instance set") and path.is_dir():
-        files = sorted(str(p) for p in path.glob("*.json") if not p.is_dir())
-        where = f"{text}: no *.json file in this folder"
+        files = sorted({str(p) for pattern in patterns for p in path.glob(pattern) if not p.is_dir()})
+        where = f"{text}: no {' or '.join(patterns)} file in this folder"
     else:
         files = sorted(p for p in glob.glob(os.path.expanduser(text)) if not pathlib.Path(p).is_dir())
         where = f"{text}: the pattern matches no file"
@@ -116,7 +117,14 @@ def _taken(method: str, options: dict, problem: str) -> dict:
     return {k: v for k, v in options.items() if k in METHODS.get(method).options}
 
 
-_SOLVERS = {"vc": _solve_vc, "moldable": _solve_moldable}
+def _solve_vc_pack(file: str, method: str, options: dict) -> dict:
+    from heuristics.vector.methods import pack, pack_to_json
+    from vcsched.problems.vbp import load_packing
+
+    return {"method": method, **pack_to_json(pack(load_packing(file), method, time_limit=options.get("time_limit")))}
+
+
+_SOLVERS = {"vc": _solve_vc, "moldable": _solve_moldable, "vc-pack": _solve_vc_pack}
 
 
 def solve_set(problem: str, files: list[str], methods: list[str], options: dict, output: str | os.PathLike | None,

@@ -311,8 +311,13 @@ def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", ba
 
 
 SET_COLUMNS = {"vc": ["file", "method", "status", "min_yield", "bound", "gap", "seconds"],
-               "moldable": ["file", "method", "status", "minsum", "makespan", "bound", "gap", "seconds"]}
+               "moldable": ["file", "method", "status", "minsum", "makespan", "bound", "gap", "seconds"],
+               "vc-pack": ["file", "method", "status", "lower", "upper", "seconds"]}
 """The columns ``solve`` prints for an instance set (the file holds every field)."""
+
+
+SET_PATTERNS = {"vc-pack": ("*.vbp", "*.json")}
+"""The files of a folder that ``solve`` takes as the instance set (default ``*.json``)."""
 
 
 def add_set_options(parser: argparse.ArgumentParser) -> None:
@@ -399,7 +404,7 @@ def run_instance_set(args: argparse.Namespace, problem: str, methods: list[str],
                                 "(or .csv)")
     from benchmarks.instance_sets import expand_instances, solve_set
 
-    files = expand_instances(args.instance)
+    files = expand_instances(args.instance, patterns=SET_PATTERNS.get(problem, ("*.json",)))
     if args.output is not None:
         check_output_path(args.output, option="-o", inputs=files, formats=TABLE_FORMATS, devices=False)
     with tempfile.TemporaryDirectory(prefix="vcsched-set-") as scratch:

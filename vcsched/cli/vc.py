@@ -109,6 +109,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=cmd_solve)
     remember_defaults(s, SOLVE_OPTIONS)
 
+    from vcsched.cli.vc_pack import register_pack
+
+    register_pack(vsub)
+
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
     a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_RELABEL_HOSTS), required=True,
                    help=f"hosts, 1 to {MAX_RELABEL_HOSTS:,}")
