@@ -4,17 +4,20 @@ least memory (seed 001 §6.1)."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from heuristics.vc.mcb import mcb
+from heuristics.vc.mcb import mcb_place
 from heuristics.vc.mcb_pack import mcb_pack
-from vcsched.problems.vc import VCInstance
 from vcsched.sim.dfrs import RUNNING, View
 
-__all__ = ["mcb8_prefix", "packable_prefix", "relabel", "moved_memory"]
+__all__ = ["mcb8_prefix", "packable_prefix", "relabel", "moved_memory", "COMPILED_FROM"]
+
+COMPILED_FROM = 64
+"""Items from which MCB8 packs with the compiled fill (:func:`heuristics.vc.mcb_pack.mcb_pack`): the simulator
+packs thousands of times, so numba's one-off load pays for itself."""
 
 
 def _items(view: View, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -32,7 +35,7 @@ def packable_prefix(view: View, order: list[int]) -> int:
         if k == 0:
             return True
         _, mem = _items(view, order[:k])
-        return mcb_pack(np.zeros(mem.size), mem, hosts, 8) is not None
+        return mcb_pack(np.zeros(mem.size), mem, hosts, 8, compiled_from=COMPILED_FROM) is not None
 
     if packs(len(order)):
         return len(order)
@@ -47,28 +50,28 @@ def packable_prefix(view: View, order: list[int]) -> int:
 
 
 def relabel(view: View, ks: list[int], task_host: np.ndarray, tasks: np.ndarray) -> np.ndarray:
-    """Permute the hosts of a fresh placement so as to keep the most memory where it is now (an H x H
-    assignment problem on the memory of each job on each pair of old and new hosts)."""
+    """Permute the hosts of a fresh placement so as to keep the most memory where it is now: an H x H
+    assignment problem whose weight ``W[a, b]`` is the memory that stays if new host ``a`` is old host ``b``
+    (for a job of ``q`` tasks, ``mem * n_new(a) * n_old(b) / q``, exact for one-task jobs)."""
     hosts = view.hosts_count
     offsets = np.concatenate([[0], np.cumsum(tasks)])
-    keep: dict[tuple[int, int], float] = defaultdict(float)
+    rows, cols, weights = [], [], []
     for pos, k in enumerate(ks):
         old = view.hosts[k] if view.state[k] == RUNNING else view.last_hosts[k]
         if old is None:
             continue
-        new_c = Counter(task_host[offsets[pos]:offsets[pos + 1]].tolist())
-        old_c = Counter(old)
-        for a, ca in new_c.items():
-            for b, cb in old_c.items():
-                keep[(a, b)] += view.mem[k] * min(ca, cb) + 1e-9 * min(ca, cb)
-    if not keep:
+        new = task_host[offsets[pos]:offsets[pos + 1]]
+        q = new.size
+        rows.append(np.repeat(new, q))
+        cols.append(np.tile(np.asarray(old, dtype=np.int64), q))
+        weights.append(np.full(q * q, view.mem[k] / q + 1e-9 / q))
+    if not rows:
         return task_host
     w = np.zeros((hosts, hosts))
-    for (a, b), v in keep.items():
-        w[a, b] = v
-    rows, cols = linear_sum_assignment(w, maximize=True)
+    np.add.at(w, (np.concatenate(rows), np.concatenate(cols)), np.concatenate(weights))
+    r, c = linear_sum_assignment(w, maximize=True)
     perm = np.empty(hosts, dtype=np.int64)
-    perm[rows] = cols
+    perm[r] = c
     return perm[task_host]
 
 
@@ -103,13 +106,12 @@ def mcb8_prefix(view: View, order: list[int], budget: float) -> dict[int, tuple[
     ks = order[:packable_prefix(view, order)]
     if not ks:
         return {}
-    tasks, _ = _items(view, ks)
-    mem = np.array([view.mem[k] for k in ks], dtype=float)
-    inst = VCInstance(hosts=view.hosts_count, cpu=np.full(len(ks), 1.0 / view.cores), mem=mem, tasks=tasks)
-    result = mcb(inst, 8)
-    if result.solution is None:
+    tasks, task_mem = _items(view, ks)
+    found = mcb_place(np.full(task_mem.size, 1.0 / view.cores), task_mem, view.hosts_count, 8,
+                      compiled_from=COMPILED_FROM)
+    if found is None:
         return None
-    task_host = relabel(view, ks, np.asarray(result.solution.task_host, dtype=np.int64), tasks)
+    task_host = relabel(view, ks, np.asarray(found, dtype=np.int64), tasks)
     offsets = np.concatenate([[0], np.cumsum(tasks)])
     placement = {}
     for pos, k in enumerate(ks):
