@@ -130,3 +130,20 @@ def test_no_policy_below_the_bound_kth(trace):
     bound = max_stretch_bound(jobs, plat).value
     for name in POLICIES.names():
         assert simulate_policy(jobs, plat, name).metrics["max_stretch"] >= bound - 1e-9
+
+
+def test_dedicated_fits_implies_lp_feasible_at_one():
+    from lowerbounds.dfrs.bound import dedicated_fits
+
+    rng = np.random.default_rng(11)
+    hits = 0
+    for _ in range(40):
+        n = 6
+        r = np.sort(rng.uniform(0, 10, n))
+        p = rng.uniform(0.5, 5, n)
+        q = rng.integers(1, 4, n)
+        m = rng.uniform(0, 0.5, n)
+        if dedicated_fits(r, p, q, m, 4, 1):
+            hits += 1
+            assert deadline_feasible(r, p, q, m, 4, 1, 1.0 + 1e-9)
+    assert hits > 0
