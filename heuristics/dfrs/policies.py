@@ -21,7 +21,8 @@ the work done so far. A new job has ``1 / tau``; a job that has run long at full
 ``greedy-pmtn-migr``
     the same, but a paused job resumes on any hosts (the least loaded ones): paused tasks move.
 ``mcb8-per``
-    at arrivals and completions as ``greedy`` (without preemption; paused jobs may resume anywhere);
+    at arrivals (unless ``on_arrival``, ``--realloc-on-arrival``: then as at a period) and completions as
+    ``greedy`` (without preemption; paused jobs may resume anywhere);
     every ``period`` seconds a candidate re-allocation: the jobs in the system in priority order, the
     longest prefix whose tasks MCB8 packs in memory (bisection on the prefix length), placed by
     MCB8 with bisection on the minimum yield (:func:`heuristics.vc.mcb.mcb`, the tasks of a job
@@ -199,9 +200,9 @@ class Mcb8Periodic(GreedyPolicy):
     """``mcb8-per`` and ``mcb8-per-stretch`` (``stretch=True``); module docstring."""
 
     def __init__(self, name: str, *, period: float = 600.0, budget: float = math.inf, stretch: bool = False,
-                 cpu_target: str = "avgyield") -> None:
+                 cpu_target: str = "avgyield", on_arrival: bool = False) -> None:
         super().__init__(name, preempt=False, move_paused=True, cpu_target=cpu_target, budget=budget)
-        self.period, self.stretch = float(period), stretch
+        self.period, self.stretch, self.on_arrival = float(period), stretch, on_arrival
 
     def spare_order(self, view: View, placement) -> list[int] | None:
         if not self.stretch:
@@ -211,7 +212,7 @@ class Mcb8Periodic(GreedyPolicy):
         return sorted(placement, key=lambda j: -est[j])
 
     def decide(self, view: View) -> Decision:
-        if "period" not in view.reasons:
+        if "period" not in view.reasons and not (self.on_arrival and "arrival" in view.reasons):
             return super().decide(view)
         stay = super().decide(view)
         prio = priorities(view)

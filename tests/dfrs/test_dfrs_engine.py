@@ -49,6 +49,15 @@ def test_checker_on_kth(policy, trace):
     check_run(res, 300.0)
 
 
+def test_realloc_on_arrival_checked():
+    jobs, plat = random_jobs(5)
+    pol = make_policy("mcb8-per", period=500.0, on_arrival=True)
+    res = simulate_dfrs(jobs, plat, pol, penalty=100.0, record=True)
+    check_run(res, 100.0)
+    base = simulate_dfrs(jobs, plat, make_policy("mcb8-per", period=500.0), penalty=100.0, record=True)
+    assert res.log != base.log
+
+
 def test_budget_respected():
     jobs, plat = random_jobs(4)
     pol = make_policy("mcb8-per", period=300.0, budget=0.3)

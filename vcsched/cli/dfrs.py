@@ -74,6 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="memory migrated per re-allocation, in hosts' memory (default unbounded; seed 001 eq. 31)")
     s.add_argument("--cpu-target", choices=["avgyield", "maxmin"], default="avgyield",
                    help="CPU sharing after placement: the average-yield phase (default) or max-min fairness")
+    s.add_argument("--realloc-on-arrival", action="store_true",
+                   help="mcb8-per, mcb8-per-stretch: also re-allocate at each arrival (default: greedy placement)")
     s.add_argument("--seeds", metavar="A-B", help="one run per seed (A-B, A,B,C): every figure as mean, std, 95%% "
                    "interval and n")
     s.add_argument("--bound", action="store_true", help="also the max-stretch lower bound of every schedule")
@@ -130,7 +132,8 @@ def _run_once(args: argparse.Namespace, names: list[str], seed: int, progress: b
         bar, update = progress_bar(len(jobs), disable=not progress, desc=name, unit="job")
         try:
             runs.append(simulate_policy(jobs, platform, name, penalty=args.penalty, period=args.period,
-                                        budget=args.budget, cpu_target=args.cpu_target, progress=update))
+                                        budget=args.budget, cpu_target=args.cpu_target,
+                                        on_arrival=args.realloc_on_arrival, progress=update))
         finally:
             bar.close()
     bound = _bound(jobs, platform, progress) if args.bound else None
