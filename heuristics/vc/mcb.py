@@ -59,12 +59,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from heuristics.vc._common import failed, finish, validate_instance
 from heuristics.vc.mcb_pack import MCB_VARIANTS, mcb_pack
 from vcsched.problems.vc import VCInstance, placement_min_yield
 from vcsched.result import Result
 
-__all__ = ["mcb", "DEFAULT_TOL", "DEFAULT_GRID",
+__all__ = ["mcb", "mcb_place", "DEFAULT_TOL", "DEFAULT_GRID",
            "GRID_MODES"] + [f"mcb{v}" for v in range(1, 9)]
 
 DEFAULT_TOL = 1e-4
@@ -209,6 +211,24 @@ def mcb(instance: VCInstance, variant: int = 8, *, rng=None, tol: float = DEFAUL
     if best is None:
         return failed(f"mcb{variant}", t0, NO_PACKING, extra)
     return finish(instance, f"mcb{variant}", best, t0, t1, extra)
+
+
+def mcb_place(task_cpu: np.ndarray, task_mem: np.ndarray, hosts: int, variant: int = 8, *, tol: float = DEFAULT_TOL,
+              grid: int = DEFAULT_GRID, compiled_from: int | None = None) -> np.ndarray | None:
+    """The first phase of :func:`mcb` on bare items (CPU need ``task_cpu``, memory ``task_mem`` per task): the
+    best placement of the same search, or ``None``; no average-yield phase, no Result. ``compiled_from``
+    is passed to :func:`heuristics.vc.mcb_pack.mcb_pack` (default: its own threshold)."""
+    _check_options(variant, tol, grid, "failure")
+    task_cpu = np.asarray(task_cpu, dtype=float)
+    options = {} if compiled_from is None else {"compiled_from": compiled_from}
+
+    def min_yield(placement: np.ndarray) -> float:
+        peak = float(np.bincount(placement, weights=task_cpu, minlength=hosts).max(initial=0.0))
+        return 1.0 if peak <= 1.0 else 1.0 / peak
+
+    search = _YieldSearch(lambda y: mcb_pack(task_cpu * y, task_mem, hosts, variant, **options), min_yield)
+    best, _ = _search(search, min(1.0, hosts / math.fsum(task_cpu.tolist())), tol, grid, "failure")
+    return best
 
 
 def _check_options(variant: Any, tol: Any, grid: Any, grid_mode: Any) -> None:

@@ -154,7 +154,8 @@ def _fill(cpu_list: _ScanList, mem_list: _ScanList, hosts: int, left_cpu: float,
     return False
 
 
-def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bool = True) -> np.ndarray | None:
+def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bool = True,
+             compiled_from: int = COMPILED_FROM) -> np.ndarray | None:
     """Pack items ``(c_k, m_k)`` into ``hosts`` unit bins with MCB ``variant``.
 
     Parameters
@@ -167,6 +168,9 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
         MCB8 with at least :data:`COMPILED_FROM` items by the compiled
         :func:`heuristics.vc.mcb_compiled.fill_max_desc` (``O(K log K)``); ``False`` (or fewer items)
         scans every list forward (:func:`_fill`). Same placement either way (tested).
+    compiled_from : int, default :data:`COMPILED_FROM`
+        Items from which the compiled path is taken (a caller that packs thousands of times, such as
+        the DFRS simulator, lowers it: numba's load is then paid once).
 
     Returns
     -------
@@ -187,7 +191,7 @@ def mcb_pack(c: np.ndarray, m: np.ndarray, hosts: int, variant: int, *, fast: bo
     """
     c, m = np.asarray(c, dtype=float), np.asarray(m, dtype=float)
     out = np.empty(c.shape[0], dtype=np.int64)
-    if fast and variant == 8 and c.shape[0] >= COMPILED_FROM:
+    if fast and variant == 8 and c.shape[0] >= compiled_from:
         from heuristics.vc.mcb_compiled import fill_max_desc  # numba: loaded only for large packings
 
         A, B = _sorted_lists(c, m, variant)

@@ -47,7 +47,7 @@ from vcsched.errors import InvalidInputError, Terminated, VcschedError
 
 __all__ = ["main", "build_parser", "GROUPS"]
 
-GROUPS = ("vc", "bench", "moldable", "grid", "timeshare", "diet")
+GROUPS = ("vc", "bench", "moldable", "grid", "timeshare", "diet", "dfrs")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -1,0 +1,126 @@
+"""The DFRS policies by name, one :func:`simulate_policy` for Python and ``vcsched dfrs simulate``.
+
+:data:`POLICIES` is the table the command line's choices and the Python API both read: each
+:class:`PolicySpec` says whether the policy is a batch baseline (run by the batch simulator,
+:mod:`vcsched.sim`, on ``hosts x cores`` processors with the trace's requested times; each task holds
+a whole core, memory is not modelled there) or a fractional one (:mod:`vcsched.sim.dfrs`) and builds it.
+
+Every run gives a :class:`PolicyRun`: the metrics of :func:`vcsched.sim.dfrs.job_metrics` plus
+``migrations``, ``pauses``, ``memory_moved`` (0 for the batch baselines), and the per-job columns
+(``start``, ``end``, ``migrations``, ``pauses``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from heuristics.dfrs.cpu import CPU_TARGETS
+from heuristics.dfrs.policies import GreedyPolicy, Mcb8Periodic
+from vcsched.problems.dfrs import DfrsJobs, DfrsPlatform
+from vcsched.registry import Registry
+from vcsched.sim.dfrs import job_metrics, simulate_dfrs
+
+__all__ = ["PolicySpec", "PolicyRun", "POLICIES", "make_policy", "simulate_policy", "simulate_policies",
+           "DEFAULT_PENALTY", "DEFAULT_PERIOD", "CPU_TARGETS"]
+
+DEFAULT_PENALTY = 300.0
+DEFAULT_PERIOD = 600.0
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicySpec:
+    """``batch``: the batch simulator's policy name (``easy``/``fcfs``), else ``None``; ``build(period, budget,
+    cpu_target, on_arrival)`` makes a fractional policy object."""
+
+    name: str
+    batch: str | None = None
+    build: Callable | None = None
+    periodic: bool = False
+
+
+def _table() -> Registry:
+    reg: Registry = Registry("DFRS policy")
+    specs = [
+        PolicySpec("easy", batch="easy"),
+        PolicySpec("fcfs", batch="fcfs"),
+        PolicySpec("greedy", build=lambda period, budget, cpu, arrival: GreedyPolicy("greedy", cpu_target=cpu)),
+        PolicySpec("greedy-pmtn", build=lambda period, budget, cpu, arrival: GreedyPolicy("greedy-pmtn", preempt=True,
+                                                                                 cpu_target=cpu)),
+        PolicySpec("greedy-pmtn-migr", build=lambda period, budget, cpu, arrival: GreedyPolicy(
+            "greedy-pmtn-migr", preempt=True, move_paused=True, cpu_target=cpu, budget=budget)),
+        PolicySpec("mcb8-per", periodic=True, build=lambda period, budget, cpu, arrival: Mcb8Periodic(
+            "mcb8-per", period=period, budget=budget, cpu_target=cpu, on_arrival=arrival)),
+        PolicySpec("mcb8-per-stretch", periodic=True, build=lambda period, budget, cpu, arrival: Mcb8Periodic(
+            "mcb8-per-stretch", period=period, budget=budget, stretch=True, cpu_target=cpu,
+            on_arrival=arrival)),
+    ]
+    for spec in specs:
+        reg.register(spec.name)(spec)
+    return reg
+
+
+POLICIES = _table()
+"""Every DFRS policy by name (:class:`PolicySpec`)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyRun:
+    policy: str
+    metrics: dict
+    start: np.ndarray
+    end: np.ndarray
+    migrations: np.ndarray
+    pauses: np.ndarray
+
+
+def make_policy(name: str, *, period: float = DEFAULT_PERIOD, budget: float = math.inf,
+                cpu_target: str = "avgyield", on_arrival: bool = False):
+    """The fractional policy object ``name`` (a batch name is refused: it does not run in the DFRS engine)."""
+    spec = POLICIES.get(name)
+    if spec.batch is not None:
+        raise ValueError(f"{name!r} is a batch baseline; run it with simulate_policy")
+    if cpu_target not in CPU_TARGETS:
+        raise ValueError(f"unknown CPU target {cpu_target!r}; choose one of {CPU_TARGETS}")
+    return spec.build(float(period), float(budget), cpu_target, bool(on_arrival))
+
+
+def _batch(jobs: DfrsJobs, platform: DfrsPlatform, policy: str) -> PolicyRun:
+    from vcsched.problems.workload import from_arrays
+    from vcsched.sim import JobTable, make_cluster, simulate_grid
+
+    w = from_arrays(jobs.submit, jobs.run, np.maximum(jobs.requested, jobs.run), jobs.tasks, job_id=jobs.job_id,
+                    max_procs=platform.processors)
+    table = JobTable.from_workloads([w])
+    res = simulate_grid([make_cluster("dfrs", platform.processors, policy=policy)], table)
+    order = np.argsort(table.submit, kind="stable")
+    if not np.array_equal(table.submit[order], jobs.submit):
+        raise RuntimeError("batch simulator reordered the jobs")  # pragma: no cover
+    start, end = res.start[order], res.finish[order]
+    zeros = np.zeros(len(jobs), dtype=np.int64)
+    m = job_metrics(jobs.submit, end, jobs.run, jobs.tasks, platform.processors)
+    m.update(migrations=0, pauses=0, memory_moved=0.0)
+    return PolicyRun(policy, m, start, end, zeros, zeros)
+
+
+def simulate_policy(jobs: DfrsJobs, platform: DfrsPlatform, policy: str, *, penalty: float = DEFAULT_PENALTY,
+                    period: float = DEFAULT_PERIOD, budget: float = math.inf, cpu_target: str = "avgyield",
+                    on_arrival: bool = False, progress: Callable[[int], None] | None = None) -> PolicyRun:
+    """Run ``policy`` (a name of :data:`POLICIES`) on ``jobs``; the batch baselines ignore penalty, period,
+    budget, CPU target and ``on_arrival`` (the MCB8 policies' re-allocation at each arrival too)."""
+    spec = POLICIES.get(policy)
+    if spec.batch is not None:
+        return _batch(jobs, platform, spec.batch)
+    pol = make_policy(policy, period=period, budget=budget, cpu_target=cpu_target, on_arrival=on_arrival)
+    result = simulate_dfrs(jobs, platform, pol, penalty=penalty, budget=budget, progress=progress)
+    return PolicyRun(spec.name, result.metrics(), result.start, result.end, result.migrations, result.pauses)
+
+
+def simulate_policies(jobs: DfrsJobs, platform: DfrsPlatform, policies: Sequence[str], **options) -> list[PolicyRun]:
+    """:func:`simulate_policy` for each name, on the same jobs (paired)."""
+    for name in policies:
+        POLICIES.get(name)
+    return [simulate_policy(jobs, platform, name, **options) for name in policies]

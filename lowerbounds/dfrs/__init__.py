@@ -1,0 +1,6 @@
+"""Lower bounds for dynamic fractional resource scheduling (issue 36): the max-stretch bound of every
+schedule, fractional or batch, by bisection on deadline-feasibility LPs (:mod:`lowerbounds.dfrs.bound`)."""
+
+from lowerbounds.dfrs.bound import DEFAULT_RTOL, DEFAULT_WINDOW, StretchBound, deadline_feasible, max_stretch_bound
+
+__all__ = ["StretchBound", "max_stretch_bound", "deadline_feasible", "DEFAULT_WINDOW", "DEFAULT_RTOL"]

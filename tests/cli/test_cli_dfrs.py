@@ -1,0 +1,97 @@
+"""``vcsched dfrs simulate`` / ``vcsched dfrs bound`` (issue 36): the JSON shape, the per-job table, seeds,
+and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from vcsched.cli import main
+
+SWF_HEADER = "; MaxProcs: 8\n"
+
+
+def _swf(tmp_path, lines):
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + "".join(f"{k + 1} {r} 0 {p} {q} -1 -1 {q} {p * 2} -1 1 1 1 1 1 -1 -1 -1\n"
+                                         for k, (r, p, q) in enumerate(lines)))
+    return str(path)
+
+
+LINES = [(0, 100, 4), (10, 50, 8), (20, 300, 2), (30, 10, 1), (35, 600, 3), (40, 5, 8), (100, 1000, 6)]
+POLICIES = "easy,fcfs,greedy,greedy-pmtn,greedy-pmtn-migr,mcb8-per,mcb8-per-stretch"
+METRICS = {"max_stretch", "mean_stretch", "mean_bounded_stretch", "utilization", "makespan", "migrations", "pauses",
+           "memory_moved"}
+
+
+def test_json_shape_and_bound(tmp_path, capsys):
+    trace = _swf(tmp_path, LINES)
+    out = tmp_path / "jobs.csv"
+    code = main(["dfrs", "simulate", "--trace", trace, "--policy", POLICIES, "--memory", "fixed:0.3", "--bound",
+                 "--json", "--period", "60", "-o", str(out)])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["jobs"] == len(LINES) and doc["hosts"] == 8
+    assert list(doc["policies"]) == POLICIES.split(",")
+    bound = doc["bound"]["max_stretch"]
+    assert set(bound) == {"value", "method", "seconds"}
+    for m in doc["policies"].values():
+        assert set(m) == METRICS
+        assert m["max_stretch"] >= bound["value"] - 1e-9
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == ["policy", "job_id", "submission_time", "starting_time", "finish_time",
+                                   "execution_time", "stretch", "migrations", "pauses"]
+    assert len(frame) == len(LINES) * 7
+    assert (frame["finish_time"] >= frame["submission_time"] + frame["execution_time"] - 1e-6).all()
+
+
+def test_seeds_give_summaries(capsys):
+    code = main(["dfrs", "simulate", "--workload", "lublin", "--jobs", "30", "--load", "0.5", "--hosts", "8",
+                 "--policy", "easy,greedy", "--seeds", "1-3", "--json", "--bound"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    s = doc["policies"]["greedy"]["max_stretch"]
+    assert set(s) == {"mean", "std", "ci95", "n"} and s["n"] == 3
+    assert doc["bound"]["max_stretch"]["value"]["n"] == 3
+
+
+def test_bound_command(tmp_path, capsys):
+    trace = _swf(tmp_path, LINES)
+    assert main(["dfrs", "bound", "--trace", trace, "--memory", "model", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["bound"]["max_stretch"]["value"] >= 1.0
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--policy", "mcb8per"], "did you mean 'mcb8-per'"),
+    (["--period", "0"], "argument --period"),
+    (["--penalty", "-1"], "argument --penalty"),
+    (["--hosts", "2"], "more than the platform's 2"),
+    (["--memory", "fixed:2"], "--memory fixed:2"),
+    (["--memory", "fixed:0.6", "--cores", "2", "--hosts", "4"], "do not fit in the memory"),
+])
+def test_bad_input_one_line(tmp_path, capsys, argv, needle):
+    trace = _swf(tmp_path, LINES)
+    with pytest.raises(SystemExit) as exc:
+        code = main(["dfrs", "simulate", "--trace", trace, *argv])
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1
+
+
+def test_skip_bad_lines_drops_wide_jobs(tmp_path, capsys):
+    trace = _swf(tmp_path, LINES)
+    assert main(["dfrs", "simulate", "--trace", trace, "--hosts", "4", "--skip-bad-lines", "--policy", "greedy",
+                 "--json", "--memory", "fixed:0.1"]) == 0
+    assert json.loads(capsys.readouterr().out)["jobs"] == len(LINES) - 3
+
+
+def test_memory_trace_needs_host_memory(tmp_path, capsys):
+    path = tmp_path / "m.swf"
+    path.write_text(SWF_HEADER + "1 0 0 10 1 -1 5000 1 20 -1 1 1 1 1 1 -1 -1 -1\n")
+    assert main(["dfrs", "bound", "--trace", str(path)]) == 2
+    assert "--host-memory" in capsys.readouterr().err
+    assert main(["dfrs", "bound", "--trace", str(path), "--host-memory", "10000", "--json"]) == 0

@@ -1,0 +1,256 @@
+"""``vcsched dfrs simulate`` and ``vcsched dfrs bound``: dynamic fractional resource scheduling against batch
+scheduling on HPC workloads, with a max-stretch lower bound (issue 36, docs/dfrs.md).
+
+::
+
+    vcsched dfrs simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --days 7 --policy easy,greedy-pmtn,mcb8-per --bound
+    vcsched dfrs simulate --workload lublin --jobs 500 --load 0.7 --hosts 64 --policy easy,mcb8-per --seeds 1-5
+    vcsched dfrs bound --trace HPC2N-2002-2.2-cln.swf.gz --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from vcsched.cli.common import (
+    check_output_path,
+    number_option,
+    print_json,
+    print_table,
+    progress_bar,
+    seed_option,
+)
+from vcsched.errors import InvalidInputError
+
+__all__ = ["register", "cmd_simulate", "cmd_bound", "METRICS", "JOB_COLUMNS"]
+
+METRICS = ("max_stretch", "mean_stretch", "mean_bounded_stretch", "utilization", "makespan", "migrations", "pauses",
+           "memory_moved")
+JOB_COLUMNS = ("policy", "job_id", "submission_time", "starting_time", "finish_time", "execution_time", "stretch",
+               "migrations", "pauses")
+
+
+def _workload_options(s: argparse.ArgumentParser) -> None:
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--trace", help="SWF trace or Batsim JSON workload (a bare name is looked up in the traces folder)")
+    src.add_argument("--workload", choices=["lublin"], help="a Lublin-Feitelson workload (with --jobs and --load)")
+    s.add_argument("--jobs", type=number_option(int, low=1, high=10**7), default=None, help="--workload lublin: jobs")
+    s.add_argument("--load", type=number_option(float, low=0, low_open=True, high=10), default=None,
+                   help="--workload lublin: offered load (arrivals scaled to it)")
+    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted at or after this time (trace clock, s)")
+    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
+                   help="keep this many days from --start (or the first job)")
+    s.add_argument("--hosts", type=number_option(int, low=1, high=10**6), default=None,
+                   help="hosts (default: the trace's processors / --cores; 64 for --workload lublin)")
+    s.add_argument("--cores", type=number_option(int, low=1, high=1024), default=1, help="cores per host (default 1)")
+    s.add_argument("--memory", default="trace", metavar="trace|model|fixed:X",
+                   help="task memory: the trace's fields 7/10 (default; the model where absent), the seeded model, "
+                        "or X of a host for every task")
+    s.add_argument("--host-memory", type=number_option(float, low=0, low_open=True, high=1e15), default=None,
+                   metavar="KB", help="memory of a host in KB when the trace's machine is not known (docs/dfrs.md)")
+    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the memory model and of Lublin (default 0)")
+    s.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed lines and jobs wider than the platform (counted) instead of failing")
+    s.add_argument("--json", action="store_true", help="one JSON object on standard output")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar (off anyway when stderr is not a TTY)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("dfrs", help="dynamic fractional resource scheduling vs batch on HPC workloads (issue 36)")
+    dsub = p.add_subparsers(dest="dfrs_command", metavar="ACTION")
+    dsub.required = True
+    s = dsub.add_parser("simulate", help="run fractional and batch policies on one workload, paired")
+    _workload_options(s)
+    s.add_argument("--policy", default="easy,greedy,greedy-pmtn,greedy-pmtn-migr,mcb8-per,mcb8-per-stretch",
+                   help="comma-separated policies: easy, fcfs, greedy, greedy-pmtn, greedy-pmtn-migr, mcb8-per, "
+                        "mcb8-per-stretch (default all but fcfs)")
+    s.add_argument("--penalty", type=number_option(float, low=0, high=1e9), default=300.0,
+                   help="seconds without progress after a migration or a resume (default 300; 0 allowed)")
+    s.add_argument("--period", type=number_option(float, low=0, low_open=True, high=1e9), default=600.0,
+                   help="seconds between MCB8 re-allocations (> 0, default 600)")
+    s.add_argument("--budget", type=number_option(float, low=0, high=1e9), default=math.inf,
+                   help="memory migrated per re-allocation, in hosts' memory (default unbounded; seed 001 eq. 31)")
+    s.add_argument("--cpu-target", choices=["avgyield", "maxmin"], default="avgyield",
+                   help="CPU sharing after placement: the average-yield phase (default) or max-min fairness")
+    s.add_argument("--realloc-on-arrival", action="store_true",
+                   help="mcb8-per, mcb8-per-stretch: also re-allocate at each arrival (default: greedy placement)")
+    s.add_argument("--seeds", metavar="A-B", help="one run per seed (A-B, A,B,C): every figure as mean, std, 95%% "
+                   "interval and n")
+    s.add_argument("--bound", action="store_true", help="also the max-stretch lower bound of every schedule")
+    s.add_argument("-o", "--output", metavar="FILE", help="one row per job and policy (.csv or .parquet)")
+    s.set_defaults(handler=cmd_simulate)
+    b = dsub.add_parser("bound", help="lower bound on the max stretch of every schedule of the workload")
+    _workload_options(b)
+    b.set_defaults(handler=cmd_bound)
+
+
+def _policies(text: str) -> list[str]:
+    from heuristics.dfrs import POLICIES
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise InvalidInputError("--policy: give at least one policy")
+    try:
+        return [POLICIES.get(n).name for n in names]
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"--policy: {exc}") from None
+
+
+def _build(args: argparse.Namespace, seed: int):
+    from vcsched.problems.dfrs import parse_memory
+    from vcsched.scenarios.dfrs import dfrs_workload
+
+    parse_memory(args.memory)
+    if args.workload and args.start is not None:
+        raise InvalidInputError("--start and --days cut a --trace; with --workload lublin use --jobs and --load")
+    return dfrs_workload(trace=args.trace, window={"start": args.start, "days": args.days},
+                         lublin_jobs=args.jobs, load=args.load, hosts=args.hosts, cores=args.cores,
+                         memory=args.memory, host_memory=args.host_memory, seed=seed,
+                         skip_bad_lines=args.skip_bad_lines)
+
+
+def _bound(jobs, platform, progress: bool) -> dict:
+    from lowerbounds.dfrs import DEFAULT_WINDOW, max_stretch_bound
+
+    total = max((int((jobs.run > 0).sum()) + DEFAULT_WINDOW // 2 - 1) // (DEFAULT_WINDOW // 2), 1)
+    bar, update = progress_bar(total, disable=not progress, desc="bound", unit="window")
+    try:
+        b = max_stretch_bound(jobs, platform, memory=platform.cores == 1, progress=update)
+    finally:
+        bar.close()
+    return {"max_stretch": b.to_dict()}
+
+
+def _run_once(args: argparse.Namespace, names: list[str], seed: int, progress: bool):
+    from heuristics.dfrs import simulate_policy
+
+    jobs, platform = _build(args, seed)
+    runs = []
+    for name in names:
+        bar, update = progress_bar(len(jobs), disable=not progress, desc=name, unit="job")
+        try:
+            runs.append(simulate_policy(jobs, platform, name, penalty=args.penalty, period=args.period,
+                                        budget=args.budget, cpu_target=args.cpu_target,
+                                        on_arrival=args.realloc_on_arrival, progress=update))
+        finally:
+            bar.close()
+    bound = _bound(jobs, platform, progress) if args.bound else None
+    return jobs, platform, runs, bound
+
+
+def _job_rows(jobs, runs, seed: int | None) -> list[dict]:
+    import numpy as np
+
+    rows = []
+    for run in runs:
+        stretch = np.where(jobs.run > 0, (run.end - jobs.submit) / np.where(jobs.run > 0, jobs.run, 1.0), np.nan)
+        for k in range(len(jobs)):
+            row = {"policy": run.policy, "job_id": int(jobs.job_id[k]), "submission_time": float(jobs.submit[k]),
+                   "starting_time": float(run.start[k]), "finish_time": float(run.end[k]),
+                   "execution_time": float(jobs.run[k]), "stretch": float(stretch[k]),
+                   "migrations": int(run.migrations[k]), "pauses": int(run.pauses[k])}
+            if seed is not None:
+                row["seed"] = seed
+            rows.append(row)
+    return rows
+
+
+def _write_jobs(path: str, rows: list[dict]) -> None:
+    import pandas as pd
+
+    from vcsched.files import atomic_write
+
+    frame = pd.DataFrame(rows)
+
+    def write(tmp) -> None:
+        if str(path).lower().endswith(".parquet"):
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+
+    try:
+        atomic_write(path, write, keep_suffix=True)
+    except OSError as exc:
+        raise InvalidInputError(f"-o {path}: cannot be written ({exc.strerror or exc})") from None
+
+
+def _print_text(doc: dict, names: list[str]) -> None:
+    print(f"{doc['jobs']} jobs on {doc['hosts']} hosts")
+    rows = []
+    for name in names:
+        m = doc["policies"][name]
+        rows.append({"policy": name, **{k: _cell(m[k]) for k in METRICS}})
+    bound = doc.get("bound")
+    if bound:
+        b = bound["max_stretch"]
+        rows.append({"policy": f"bound ({b['method']})", "max_stretch": _cell(b["value"])})
+    print_table(rows, ["policy", *METRICS])
+
+
+def _cell(v):
+    if isinstance(v, dict):
+        if v.get("mean") is None:
+            return None
+        ci = v.get("ci95")
+        return f"{v['mean']:.4g}" + ("" if not ci else f" ± {(ci[1] - ci[0]) / 2:.2g}")
+    return v
+
+
+def _summaries(docs: list[dict], names: list[str]) -> dict:
+    from vcsched.stats import summarize
+
+    out = {"jobs": docs[0]["jobs"], "hosts": docs[0]["hosts"], "seeds": [d["seed"] for d in docs],
+           "policies": {n: {m: summarize([d["policies"][n][m] for d in docs]) for m in METRICS} for n in names}}
+    if docs[0].get("bound"):
+        out["bound"] = {"max_stretch": {
+            "value": summarize([d["bound"]["max_stretch"]["value"] for d in docs]),
+            "method": docs[0]["bound"]["max_stretch"]["method"],
+            "seconds": summarize([d["bound"]["max_stretch"]["seconds"] for d in docs])}}
+    return out
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from vcsched.stats import parse_seeds
+
+    names = _policies(args.policy)
+    seeds = parse_seeds(args.seeds) if args.seeds else [args.seed]
+    if args.output:
+        check_output_path(args.output, option="-o", inputs=[args.trace] if args.trace else [])
+    progress = not args.no_progress
+    docs, rows = [], []
+    for seed in seeds:
+        jobs, platform, runs, bound = _run_once(args, names, seed, progress)
+        doc = {"jobs": len(jobs), "hosts": platform.hosts, "seed": seed,
+               "policies": {r.policy: {k: r.metrics.get(k) for k in METRICS} for r in runs}}
+        if bound:
+            doc["bound"] = bound
+        docs.append(doc)
+        if args.output:
+            rows.extend(_job_rows(jobs, runs, seed if args.seeds else None))
+    if args.seeds:
+        doc = _summaries(docs, names)
+    else:
+        doc = docs[0]
+        del doc["seed"]
+    if args.output:
+        _write_jobs(args.output, rows)
+    if args.json:
+        print_json(doc)
+    else:
+        _print_text(doc, names)
+    return 0
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    jobs, platform = _build(args, args.seed)
+    doc = {"jobs": len(jobs), "hosts": platform.hosts, "bound": _bound(jobs, platform, not args.no_progress)}
+    if args.json:
+        print_json(doc)
+    else:
+        b = doc["bound"]["max_stretch"]
+        print(f"{doc['jobs']} jobs on {doc['hosts']} hosts: max stretch >= {b['value']:.6g} "
+              f"({b['method']}, {b['seconds']:.2f} s)")
+    return 0
+
