@@ -43,8 +43,6 @@ TRACES = ("CTC-SP2-1996-3.1-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP
           "LCG-2005-1.swf.gz", "lublin_256.swf.gz", "lublin_256_new2.swf.gz")
 QUICK_DAYS = 3.0
 POLICIES = ("fcfs", "easy", "cbf")
-METRIC_KEYS = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
-               "max_stretch": "max_stretch"}
 LOADS = (0.7, 1.0, 1.5)
 PROCS = (4, 8, 16)
 RESPONSE_BOUNDS = ("own", "quick", "lp_plain", "lp")
@@ -79,7 +77,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 
 
 def _trace_rows(params: dict) -> list[dict]:
-    from lowerbounds.batch import batch_references
+    from lowerbounds.batch import SIMULATOR_METRIC, batch_references
     from vcsched.data import trace_path
     from vcsched.problems.workload import read_swf, time_window
     from vcsched.sim import JobTable, make_cluster, simulate_grid
@@ -102,7 +100,7 @@ def _trace_rows(params: dict) -> list[dict]:
     rows = []
     for policy, run in runs.items():
         got = metrics(run)["overall"]
-        for name, key in METRIC_KEYS.items():
+        for name, key in SIMULATOR_METRIC.items():
             b, br = refs.bounds.bounds[name], refs.brackets[name]
             value = got[key]
             low, high = br.ratio(value) or (None, None)
@@ -218,8 +216,9 @@ def _interval_lines(traces: pandas.DataFrame, out_dir: pathlib.Path) -> list[str
 def _band_figure(trace: str, sub: pandas.DataFrame, out_dir: pathlib.Path) -> None:
     """Per metric, the interval [lower, upper] as a band (normalised by the lower end) and each policy as a point."""
     from benchmarks.figures import plt, save_figure
+    from lowerbounds.batch import SIMULATOR_METRIC
 
-    metrics = list(METRIC_KEYS)
+    metrics = list(SIMULATOR_METRIC)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for x, name in enumerate(metrics):
         rows = sub[sub["metric"] == name]

@@ -17,11 +17,11 @@ from lowerbounds.batch.bounds import (
     exact_batch,
     instance_bounds,
 )
-from lowerbounds.batch.bracket import BatchReferences, batch_references, instance_references
+from lowerbounds.batch.bracket import BatchReferences, batch_references, instance_references, policy_references
 from lowerbounds.batch.clairvoyant import ClairvoyantSchedule, clairvoyant_schedules
 from lowerbounds.batch.exact import ExactResult
-from lowerbounds.batch.instance import BatchInstance, batch_instance
+from lowerbounds.batch.instance import SIMULATOR_METRIC, BatchInstance, batch_instance
 
 __all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
            "exact_batch", "batch_instance", "BatchInstance", "ExactResult", "BatchReferences", "batch_references",
-           "instance_references", "ClairvoyantSchedule", "clairvoyant_schedules"]
+           "instance_references", "ClairvoyantSchedule", "clairvoyant_schedules", "policy_references", "SIMULATOR_METRIC"]

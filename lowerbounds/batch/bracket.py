@@ -15,16 +15,24 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Any
 
 import numpy as np
 
 from lowerbounds.batch.bounds import BatchBounds, _check_method, instance_bounds
 from lowerbounds.batch.clairvoyant import ClairvoyantSchedule, clairvoyant_schedules
 from lowerbounds.batch.exact import exact_schedule_metrics
-from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.instance import (
+    METRICS,
+    SIMULATOR_METRIC,
+    BatchInstance,
+    batch_instance,
+    check_batch_schedule,
+    schedule_metrics,
+)
 from lowerbounds.reference import Bracket, Side
 
-__all__ = ["BatchReferences", "batch_references", "instance_references", "default_iterations", "LOWER_SHARE"]
+__all__ = ["BatchReferences", "batch_references", "instance_references", "default_iterations", "LOWER_SHARE", "policy_references"]
 
 LOWER_SHARE = 0.4
 """Share of the time limit given to the lower side (methods ``lp``, ``exact``, ``best``)."""
@@ -153,3 +161,30 @@ def batch_references(jobs, clusters, *, method: str = "best", time_limit: float 
     """
     return instance_references(batch_instance(jobs, clusters), method=method, time_limit=time_limit, seed=seed,
                                iterations=iterations, patience=patience, given=given)
+
+
+def _simulated(result: Any, jobs: Any) -> dict:
+    """The simulated schedule as a candidate upper end, when it is of the same jobs and every job ran."""
+    if result is None or len(result.jobs) != len(jobs) or not np.array_equal(result.jobs.submit, jobs.submit):
+        return {}
+    if not (np.isfinite(result.start).all() and (result.cluster >= 0).all()):
+        return {}
+    return {"the simulated run": (result.cluster, result.start)}
+
+
+def policy_references(overall: dict, jobs: Any, clusters: Any, *, method: str = "best", time_limit: float = 60.0,
+                      result: Any = None) -> dict:
+    """A simulated policy beside the references: ``overall`` is the run's overall metrics
+    (:func:`vcsched.sim.output.metrics`, names mapped by :data:`~lowerbounds.batch.instance.SIMULATOR_METRIC`). Per metric: the simulated ``value``, its ``bound``, ``ratio_to_bound``, the bound's ``method`` and ``seconds``,
+    the ``upper`` end, ``ratio_to_opt`` (``[value / upper, value / bound]``) and the ``status``. With the simulation
+    ``result``, its own schedule is a candidate for the upper end (so ``ratio_to_opt`` never starts above 1)."""
+    refs = batch_references(jobs, clusters, method=method, time_limit=time_limit, given=_simulated(result, jobs))
+    out = {}
+    for name, b in refs.bounds.bounds.items():
+        value = overall.get(SIMULATOR_METRIC[name])
+        ratio = value / b.value if value is not None and b.value else None
+        br = refs.brackets[name]
+        out[name] = {"value": value, "bound": b.value, "ratio_to_bound": ratio, "method": b.method,
+                     "seconds": b.seconds, "upper": None if br.upper is None else br.upper.value,
+                     "ratio_to_opt": br.ratio(value), "status": br.status}
+    return out

@@ -38,12 +38,15 @@ import numpy as np
 from vcsched.errors import InvalidInputError
 
 __all__ = ["BatchInstance", "batch_instance", "schedule_metrics", "check_batch_schedule", "BSLD_TAU",
-           "METRICS"]
+           "METRICS", "SIMULATOR_METRIC"]
 
 
 BSLD_TAU = 10.0
 """Threshold of the bounded slowdown (s), the value the simulator uses (``vcsched.sim.output.BSLD_TAU``)."""
 METRICS = ("makespan", "mean_response", "mean_bounded_slowdown", "max_stretch")
+SIMULATOR_METRIC = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
+                    "max_stretch": "max_stretch"}
+"""Name of each bounded metric in the simulator's overall metrics (:func:`vcsched.sim.output.metrics`)."""
 
 
 @dataclasses.dataclass(frozen=True)

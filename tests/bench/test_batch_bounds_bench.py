@@ -8,6 +8,7 @@ import pytest
 
 from benchmarks.experiments import batch_bounds as bb
 from benchmarks.experiments import grid_realloc as gr
+from lowerbounds.batch import SIMULATOR_METRIC
 
 
 def test_small_window_is_integer_and_fits():
@@ -66,7 +67,7 @@ def test_grid_realloc_ratio_to_bound_table():
 def test_trace_report_gives_the_interval_table_and_a_band_figure(tmp_path):
     rows = []
     for policy, scale in (("fcfs", 3.0), ("easy", 1.5)):
-        for k, metric in enumerate(bb.METRIC_KEYS):
+        for k, metric in enumerate(SIMULATOR_METRIC):
             bound, upper = 10.0 * (k + 1), 12.0 * (k + 1)
             value = scale * upper
             rows.append({"kind": "trace", "trace": "t.swf", "jobs": 5, "procs": 4, "policy": policy, "metric": metric,

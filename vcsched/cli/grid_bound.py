@@ -40,13 +40,10 @@ from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
 
-__all__ = ["register_bound", "add_bound_flags", "cmd_bound", "bound_report", "print_bound_table", "SIM_METRIC",
+__all__ = ["register_bound", "add_bound_flags", "cmd_bound", "bound_report", "print_bound_table",
            "BOUND_METHODS"]
 
 
-SIM_METRIC = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
-              "max_stretch": "max_stretch"}
-"""Name of each bounded metric in the simulator's metrics (:func:`vcsched.sim.output.metrics`)."""
 
 
 def add_bound_flags(s: argparse.ArgumentParser, *, prefix: str = "") -> None:
@@ -171,33 +168,11 @@ def _interrupted(refs, folder) -> int:
     return 130
 
 
-def _simulated(result, jobs) -> dict:
-    """The simulated schedule as a candidate upper end, when it is of the same jobs and every job ran."""
-    import numpy as np
-
-    if result is None or len(result.jobs) != len(jobs) or not np.array_equal(result.jobs.submit, jobs.submit):
-        return {}
-    if not (np.isfinite(result.start).all() and (result.cluster >= 0).all()):
-        return {}
-    return {"the simulated run": (result.cluster, result.start)}
-
-
 def bound_report(metrics: dict, jobs, clusters, *, method: str, time_limit: float, result=None) -> dict:
-    """Per metric: the simulated ``value``, its ``bound``, ``ratio_to_bound``, the bound's ``method`` and ``seconds``,
-    the ``upper`` end, ``ratio_to_opt`` (``[value / upper, value / bound]``) and the ``status``. With the simulation
-    ``result``, its own schedule is a candidate for the upper end (so ``ratio_to_opt`` never starts above 1)."""
-    from lowerbounds.batch import batch_references
+    """:func:`lowerbounds.batch.policy_references` of the simulated run's overall metrics."""
+    from lowerbounds.batch import policy_references
 
-    refs = batch_references(jobs, clusters, method=method, time_limit=time_limit, given=_simulated(result, jobs))
-    out = {}
-    for name, b in refs.bounds.bounds.items():
-        value = metrics["overall"].get(SIM_METRIC[name])
-        ratio = value / b.value if value is not None and b.value else None
-        br = refs.brackets[name]
-        out[name] = {"value": value, "bound": b.value, "ratio_to_bound": ratio, "method": b.method,
-                     "seconds": b.seconds, "upper": None if br.upper is None else br.upper.value,
-                     "ratio_to_opt": br.ratio(value), "status": br.status}
-    return out
+    return policy_references(metrics["overall"], jobs, clusters, method=method, time_limit=time_limit, result=result)
 
 
 def print_bound_table(report: dict) -> None:
