@@ -253,6 +253,17 @@ def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
     return ev.release + coef[blocks] * feature
 
 
+def _stopped(used: int, iterations: int, idle: int, patience: int, deadline: float) -> str | None:
+    """Why a search stops now (its evaluations, the evaluations without improvement, the clock), or None."""
+    if used >= iterations:
+        return "iterations"
+    if idle >= patience:
+        return "patience"
+    if time.perf_counter() > deadline:
+        return "time_limit"
+    return None
+
+
 def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
     """First-improvement local search on per-block coefficients; returns (best, evaluations, stopped)."""
     kernel, feature = best.kernel, feats["p"]
@@ -266,12 +277,9 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, pat
             best = _Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
     idle = 0
     while True:
-        if used >= iterations:
-            return best, used, "iterations"
-        if idle >= patience:
-            return best, used, "patience"
-        if time.perf_counter() > deadline:
-            return best, used, "time_limit"
+        stop = _stopped(used, iterations, idle, patience, deadline)
+        if stop:
+            return best, used, stop
         b = int(rng.integers(coef.size))
         trial = coef.copy()
         trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else 1.0
@@ -396,12 +404,9 @@ def _list_search(ev, metric: str, best: _Best, rng, iterations: int, patience: i
     cluster, start = best.cluster, best.start
     used, idle = 0, 0
     while True:
-        if used >= iterations:
-            return best, used, "iterations"
-        if idle >= patience:
-            return best, used, "patience"
-        if time.perf_counter() > deadline:
-            return best, used, "time_limit"
+        stop = _stopped(used, iterations, idle, patience, deadline)
+        if stop:
+            return best, used, stop
         wait, weight = _excess(ev, metric, cluster, start)
         total = weight.sum()
         if not total > 0:
