@@ -59,7 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--json", action="store_true",
                    help="print JSON: one object, or a list with --heuristic all")
     s.add_argument("--bound", action="store_true",
-                   help="add each metric's lower bound (method best) and the ratio of the value to it")
+                   help="add each metric's lower bound and the ratio of the value to it (method best; with --seeds, "
+                        "method quick on each seed's workload, so that many seeds end in seconds)")
     _time_limit_option(s)
     add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
@@ -173,6 +174,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+SEEDS_BOUND_METHOD = "quick"
+"""``simulate --seeds --bound``: the bound method of each seed's run (one run: ``best``)."""
 SEED_METRICS = ("completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow")
 
 
@@ -189,7 +192,7 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
             instance, names, load_sensor=args.load_sensor, overflow=args.overflow, runs=args.runs,
             mct_completion=args.mct_completion)]
         if args.bound:
-            bounds = _bounds(instance, "quick", args.time_limit)
+            bounds = _bounds(instance, SEEDS_BOUND_METHOD, args.time_limit)
             for row in rows:
                 _add_bounds(row, bounds, instance.workload.n_tasks)
         return rows
