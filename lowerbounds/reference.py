@@ -30,6 +30,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from vcsched.errors import InternalError
+
 __all__ = ["MetricReference", "Side", "Bracket", "ratio_interval", "bracket_status", "OPTIMAL_RTOL"]
 
 OPTIMAL_RTOL = 1e-4
@@ -89,7 +91,7 @@ class Bracket:
     def __post_init__(self) -> None:
         lo, hi = self.lower.value, None if self.upper is None else self.upper.value
         if lo is not None and hi is not None and lo - hi > 1e-9 * max(abs(lo), abs(hi), 1e-300):
-            raise ValueError(f"{self.metric}: lower end {lo} above upper end {hi} ({self.lower.method} vs "
+            raise InternalError(f"{self.metric}: lower end {lo} above upper end {hi} ({self.lower.method} vs "
                              f"{self.upper.method})")
 
     @property

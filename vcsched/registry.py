@@ -39,7 +39,7 @@ class Registry(Generic[F]):
 
         def decorator(func: F) -> F:
             if key in self._items and self._items[key] is not func:
-                raise ValueError(f"{self.kind} {name!r} is registered twice")
+                raise InternalError(f"{self.kind} {name!r} is registered twice")
             self._items[key] = func
             return func
 

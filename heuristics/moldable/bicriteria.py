@@ -19,6 +19,7 @@ from heuristics.moldable.dual_approx import dual_approximation
 from heuristics.moldable.listsched import list_schedule, schedule_result
 from heuristics.moldable.registry import REGISTRY
 from lowerbounds.moldable import batch_times, smallest_allotment
+from vcsched.errors import InvalidInputError
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.result import Result
 
@@ -228,7 +229,7 @@ def bicriteria(instance: MoldableInstance, *, shuffles: int = 10, rng=None, eps:
     'feasible'
     """
     if shuffles < 0:
-        raise ValueError(f"shuffles must be >= 0, got {shuffles}")
+        raise InvalidInputError(f"shuffles must be >= 0, got {shuffles}")
     t0 = time.perf_counter()
     rng = np.random.default_rng(rng)
     search = dual_approximation(instance, eps=eps, dual=dual)

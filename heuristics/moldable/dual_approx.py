@@ -78,6 +78,7 @@ import numpy as np
 
 from heuristics.moldable.listsched import list_schedule
 from lowerbounds.moldable import dual_approximation_search, dual_test, smallest_allotment
+from vcsched.errors import InvalidInputError
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.result import Result, Status
 
@@ -348,7 +349,7 @@ def two_shelf_test(instance: MoldableInstance, guess: float) -> ShelfTest:
     ('rejected', 'accepted')
     """
     if not (np.isfinite(guess) and guess > 0):
-        raise ValueError(f"guess must be a positive finite number, got {guess!r}")
+        raise InvalidInputError(f"guess must be a positive finite number, got {guess!r}")
     lam = float(guess)
     ok, in1 = dual_test(instance, lam, keep_choices=True)
     if not ok:
@@ -383,7 +384,7 @@ def _initial_bounds(instance: MoldableInstance) -> tuple[float, float]:
 
 def _check_eps(eps: float) -> None:
     if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be a positive finite number, got {eps!r}")
+        raise InvalidInputError(f"eps must be a positive finite number, got {eps!r}")
 
 
 def two_shelf_search(instance: MoldableInstance, *, eps: float = 0.01) -> DualApproximation:
@@ -483,7 +484,7 @@ def dual_approximation(instance: MoldableInstance, *, eps: float = 0.01, dual: s
     try:
         search = _SEARCHES[dual]
     except (KeyError, TypeError):
-        raise ValueError(f"dual must be one of {', '.join(DUALS)}; got {dual!r}") from None
+        raise InvalidInputError(f"dual must be one of {', '.join(DUALS)}; got {dual!r}") from None
     return search(instance, eps=eps)
 
 
@@ -496,7 +497,7 @@ def left_shift(instance: MoldableInstance, schedule: Schedule) -> Schedule:
     improve, and no two tasks of a processor overlap.
     """
     if schedule.processors is None:
-        raise ValueError("left_shift needs a schedule with explicit processors")
+        raise InvalidInputError("left_shift needs a schedule with explicit processors")
     n = instance.n
     dur = instance.times[np.arange(n), np.asarray(schedule.procs) - 1]
     free = np.zeros(instance.m)

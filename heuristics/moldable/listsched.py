@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from vcsched.errors import InvalidInputError
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.result import Result, Status
 
@@ -49,9 +50,9 @@ def list_schedule(instance: MoldableInstance, order, allot, *, with_processors: 
     order = np.asarray(order, dtype=np.int64)
     allot = np.asarray(allot, dtype=np.int64)
     if order.shape != (n,) or np.any(np.sort(order) != np.arange(n)):
-        raise ValueError("order must be a permutation of the task indices")
+        raise InvalidInputError("order must be a permutation of the task indices")
     if np.any(allot < 1) or np.any(allot > m):
-        raise ValueError(f"allotments must be in 1..{m}")
+        raise InvalidInputError(f"allotments must be in 1..{m}")
     dur = instance.times[np.arange(n), allot - 1]
     need = allot[order].astype(float)  # in list order; +inf once started
     start = np.zeros(n)

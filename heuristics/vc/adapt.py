@@ -50,6 +50,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from vcsched.errors import InvalidInputError
 from vcsched.formulations.vc_milp import least_migration, solve_vc_milp
 from vcsched.names import vc as names
 from vcsched.problems.vc import (
@@ -86,7 +87,7 @@ class Policy:
 
     def __init__(self, name: str, fn: Callable, budget_mode: str = "memory", **options) -> None:
         if budget_mode not in ("memory", "count"):
-            raise ValueError(f"budget_mode must be 'memory' or 'count', got {budget_mode!r}")
+            raise InvalidInputError(f"budget_mode must be 'memory' or 'count', got {budget_mode!r}")
         self.name = name
         self.budget_mode = budget_mode
         self._fn = fn

@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from heuristics.vc._common import failed, finish, validate_instance
+from vcsched.errors import InvalidInputError
 from vcsched.problems.vc import MEM_EPS, VCInstance
 from vcsched.problems.vc_greedy import least_loaded_placement
 from vcsched.result import Result
@@ -172,7 +173,7 @@ def _backtracking(instance: VCInstance, method: str, sort_by_memory: bool, max_a
     t0 = time.perf_counter()
     validate_instance(instance)
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, (int, np.integer)) or max_attempts < 1:
-        raise ValueError(f"`max_attempts` must be a positive integer, got {max_attempts!r}")
+        raise InvalidInputError(f"`max_attempts` must be a positive integer, got {max_attempts!r}")
     order = _task_order(instance, sort_by_memory)
     # The first leaf of the depth-first search is GR's placement: try it fast.
     task_host, attempts = least_loaded_placement(instance, order)

@@ -63,6 +63,7 @@ import numpy as np
 
 from heuristics.vc._common import failed, finish, validate_instance
 from heuristics.vc.mcb_pack import MCB_VARIANTS, mcb_pack
+from vcsched.errors import InvalidInputError
 from vcsched.problems.vc import VCInstance, placement_min_yield
 from vcsched.result import Result
 
@@ -233,13 +234,13 @@ def mcb_place(task_cpu: np.ndarray, task_mem: np.ndarray, hosts: int, variant: i
 
 def _check_options(variant: Any, tol: Any, grid: Any, grid_mode: Any) -> None:
     if variant not in MCB_VARIANTS:
-        raise ValueError(f"`variant` must be an integer in 1..8, got {variant!r}")
+        raise InvalidInputError(f"`variant` must be an integer in 1..8, got {variant!r}")
     if not (isinstance(tol, (int, float)) and 0 < tol < 1):
-        raise ValueError(f"`tol` must be a number in (0, 1), got {tol!r}")
+        raise InvalidInputError(f"`tol` must be a number in (0, 1), got {tol!r}")
     if not (isinstance(grid, int) and not isinstance(grid, bool) and 0 <= grid <= 10_000):
-        raise ValueError(f"`grid` must be an integer in 0..10000, got {grid!r}")
+        raise InvalidInputError(f"`grid` must be an integer in 0..10000, got {grid!r}")
     if grid_mode not in GRID_MODES:
-        raise ValueError(f"`grid_mode` must be one of {GRID_MODES}, got {grid_mode!r}")
+        raise InvalidInputError(f"`grid_mode` must be one of {GRID_MODES}, got {grid_mode!r}")
 
 
 def _search(search: _YieldSearch, y_max: float, tol: float, grid: int, grid_mode: str) -> tuple[Any, dict[str, Any]]:

@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 from heuristics.vc._common import failed, finish, validate_instance
+from vcsched.errors import InvalidInputError
 from vcsched.problems.vc import MEM_EPS, VCInstance
 from vcsched.result import Result
 
@@ -50,7 +51,7 @@ def round_lp(instance: VCInstance, e: np.ndarray, rng: np.random.Generator) -> n
     H = instance.hosts
     e = np.asarray(e, dtype=float)
     if e.shape != (instance.n_jobs, H):
-        raise ValueError(f"`e` must have shape {(instance.n_jobs, H)}, got {e.shape}")
+        raise InvalidInputError(f"`e` must have shape {(instance.n_jobs, H)}, got {e.shape}")
     task_job = instance.task_job
     tm = instance.task_mem
     u = rng.random(instance.n_tasks)
@@ -124,5 +125,5 @@ def rrnd(instance: VCInstance, *, rng=None, lp: Result | None = None) -> Result:
 def rrnz(instance: VCInstance, *, rng=None, lp: Result | None = None, epsilon: float = RRNZ_EPSILON) -> Result:
     """RRND with no zero probability (RRNZ, §3.2): zeros of ``e`` become ``epsilon`` (0.01)."""
     if not (isinstance(epsilon, (int, float)) and epsilon > 0):
-        raise ValueError(f"`epsilon` must be a positive number, got {epsilon!r}")
+        raise InvalidInputError(f"`epsilon` must be a positive number, got {epsilon!r}")
     return _rounding(instance, "rrnz", rng, lp, float(epsilon))

@@ -39,6 +39,7 @@ import numpy as np
 
 from lowerbounds.diet.instance import DietInstance, timing
 from lowerbounds.diet.quick import quick_bounds
+from vcsched.errors import InvalidInputError
 from vcsched.result import Status, relative_gap
 
 __all__ = ["SLOT_MAX_TASKS", "MILP_MAX_TASKS", "PlacementResult", "improve", "best_placement", "greedy_placement", "slot_bound", "evaluate", "OBJECTIVES"]
@@ -376,7 +377,7 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     root bound is the largest of it, the closed forms and :func:`slot_bound` (up to ``SLOT_MAX_TASKS`` requests).
     """
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        raise InvalidInputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     t0 = time.perf_counter()
     root = max(quick_bounds(inst)[objective], -math.inf if root_bound is None else root_bound)
     if inst.n <= SLOT_MAX_TASKS:

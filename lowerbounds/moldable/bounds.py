@@ -179,7 +179,7 @@ def dual_approximation_search(instance: MoldableInstance, *, eps: float = 0.01) 
     3/2 + eps guarantee is not claimed for our schedules.
     """
     if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {eps}")
+        raise InvalidInputError(f"eps must be > 0, got {eps}")
     lo = max(float(instance.min_work.sum() / instance.m), float(instance.min_time.max()))
     hi = float(instance.min_time.sum())
     iterations = 0
@@ -219,7 +219,7 @@ def makespan_lower_bound(instance: MoldableInstance, *, eps: float = 0.01, searc
 def batch_times(cmax: float, tmin: float, ratio: float = 2.0) -> np.ndarray:
     """``t_j = C*_max / ratio^(K - j)`` for ``j = 0..K+1``, ``K = floor(log_ratio(C*_max / t_min))`` (§3.2)."""
     if not (cmax > 0 and tmin > 0 and ratio > 1):
-        raise ValueError("need cmax > 0, tmin > 0 and ratio > 1")
+        raise InvalidInputError("need cmax > 0, tmin > 0 and ratio > 1")
     K = max(0, int(math.floor(math.log(cmax / tmin) / math.log(ratio) + 1e-12)))
     return cmax / ratio ** (K - np.arange(K + 2))
 
@@ -352,7 +352,7 @@ def brute_force_optimum(instance: MoldableInstance, *, criterion: str = "minsum"
     n, m = instance.n, instance.m
     count = m ** n * math.factorial(n)
     if count > max_evaluations:
-        raise ValueError(f"brute force needs {count} evaluations (> {max_evaluations}); use a smaller instance")
+        raise InvalidInputError(f"brute force needs {count} evaluations (> {max_evaluations}); use a smaller instance")
     t0 = time.perf_counter()
     best, best_sched = math.inf, None
     idx = np.arange(n)
@@ -427,7 +427,7 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
     certified Lagrangian bound of column generation: :mod:`lowerbounds.moldable.refined`.
     """
     if not ratio > 1:
-        raise ValueError(f"ratio must be > 1, got {ratio}")
+        raise InvalidInputError(f"ratio must be > 1, got {ratio}")
     from lowerbounds.moldable.refined import build_pool, solve_by_columns, solve_full
 
     check_interval_model_size(instance, ratio)

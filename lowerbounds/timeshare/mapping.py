@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
+from vcsched.errors import InvalidInputError
 from vcsched.sim.processor_sharing import ps_completion_times
 
 __all__ = ["MappingResult", "evaluate_mapping", "server_completion", "greedy_mapping", "best_mapping", "search_applies",
@@ -297,7 +298,7 @@ def best_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float
         ``not_searched`` (DAG applications: the bound alone).
     """
     if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
+        raise InvalidInputError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
     tic = time.perf_counter()
     mapping, value = greedy_mapping(costs, metric) if costs.fixed.all() else ((), math.inf)
     lower = -math.inf if lower is None else float(lower)

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from vcsched.arguments import of_type
+from vcsched.errors import InvalidInputError
 from vcsched.formulations.solve import solve_model
 from vcsched.formulations.vc_milp import build_compact_model, build_literal_model
 from vcsched.problems.vc import VCInstance
@@ -62,7 +63,7 @@ def lp_relaxation(instance: VCInstance, *, formulation: str = "compact", time_li
     elif formulation == "literal":
         model = build_literal_model(instance, relax=True)
     else:
-        raise ValueError(f"formulation must be 'compact' or 'literal', got {formulation!r}")
+        raise InvalidInputError(f"formulation must be 'compact' or 'literal', got {formulation!r}")
     build = time.perf_counter() - t0
     out = solve_model(model.problem, mip=False, time_limit=time_limit, variables=model.variables)
     extra = {"build_seconds": build, "solve_seconds": out.seconds, "formulation": formulation}

@@ -16,6 +16,7 @@ from lowerbounds.batch.bracket import _given_upper
 from lowerbounds.batch.instance import METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.reference import Bracket, Side, bracket_status, ratio_interval
 from tests.grid.batch_oracle import brute_force, plain_check
+from vcsched.errors import InternalError
 
 TOL = 1e-6
 
@@ -46,7 +47,7 @@ def test_ratio_interval_minimise_and_maximise():
 def test_status_and_inconsistent_ends():
     assert bracket_status(100.0, 100.0 + 1e-3) == "optimal"
     assert bracket_status(100.0, 100.1) == "bracketed" and bracket_status(1.0, None) == "bound"
-    with pytest.raises(ValueError, match="above upper end"):
+    with pytest.raises(InternalError, match="above upper end"):
         Bracket("makespan", Side(11.0, "lp", 0.0), Side(10.0, "portfolio", 0.0))
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pulp
 
 from vcsched import progress
-from vcsched.errors import SolverUnavailableError
+from vcsched.errors import InvalidInputError, SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
 __all__ = ["SolveOutcome", "solve_model", "translate_status", "highs_status", "new_var", "new_highs",
@@ -335,9 +335,9 @@ def solve_highs_lp(lp, is_mip: bool, *, time_limit: float | None = None, gap_rel
     is ``feasible``. ``start`` is ``(columns, values)``.
     """
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
+        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit}")
     if gap_rel is not None and not gap_rel >= 0:
-        raise ValueError(f"gap_rel must be >= 0, got {gap_rel}")
+        raise InvalidInputError(f"gap_rel must be >= 0, got {gap_rel}")
     t0 = time.perf_counter()
     settings = {"time_limit": None if time_limit is None else float(time_limit),
                 "mip_rel_gap": None if gap_rel is None else float(gap_rel),

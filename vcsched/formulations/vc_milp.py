@@ -52,6 +52,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pulp
 
+from vcsched.errors import InvalidInputError
 from vcsched.formulations.solve import new_var, solve_model
 from vcsched.formulations.vc_starts import best_start, better_placement, load_balancing_incumbent
 from vcsched.problems.vc import (
@@ -113,7 +114,7 @@ def _effective_budget(instance: VCInstance, budget: float | None) -> float | Non
 
 def _check_budget_mode(mode: str) -> None:
     if mode not in BUDGET_MODES:
-        raise ValueError(f"budget_mode must be one of {BUDGET_MODES}, got {mode!r}")
+        raise InvalidInputError(f"budget_mode must be one of {BUDGET_MODES}, got {mode!r}")
 
 
 # --------------------------------------------------------------------------- models
@@ -460,12 +461,12 @@ def _check_arguments(instance, formulation: str, time_limit: float | None, node_
     if budget is not None and not (isinstance(budget, (int, float)) and budget == float("inf")):
         arguments.number(budget, "budget", low=0)
     if formulation not in FORMULATIONS:
-        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+        raise InvalidInputError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
     if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
+        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit}")
     if node_limit is not None and (isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer))
                                    or node_limit < 1):
-        raise ValueError(f"node_limit must be a positive integer, got {node_limit!r}")
+        raise InvalidInputError(f"node_limit must be a positive integer, got {node_limit!r}")
 
 
 def solve_vc_milp(

@@ -11,6 +11,8 @@ import dataclasses
 
 import numpy as np
 
+from vcsched.errors import InvalidInputError
+
 __all__ = ["LublinSizeParams", "LUBLIN_CLASSES", "lublin_sizes"]
 
 
@@ -52,9 +54,9 @@ def lublin_sizes(
     ``typeless`` class this gives ``[0.8, 3.5]`` w.p. 0.86 and ``[3.5, 6]``.
     """
     if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+        raise InvalidInputError(f"n must be >= 0, got {n}")
     if max_size < 1:
-        raise ValueError(f"max_size must be >= 1, got {max_size}")
+        raise InvalidInputError(f"max_size must be >= 1, got {max_size}")
     p = LUBLIN_CLASSES[job_class]
     uhi = float(np.log2(max_size))
     umed = min(uhi - (p.uhi - p.umed), uhi)

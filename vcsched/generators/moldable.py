@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from vcsched.arguments import integer
+from vcsched.errors import InvalidInputError
 from vcsched.problems.moldable import MoldableInstance
 
 __all__ = [
@@ -90,7 +91,7 @@ def sequential_times(n: int, kind: str, rng: np.random.Generator) -> tuple[np.nd
         p1[~large] = _positive_normal(1.0, 0.5, int((~large).sum()), rng)
         p1[large] = _positive_normal(10.0, 5.0, int(large.sum()), rng)
         return p1, large
-    raise ValueError(f"kind must be 'uniform' or 'mixed', got {kind!r}")
+    raise InvalidInputError(f"kind must be 'uniform' or 'mixed', got {kind!r}")
 
 
 def parallel_profile(p1: np.ndarray, m: int, parallelism: str | np.ndarray, rng: np.random.Generator,
@@ -180,7 +181,7 @@ def generate_moldable_instance(m: int, n: int, kind: str = "high", *,
     (5, 8)
     """
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        raise InvalidInputError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     m, n = integer(m, "m", low=1), integer(n, "n", low=1)
     rng = np.random.default_rng(rng)
     if kind == "mixed":

@@ -48,7 +48,7 @@ def truncated_normal(
     standard deviation that is not finite is refused before drawing.
     """
     if mean <= low:
-        raise ValueError(f"mean must be > {low}, got {mean}")
+        raise InvalidInputError(f"mean must be > {low}, got {mean}")
     std = cv * mean
     if not (math.isfinite(std) and std >= 0):
         raise InvalidInputError(f"standard deviation {std!r} (coefficient of variation {cv!r} x mean {mean!r}) "
@@ -100,7 +100,7 @@ def generate_vc_instance(
     cv_mem, cv_cpu = number(cv_mem, "cv_mem", low=0), number(cv_cpu, "cv_cpu", low=0)
     mean_cpu = number(mean_cpu, "mean_cpu", low=MIN_CPU, low_open=True, high=1)
     if tasks not in (None, "lublin"):
-        raise ValueError(f"tasks must be None or 'lublin', got {tasks!r}")
+        raise InvalidInputError(f"tasks must be None or 'lublin', got {tasks!r}")
     rng = np.random.default_rng(rng)
     counts = lublin_sizes(jobs, rng) if tasks == "lublin" else np.ones(jobs, dtype=np.int64)
     mean_mem = hosts * (1.0 - slack) / float(counts.sum())
@@ -142,7 +142,7 @@ def instance_set_specs(name: str, *, replicates: int | None = None) -> list[VCSp
     Order: jobs, slack, cv_mem, cv_cpu, replicate.
     """
     if name not in INSTANCE_SETS:
-        raise ValueError(f"unknown instance set {name!r}; choose one of {sorted(INSTANCE_SETS)}")
+        raise InvalidInputError(f"unknown instance set {name!r}; choose one of {sorted(INSTANCE_SETS)}")
     hosts, job_counts, reps, tasks = INSTANCE_SETS[name]
     reps = reps if replicates is None else replicates
     return [

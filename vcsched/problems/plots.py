@@ -41,9 +41,9 @@ def _drawable(report, what: str, count: int, most: int, too_many: str, path: str
         raise InvalidInputError(f"{path}: unknown figure format {os.path.splitext(str(path))[1]!r}; use "
                                 f"{', '.join(FIGURE_FORMATS)}")
     if not report.valid:
-        raise ValueError(f"cannot draw an invalid {what}: " + report.violations[0])
+        raise InvalidInputError(f"cannot draw an invalid {what}: " + report.violations[0])
     if count > most:
-        raise ValueError(f"{count:,} {too_many} to draw (at most {most})")
+        raise InvalidInputError(f"{count:,} {too_many} to draw (at most {most})")
 
 
 def _save(fig, path: str | os.PathLike) -> None:

@@ -47,7 +47,7 @@ from typing import Protocol
 
 import numpy as np
 
-from vcsched.errors import VcschedError
+from vcsched.errors import InvalidInputError, VcschedError
 from vcsched.problems.vc import TOL, VCInstance, allocation_from_placement, check_allocation, host_memory
 from vcsched.problems.vc_metrics import migration_cost
 from vcsched.sim.kernel import Kernel
@@ -79,9 +79,9 @@ class DynamicWorkload:
         n = self.arrival.shape[0]
         for name in ("lifetime", "cpu", "mem", "tasks"):
             if getattr(self, name).shape != (n,):
-                raise ValueError(f"workload field {name!r} must have {n} entries")
+                raise InvalidInputError(f"workload field {name!r} must have {n} entries")
         if n and (np.any(np.diff(self.arrival) < 0)):
-            raise ValueError("arrivals must be sorted")
+            raise InvalidInputError("arrivals must be sorted")
 
     @property
     def n_jobs(self) -> int:
@@ -300,9 +300,9 @@ def simulate_dynamic(
     ``duration`` at the end (module docstring); it does not change the run.
     """
     if hosts < 1:
-        raise ValueError(f"hosts must be >= 1, got {hosts}")
+        raise InvalidInputError(f"hosts must be >= 1, got {hosts}")
     if not budget >= 0:
-        raise ValueError(f"budget must be >= 0, got {budget}")
+        raise InvalidInputError(f"budget must be >= 0, got {budget}")
     if duration is None:
         duration = float(workload.arrival[-1]) if workload.n_jobs else 0.0
     run = _Run(hosts, workload, policy, budget, duration, progress)
