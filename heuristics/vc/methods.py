@@ -90,7 +90,10 @@ class Method:
     options : tuple of str
         Keyword options ``run`` takes (:func:`solve` refuses any other).
     timed : bool
-        Gets :data:`DEFAULT_TIME_LIMIT` when ``time_limit`` is absent (recorded in the result).
+        Gets ``default_time_limit`` when ``time_limit`` is absent; the limit used is recorded in
+        ``extra["time_limit"]`` and a default that was reached is said in the message.
+    default_time_limit : float, optional
+        :data:`CERTIFY_DEFAULT_TIME_LIMIT` for ``certify``; None: :data:`DEFAULT_TIME_LIMIT` (the exact models).
     rounds_lp, provides_lp : bool
         Takes ``lp=`` (an LP relaxation result, ``rrnd``/``rrnz``); is that relaxation (``lp``).
     variables : callable, optional
@@ -106,6 +109,7 @@ class Method:
     run: Callable[..., Result]
     options: tuple[str, ...] = ()
     timed: bool = False
+    default_time_limit: float | None = None
     rounds_lp: bool = False
     provides_lp: bool = False
     variables: Callable[[VCInstance], int] | None = None
@@ -144,7 +148,7 @@ def _closed_form(instance):
     return closed_form_bound(instance)
 
 
-def _certify(instance, *, time_limit=None, gap=None, rng=0):
+def _certify(instance, *, time_limit=CERTIFY_DEFAULT_TIME_LIMIT, gap=None, rng=0):
     """:func:`lowerbounds.vc.certification.certify` from the placements of :data:`CERTIFY_HEURISTICS`
     (placed from scratch) and :func:`heuristics.vc.improve.improve_placement`; ``gap`` is the
     certified relative gap at which to stop (default: the optimality tolerance)."""
@@ -152,7 +156,7 @@ def _certify(instance, *, time_limit=None, gap=None, rng=0):
     from lowerbounds.vc.certification import DEFAULT_GAP_TOL, certify
 
     return certify(instance, heuristics=[heuristic_function(n) for n in CERTIFY_HEURISTICS], improve=improve_placement,
-                   time_limit=CERTIFY_DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
+                   time_limit=time_limit,
                    gap_tol=DEFAULT_GAP_TOL, stop_gap=gap, rng=rng)
 
 
@@ -204,7 +208,8 @@ def _build() -> tuple[Registry, Registry]:
         Method("lp", _lp("compact"), ("time_limit",), timed=True, provides_lp=True, variables=_job_variables),
         Method("lp-literal", _lp("literal"), ("time_limit",), timed=True, variables=_task_variables, in_all="never"),
         Method("lp-closed", _closed_form, in_all="never"),
-        Method("certify", _certify, ("time_limit", "gap", "rng"), in_all="never"),
+        Method("certify", _certify, ("time_limit", "gap", "rng"), timed=True,
+               default_time_limit=CERTIFY_DEFAULT_TIME_LIMIT, in_all="never"),
         *(_heuristic_method(name) for name in HEURISTICS),
         *(Method(f"adapt-{p}", _adapt(p), ("budget_mode",), max_hosts=MAX_RELABEL_HOSTS, in_all="current")
           for p in ADAPT_METHODS),
@@ -268,7 +273,8 @@ def solve(instance: VCInstance, method: str, **options: Any) -> Result:
     if not m.timed:
         return m.run(instance, **options)
     default = options.get("time_limit") is None
-    limit = DEFAULT_TIME_LIMIT if default else options["time_limit"]
+    limit = options["time_limit"] if not default else (
+        DEFAULT_TIME_LIMIT if m.default_time_limit is None else m.default_time_limit)
     return _with_time_limit(m.run(instance, **dict(options, time_limit=limit)), limit, default=default)
 
 

@@ -133,6 +133,15 @@ def test_exact_methods_get_the_default_time_limit(tmp_path, capsys, monkeypatch)
     assert row["time_limit"] == 5 and "default" not in row["message"]
 
 
+def test_certify_records_its_time_limit_like_the_exact_methods(tmp_path, capsys):
+    """certify's default limit (60 s) is recorded in its JSON as the exact methods' is."""
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.5, "mem": 0.3}, {"cpu": 0.7, "mem": 0.2}]}))
+    row = solve_json(capsys, path, "--method", "certify")
+    assert row["time_limit"] == vc_methods.CERTIFY_DEFAULT_TIME_LIMIT and row["status"] == "optimal"
+    assert solve_json(capsys, path, "--method", "certify", "--time-limit", "7")["time_limit"] == 7
+
+
 def test_reaching_the_default_time_limit_is_reported(tmp_path, capsys, monkeypatch):
     """A hard instance with a tiny default limit: the MILP stops with ``feasible`` and a gap,
     and the message says the default limit was reached."""
