@@ -19,8 +19,11 @@ seconds and gigabytes of Python objects.
 from __future__ import annotations
 
 import io
+import lzma
 import os
+import struct
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -31,6 +34,13 @@ __all__ = ["NPZ_SUFFIX", "NPZ_FIELDS", "is_npz_path", "load_npz_instance", "save
 
 NPZ_SUFFIX = ".npz"
 NPZ_FIELDS = ("m", "weights", "times")
+
+
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError,
+              RuntimeError, zlib.error, struct.error, lzma.LZMAError)
+"""What reading a damaged archive may raise: zipfile's own errors, a zip feature it lacks (a version,
+a compression: ``NotImplementedError``), an encrypted entry (``RuntimeError``), a corrupt compressed
+stream (``zlib.error``, ``lzma.LZMAError``, ``OSError`` of bz2), a truncated header (``struct.error``)."""
 
 
 def is_npz_path(path: str | os.PathLike) -> bool:
@@ -45,7 +55,7 @@ def _header(zf: zipfile.ZipFile, name: str, source: str) -> tuple[tuple, np.dtyp
             version = np.lib.format.read_magic(fh)
             read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             shape, _, dtype = read(fh)  # the header only
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError) as exc:  # NotImplementedError: a zip feature (version, compression) zipfile lacks
+    except ZIP_ERRORS as exc:
         raise InvalidInputError(f"{source}: array {name!r} is not a valid .npy entry ({exc})") from None
     return tuple(shape), np.dtype(dtype)
 
@@ -128,7 +138,7 @@ def load_npz_instance(path: str | os.PathLike):
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             return _validated(zf, source)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         if isinstance(exc, InvalidInputError):
             raise
         raise InvalidInputError(f"{source}: not a readable .npz archive ({exc}); expected arrays m, weights, "
