@@ -18,7 +18,16 @@ from vcsched.cli import main
 USER = "vcsched-test"
 
 
-def _unprivileged_python() -> list[str]:
+@pytest.fixture
+def created():
+    """Users this test created, deleted afterwards."""
+    users: list[str] = []
+    yield users
+    for user in users:
+        subprocess.run(["userdel", user], capture_output=True)
+
+
+def _unprivileged_python(created: list[str]) -> list[str]:
     """A command that runs this Python as :data:`USER`, or skip saying why."""
     if os.geteuid() != 0:
         pytest.skip("needs root to run a command as another user (runuser)")
@@ -28,6 +37,7 @@ def _unprivileged_python() -> list[str]:
         pwd.getpwnam(USER)
     except KeyError:
         subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", USER], check=True, capture_output=True)
+        created.append(USER)
     python = os.environ.get("VCSCHED_TEST_PYTHON", sys.executable)  # a Python every user may run, if this one is not
     cmd = ["runuser", "-u", USER, "--", python]
     probe = subprocess.run(cmd + ["-c", "import numpy, pandas"], capture_output=True,
@@ -38,8 +48,8 @@ def _unprivileged_python() -> list[str]:
     return cmd
 
 
-def test_instance_set_as_an_unprivileged_user_in_a_world_writable_folder(tmp_path):
-    cmd = _unprivileged_python()
+def test_instance_set_as_an_unprivileged_user_in_a_world_writable_folder(tmp_path, created):
+    cmd = _unprivileged_python(created)
     folder = tmp_path / "shared"
     folder.mkdir()
     folder.chmod(0o1777)

@@ -55,6 +55,7 @@ def test_moldable_method_options_no_chosen_method_takes(sets, capsys, argv, flag
     (["--method", "lp", "--seed", "3"], "--seed applies to --method certify"),
     (["--method", "lp-closed", "--budget-mode", "count"], "--budget-mode applies to --method milp"),
     (["--method", "gr", "--gap", "0.1"], "--gap applies to --method milp"),
+    (["--method", "mcb8", "--seed", "0", "--time-limit=60"], "--time-limit applies to --method milp"),  # defaults too
 ])
 def test_vc_method_options_no_chosen_method_takes(sets, capsys, argv, flag):
     vc, _ = sets

@@ -255,3 +255,25 @@ def test_fuzz_reader(name):
 @pytest.mark.parametrize("name", READERS)
 def test_fuzz_reader_slow(name):
     fuzz_reader(name, SLOW_EXAMPLES)
+
+
+@pytest.mark.parametrize("field,value", [("flag_bits", 0x1), ("extract_version", 64)])
+def test_npz_entries_zipfile_cannot_read_are_one_line(tmp_path, field, value):
+    """Found by the fuzzer: an entry marked encrypted (``RuntimeError``) or of a zip version zipfile
+    lacks (``NotImplementedError``) is an InvalidInputError."""
+    import zipfile
+
+    from vcsched.problems.moldable import load_instance
+
+    path = tmp_path / "m.npz"
+    arrays = {"m": np.int64(2), "weights": np.array([1.0]), "times": np.array([[2.0, 1.0]])}
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, array in arrays.items():
+            info = zipfile.ZipInfo(name + ".npy")
+            buf = io.BytesIO()
+            np.save(buf, array)
+            zf.writestr(info, buf.getvalue())
+            setattr(zf.getinfo(name + ".npy"), field, value)  # written to the central directory on close
+    with pytest.raises(InvalidInputError, match=r"m\.npz") as info:
+        load_instance(path)
+    assert "\n" not in str(info.value)

@@ -209,6 +209,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 _silence_stdout()
                 return 141
             raise exc from None
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # which options were written (check_options_apply)
         with _sigterm_raises(), _notes_prefixed():
             return _run(args)
 

@@ -345,12 +345,16 @@ def check_options_apply(args: argparse.Namespace, options: dict[str, str], metho
 
     ``options`` maps an option's ``dest`` to the method option it sets (``seed`` -> ``rng``);
     ``table`` is the method table (``heuristics.vc.methods.METHODS``, ...). An option is given when
-    its value differs from its default (:func:`remember_defaults`)."""
+    its value differs from its default (:func:`remember_defaults`) or its flag is written in
+    ``args.argv`` (``--time-limit 60`` too)."""
+    written = getattr(args, "argv", [])
     for dest, key in options.items():
-        if getattr(args, dest) == args.option_defaults[dest] or any(key in table.get(m).options for m in methods):
+        flag = "--" + dest.replace("_", "-")
+        given = getattr(args, dest) != args.option_defaults[dest] or any(
+            token == flag or token.startswith(flag + "=") for token in written)
+        if not given or any(key in table.get(m).options for m in methods):
             continue
         takers = [name for name in table.names() if key in table.get(name).options]
-        flag = "--" + dest.replace("_", "-")
         raise InvalidInputError(f"{flag} applies to --method {', '.join(takers)}; none of --method "
                                 f"{','.join(methods)} takes it: drop {flag} or add such a method")
 

@@ -19,8 +19,11 @@ seconds and gigabytes of Python objects.
 from __future__ import annotations
 
 import io
+import lzma
 import os
+import struct
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -35,6 +38,13 @@ NPZ_SUFFIX = ".npz"
 NPZ_FIELDS = ("m", "weights", "times")
 
 
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError,
+              RuntimeError, zlib.error, struct.error, lzma.LZMAError)
+"""What reading a damaged archive may raise: zipfile's own errors, a zip feature it lacks (a version,
+a compression: ``NotImplementedError``), an encrypted entry (``RuntimeError``), a corrupt compressed
+stream (``zlib.error``, ``lzma.LZMAError``, ``OSError`` of bz2), a truncated header (``struct.error``)."""
+
+
 def is_npz_path(path: str | os.PathLike) -> bool:
     """Whether ``path`` names the compact format (its name ends in ``.npz``, any case)."""
     return os.fspath(path).lower().endswith(NPZ_SUFFIX)
@@ -47,7 +57,7 @@ def _header(zf: zipfile.ZipFile, name: str, source: str) -> tuple[tuple, np.dtyp
             version = np.lib.format.read_magic(fh)
             read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             shape, _, dtype = read(fh)  # the header only
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError) as exc:  # NotImplementedError: a zip feature (version, compression) zipfile lacks
+    except ZIP_ERRORS as exc:
         raise InvalidInputError(f"{source}: array {name!r} is not a valid .npy entry ({exc})") from None
     return tuple(shape), np.dtype(dtype)
 
@@ -126,7 +136,7 @@ def read_npz_arrays(path: str | os.PathLike) -> tuple[int, np.ndarray, np.ndarra
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             return _validated(zf, source)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         if isinstance(exc, InvalidInputError):
             raise
         raise InvalidInputError(f"{source}: not a readable .npz archive ({exc}); expected arrays m, weights, "
