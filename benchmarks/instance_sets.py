@@ -28,18 +28,10 @@ from benchmarks.harness import Experiment, run_cells
 from vcsched.errors import InvalidInputError, VcschedError
 from vcsched.files import atomic_write
 
-__all__ = ["expand_instances", "is_instance_set", "solve_set", "run_cell", "run_folder"]
+__all__ = ["expand_instances", "solve_set", "run_cell", "run_folder"]
 
 PROBLEMS = ("vc", "moldable", "vc-pack")
 FORMATS = (".parquet", ".csv")
-
-
-def is_instance_set(text: str) -> bool:
-    """Whether a command's instance argument names a set: a folder or a glob pattern."""
-    try:
-        return any(c in text for c in "*?[") or pathlib.Path(text).expanduser().is_dir()
-    except (RuntimeError, OSError):  # ~nosuchuser, a name too long
-        return False
 
 
 def expand_instances(text: str, patterns: tuple[str, ...] = ("*.json",)) -> list[str]:

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write", "FIGURE_FORMATS"]
+__all__ = ["atomic_write", "FIGURE_FORMATS", "names_instance_set"]
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 """The figure formats the toolkit writes (the format is chosen from the suffix)."""
@@ -53,3 +53,11 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], *, fsyn
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def names_instance_set(text: str) -> bool:
+    """Whether a command's instance argument names a set of instances: a glob pattern or a folder (``solve DIR``)."""
+    try:
+        return any(c in text for c in "*?[") or Path(text).expanduser().is_dir()
+    except (RuntimeError, OSError):  # ~nosuchuser, a name too long: the file reader says it in one line
+        return False

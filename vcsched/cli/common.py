@@ -380,16 +380,12 @@ def check_single_file_options(args: argparse.Namespace, *, figure: str | None) -
 
 
 def wants_instance_set(args: argparse.Namespace) -> bool:
-    """A folder or glob as the instance, or any of the set options: the set mode of ``solve``."""
-    import pathlib
+    """A folder or glob as the instance (:func:`vcsched.files.names_instance_set`), or any of the set options:
+    the set mode of ``solve``."""
+    from vcsched.files import names_instance_set
 
-    text = args.instance
-    try:
-        folder = pathlib.Path(text).expanduser().is_dir()
-    except (RuntimeError, OSError):  # ~nosuchuser, a name too long: the file reader says it in one line
-        folder = False
-    return (any(c in text for c in "*?[") or folder or args.output is not None
-            or args.workers is not None or args.scheduler is not None or args.resume)
+    return (names_instance_set(args.instance) or args.output is not None or args.workers is not None
+            or args.scheduler is not None or args.resume)
 
 
 def run_instance_set(args: argparse.Namespace, problem: str, methods: list[str], options: dict) -> int:
