@@ -1,5 +1,5 @@
 """``dfrs``: dynamic fractional resource scheduling against batch scheduling, judged by the max stretch
-against a lower bound (issue 36; Stillwell, Vivien, Casanova, IPDPS 2010 / TPDS 2012).
+against a lower bound (Stillwell, Vivien, Casanova, IPDPS 2010 / TPDS 2012).
 
 Cells
 -----
@@ -99,4 +99,4 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
 
 
 EXPERIMENT = Experiment("dfrs", "DFRS (greedy, MCB8 periodic) vs EASY/FCFS on Lublin and real traces: max stretch "
-                        "against a lower bound (issue 36)", cells, run_cell, report)
+                        "against a lower bound", cells, run_cell, report)

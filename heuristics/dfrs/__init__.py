@@ -1,4 +1,4 @@
-"""Dynamic fractional resource scheduling policies (issue 36): jobs of HPC traces as virtual clusters.
+"""Dynamic fractional resource scheduling policies: jobs of HPC traces as virtual clusters.
 
 ``easy``, ``fcfs``         batch baselines (the batch simulator, one core per task)
 ``greedy``                 least-loaded placement at arrival, no preemption, no migration

@@ -1,4 +1,4 @@
-"""Non-clairvoyant DFRS policies (issue 36; Stillwell, Vivien, Casanova, IPDPS 2010): greedy ones and
+"""Non-clairvoyant DFRS policies (Stillwell, Vivien, Casanova, IPDPS 2010): greedy ones and
 MCB8 run periodically (seed 001 §3.4).
 
 Each policy is an object with ``name``, ``period`` and ``decide(view) -> Decision``

@@ -1,4 +1,4 @@
-"""Lower bounds for dynamic fractional resource scheduling (issue 36): the max-stretch bound of every
+"""Lower bounds for dynamic fractional resource scheduling: the max-stretch bound of every
 schedule, fractional or batch, by bisection on deadline-feasibility LPs (:mod:`lowerbounds.dfrs.bound`)."""
 
 from lowerbounds.dfrs.bound import DEFAULT_RTOL, DEFAULT_WINDOW, StretchBound, deadline_feasible, max_stretch_bound

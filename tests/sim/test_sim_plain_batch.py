@@ -77,7 +77,7 @@ def test_jobs_csv_equals_the_plain_simulator_on_the_start_of_kth(policy, tmp_pat
 def test_fast_swf_reader_equals_the_line_reader(chunk, tmp_path, monkeypatch):
     """A file the fast path reads (in chunks of ``chunk`` bytes) and the same file with a comment after the data
     (read line by line)."""
-    monkeypatch.setattr("vcsched.problems.workload._CHUNK_BYTES", chunk)
+    monkeypatch.setattr("vcsched.problems.swf_fast._CHUNK_BYTES", chunk)
     path = tmp_path / "a.swf"
     _random_swf(path, 7)
     other = tmp_path / "b.swf"
@@ -133,15 +133,15 @@ def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
         rows[150] = rows[150].replace("142.00", extra)
     path = tmp_path / "d.swf"
     path.write_text("; MaxProcs: 8\n" + "\n".join(rows) + "\n")
-    monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 1 << 40)
+    monkeypatch.setattr("vcsched.problems.swf_fast.COMPILED_FROM_BYTES", 1 << 40)
     try:
         expected = read_swf(path).fields
     except Exception as exc:  # noqa: BLE001 - the same refusal is expected from the compiled path
-        monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 0)
+        monkeypatch.setattr("vcsched.problems.swf_fast.COMPILED_FROM_BYTES", 0)
         with pytest.raises(type(exc), match=re.escape(str(exc))):
             read_swf(path)
         return
-    monkeypatch.setattr("vcsched.problems.workload.COMPILED_FROM_BYTES", 0)
+    monkeypatch.setattr("vcsched.problems.swf_fast.COMPILED_FROM_BYTES", 0)
     got = read_swf(path).fields
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))

@@ -1,7 +1,7 @@
 """The data lines of a large SWF file parsed in one compiled loop (the fast path of :func:`vcsched.problems.workload.read_swf`).
 
 numba's import costs a few tenths of a second in a fresh process, so the reader takes
-this path only for large files (:data:`vcsched.problems.workload.COMPILED_FROM_BYTES`),
+this path only for large files (:data:`vcsched.problems.swf_fast.COMPILED_FROM_BYTES`),
 where numpy's conversion of the tokens (about 0.2 microseconds each, 42 million of them
 for 2.3 million jobs) would dominate, and where the simulator loads numba anyway.
 """

@@ -64,6 +64,7 @@ import numpy as np
 from vcsched.arguments import integer, of_type
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field, read_input_bytes
+from vcsched.problems.swf_fast import parse_fast
 
 __all__ = [
     "SWF_FIELDS",
@@ -294,15 +295,15 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
 
     Notes
     -----
-    Fast path (:func:`_parse_fast`): the header comments at the top, then data lines of
-    ASCII numbers, are converted by numpy on the bytes, or from :data:`COMPILED_FROM_BYTES`
+    Fast path (:func:`vcsched.problems.swf_fast.parse_fast`): the header comments at the top, then data lines of
+    ASCII numbers, are converted by numpy on the bytes, or from :data:`~vcsched.problems.swf_fast.COMPILED_FROM_BYTES`
     on by a compiled loop (:mod:`vcsched.problems.swf_compiled`); any other file (a comment
     further down, a line without 18 fields, other characters) is read line by line
     (:func:`_parse_text`), which finds the culprit. Both give the same fields.
     """
     path = Path(path)
     data = read_input_bytes(path, what=".swf or .swf.gz trace")
-    fast = _parse_fast(data)
+    fast = parse_fast(data)
     if fast is None:
         header, fields, line_numbers, bad = _parse_text(path, data.decode("utf-8", errors="replace"), skip_bad_lines)
     else:
@@ -316,108 +317,6 @@ def read_swf(path: str | Path, *, skip_bad_lines: bool = False) -> Workload:
     if bad:
         log.warning("%s: skipped %d malformed line(s)", path, bad)
     return _finish(fields, header, str(path), bad)
-
-
-_ASCII_WS = b" \t\n"
-_FAST_BYTES = np.zeros(256, dtype=bool)
-_FAST_BYTES[np.frombuffer(b"0123456789.-+eE" + _ASCII_WS, dtype=np.uint8)] = True
-"""Bytes the fast SWF path accepts in data lines (ASCII numbers, spaces, tabs, newlines)."""
-
-
-def _header_end(data: bytes) -> int:
-    """Offset of the first data line: the header is the blank and ``;`` lines at the top."""
-    pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl
-        stripped = data[pos:end].strip()
-        if stripped and not stripped.startswith(b";"):
-            return pos
-        pos = end + 1
-    return len(data)
-
-
-def _parse_fast(data: bytes):
-    """``(header, fields, line_numbers)`` of a plain SWF file, or None when :func:`_parse_text` must read it.
-
-    Plain: the header lines at the top (:func:`_header_end`), then only the bytes of
-    :data:`_FAST_BYTES`, each line blank or of 18 fields. The data lines are read about a
-    megabyte at a time (:func:`_chunk_fields`: whole lines, so that no number is cut;
-    the tokens of a whole trace as Python objects would take several times the file's
-    size). ``line_numbers`` maps each row to its 1-based line, lazily (only error
-    messages read it).
-    """
-    pos = _header_end(data)
-    head = data[:pos].decode("utf-8", errors="replace")
-    head_lines = head.splitlines()
-    if len(head_lines) != head.count("\n"):  # other line breaks in the header: count lines as str does
-        return None
-    if pos == len(data):
-        return None
-    header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
-    if len(data) - pos >= COMPILED_FROM_BYTES:
-        from vcsched.problems.swf_compiled import parse_data
-
-        parsed = parse_data(data, pos, _N_FIELDS)
-        if parsed is not None:
-            return header, parsed[0], _LazyList(parsed[1] + len(head_lines) + 1)
-    parts, rows, line0 = [], [], len(head_lines) + 1
-    while pos < len(data):
-        end = data.find(b"\n", min(pos + _CHUNK_BYTES, len(data)))
-        end = len(data) if end < 0 else end + 1
-        chunk = _chunk_fields(data[pos:end])
-        if chunk is None:
-            return None
-        fields, per_line = chunk
-        parts.append(fields)
-        rows.append(np.flatnonzero(per_line) + line0)
-        line0 += per_line.size
-        pos = end
-    return header, np.concatenate(parts).reshape(-1, _N_FIELDS), _LazyList(np.concatenate(rows))
-
-
-_CHUNK_BYTES = 1 << 20
-COMPILED_FROM_BYTES = 8 << 20
-"""Data lines from this many bytes (about 100,000 jobs) are parsed by the compiled loop of
-:mod:`vcsched.problems.swf_compiled` (numba's start-up costs more than it saves below)."""
-
-
-def _chunk_fields(body: bytes):
-    """``(numbers, tokens per line)`` of whole lines of data, or None when one is not plain.
-
-    Tokens are counted per line on the bytes (a token starts where a blank is followed
-    by a non-blank) and converted by one ``numpy.array(body.split(), float64)``.
-    """
-    u = np.frombuffer(body, dtype=np.uint8)
-    if not _FAST_BYTES[u].all():
-        return None
-    blank = np.ones(u.size + 1, dtype=bool)
-    blank[1:] = (u == 32) | (u == 9) | (u == 10)
-    tokens = np.flatnonzero(blank[:-1] > blank[1:])  # a token starts at byte i
-    newlines = np.flatnonzero(u == 10)
-    if newlines.size and newlines[-1] == u.size - 1:
-        newlines = newlines[:-1]  # the line break that ends the chunk
-    line_start = np.concatenate(([0], newlines + 1))  # line k is bytes line_start[k] to line_end[k]
-    line_end = np.concatenate((newlines, [u.size]))
-    per_line = np.searchsorted(tokens, line_end) - np.searchsorted(tokens, line_start)
-    if not np.all((per_line == 0) | (per_line == _N_FIELDS)):
-        return None
-    try:
-        return np.array(body.split(), dtype=np.float64), per_line
-    except ValueError:
-        return None
-
-
-class _LazyList:
-    """``lst[i]`` of an integer array, as a Python int (the line numbers of :func:`_parse_fast`)."""
-
-    __slots__ = ("values",)
-
-    def __init__(self, values: np.ndarray) -> None:
-        self.values = values
-
-    def __getitem__(self, i: int) -> int:
-        return int(self.values[i])
 
 
 def _parse_text(path: Path, text: str, skip_bad_lines: bool):
