@@ -1,4 +1,4 @@
-"""A lower bound on the maximum stretch of every DFRS or batch schedule of a workload (issue 36).
+"""A lower bound on the maximum stretch of every DFRS or batch schedule of a workload.
 
 Relaxation (clairvoyant, offline, preemption and migration free): a schedule of max stretch at most
 ``S`` finishes job ``j`` by ``d_j = r_j + S p_j``. Cut time at every ``r_j`` and ``d_j``; in interval

@@ -68,7 +68,7 @@ def test_batch_bounds_check_method_then_types():
 
 def test_batsim_writer_and_diet_bounds_refuse_none(tmp_path):
     from lowerbounds.diet import diet_bounds
-    from vcsched.problems.workload import write_batsim_json
+    from vcsched.problems.batsim_writer import write_batsim_json
 
     with pytest.raises(InvalidInputError, match="workload must be a Workload, got NoneType"):
         write_batsim_json(None, tmp_path / "x.json")

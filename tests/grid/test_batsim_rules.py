@@ -10,7 +10,8 @@ import pytest
 from tests.conftest import cli_error
 from vcsched.cli import main
 from vcsched.errors import InvalidInputError
-from vcsched.problems.workload import batsim_json, read_batsim_json, read_swf
+from vcsched.problems.batsim_writer import batsim_json
+from vcsched.problems.workload import read_batsim_json, read_swf
 
 
 def workload(path, jobs, nb_res=4):

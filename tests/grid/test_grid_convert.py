@@ -10,7 +10,8 @@ import pytest
 from tests.conftest import require_trace
 from vcsched.cli import main
 from vcsched.errors import InvalidInputError
-from vcsched.problems.workload import batsim_json, from_arrays, read_batsim_json, read_workload
+from vcsched.problems.batsim_writer import batsim_json
+from vcsched.problems.workload import from_arrays, read_batsim_json, read_workload
 
 
 def _same_jobs(a, b):

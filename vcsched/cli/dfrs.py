@@ -1,5 +1,5 @@
 """``vcsched dfrs simulate`` and ``vcsched dfrs bound``: dynamic fractional resource scheduling against batch
-scheduling on HPC workloads, with a max-stretch lower bound (issue 36, docs/dfrs.md).
+scheduling on HPC workloads, with a max-stretch lower bound (docs/dfrs.md).
 
 ::
 
@@ -58,7 +58,7 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("dfrs", help="dynamic fractional resource scheduling vs batch on HPC workloads (issue 36)")
+    p = sub.add_parser("dfrs", help="dynamic fractional resource scheduling vs batch on HPC workloads")
     dsub = p.add_subparsers(dest="dfrs_command", metavar="ACTION")
     dsub.required = True
     s = dsub.add_parser("simulate", help="run fractional and batch policies on one workload, paired")

@@ -7,7 +7,7 @@
 
 The input is read as ``grid simulate --trace`` reads it (a bare name is looked up in the
 traces folder; ``.json`` is a Batsim workload, anything else SWF); the output format comes
-from its suffix: ``.json`` (:func:`vcsched.problems.workload.write_batsim_json`), ``.swf``
+from its suffix: ``.json`` (:func:`vcsched.problems.batsim_writer.write_batsim_json`), ``.swf``
 or ``.swf.gz`` (:func:`~vcsched.problems.workload.write_swf`). Batsim's format keeps the
 fields the simulator uses (id, submit time, run time, processors, requested time); the
 other SWF fields are ``-1`` after a round trip.
@@ -36,7 +36,8 @@ def register(gsub) -> None:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from vcsched.data import trace_path
-    from vcsched.problems.workload import batsim_json, read_workload, write_swf
+    from vcsched.problems.batsim_writer import batsim_json
+    from vcsched.problems.workload import read_workload, write_swf
 
     source = trace_path(args.workload)
     check_output_path(args.output, option="-o", inputs=[str(source)], formats=SUFFIXES)

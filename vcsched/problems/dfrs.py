@@ -1,6 +1,6 @@
 """Dynamic fractional resource scheduling (DFRS): jobs of an HPC trace as virtual clusters.
 
-The model of issue 36 (after Stillwell, Vivien and Casanova, IPDPS 2010 / TPDS 2012, on
+The model (after Stillwell, Vivien and Casanova, IPDPS 2010 / TPDS 2012, on
 the VCSched allocator of seed 001 §2.1-2.2, §5):
 
 * the platform is ``hosts`` identical hosts of capacity (CPU 1, memory 1), each with

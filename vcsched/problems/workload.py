@@ -41,7 +41,7 @@ requested time; ``nb_res`` becomes ``MaxProcs``. The delay type is ``delay`` or 
 ``workload!id``; ``extra_data`` (jobs, profiles) and ``ret`` (profiles) are ignored. Profiles
 of another type (``parallel``, ``ParallelTaskProfile``, ``composed``, ...) are refused: the
 simulator models a job by its run time only. :func:`read_workload` picks the reader by the
-file name (``.json``: Batsim, else SWF); :func:`write_batsim_json` writes one.
+file name (``.json``: Batsim, else SWF); :func:`vcsched.problems.batsim_writer.write_batsim_json` writes one.
 
 SWF fields (1-based): 1 job id, 2 submit time, 3 wait time, 4 run time,
 5 allocated processors, 6 average CPU time, 7 used memory, 8 requested processors,
@@ -61,7 +61,6 @@ from pathlib import Path
 
 import numpy as np
 
-from vcsched.arguments import integer, of_type
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import check_keys, int_field, load_json, number_field, read_input_bytes
 from vcsched.problems.swf_fast import parse_fast
@@ -75,8 +74,6 @@ __all__ = [
     "TIME_LIMIT",
     "PROCS_LIMIT",
     "write_swf",
-    "write_batsim_json",
-    "batsim_json",
     "from_arrays",
     "time_window",
     "shift_to_origin",
@@ -494,65 +491,8 @@ def from_arrays(submit_time, run_time, requested_time, processors, *, job_id=Non
     return _finish(fields, hdr, source, 0)
 
 
-def _format_value(v: float) -> str:
+def format_value(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
-
-
-def batsim_json(workload: Workload, *, nb_res: int | None = None) -> dict:
-    """The workload as a Batsim JSON workload (the document :func:`read_batsim_json` reads).
-
-    One job per row: ``id`` the SWF job id (a string, as Batsim's format has it), ``subtime``
-    field 2, ``res`` the job's processors (field 8, else 5), ``walltime`` field 9 (left out
-    when unknown, ``-1``), and a ``delay`` profile of the run time (field 4), shared by the
-    jobs of equal run time. ``nb_res`` defaults to the header's ``MaxProcs`` (or
-    ``MaxNodes``), else the widest job. The other SWF fields have no place in the format.
-    """
-    of_type(workload, "workload", Workload)
-    given = nb_res is not None
-    if nb_res is None:
-        nb_res = workload.machine_size or (int(workload.processors.max()) if len(workload) else 1)
-    nb_res = integer(nb_res, "nb_res", low=1, high=PROCS_LIMIT)
-    _check_batsim_ids_and_widths(workload, nb_res, "nb_res" if given else "the trace's MaxProcs/MaxNodes")
-    profiles: dict[str, dict] = {}
-    jobs = []
-    for job_id, submit, run, procs, walltime in zip(workload.job_id.tolist(), workload.submit_time.tolist(),
-                                                    workload.run_time.tolist(), workload.processors.tolist(),
-                                                    workload.fields[:, 8].tolist()):
-        name = f"delay_{_format_value(run)}"
-        profiles.setdefault(name, {"type": "delay", "delay": _plain_number(run)})
-        job = {"id": str(job_id), "subtime": _plain_number(submit), "res": int(procs), "profile": name}
-        if walltime != -1:
-            job["walltime"] = _plain_number(walltime)
-        jobs.append(job)
-    return {"nb_res": int(nb_res), "jobs": jobs, "profiles": profiles,
-            "description": f"Converted by vcsched from {Path(workload.source).name or 'a workload'}"}
-
-
-def _check_batsim_ids_and_widths(workload: Workload, nb_res: int, what: str) -> None:
-    """The rules :func:`read_batsim_json` applies, checked before writing: every job at most
-    ``nb_res`` wide and every id once (otherwise the file written could not be read back)."""
-    if len(workload) == 0:
-        return
-    widest = int(np.argmax(workload.processors))
-    if int(workload.processors[widest]) > nb_res:
-        raise InvalidInputError(f"{workload.source}: job {int(workload.job_id[widest])} needs "
-                                f"{int(workload.processors[widest])} processors, more than {what} = {nb_res}; a Batsim "
-                                "workload cannot hold it: give a larger nb_res (--nb-res)")
-    ids, counts = np.unique(workload.job_id, return_counts=True)
-    if counts.max() > 1:
-        raise InvalidInputError(f"{workload.source}: job id {int(ids[np.argmax(counts)])} is used by "
-                                f"{int(counts.max())} jobs; a Batsim workload needs one id per job")
-
-
-def _plain_number(v: float) -> int | float:
-    return int(v) if float(v).is_integer() else float(v)
-
-
-def write_batsim_json(workload: Workload, path: str | Path, *, nb_res: int | None = None) -> None:
-    """Write :func:`batsim_json` of the workload to ``path``."""
-    import json
-
-    Path(path).write_text(json.dumps(batsim_json(workload, nb_res=nb_res), indent=1) + "\n", encoding="utf-8")
 
 
 def write_swf(workload: Workload, path: str | Path) -> None:
@@ -566,7 +506,7 @@ def write_swf(workload: Workload, path: str | Path) -> None:
     for line in workload.header:
         buf.write(f"; {line}\n" if line else ";\n")
     for row in workload.fields:
-        buf.write(" ".join(_format_value(v) for v in row))
+        buf.write(" ".join(format_value(v) for v in row))
         buf.write("\n")
     data = buf.getvalue().encode("utf-8")
     if path.name.endswith(".gz"):

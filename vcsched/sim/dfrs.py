@@ -1,4 +1,4 @@
-"""The DFRS engine: jobs as virtual clusters whose work progresses at their yield (issue 36).
+"""The DFRS engine: jobs as virtual clusters whose work progresses at their yield.
 
 Jobs (:class:`vcsched.problems.dfrs.DfrsJobs`) arrive at their submit times on ``hosts``
 hosts of ``cores`` cores. A *policy* (passed in, :class:`DfrsPolicy`; the policies live in
