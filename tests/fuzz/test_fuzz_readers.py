@@ -218,7 +218,7 @@ def _vbp(path):
     inst = read_vbp(path)
     assert inst.d >= 1 and np.all(np.isfinite(inst.capacity)) and np.all(inst.capacity > 0)
     assert inst.demand.shape == (inst.n_types, inst.d) and np.all(np.isfinite(inst.demand))
-    assert np.all(inst.demand >= 0) and np.all(inst.count >= 1)
+    assert np.all(inst.demand >= 0) and np.all(inst.count >= 0)
     return inst
 
 
