@@ -128,16 +128,25 @@ def pool_outcomes(func: Callable, todo: list[tuple[int, tuple]], workers: int) -
 
 
 def _terminate_workers(pool: ProcessPoolExecutor) -> None:
-    """End the workers first, then the pool: shutting the pool down first releases its queues'
-    semaphores while a worker may still be starting (reading them), which made it print a traceback.
-    (``ProcessPoolExecutor.terminate_workers()`` exists only from Python 3.14.)"""
+    """End the workers, then the pool, then wait for the pool's manager thread.
+
+    Order matters (``ProcessPoolExecutor.terminate_workers()`` exists only from Python 3.14):
+    shutting the pool down first released its queues' semaphores while a worker could still be
+    starting (reading them: a traceback); and ``shutdown(wait=False)`` forgets the manager thread
+    without joining it, so a later ``shutdown(wait=True)`` waits for nothing, and the thread was
+    still closing its wake-up pipe when the interpreter's exit hook wrote to it
+    (``OSError: [Errno 9] Bad file descriptor`` after the run's one-line "terminated").
+    """
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     for proc in processes:
         if proc.is_alive():
             proc.terminate()
     for proc in processes:
         proc.join(timeout=5)
     pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(timeout=5)  # its workers are gone: it sees a broken pool and ends
 
 
 CONNECT_TIMEOUT = "20s"
