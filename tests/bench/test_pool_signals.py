@@ -60,3 +60,45 @@ def test_outside_the_main_thread_the_block_runs_as_it_is():
     t.start()
     t.join()
     assert seen == [signal.getsignal(signal.SIGTERM)]
+
+
+def _slow(x):
+    import time
+
+    time.sleep(30)
+    return x
+
+
+def test_an_interrupted_pool_leaves_no_manager_thread_behind():
+    """``shutdown(wait=False)`` forgets the pool's manager thread without joining it: still running
+    at interpreter exit, it raced the exit hook that writes to its wake-up pipe (``Bad file
+    descriptor`` traceback after "terminated"). Interrupting the sweep now joins it."""
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    from benchmarks.executors import pool_outcomes
+
+    def managers():
+        return [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread) and t.is_alive()]
+
+    assert managers() == []
+    outcomes = pool_outcomes(_slow, [(0, (1,)), (1, (2,))], 2)
+    with pytest.raises(Stop):
+        for _ in outcomes:  # interrupted while waiting for the first result
+            pass
+        # (the generator is driven by a timer below)
+    outcomes.close()
+    assert managers() == []
+
+
+@pytest.fixture(autouse=True)
+def _interrupt_soon(request):
+    if request.node.name != "test_an_interrupted_pool_leaves_no_manager_thread_behind":
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, 3.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
