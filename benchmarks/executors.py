@@ -9,8 +9,10 @@ cell for nobody.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -68,6 +70,34 @@ def _watch_coordinator(coordinator: int) -> None:
     threading.Thread(target=watch, name="vcsched-watchdog", daemon=True).start()
 
 
+@contextlib.contextmanager
+def _signals_deferred(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the block runs, then deliver them to the handlers in place.
+
+    The pool starts its workers inside ``submit``; a signal raised there (the command line turns
+    SIGTERM into an exception) left a worker forked but not registered, which no one terminated:
+    it went on unpickling its start data after the coordinator had released the pool's semaphores,
+    and printed a ``FileNotFoundError`` traceback after the run's one-line "terminated". Outside
+    the main thread (where handlers cannot be set) the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in signums}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in caught[:1]:
+            handler = previous[s]
+            if callable(handler):
+                handler(s, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(s)
+
+
 def pool_outcomes(func: Callable, todo: list[tuple[int, tuple]], workers: int) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, func(*args))`` for every ``(index, args)`` of ``todo`` as they finish in a
     local process pool whose workers watch the coordinator."""
@@ -76,7 +106,8 @@ def pool_outcomes(func: Callable, todo: list[tuple[int, tuple]], workers: int) -
                                initargs=(os.getpid(),))
     finished = False
     try:
-        pending = {pool.submit(func, *args): index for index, args in todo}
+        with _signals_deferred():  # the workers start in submit(): every one is registered before a signal acts
+            pending = {pool.submit(func, *args): index for index, args in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -97,14 +128,25 @@ def pool_outcomes(func: Callable, todo: list[tuple[int, tuple]], workers: int) -
 
 
 def _terminate_workers(pool: ProcessPoolExecutor) -> None:
-    # ProcessPoolExecutor.terminate_workers() exists only from Python 3.14
+    """End the workers, then the pool, then wait for the pool's manager thread.
+
+    Order matters (``ProcessPoolExecutor.terminate_workers()`` exists only from Python 3.14):
+    shutting the pool down first released its queues' semaphores while a worker could still be
+    starting (reading them: a traceback); and ``shutdown(wait=False)`` forgets the manager thread
+    without joining it, so a later ``shutdown(wait=True)`` waits for nothing, and the thread was
+    still closing its wake-up pipe when the interpreter's exit hook wrote to it
+    (``OSError: [Errno 9] Bad file descriptor`` after the run's one-line "terminated").
+    """
     processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
+    manager = getattr(pool, "_executor_manager_thread", None)
     for proc in processes:
         if proc.is_alive():
             proc.terminate()
     for proc in processes:
         proc.join(timeout=5)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(timeout=5)  # its workers are gone: it sees a broken pool and ends
 
 
 CONNECT_TIMEOUT = "20s"

@@ -22,16 +22,7 @@ import math
 import pathlib
 from typing import TYPE_CHECKING
 
-from benchmarks.experiments._vc_common import (
-    below_bound_pct,
-    headline_table,
-    ok_rows,
-    run_spec_cell,
-    runtime_table,
-    slack_figures,
-    slack_table,
-    spec_cells,
-)
+from benchmarks.experiments import _vc_common as vcc
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
 
@@ -50,26 +41,26 @@ def cells(quick: bool) -> list[dict]:
 
     _, job_counts, reps, _ = INSTANCE_SETS["parallel"]
     if quick:
-        return spec_cells("parallel", job_counts=(100,), slacks=(0.5, 0.9), cvs=[(0.25, 0.25), (0.75, 0.75)],
-                          reps=1, chunk=1)
-    return spec_cells("parallel", job_counts=job_counts, slacks=SLACKS, cvs=[(a, b) for a in CVS for b in CVS],
-                      reps=reps, chunk=CHUNK)
+        return vcc.spec_cells("parallel", job_counts=(100,), slacks=(0.5, 0.9), cvs=[(0.25, 0.25), (0.75, 0.75)],
+                              reps=1, chunk=1)
+    return vcc.spec_cells("parallel", job_counts=job_counts, slacks=SLACKS, cvs=[(a, b) for a in CVS for b in CVS],
+                          reps=reps, chunk=CHUNK)
 
 
 def run_cell(params: dict, seed: int) -> list[dict]:
     """LP bound, SG and MCB8 on the cell's parallel-job instances."""
-    return run_spec_cell(params, seed, list(METHODS), tasks="lublin")
+    return vcc.run_spec_cell(params, seed, list(METHODS), tasks="lublin")
 
 
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Figs 19-22 and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
-    df = ok_rows(df)
-    by_slack = slack_table(df, METHODS)
+    df = vcc.ok_rows(df)
+    by_slack = vcc.slack_table(df, METHODS)
     save_table(by_slack, out_dir, "by_slack", title="Per method and slack (parallel jobs)")
-    rt = runtime_table(df, METHODS)
+    rt = vcc.runtime_table(df, METHODS)
     save_table(rt, out_dir, "runtime_by_jobs", title="Run time (parallel jobs)")
-    slack_figures(df, out_dir, METHODS, label="parallel jobs", numbers=(19, 20, 21, 22), highlight=("lp",))
+    vcc.slack_figures(df, out_dir, METHODS, label="parallel jobs", numbers=(19, 20, 21, 22), highlight=("lp",))
     fail = by_slack.pivot(index="slack", columns="method", values="failure_rate")
     same_fail = float((fail["sg"] - fail["mcb8"]).abs().max()) if {"sg", "mcb8"} <= set(fail) else math.nan
     lp_infeasible = float((df[df["method"] == "lp"]["status"] == "infeasible").mean())
@@ -79,15 +70,15 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     items = [
         ("instances", int((df["method"] == "lp").sum()), 10800, ""),
         ("fraction with total memory > H (LP infeasible)", lp_infeasible, "-", "see module note"),
-        ("MCB8 % below LP, slack > 0.3", below_bound_pct(df, "mcb8", where=lambda d: d["slack"] > 0.3), "~0",
+        ("MCB8 % below LP, slack > 0.3", vcc.below_bound_pct(df, "mcb8", where=lambda d: d["slack"] > 0.3), "~0",
          "paper: 'close to the upper bound'"),
-        ("SG % below LP, slack > 0.3", below_bound_pct(df, "sg", where=lambda d: d["slack"] > 0.3), "-", ""),
+        ("SG % below LP, slack > 0.3", vcc.below_bound_pct(df, "sg", where=lambda d: d["slack"] > 0.3), "-", ""),
         ("max |failure rate SG - MCB8| over slacks", same_fail, 0, "paper: identical"),
         ("MCB8 / SG mean time, 500 jobs", ratio, 32, ""),
         ("MCB8 mean ms, 500 jobs", rt.loc[("mcb8", 500), "mean_ms"] if ("mcb8", 500) in rt.index else math.nan,
          "< 500", ""),
     ]
-    heads = headline_table(items)
+    heads = vcc.headline_table(items)
     save_table(heads, out_dir, "headlines", title="vc-parallel: ours vs seed 001")
     return "vc-parallel (seed 001 §5.2)\n" + text_table(heads)
 

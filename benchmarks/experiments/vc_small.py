@@ -23,21 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from benchmarks.experiments._vc_common import (
-    MCB,
-    above_pct,
-    both_solved,
-    by_instance,
-    degradation_table,
-    feasible_failures,
-    headline_table,
-    ok_rows,
-    run_spec_cell,
-    runtime_table,
-    slack_figures,
-    slack_table,
-    spec_cells,
-)
+from benchmarks.experiments import _vc_common as vcc
 from benchmarks.harness import Experiment
 from benchmarks.tables import save_table, text_table
 
@@ -63,17 +49,17 @@ def cells(quick: bool) -> list[dict]:
 
     _, job_counts, reps, _ = INSTANCE_SETS["small"]
     if quick:
-        return spec_cells("small", job_counts=(6, 10), slacks=SLACKS, cvs=[(0.25, 0.25), (0.75, 0.75)],
-                          reps=1, chunk=1)
-    return spec_cells("small", job_counts=job_counts, slacks=SLACKS, cvs=[(a, b) for a in CVS for b in CVS],
-                      reps=reps, chunk=reps)
+        return vcc.spec_cells("small", job_counts=(6, 10), slacks=SLACKS, cvs=[(0.25, 0.25), (0.75, 0.75)],
+                              reps=1, chunk=1)
+    return vcc.spec_cells("small", job_counts=job_counts, slacks=SLACKS, cvs=[(a, b) for a in CVS for b in CVS],
+                          reps=reps, chunk=reps)
 
 
 def run_cell(params: dict, seed: int) -> list[dict]:
     """MILP, LP and the fourteen heuristics on the cell's small instances."""
     from heuristics.vc import REGISTRY
 
-    return run_spec_cell(params, seed, ["milp", "lp", *REGISTRY.names()])
+    return vcc.run_spec_cell(params, seed, ["milp", "lp", *REGISTRY.names()])
 
 
 # --------------------------------------------------------------------------- report
@@ -82,34 +68,34 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     """Table 1, Figs 2-5 and 11-14, and the headline numbers beside the paper's."""
     out_dir = pathlib.Path(out_dir)
-    df = ok_rows(df)
-    deg = degradation_table(df, MCB, PAPER_TABLE1)
+    df = vcc.ok_rows(df)
+    deg = vcc.degradation_table(df, vcc.MCB, PAPER_TABLE1)
     save_table(deg, out_dir, "table1_mcb_degradation", title="Table 1: % degradation from best MCB (small)")
-    save_table(slack_table(df, MCB + OVERALL), out_dir, "by_slack", title="Per method and slack (small)")
-    save_table(runtime_table(df, MCB + OVERALL), out_dir, "runtime_by_jobs", title="Run time (small)")
-    slack_figures(df, out_dir, MCB, label="MCB, small", numbers=(2, 3, 4, 5), highlight=("mcb8",))
-    slack_figures(df, out_dir, OVERALL, label="small", numbers=(11, 12, 13, 14))
+    save_table(vcc.slack_table(df, vcc.MCB + OVERALL), out_dir, "by_slack", title="Per method and slack (small)")
+    save_table(vcc.runtime_table(df, vcc.MCB + OVERALL), out_dir, "runtime_by_jobs", title="Run time (small)")
+    vcc.slack_figures(df, out_dir, vcc.MCB, label="MCB, small", numbers=(2, 3, 4, 5), highlight=("mcb8",))
+    vcc.slack_figures(df, out_dir, OVERALL, label="small", numbers=(11, 12, 13, 14))
 
-    n_inst = len(by_instance(df, "success"))
+    n_inst = len(vcc.by_instance(df, "success"))
     statuses = df[df["method"] == "milp"]["status"].value_counts().to_dict()
-    ff = feasible_failures(df, ["gb", "sgb", "mcb8", "sg", "gr", "rrnd", "rrnz"])
+    ff = vcc.feasible_failures(df, ["gb", "sgb", "mcb8", "sg", "gr", "rrnd", "rrnz"])
     mcb8 = deg.set_index("algorithm").loc["mcb8"] if "mcb8" in set(deg["algorithm"]) else None
-    greedy = [above_pct(df, "milp", g) for g in ("gr", "sg", "gb", "sgb")]
+    greedy = [vcc.above_pct(df, "milp", g) for g in ("gr", "sg", "gb", "sgb")]
     items = [
         ("instances", n_inst, 1440, ""),
         ("MCB8 avg % degradation from best MCB", mcb8["avg_deg_pct"] if mcb8 is not None else math.nan, 1.06, "",
          int(mcb8["n"]) if mcb8 is not None else 0, mcb8["ci95"] if mcb8 is not None else math.nan),
         ("MCB8 max % degradation", mcb8["max_deg_pct"] if mcb8 is not None else math.nan, 40.45, ""),
-        ("MILP % above MCB8 (min yield)", above_pct(df, "milp", "mcb8"), 2.0, "paper: 'about 2%'",
-         both_solved(df, "milp", "mcb8")),
+        ("MILP % above MCB8 (min yield)", vcc.above_pct(df, "milp", "mcb8"), 2.0, "paper: 'about 2%'",
+         vcc.both_solved(df, "milp", "mcb8")),
         ("MILP % above greedy (GR, SG, GB, SGB: min..max)", f"{np.nanmin(greedy):.1f}..{np.nanmax(greedy):.1f}",
          "11..13", ""),
-        ("LP % above MILP", above_pct(df, "lp", "milp"), 4.0, "paper: 'about 4%'", both_solved(df, "lp", "milp")),
+        ("LP % above MILP", vcc.above_pct(df, "lp", "milp"), 4.0, "paper: 'about 4%'", vcc.both_solved(df, "lp", "milp")),
         ("infeasible instances (MILP)", statuses.get("infeasible", 0), 60, "GLPK could not find a solution"),
         ("MILP instances not proven", n_inst - statuses.get("infeasible", 0) - statuses.get("optimal", 0), 0, ""),
     ] + [(f"{m.upper()} failures on feasible instances", v, {"gb": 0, "sgb": 0, "mcb8": 1, "sg": 15}.get(m, "-"), "")
          for m, v in ff.items()]
-    heads = headline_table(items)
+    heads = vcc.headline_table(items)
     save_table(heads, out_dir, "headlines", title="vc-small: ours vs seed 001")
     return "vc-small (seed 001 §4.2.1-4.2.2)\n" + text_table(heads) + "\nTable 1 (ours vs paper)\n" + text_table(
         deg[["algorithm", "solved", "avg_deg_pct", "ci95", "max_deg_pct", "paper_avg", "paper_max"]])

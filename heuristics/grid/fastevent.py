@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from heuristics.grid.fastselect import MCT, _key, two_smallest
-from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written never stops a run
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 from vcsched.sim.planning import refresh_column, reserve_on, start_on, width_starts
 
 __all__ = ["Choice", "Groups", "plan_event", "plan_event_grouped"]

@@ -1,16 +1,18 @@
 """The reallocation heuristics of seed 000 §2.2.2: one table of specifications, and the job selection.
 
 Each heuristic is a :class:`HeuristicSpec`: its name, its label in the paper's tables,
-whether it takes the largest or the smallest key, its key ``key(best, second, current,
-procs)`` over the jobs' smallest and second smallest ECT, their current ECT and their
-width, and the code of the same key in the compiled selection of
-:mod:`heuristics.grid.fastselect` (``None``: numpy only). :data:`HEURISTICS` is the
-registry of these specifications (users may register their own with
-:func:`register_heuristic`); every other module (the selection here, the compiled event,
-the labels of the policy and of the benchmark tables) reads them from it.
+whether it takes the largest or the smallest key, and its key over the jobs' smallest and
+second smallest ECT, their current ECT and their width: for the built-in heuristics the
+code of the key in the compiled selection of :mod:`heuristics.grid.fastselect` (where each
+formula is written once), for a user's heuristic a numpy function ``key(best, second,
+current, procs)``. :data:`HEURISTICS` is the registry of these specifications (users may
+register their own with :func:`register_heuristic`); every other module (the selection
+here, the compiled event, the labels of the policy and of the benchmark tables) reads them
+from it.
 
 :func:`select_job` picks one job: a spec with a code goes through the compiled pass of
-:mod:`heuristics.grid.fastselect`, any other through :func:`_select_numpy`, which is also
+:mod:`heuristics.grid.fastselect`, a spec with a numpy key through :func:`_select_numpy`.
+The plain numpy formulas of the built-in keys live in ``tests/grid/plain_selection.py``,
 the reference the compiled pass is tested against.
 """
 
@@ -22,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from heuristics.grid import fastselect
+from vcsched.errors import InvalidInputError
 from vcsched.names import grid as names
 from vcsched.registry import Registry
 
@@ -42,18 +45,24 @@ class HeuristicSpec:
         Name in the paper's tables (``MinMin``; Algorithm 2 appends ``-C``).
     maximise : bool
         Whether the job with the largest key is chosen (else the smallest).
-    key : callable
-        ``key(best, second, current, procs) -> ndarray`` over numpy arrays.
+    key : callable or None
+        ``key(best, second, current, procs) -> ndarray`` over numpy arrays, for a heuristic
+        without a compiled key (None for the built-in ones).
     code : int or None
         The key's code in :mod:`heuristics.grid.fastselect` (``fastselect.MCT``: submission
-        order), or None when the key has no compiled form.
+        order), or None when the key is the numpy ``key``.
     """
 
     name: str
     label: str
     maximise: bool
-    key: Callable
+    key: Callable | None
     code: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.key is None) == (self.code is None):
+            raise InvalidInputError(f"reallocation heuristic {self.name!r}: give either a numpy key function or a "
+                                    "compiled key code, not both and not neither")
 
 
 HEURISTICS: Registry = Registry("reallocation heuristic", names.HEURISTICS)
@@ -65,38 +74,17 @@ def register_heuristic(spec: HeuristicSpec) -> HeuristicSpec:
     return HEURISTICS.register(spec.name)(spec)
 
 
-def _best(best, second, current, procs):
-    return best
-
-
-def _gain(best, second, current, procs):
-    return current - best
-
-
-def _relative_gain(best, second, current, procs):
-    return (current - best) / procs
-
-
-def _sufferage(best, second, current, procs):
-    with np.errstate(invalid="ignore"):
-        return np.where(np.isinf(second), _INF, second - best)
-
-
-def _submission_order(best, second, current, procs):
-    return np.zeros_like(best)
-
-
 for _spec in (
     # MCT: submission order (the rows are in submission order; every score is 0, ties go first)
-    HeuristicSpec("mct", "Mct", False, _submission_order, fastselect.MCT),
+    HeuristicSpec("mct", "Mct", False, None, fastselect.MCT),
     # MinMin: the job with the smallest minimum ECT; MaxMin: the largest
-    HeuristicSpec("minmin", "MinMin", False, _best, fastselect.MINMIN),
-    HeuristicSpec("maxmin", "MaxMin", True, _best, fastselect.MAXMIN),
+    HeuristicSpec("minmin", "MinMin", False, None, fastselect.MINMIN),
+    HeuristicSpec("maxmin", "MaxMin", True, None, fastselect.MAXMIN),
     # MaxGain: the largest gain ``current ECT - new ECT``; MaxRelGain: the gain per processor
-    HeuristicSpec("maxgain", "MaxGain", True, _gain, fastselect.MAXGAIN),
-    HeuristicSpec("maxrelgain", "MaxRelGain", True, _relative_gain, fastselect.MAXRELGAIN),
+    HeuristicSpec("maxgain", "MaxGain", True, None, fastselect.MAXGAIN),
+    HeuristicSpec("maxrelgain", "MaxRelGain", True, None, fastselect.MAXRELGAIN),
     # Sufferage: difference between the two best ECTs (infinite when the job fits one cluster only)
-    HeuristicSpec("sufferage", "Sufferage", True, _sufferage, fastselect.SUFFERAGE),
+    HeuristicSpec("sufferage", "Sufferage", True, None, fastselect.SUFFERAGE),
 ):
     register_heuristic(_spec)
 
@@ -135,7 +123,9 @@ def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.n
         alive = np.ones(n, dtype=bool)
     if spec.code == fastselect.MCT:
         return int(np.argmax(alive))
-    if spec.code is not None and n:
+    if spec.code is not None:
+        if not n:
+            return 0
         return int(fastselect.select_builtin(spec.code, spec.maximise, np.ascontiguousarray(ect, dtype=np.float64),
                                              np.ascontiguousarray(current, dtype=np.float64),
                                              np.ascontiguousarray(procs, dtype=np.float64), alive))
@@ -144,7 +134,7 @@ def select_job(heuristic: str, ect: np.ndarray, current: np.ndarray, procs: np.n
 
 def _select_numpy(spec: HeuristicSpec, ect: np.ndarray, current: np.ndarray, procs: np.ndarray,
                   alive: np.ndarray) -> int:
-    """:func:`select_job` with numpy for any specification (the reference of the compiled path)."""
+    """:func:`select_job` for a specification with a numpy ``key`` (a user's heuristic)."""
     n, K = ect.shape
     if K >= 2:
         two = np.partition(ect, 1, axis=1)

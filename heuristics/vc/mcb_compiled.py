@@ -13,13 +13,14 @@ small solves do not load numba.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["fill_max_desc"]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _tree(values: np.ndarray) -> np.ndarray:
     """Min segment tree over ``values`` (leaves at ``size + i``, padding ``inf``)."""
     size = 1
@@ -32,7 +33,7 @@ def _tree(values: np.ndarray) -> np.ndarray:
     return tree
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _first_at_most(tree: np.ndarray, start: int, x: float) -> int:
     """Least position ``>= start`` whose leaf is ``<= x``, or -1: climb to the first subtree to
     the right whose minimum is ``<= x``, then descend into it; ``O(log n)``."""
@@ -51,7 +52,7 @@ def _first_at_most(tree: np.ndarray, start: int, x: float) -> int:
     return i - size
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _remove(tree: np.ndarray, k: int) -> None:
     """Mark position ``k`` used (its leaf ``inf``) and update the minima above it."""
     i = k + tree.size // 2
@@ -62,7 +63,7 @@ def _remove(tree: np.ndarray, k: int) -> None:
         i >>= 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _place_max_desc(neg_dom: np.ndarray, tree: np.ndarray, pos: int, r_dom: float, r_other: float) -> int:
     """First unused position ``>= pos`` of an MCB8 list that fits ``(r_dom, r_other)`` (its
     dominant size ``<= r_dom``: a suffix found by bisection; its other size ``<= r_other``: the
@@ -73,7 +74,7 @@ def _place_max_desc(neg_dom: np.ndarray, tree: np.ndarray, pos: int, r_dom: floa
     return _first_at_most(tree, k, r_other)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def fill_max_desc(cpu_a, mem_a, cpu_b, mem_b, hosts, left_cpu, left_mem, cap_cpu, cap_mem):
     """:func:`heuristics.vc.mcb_pack._fill` for MCB8's two lists (CPU-heavy ``a``, memory-heavy ``b``, each by decreasing
     dominant size), compiled: the same first fit, found in ``O(log K)`` per item by bisection on the

@@ -36,9 +36,9 @@ window packers.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 from vcsched.problems.vbp import FIT_TOL
 
 __all__ = ["ORDERS", "order_of", "fit_pack", "window_pack"]
@@ -59,7 +59,7 @@ def order_of(sizes: np.ndarray, name: str) -> np.ndarray:
     return np.argsort(-key, kind="stable")
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _fit_kernel(sizes, order, caps, identical, best):
     n, d = sizes.shape
     nb = caps.shape[0]
@@ -112,7 +112,7 @@ def fit_pack(sizes: np.ndarray, order: np.ndarray, *, best: bool = False,
     return where if ok else None
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _score(rank_item, rank_bin, w, choose):
     s = 0
     if choose:
@@ -128,7 +128,7 @@ def _score(rank_item, rank_bin, w, choose):
     return s
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _window_kernel(sizes, order, caps, identical, w, choose):
     n, d = sizes.shape
     nb = caps.shape[0]

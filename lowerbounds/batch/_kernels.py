@@ -15,13 +15,14 @@ installation).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["wspt_mean_busy_times", "edf_feasible"]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _push(keys, ids, size, key, j):
     i = size
     keys[i] = key
@@ -36,7 +37,7 @@ def _push(keys, ids, size, key, j):
     return size + 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pop(keys, ids, size):
     size -= 1
     keys[0] = keys[size]
@@ -58,7 +59,7 @@ def _pop(keys, ids, size):
     return size
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _fluid(release, work, key, rate, busy, slack):
     """The preemptive schedule by smallest ``key`` (ties: lowest index), ``release`` sorted: both loops.
 
@@ -107,7 +108,7 @@ def _fluid(release, work, key, rate, busy, slack):
     return out, True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def wspt_mean_busy_times(release, work, key, rate):
     """Mean busy time of each job in the preemptive schedule by smallest ``key`` (ties: lowest index).
 
@@ -116,7 +117,7 @@ def wspt_mean_busy_times(release, work, key, rate):
     return _fluid(release, work, key, rate, True, 0.0)[0]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def edf_feasible(release, work, deadline, rate, slack):
     """True when preemptive EDF meets every deadline (within ``slack`` seconds); ``release`` sorted."""
     return _fluid(release, work, deadline, rate, False, slack)[1]

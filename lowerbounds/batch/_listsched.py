@@ -21,15 +21,15 @@ checked by :func:`lowerbounds.batch.instance.check_batch_schedule` before its va
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from lowerbounds.batch._kernels import _pop, _push
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["list_schedule", "serial_schedule"]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _queue_insert(qkey, qjob, qlen, key, j):
     """Insert ``j`` into the queue sorted by (key, job); returns the new length."""
     lo, hi = 0, qlen
@@ -47,7 +47,7 @@ def _queue_insert(qkey, qjob, qlen, key, j):
     return qlen + 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _queue_remove(qkey, qjob, qlen, i):
     for a in range(i, qlen - 1):
         qkey[a] = qkey[a + 1]
@@ -55,7 +55,7 @@ def _queue_remove(qkey, qjob, qlen, i):
     return qlen - 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _shadow(t, need, free_k, run_fin, run_wid, count):
     """Earliest time at which ``need`` processors are free on a cluster (its running jobs' finishes and
     widths), and the processors left over then; ``(t, free - need)`` when they are free now."""
@@ -74,7 +74,7 @@ def _shadow(t, need, free_k, run_fin, run_wid, count):
     return np.inf, 0
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt):
     """Cluster where job ``j`` completes first (ties: earlier start, lower index), its start and leftover."""
     best_k, best_c, best_s, best_x = -1, np.inf, np.inf, 0
@@ -89,7 +89,7 @@ def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt):
     return best_k, best_s, best_x
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def list_schedule(release, width, duration, procs, key):
     """Schedule every job by list scheduling with EASY backfilling in ``key`` order (see the module docstring).
 
@@ -143,7 +143,7 @@ def list_schedule(release, width, duration, procs, key):
     return cluster, start
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start, hkey, hjob,
            hsize):
     cluster[j], start[j] = k, t
@@ -155,7 +155,7 @@ def _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, s
     return _push(hkey, hjob, hsize, t + duration[j, k], j)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start, qkey, qjob, qlen,
           hkey, hjob, hsize):
     """One scheduling pass at time ``t``: start heads while they fit, then backfill around the reservation."""
@@ -196,7 +196,7 @@ def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cl
     return qlen, hsize
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _earliest_fit(bt, bf, nxt, node, r, q, p):
     """Earliest ``s >= r`` with ``q`` processors free during ``[s, s + p)`` on a profile (linked breakpoints
     ``bt`` (time), ``bf`` (free processors until the next breakpoint), ``nxt``); ``node`` is a breakpoint
@@ -221,7 +221,7 @@ def _earliest_fit(bt, bf, nxt, node, r, q, p):
         cand = bt[cur]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _occupy(bt, bf, nxt, size, cur, s, e, q):
     """Take ``q`` processors during ``[s, e)`` from the profile (``cur``: a breakpoint at or before ``s``);
     returns the new number of breakpoints."""
@@ -245,7 +245,7 @@ def _occupy(bt, bf, nxt, size, cur, s, e, q):
         x = nx
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def serial_schedule(release, width, duration, procs, order):
     """Serial schedule generation: the jobs in list ``order``, each at its earliest start ``>= r_j`` where its
     processors are free during its whole run given the jobs placed before it, on the cluster where it

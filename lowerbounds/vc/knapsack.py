@@ -43,8 +43,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import numba
 import numpy as np
+
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["KnapsackSolution", "knapsack_2d", "surrogate_multiplier"]
 
@@ -81,7 +82,7 @@ class KnapsackSolution:
     found: tuple
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
     """Fractional bound of items ``k..`` (sorted by ``p / s``) with surrogate room ``room``,
     skipping those that do not fit the remaining capacities ``r1``, ``r2`` alone."""
@@ -98,7 +99,7 @@ def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
     return b
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _fit_count(k, u, a1, a2, r1, r2):
     m = float(u[k])  # in floats (np.floor keeps them): a tiny size would overflow an integer
     if a1[k] > 0:
@@ -108,7 +109,7 @@ def _fit_count(k, u, a1, a2, r1, r2):
     return int(max(m, 0.0))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _search(p, a1, a2, u, mu, node_limit, n_record):
     """Depth-first branch and bound over items in the given order (capacities 1 and 1).
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
+
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["KnapsackND", "knapsack_nd", "surrogate_weights"]
 
@@ -49,7 +50,7 @@ class KnapsackND:
     found: tuple
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _dantzig(k, s, p, u, a, r, room):
     b = 0.0
     n, d = a.shape
@@ -70,7 +71,7 @@ def _dantzig(k, s, p, u, a, r, room):
     return b
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _fit_count(k, u, a, r):
     m = float(u[k])
     for j in range(a.shape[1]):
@@ -79,7 +80,7 @@ def _fit_count(k, u, a, r):
     return int(max(m, 0.0))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _search(p, a, u, w, node_limit, n_record):
     """Branch and bound over the items in the given order (capacities 1): (best, best counts, nodes,
     exhausted, largest open bound, recorded improving rows, how many were recorded)."""

@@ -191,7 +191,7 @@ def test_dask_worker_processes_run_a_real_experiment(tmp_path):
 
 
 def test_every_registered_experiment_imports_and_declares_valid_grids():
-    from benchmarks.harness import _check_cells, discover
+    from benchmarks.harness import check_cells, discover
 
     found, broken = discover()
     assert not broken, broken
@@ -201,4 +201,4 @@ def test_every_registered_experiment_imports_and_declares_valid_grids():
         for quick in (True, False):
             cells = exp.cells(quick)
             assert cells, f"{name}: empty grid (quick={quick})"
-            _check_cells(name, cells)  # dicts of JSON scalars, unique, no harness column names
+            check_cells(name, cells)  # dicts of JSON scalars, unique, no harness column names

@@ -6,7 +6,8 @@ Each example is bounded twice: hypothesis's ``deadline`` (a slow example fails) 
 (:func:`bounded`) that interrupts a hang. The default suite runs :data:`DEFAULT_EXAMPLES` examples per
 reader; ``pytest -m slow tests/fuzz`` runs :data:`SLOW_EXAMPLES`. Inputs mix raw bytes, arbitrary
 JSON values and valid documents with one field replaced by an arbitrary value (which reach the
-checks behind the first ones). ``.vbp`` files have no reader yet.
+checks behind the first ones). ``.vbp`` files mix tokens
+that are numbers, almost numbers and words, on lines of any length.
 """
 
 from __future__ import annotations
@@ -162,6 +163,19 @@ def npz_bytes() -> st.SearchStrategy:
     return built | spliced | st.binary(max_size=200)
 
 
+VBP_TEXT = b"2\n10 8\n3\n4 2 2\n3 3 1\n10 8 1\n"
+
+
+def vbp_bytes() -> st.SearchStrategy:
+    tokens = st.sampled_from(["0", "1", "2", "3", "10", "-1", "2.5", "1e300", "nan", "inf", "x", "", "1e-300",
+                              "99999999999999999999", "1000000"])
+    lines = st.lists(st.lists(tokens, min_size=0, max_size=8).map(" ".join), max_size=10)
+    text = lines.map(lambda ls: "\n".join(ls).encode())
+    spliced = st.tuples(st.integers(0, len(VBP_TEXT)), st.binary(max_size=8)).map(
+        lambda t: VBP_TEXT[:t[0]] + t[1] + VBP_TEXT[t[0]:])
+    return text | spliced | st.binary(max_size=200)
+
+
 # ------------------------------------------------------------------ readers
 
 
@@ -198,6 +212,16 @@ def _swf(path):
     return w
 
 
+def _vbp(path):
+    from vcsched.problems.vbp import read_vbp
+
+    inst = read_vbp(path)
+    assert inst.d >= 1 and np.all(np.isfinite(inst.capacity)) and np.all(inst.capacity > 0)
+    assert inst.demand.shape == (inst.n_types, inst.d) and np.all(np.isfinite(inst.demand))
+    assert np.all(inst.demand >= 0) and np.all(inst.count >= 0)
+    return inst
+
+
 def _platform(path):
     from vcsched.scenarios.platform import load_platform
 
@@ -222,11 +246,12 @@ def _cases(folder: str) -> dict:
         "swf-skip-bad-lines": ("t-skip.swf", swf_bytes(), _swf),
         "swf-gz": ("t.swf.gz", (swf_bytes().map(gzip.compress) | st.binary(max_size=100)), _swf),
         "platform-json": ("p.json", json_bytes(_platform_doc(folder)), _platform),
+        "vbp": ("i.vbp", vbp_bytes(), _vbp),
     }
 
 
 READERS = ["vc-json", "moldable-json", "moldable-npz", "batsim-json", "swf", "swf-skip-bad-lines", "swf-gz",
-           "platform-json"]
+           "platform-json", "vbp"]
 
 
 def fuzz_reader(name: str, examples: int) -> None:

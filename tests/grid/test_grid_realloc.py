@@ -253,10 +253,12 @@ def test_grid_policy_counters_reset_between_runs():
 @pytest.mark.filterwarnings("ignore:invalid value encountered in subtract")  # inf - inf in numpy's MaxGain key
 @pytest.mark.parametrize("seed", range(30))
 def test_grid_compiled_selection_equals_numpy(seed):
-    # the compiled selection of the built-in heuristics against the numpy reference, with ties
-    # (few distinct values), infinite ECTs, one or three clusters, dead rows, and all rows dead
+    # the compiled selection of the built-in heuristics against the plain numpy keys
+    # (tests/grid/plain_selection.py), with ties (few distinct values), infinite ECTs, one or
+    # three clusters, dead rows, and all rows dead
     from heuristics.grid import fastselect
-    from heuristics.grid.selection import _select_numpy
+    from heuristics.grid.selection import select_job
+    from tests.grid.plain_selection import PLAIN_KEYS, plain_spec
 
     rng = np.random.default_rng(seed)
     n, K = int(rng.integers(1, 40)), int(rng.choice([1, 2, 3, 5]))
@@ -266,16 +268,35 @@ def test_grid_compiled_selection_equals_numpy(seed):
     current = np.where(np.isinf(current), E[:, 0], current)
     procs = rng.choice([1.0, 2.0, 4.0], size=n)
     alive = rng.random(n) < (0.0 if seed == 7 else 0.6)
-    for spec in (HEURISTICS.get(name) for name in HEURISTICS):
-        if spec.code in (None, fastselect.MCT):
+    assert set(PLAIN_KEYS) == set(HEURISTICS)
+    for name in HEURISTICS:
+        spec = HEURISTICS.get(name)
+        want = _numpy_choice(plain_spec(name), E, current, procs, alive)
+        if spec.code == fastselect.MCT:
+            assert select_job(name, E, current, procs, alive) == int(np.argmax(alive))
             continue
-        want = _select_numpy(spec, E, current, procs, alive)
         got = fastselect.select_builtin(spec.code, spec.maximise, E, current, procs, alive)
         assert got == want, (spec.name, E, current, alive)
     nan_current = current.copy()
     nan_current[-1] = np.inf  # MaxGain key inf - inf = NaN on the last row when its best ECT is inf too
     E2 = E.copy()
     E2[-1] = np.inf
-    for spec in (HEURISTICS.get("maxgain"), HEURISTICS.get("minmin")):
+    for name in ("maxgain", "minmin"):
+        spec = HEURISTICS.get(name)
         assert (fastselect.select_builtin(spec.code, spec.maximise, E2, nan_current, procs, alive)
-                == _select_numpy(spec, E2, nan_current, procs, alive))
+                == _numpy_choice(plain_spec(name), E2, nan_current, procs, alive))
+
+
+def _numpy_choice(spec, E, current, procs, alive):
+    from heuristics.grid.selection import _select_numpy
+
+    return _select_numpy(spec, E, current, procs, alive)
+
+
+def test_a_heuristic_spec_has_a_numpy_key_or_a_compiled_code():
+    from heuristics.grid.selection import HeuristicSpec
+
+    with pytest.raises(InvalidInputError, match="either a numpy key function or a compiled key code"):
+        HeuristicSpec("x", "X", True, None, None)
+    with pytest.raises(InvalidInputError, match="either a numpy key function or a compiled key code"):
+        HeuristicSpec("x", "X", True, lambda b, s, c, p: b, 1)

@@ -1,17 +1,23 @@
 """A numba cache that cannot be written never stops a run (read-only shared installations).
 
 numba raises ``RuntimeError: cannot cache function ...: no locator available``
-at decoration time when no cache folder is writable; :mod:`vcsched.sim.jit`
+at decoration time when no cache folder is writable; :mod:`vcsched.jit`
 then caches in a private folder of the user, or runs uncached, and says so once.
 """
 
 from __future__ import annotations
 
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
 import numba.core.caching as caching
 import numba.core.config as config
 import pytest
 
-from vcsched.sim import jit
+from vcsched import jit
 
 
 @pytest.fixture
@@ -45,3 +51,55 @@ def test_an_unwritable_cache_dir_falls_back_to_a_private_folder(fresh, capsys, t
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"compiled code is cached in {tmp_path}" in err
     assert jit.fallback_cache_dir().is_dir()
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PACKAGES = ("vcsched", "heuristics", "lowerbounds", "benchmarks")
+DIRECT_NUMBA = re.compile(r"numba\.n?jit\(|from numba import[^\n]*\bn?jit\b")
+
+
+def _sources():
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path != ROOT / "vcsched" / "jit.py":
+                yield path
+
+
+def test_every_compiled_module_decorates_through_vcsched_jit():
+    """A module calling numba's own ``njit(cache=True)`` fails at import for a user who can write
+    no cache folder (a root-owned installation run by another user): its cells of an instance
+    set were errors ``cannot cache function``. One decorator for all: :func:`vcsched.jit.njit`."""
+    direct = [str(p.relative_to(ROOT)) for p in _sources() if DIRECT_NUMBA.search(p.read_text(encoding="utf-8"))]
+    assert direct == []
+
+
+def _compiled_modules():
+    names = []
+    for path in _sources():
+        if "from vcsched.jit import njit" in path.read_text(encoding="utf-8"):
+            names.append(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    return names
+
+
+def test_every_compiled_module_imports_where_no_cache_folder_can_be_written(tmp_path):
+    """What an unprivileged user of a root-owned installation sees: no locator can write, and the
+    private fallback folder cannot be created either (its parent is a file). Every compiled module
+    imports, and says so in one note."""
+    modules = _compiled_modules()
+    assert len(modules) >= 10
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    script = ("import numba.core.caching as c, tempfile, importlib, sys\n"
+              "c.CacheImpl._locator_classes = []\n"
+              f"tempfile.tempdir = {str(blocker)!r}\n"
+              f"for name in {modules!r}:\n"
+              "    importlib.import_module(name)\n"
+              "print('ok', len(sys.modules) > 0)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("ok")
+    notes = [line for line in run.stderr.splitlines() if line.strip()]
+    assert notes == ["vcsched: note: numba cannot write a cache anywhere; the simulator's compiled functions are "
+                     "compiled again in every process"]

@@ -48,6 +48,7 @@ def test_write_then_read_gives_the_same_instance(kind, tmp_path):
     ("2\n10 8\n1\n5 4 2.5\n", "line 4", "item type 1 of 1, count: expected an integer"),
     ("2\n10 8\n1\n5 x 2\n", "line 4", "expected a number, got 'x'"),
     ("0\n", "line 1", "d (the number of dimensions)"),
+    ("1 1 1 0 99999999999999999999", "line 1", "count: 99999999999999999999 is more than the limit of 1,000,000"),
     ("", "", "the file ends where d"),
 ])
 def test_a_bad_file_is_one_line_naming_the_line_and_the_field(text, where, what):

@@ -7,7 +7,8 @@ integer interval and refined bounds. Shapes chosen to break models: one processo
 allotments, identical tasks), integer and half-integer times, non-monotone time tables. The
 exact methods run as the command line runs them too (warm start from the bi-criteria schedule
 plus the refined lower bound), the path where HiGHS once accepted a misread start as optimal.
-Default suite: ``EXAMPLES`` instances each; ``-m slow``: ``SLOW_EXAMPLES``.
+Default suite: ``EXAMPLES`` instances per group of methods (the groups run on several workers);
+``-m slow``: ``SLOW_EXAMPLES`` instances through every method.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from vcsched.formulations.moldable_milp import solve_exact
 from vcsched.formulations.moldable_rounded import solve_rounded
 from vcsched.problems.moldable import MoldableInstance, check_schedule
 
-EXAMPLES = 300
+EXAMPLES = 150
 SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 10_000))
 """Instances per method behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
 REL = 1e-6
@@ -65,27 +66,47 @@ def _assert_bound(res, opt: float, label: str) -> None:
     assert res.bound <= opt * (1 + REL), f"{label}: bound {res.bound} above the optimum {opt}"
 
 
-def check_every_method(inst: MoldableInstance) -> None:
-    opt, _ = moldable_optimum(inst.m, inst.times, inst.weights)
+def _check_formulations(inst: MoldableInstance, opt: float) -> None:
     _assert_exact(inst, solve_exact(inst, formulation="time-indexed", time_limit=30), opt, "time-indexed")
     _assert_exact(inst, solve_exact(inst, formulation="flow", time_limit=30), opt, "flow")
     _assert_exact(inst, solve_branch_and_bound(inst, time_limit=30), opt, "branch-and-bound")
+
+
+def _check_rounded(inst: MoldableInstance, opt: float) -> None:
     for grain in (0.5, 0.3):  # 0.3 divides no time: the bracket, then branch and bound
         _assert_exact(inst, solve_rounded(inst, grain, time_limit=30), opt, f"grain {grain}")
     _assert_exact(inst, solve_method(inst, "exact", time_limit=30, grain=0.3), opt, "warm grain 0.3")
+
+
+def _check_warm(inst: MoldableInstance, opt: float) -> None:
     for formulation in ("auto", "time-indexed", "flow", "branch-and-bound"):  # as `moldable solve --method exact`
         _assert_exact(inst, solve_method(inst, "exact", time_limit=30, formulation=formulation), opt,
                       f"warm {formulation}")
+
+
+def _check_bounds(inst: MoldableInstance, opt: float) -> None:
     _assert_bound(interval_bound(inst), opt, "interval")
     _assert_bound(interval_bound(inst, integer=True), opt, "interval --integer")
     _assert_bound(refined_interval_bound(inst), opt, "refined")
 
 
+GROUPS = {"formulations": _check_formulations, "rounded": _check_rounded, "warm": _check_warm,
+          "bounds": _check_bounds}
+"""The methods in groups, so that the default suite's campaign runs on several workers."""
+
+
+def check_every_method(inst: MoldableInstance) -> None:
+    opt, _ = moldable_optimum(inst.m, inst.times, inst.weights)
+    for check in GROUPS.values():
+        check(inst, opt)
+
+
+@pytest.mark.parametrize("group", list(GROUPS))
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(instances())
-def test_every_moldable_exact_method_and_bound_against_brute_force(inst):
-    check_every_method(inst)
+@given(inst=instances())
+def test_every_moldable_exact_method_and_bound_against_brute_force(group, inst):
+    GROUPS[group](inst, moldable_optimum(inst.m, inst.times, inst.weights)[0])
 
 
 @pytest.mark.slow

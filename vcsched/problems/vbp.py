@@ -111,7 +111,8 @@ class _Reader:
         return InvalidInputError(f"{where}: {what}; the .vbp format is d, the d capacities, the number of item "
                                  "types, then for each type its d demands and its count")
 
-    def number(self, field: str, *, integer: bool = False, low: float = 0.0, strict: bool = False) -> float:
+    def number(self, field: str, *, integer: bool = False, low: float = 0.0, strict: bool = False,
+               high: float = math.inf) -> float:
         if self.pos >= len(self.toks):
             last = self.toks[-1][0] if self.toks else None
             raise self.fail(last, f"the file ends where {field} was expected (too few numbers)")
@@ -124,6 +125,8 @@ class _Reader:
             raise self.fail(line, f"{field}: expected {'an integer' if integer else 'a finite number'}, got {tok!r}")
         if value < low or (strict and value <= low):
             raise self.fail(line, f"{field}: expected a number {'>' if strict else '>='} {low:g}, got {tok!r}")
+        if value > high:
+            raise self.fail(line, f"{field}: {tok} is more than the limit of {high:,.0f}")
         return value
 
     def finish(self) -> None:
@@ -148,7 +151,7 @@ def parse_vbp(text: str, source: str = "<vbp>") -> VectorPacking:
     for i in range(m):
         for k in range(d):
             demand[i, k] = r.number(f"item type {i + 1} of {m}, demand {k + 1} of {d}")
-        count[i] = int(r.number(f"item type {i + 1} of {m}, count", integer=True))
+        count[i] = int(r.number(f"item type {i + 1} of {m}, count", integer=True, high=MAX_ITEMS))
     r.finish()
     if count.sum() > MAX_ITEMS:
         raise InvalidInputError(f"{source}: {int(count.sum()):,} items, more than the limit of {MAX_ITEMS:,}")

@@ -15,18 +15,19 @@ order-statistic list costs ``O(log H)`` per blocked host (tested equal).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["least_loaded_compiled"]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _below(ka: float, ia: int, kb: float, ib: int) -> bool:
     return ka < kb or (ka == kb and ia < ib)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _push(key: np.ndarray, idx: np.ndarray, n: int, k: float, i: int) -> int:
     """Add ``(k, i)`` to the binary min-heap ``key[:n], idx[:n]``; the new size."""
     pos = n
@@ -40,7 +41,7 @@ def _push(key: np.ndarray, idx: np.ndarray, n: int, k: float, i: int) -> int:
     return n + 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pop(key: np.ndarray, idx: np.ndarray, n: int) -> int:
     """Remove the least entry of the heap ``key[:n], idx[:n]`` (read it first); the new size."""
     n -= 1
@@ -61,7 +62,7 @@ def _pop(key: np.ndarray, idx: np.ndarray, n: int) -> int:
     return n
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _place(cpu: np.ndarray, mem_need: np.ndarray, hosts: int, cap: float):
     """Tasks in the given order on the least ``(load, index)`` host whose memory fits: the host
     of each task, the host's load after it, and the position of the first task that fits
@@ -95,7 +96,7 @@ def _place(cpu: np.ndarray, mem_need: np.ndarray, hosts: int, cap: float):
     return host, after, -1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _attempts(host: np.ndarray, rank: np.ndarray, hosts: int, placed: int) -> int:
     """Sum over the first ``placed`` tasks of ``1 +`` the number of hosts whose current key ranks
     below the chosen host's (``rank[g]``: initial key of host ``g``; ``rank[hosts + t]``: the

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vcsched.sim.jit import njit  # numba.njit; a cache that cannot be written never stops a run
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 _INF = np.inf
 

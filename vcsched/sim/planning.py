@@ -32,8 +32,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 from vcsched.sim.compiled import earliest, earliest_many, reserve, row_of
 
 __all__ = ["PlanState", "PlanningSnapshot", "make_state", "start_on", "completion_on", "reserve_on", "refresh_column",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vcsched.sim.jit import njit
+from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
 __all__ = ["COMPILED_FROM", "simulate_one"]
 
