@@ -24,9 +24,11 @@ CPU_EPS = 1e-12
 """Slack on a host's CPU in the packing (the final yield is recomputed from loads)."""
 
 COMPILED_FROM = 4000
-"""Items from which MCB8 packs with the compiled :func:`heuristics.vc.mcb_compiled.fill_max_desc`:
-below, the forward scan takes less than loading numba and the compiled code (about 0.45 s once per
-process)."""
+"""Items from which MCB8 packs with the compiled :func:`heuristics.vc.mcb_compiled.fill_max_desc`.
+MCB8 packs once per step of its bisection on the yield (about 20 to 30 packings per solve); loading
+numba costs about 0.45 s once per process, and at 4,000 items the compiled fill pays it back after
+about 6 packings, at 2,000 after about 25 (``python benchmarks/bench_thresholds.py --rule mcb8``:
+0.078 s against 0.0007 s per packing at 4,000 items)."""
 
 MCB_VARIANTS = {
     1: ("sum", False),

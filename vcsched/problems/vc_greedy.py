@@ -15,10 +15,14 @@ from vcsched.problems.vc import MEM_EPS, VCInstance
 
 __all__ = ["least_loaded_placement", "COMPILED_FROM"]
 
-COMPILED_FROM = 20_000
+COMPILED_FROM = 500_000
 """Tasks from which :func:`least_loaded_placement` runs compiled
-(:mod:`vcsched.problems.vc_greedy_compiled`, the same placement and count): below it the
-heaps in Python are faster than loading numba (about 0.5 s, once per process)."""
+(:mod:`vcsched.problems.vc_greedy_compiled`, the same placement and count). A solve calls it once
+(GR, SG) or twice (the exact models' start); the heaps in Python take about 1 s per million tasks
+and the compiled walk a quarter of that, but loading numba costs about 0.45 s once per process, so
+below about half a million tasks one or two calls are cheaper in Python
+(``python benchmarks/bench_thresholds.py --rule least-loaded``: at 300,000 tasks 0.30 s plain
+against 0.59 s compiled for the first call)."""
 
 
 def least_loaded_placement(instance: VCInstance, order: np.ndarray) -> tuple[np.ndarray | None, int]:
