@@ -223,28 +223,26 @@ def runtime_table(df: pandas.DataFrame, methods: Sequence[str]) -> pandas.DataFr
     return with_intervals(out, sub.rename(columns={"ms": "mean_ms"}), ["method", "jobs"], "mean_ms")
 
 
+def _paired_means(df: pandas.DataFrame, first: str, second: str, where) -> tuple[float, float] | None:
+    """Mean value of two methods over the instances both solved (optionally filtered); None if there are none."""
+    sub = df if where is None else df[where(df)]
+    wide = by_instance(sub[sub["method"].isin([first, second])])
+    if first not in wide or second not in wide:
+        return None
+    both = wide[[first, second]].dropna()
+    return None if both.empty else (both[first].mean(), both[second].mean())
+
+
 def above_pct(df: pandas.DataFrame, upper: str, lower: str, *, where=None) -> float:
     """``100 (mean upper / mean lower - 1)`` over the instances both solved (optionally filtered)."""
-    sub = df if where is None else df[where(df)]
-    wide = by_instance(sub[sub["method"].isin([upper, lower])])
-    if upper not in wide or lower not in wide:
-        return math.nan
-    both = wide[[upper, lower]].dropna()
-    if both.empty:
-        return math.nan
-    return 100.0 * (both[upper].mean() / both[lower].mean() - 1.0)
+    means = _paired_means(df, upper, lower, where)
+    return math.nan if means is None else 100.0 * (means[0] / means[1] - 1.0)
 
 
 def below_bound_pct(df: pandas.DataFrame, method: str, bound: str = "lp", *, where=None) -> float:
     """``100 (1 - mean method / mean bound)`` over instances both solved: how far below the bound."""
-    sub = df if where is None else df[where(df)]
-    wide = by_instance(sub[sub["method"].isin([method, bound])])
-    if method not in wide or bound not in wide:
-        return math.nan
-    both = wide[[method, bound]].dropna()
-    if both.empty:
-        return math.nan
-    return 100.0 * (1.0 - both[method].mean() / both[bound].mean())
+    means = _paired_means(df, method, bound, where)
+    return math.nan if means is None else 100.0 * (1.0 - means[0] / means[1])
 
 
 def both_solved(df: pandas.DataFrame, a: str, b: str, *, where=None) -> int:

@@ -35,7 +35,12 @@ def test_bound_quick_and_lp_are_ordered(capsys):
                            "--json")
         assert code == 0
         values[method] = json.loads(out)
-        assert all(set(values[method][m]) == {"value", "method", "seconds"} for m in METRICS)
+        for m in METRICS:
+            d = values[method][m]
+            assert {"value", "method", "seconds", "lower", "upper", "status"} <= set(d)
+            assert d["lower"] == {"value": d["value"], "method": d["method"], "seconds": d["seconds"]}
+            assert d["upper"]["value"] >= d["value"] * (1 - 1e-9) and d["upper"]["method"] == "local search"
+            assert d["status"] == ("optimal" if d["upper"]["value"] <= d["value"] * (1 + 1e-4) else "bracketed")
     assert all(values["lp"][m]["value"] >= values["quick"][m]["value"] for m in METRICS)
 
 
@@ -48,6 +53,9 @@ def test_simulate_bound_adds_ratio_columns(capsys):
         assert row["completed"] == 8
         for m in METRICS:
             assert row[f"{m}_ratio_to_bound"] == pytest.approx(row[m] / row[f"{m}_bound"])
+            lo, hi = row[f"{m}_ratio_to_opt"]
+            assert lo == pytest.approx(row[m] / row[f"{m}_upper"]) and hi == pytest.approx(row[f"{m}_ratio_to_bound"])
+            assert lo <= hi
             assert row[f"{m}_ratio_to_bound"] >= 1 - 1e-9
     code, out, _ = run(capsys, "simulate", "--scenario", "b", "--tasks", "8", "--heuristic", "mct", "--bound")
     assert code == 0 and "sumflow_ratio_to_bound" in out and "8 tasks" in out

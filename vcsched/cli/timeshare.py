@@ -7,15 +7,20 @@
 lower bound and ratio to it.
 
 ``vcsched timeshare bound`` with the same workload options, ``--method quick|lp|exact|best``,
-``--time-limit S`` and ``--json``: lower bounds and the best clairvoyant mapping
-(:mod:`lowerbounds.timeshare`).
+``--time-limit S``, ``--search-seed``, ``--iterations`` and ``--json``: per metric the interval that
+contains the clairvoyant optimum, a lower bound and the best mapping found
+(:func:`lowerbounds.timeshare.references.timeshare_references`): lower, upper, upper/lower, status and both
+methods; ``--json`` keeps each metric's ``value``/``method``/``seconds`` (the lower bound) and adds
+``lower``, ``upper`` (``value``, ``method``, ``seconds``) and ``status`` (``optimal`` or ``bracketed``; the
+exact search's own status is ``search_status``). ``simulate --bound`` adds, per metric, the upper end and
+``<metric>_ratio_to_opt`` (``[value / upper, value / lower]``) beside ``<metric>_ratio_to_bound``.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from vcsched.cli.common import number_option, print_json, print_table, remember_defaults, seed_option
+from vcsched.cli.common import nonneg_int, number_option, print_json, print_table, remember_defaults, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.references import BOUND_METHODS
 from vcsched.names.timeshare import HEURISTICS
@@ -72,6 +77,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "and bound (status, optimum or bound and gap, mapping); best (default): lp, then exact "
                         "when the workload is small enough")
     _time_limit_option(b)
+    b.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the mapping search (default 0)")
+    b.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=None,
+                   help="moves tried per metric by the mapping search (default: 100 with --method quick, else "
+                        "20,000; the time limit may stop it first)")
     b.add_argument("--json", action="store_true", help="print JSON: one object per metric")
     b.set_defaults(handler=cmd_bound)
 
@@ -130,11 +139,11 @@ def _instance(args: argparse.Namespace):
                  noise=args.noise, tasks=args.tasks)
 
 
-def _bounds(instance, method: str, time_limit: float) -> dict:
-    from lowerbounds.timeshare import timeshare_bounds
+def _references(instance, method: str, time_limit: float, seed: int = 0, iterations: int | None = None) -> dict:
+    from lowerbounds.timeshare.references import timeshare_references
 
-    return timeshare_bounds(instance.platform, instance.workload, work_factor=instance.work_factor, method=method,
-                            time_limit=time_limit)
+    return timeshare_references(instance.platform, instance.workload, work_factor=instance.work_factor,
+                                method=method, time_limit=time_limit, seed=seed, iterations=iterations)
 
 
 def _header(instance, seed) -> str:
@@ -162,10 +171,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                 runs=args.runs, mct_completion=args.mct_completion)]
     columns = list(JSON_FIELDS)
     if args.bound:
-        bounds = _bounds(instance, "best", args.time_limit)
+        refs = _references(instance, "best", args.time_limit)
         for row in rows:
-            _add_bounds(row, bounds, instance.workload.n_tasks)
-        columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound")]
+            _add_bounds(row, refs, instance.workload.n_tasks)
+        columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound", "opt_ratio_low",
+                                                                  "opt_ratio_high")]
     if args.json:
         print_json(rows if args.heuristic == "all" else rows[0])
     else:
@@ -192,9 +202,11 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
             instance, names, load_sensor=args.load_sensor, overflow=args.overflow, runs=args.runs,
             mct_completion=args.mct_completion)]
         if args.bound:
-            bounds = _bounds(instance, SEEDS_BOUND_METHOD, args.time_limit)
+            refs = _references(instance, SEEDS_BOUND_METHOD, args.time_limit)
             for row in rows:
-                _add_bounds(row, bounds, instance.workload.n_tasks)
+                _add_bounds(row, refs, instance.workload.n_tasks)
+                for m in BOUND_METRICS:
+                    del row[f"{m}_ratio_to_opt"]  # an interval: the seed statistics take numbers
         return rows
 
     show_over_seeds(args, run_one, seeds, "heuristic", metrics, desc="timeshare")
@@ -204,34 +216,48 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
 BOUND_METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 
 
-def _add_bounds(row: dict, bounds: dict, n_tasks: int) -> None:
-    """``<metric>_bound`` and ``<metric>_ratio_to_bound`` (value / bound; ``None`` for a run that lost tasks, whose
-    metrics cover fewer tasks than the bound)."""
+def _add_bounds(row: dict, refs: dict, n_tasks: int) -> None:
+    """``<metric>_bound``, ``<metric>_ratio_to_bound`` (value / bound), ``<metric>_upper`` (the best mapping
+    found), ``<metric>_ratio_to_opt`` (``[value / upper, value / lower]``) and its two ends as columns; ratios
+    are ``None`` for a run that lost tasks, whose metrics cover fewer tasks than the references."""
     for m in BOUND_METRICS:
-        b = bounds[m].value
+        bracket = refs[m].bracket
+        b = bracket.lower.value
         row[f"{m}_bound"] = b
+        row[f"{m}_upper"] = None if bracket.upper is None else bracket.upper.value
         v = row[m]
         ok = row["completed"] == n_tasks and v is not None and b > 0
         row[f"{m}_ratio_to_bound"] = v / b if ok else None
+        interval = bracket.ratio(v) if ok else None
+        row[f"{m}_ratio_to_opt"] = interval
+        row[f"{m}_opt_ratio_low"], row[f"{m}_opt_ratio_high"] = interval if interval else (None, None)
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
     instance = _instance(args)
-    bounds = _bounds(instance, args.method, args.time_limit)
-    out = {m: b.to_dict() for m, b in bounds.items()}
+    refs = _references(instance, args.method, args.time_limit, args.search_seed, args.iterations)
+    out = {m: r.to_dict() for m, r in refs.items()}
     if args.json:
         print_json(out)
         return 0
     print(_header(instance, args.seed))
-    for m, b in bounds.items():
-        if b.message:
-            print(f"{m}: {b.message}")
-    rows = [{"metric": m, **{k: v for k, v in d.items() if k != "mapping"}} for m, d in out.items()]
-    columns = ["metric", "value", "method", "seconds"]
-    if any("status" in d for d in out.values()):
-        columns += ["status", "optimum", "gap"]
-    print_table(rows, columns, floatfmt="{:.6g}")
-    for m, d in out.items():
-        if d.get("mapping") is not None and d.get("status") == "optimal":
-            print(f"{m}: best mapping (server per task) {' '.join(str(s) for s in d['mapping'])}")
+    for m, r in refs.items():
+        searched = r.bound.method == "exact" or r.bound.mapping is not None
+        if searched or r.bound.message:
+            head = f"{m}: exact search {r.bound.status}" if searched else f"{m}:"
+            print(f"{head}{': ' if searched and r.bound.message else ' '}{r.bound.message or ''}".rstrip())
+    rows = [_bound_row(m, r) for m, r in refs.items()]
+    print_table(rows, ["metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method",
+                       "seconds"], floatfmt="{:.6g}")
+    for m, r in refs.items():
+        if r.mapping is not None and r.bracket.status == "optimal":
+            print(f"{m}: best mapping (server per task) {' '.join(str(s) for s in r.mapping)}")
     return 0
+
+
+def _bound_row(metric: str, ref) -> dict:
+    lo, up = ref.bracket.lower, ref.bracket.upper
+    return {"metric": metric, "lower": lo.value, "upper": None if up is None else up.value,
+            "upper/lower": ref.bracket.width, "status": ref.bracket.status, "lower method": lo.method,
+            "upper method": None if up is None else up.method,
+            "seconds": lo.seconds + (0.0 if up is None else up.seconds)}

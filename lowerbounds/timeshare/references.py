@@ -1,0 +1,97 @@
+"""The time-shared servers' references as brackets: a proven lower bound and the best mapping found, per metric.
+
+:func:`timeshare_references` is what ``vcsched timeshare bound`` prints and what ``simulate --bound``
+compares each heuristic with: for each metric a :class:`~lowerbounds.reference.Bracket` whose lower end
+is the bound of :func:`~lowerbounds.timeshare.bounds.timeshare_bounds` (by ``method``) and whose upper
+end is the value of the best clairvoyant mapping known:
+
+* the exact search's optimum, when it proved one (the bracket is then closed, status ``optimal``);
+* otherwise the local search over mappings (:func:`~lowerbounds.timeshare.search.search_mapping`, moves
+  evaluated with the simulator's own sharing routine), started from the exact search's best mapping when
+  there is one, else from the greedy mapping.
+
+Time: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
+the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side and the rest to the
+search, shared between the metrics. The search's result depends on ``(seed, iterations)`` alone unless
+the clock stops it first (its ``stopped`` says which). DAG workloads have no search (the moves map
+independent tasks): their upper end is unknown (status ``bound``) unless the exact search closed them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+from lowerbounds.reference import Bracket, Side
+from lowerbounds.timeshare.bounds import timeshare_bounds
+from lowerbounds.timeshare.search import search_mapping
+from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
+from vcsched.problems.timeshare import Platform, TimeshareWorkload
+
+__all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_EVALUATIONS"]
+
+LOWER_SHARE = 0.4
+"""Share of ``time_limit`` for the lower side (methods ``lp``, ``exact``, ``best``)."""
+QUICK_EVALUATIONS = 100
+"""Moves tried per metric by ``quick``'s search."""
+SEARCH_EVALUATIONS = 20_000
+"""Default moves per metric for the other methods (the clock may stop the search first)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeshareReference:
+    """One metric's ``bound`` (the lower side as :func:`timeshare_bounds` gives it), its ``bracket``, and the
+    ``mapping`` (server per task) behind the upper end, with the search's ``evaluations`` and ``stopped``."""
+
+    bound: MetricBound
+    bracket: Bracket
+    mapping: tuple | None = None
+    evaluations: int = 0
+    stopped: str = ""
+
+    def to_dict(self) -> dict:
+        """The bound's JSON (``value``, ``method``, ``seconds`` of the lower bound; the exact search's own
+        ``status`` is ``search_status``), then ``lower``, ``upper`` and ``status`` (``optimal`` or
+        ``bracketed``: the contract of :mod:`lowerbounds.reference`)."""
+        out = self.bound.to_dict()
+        if "status" in out:
+            out["search_status"] = out.pop("status")
+        out.update(self.bracket.to_dict())
+        if out["upper"] is not None:
+            out["upper"].update(evaluations=self.evaluations, stopped=self.stopped)
+        return out
+
+
+def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, work_factor=None, method: str = "best",
+                         time_limit: float = 60.0, seed: int = 0, iterations: int | None = None,
+                         metrics=METRICS) -> dict[str, TimeshareReference]:
+    """Per metric, the bracket ``[bound, best mapping found]`` (module docstring)."""
+    tic = time.perf_counter()
+    lower_limit = time_limit if method == "quick" else time_limit * LOWER_SHARE
+    bounds = timeshare_bounds(platform, workload, work_factor=work_factor, method=method, time_limit=lower_limit,
+                              metrics=metrics)
+    costs = TaskCosts.of(platform, workload, work_factor)
+    moves = iterations if iterations is not None else QUICK_EVALUATIONS if method == "quick" else SEARCH_EVALUATIONS
+    stop = tic + time_limit
+    names = list(metrics)
+    out = {}
+    for r, metric in enumerate(names):
+        share = max((stop - time.perf_counter()) / (len(names) - r), 0.05)
+        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves)
+    return out
+
+
+def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int, iterations: int) -> TimeshareReference:
+    """The bracket of one metric: closed by a proven optimum, else the search's best mapping."""
+    if bound.status == "optimal" and bound.mapping is not None:
+        upper = Side(bound.value, "exact", bound.seconds)
+        return TimeshareReference(bound, bound.bracket(upper), bound.mapping, 0, "optimal")
+    if not costs.fixed.all() or costs.n == 0:
+        return TimeshareReference(bound, bound.bracket(None), None, 0, "no search (DAG applications)")
+    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations,
+                           start=bound.mapping)
+    if not math.isfinite(found.value):
+        return TimeshareReference(bound, bound.bracket(None), None, found.evaluations, found.stopped)
+    upper = Side(found.value, "local search", found.seconds)
+    return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped)

@@ -1,0 +1,55 @@
+"""The time-shared servers' brackets (lowerbounds.timeshare.references): the bound below the brute-force optimum,
+the best mapping found above it and equal to the simulator's value of that mapping, closed by the exact search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lowerbounds.timeshare import METRICS
+from lowerbounds.timeshare.references import timeshare_references
+from tests.timeshare.test_timeshare_bounds import brute_force, random_platform, simulated
+from vcsched.problems.timeshare import TimeshareWorkload as Workload
+
+
+def _tiny(seed: int, n: int = 5):
+    rng = np.random.default_rng(seed)
+    platform = random_platform(rng, servers=3)
+    workload = Workload.independent(np.sort(rng.uniform(0, 30, size=n)), rng.integers(0, 2, size=n))
+    return platform, workload
+
+
+@pytest.mark.parametrize("method", ["quick", "lp"])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_bracket_holds_the_brute_force_optimum_and_its_mapping_is_the_simulators(method, seed):
+    platform, workload = _tiny(seed)
+    truth = brute_force(platform, workload)
+    refs = timeshare_references(platform, workload, method=method, time_limit=20, iterations=200, seed=seed)
+    assert list(refs) == list(METRICS)
+    for m, ref in refs.items():
+        b = ref.bracket
+        assert b.lower.value <= truth[m] * (1 + 1e-7) <= b.upper.value * (1 + 1e-7)
+        values, _ = simulated(platform, workload, ref.mapping)  # the upper end is a mapping the simulator runs
+        assert values["completed"] == workload.n_tasks and values[m] == pytest.approx(b.upper.value, rel=1e-9)
+        assert b.ratio(truth[m])[0] <= 1 + 1e-7 <= b.ratio(truth[m])[1] + 2e-7
+
+
+def test_the_exact_search_closes_the_bracket_at_the_optimum():
+    platform, workload = _tiny(5)
+    truth = brute_force(platform, workload)
+    refs = timeshare_references(platform, workload, method="exact", time_limit=30)
+    for m, ref in refs.items():
+        assert ref.bracket.status == "optimal" and ref.bracket.upper.method == "exact"
+        assert ref.bracket.lower.value == pytest.approx(truth[m], rel=1e-7)
+        d = ref.to_dict()
+        assert d["status"] == "optimal" and d["search_status"] == "optimal"
+        assert d["lower"]["value"] == d["value"] and d["upper"]["value"] == pytest.approx(truth[m], rel=1e-7)
+
+
+def test_the_search_is_reproducible_for_a_seed_and_iterations():
+    platform, workload = _tiny(9, n=9)
+    one = timeshare_references(platform, workload, method="quick", time_limit=60, seed=4, iterations=150)
+    two = timeshare_references(platform, workload, method="quick", time_limit=60, seed=4, iterations=150)
+    for m in METRICS:
+        assert one[m].mapping == two[m].mapping and one[m].stopped in ("iterations", "done")
+        assert one[m].bracket.upper.value == two[m].bracket.upper.value
