@@ -20,6 +20,7 @@ import numpy as np
 
 from heuristics.dfrs.cpu import CPU_TARGETS
 from heuristics.dfrs.policies import GreedyPolicy, Mcb8Periodic
+from vcsched.names import dfrs as names
 from vcsched.problems.dfrs import DfrsJobs, DfrsPlatform
 from vcsched.registry import Registry
 from vcsched.sim.dfrs import job_metrics, simulate_dfrs
@@ -43,7 +44,7 @@ class PolicySpec:
 
 
 def _table() -> Registry:
-    reg: Registry = Registry("DFRS policy")
+    reg: Registry = Registry("DFRS policy", names.POLICIES)
     specs = [
         PolicySpec("easy", batch="easy"),
         PolicySpec("fcfs", batch="fcfs"),

@@ -30,18 +30,19 @@ from collections.abc import Callable
 
 import numpy as np
 
-from heuristics.vector.packers import ORDERS, fit_pack, order_of, window_pack
+from heuristics.vector.packers import fit_pack, order_of, window_pack
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names import vector as names
+from vcsched.names.vector import ORDERS, WINDOWS
 from vcsched.problems.vbp import VectorPacking, oversized_item
 from vcsched.registry import Registry
 
 __all__ = ["HEURISTICS", "METHODS", "run_heuristic", "meta", "pack", "pack_to_json", "DEFAULT_TIME_LIMIT"]
 
 DEFAULT_TIME_LIMIT = 60.0
-WINDOWS = (1, 2, 3)
 
 Packer = Callable[[np.ndarray, "np.ndarray | None"], "np.ndarray | None"]
-HEURISTICS: Registry[Packer] = Registry("vector-packing heuristic")
+HEURISTICS: Registry[Packer] = Registry("vector-packing heuristic", names.HEURISTICS)
 
 
 def _register_fit(best: bool, order: str) -> None:
@@ -98,7 +99,7 @@ def meta(sizes: np.ndarray, caps: np.ndarray | None = None) -> tuple[str | None,
     return best
 
 
-METHODS = ["certify", "heuristics", "meta", *HEURISTICS.names()]
+METHODS = list(names.METHODS)
 """Every ``--method`` of ``vc pack``."""
 
 

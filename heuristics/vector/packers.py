@@ -39,13 +39,10 @@ from __future__ import annotations
 import numpy as np
 
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
+from vcsched.names.vector import ORDERS
 from vcsched.problems.vbp import FIT_TOL
 
 __all__ = ["ORDERS", "order_of", "fit_pack", "window_pack"]
-
-ORDERS = ("lex", "max", "sum", "maxratio", "maxdiff", "none")
-"""Item (and bin) orders, by name."""
-
 
 def order_of(sizes: np.ndarray, name: str) -> np.ndarray:
     """Indices of the rows of ``sizes`` in decreasing ``name`` order (stable: ties keep the input order)."""

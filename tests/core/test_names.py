@@ -9,11 +9,12 @@ import pytest
 
 from vcsched import names
 from vcsched.errors import InternalError
-from vcsched.names import diet, grid, moldable, references, timeshare, vc
+from vcsched.names import dfrs, diet, grid, moldable, references, timeshare, vc, vector
 from vcsched.registry import Registry
 
 
 def registries():
+    import heuristics.dfrs
     import heuristics.diet
     import heuristics.diet.refine
     import heuristics.grid
@@ -21,6 +22,7 @@ def registries():
     import heuristics.moldable
     import heuristics.timeshare.policies
     import heuristics.vc.adapt
+    import heuristics.vector.methods
 
     return [
         (heuristics.diet.APPROACHES, diet.APPROACHES),
@@ -30,6 +32,8 @@ def registries():
         (heuristics.moldable.REGISTRY, moldable.HEURISTICS),
         (heuristics.timeshare.policies.REGISTRY, timeshare.HEURISTICS),
         (heuristics.vc.adapt.ADAPT_POLICIES, vc.ADAPT_POLICIES),
+        (heuristics.dfrs.POLICIES, dfrs.POLICIES),
+        (heuristics.vector.methods.HEURISTICS, vector.HEURISTICS),
     ]
 
 
@@ -102,3 +106,15 @@ def test_the_tables_import_nothing_heavy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert names.__doc__
+
+
+def test_dfrs_and_vector_packing_choices_read_their_tables():
+    from heuristics.dfrs import POLICIES
+    from heuristics.vector.methods import METHODS
+    from vcsched.cli import build_parser
+
+    assert list(POLICIES.names()) == list(dfrs.POLICIES)  # registry order = the table's
+    assert METHODS == list(vector.METHODS)
+    parser = build_parser()
+    simulate = parser.parse_args(["dfrs", "simulate", "--trace", "x.swf"])
+    assert simulate.policy.split(",") == list(dfrs.DEFAULT_POLICIES) and "fcfs" not in simulate.policy

@@ -22,6 +22,7 @@ from vcsched.cli.common import (
     seed_option,
 )
 from vcsched.errors import InvalidInputError
+from vcsched.names.dfrs import DEFAULT_POLICIES, POLICIES
 
 __all__ = ["register", "cmd_simulate", "cmd_bound", "METRICS", "JOB_COLUMNS"]
 
@@ -63,9 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     dsub.required = True
     s = dsub.add_parser("simulate", help="run fractional and batch policies on one workload, paired")
     _workload_options(s)
-    s.add_argument("--policy", default="easy,greedy,greedy-pmtn,greedy-pmtn-migr,mcb8-per,mcb8-per-stretch",
-                   help="comma-separated policies: easy, fcfs, greedy, greedy-pmtn, greedy-pmtn-migr, mcb8-per, "
-                        "mcb8-per-stretch (default all but fcfs)")
+    s.add_argument("--policy", default=",".join(DEFAULT_POLICIES),
+                   help=f"comma-separated policies: {', '.join(POLICIES)} (default all but fcfs)")
     s.add_argument("--penalty", type=number_option(float, low=0, high=1e9), default=300.0,
                    help="seconds without progress after a migration or a resume (default 300; 0 allowed)")
     s.add_argument("--period", type=number_option(float, low=0, low_open=True, high=1e9), default=600.0,
@@ -87,13 +87,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _policies(text: str) -> list[str]:
-    from heuristics.dfrs import POLICIES
+    from heuristics.dfrs import POLICIES as REGISTRY
 
     names = [t.strip() for t in text.split(",") if t.strip()]
     if not names:
         raise InvalidInputError("--policy: give at least one policy")
     try:
-        return [POLICIES.get(n).name for n in names]
+        return [REGISTRY.get(n).name for n in names]
     except InvalidInputError as exc:
         raise InvalidInputError(f"--policy: {exc}") from None
 

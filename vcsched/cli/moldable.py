@@ -23,22 +23,7 @@ import json
 import time
 from typing import Any
 
-from vcsched.cli.common import (
-    FIGURE_FORMATS,
-    add_set_options,
-    check_options_apply,
-    check_output_path,
-    check_single_file_options,
-    number_option,
-    print_json,
-    print_table,
-    remember_defaults,
-    run_instance_set,
-    seed_option,
-    wants_instance_set,
-    write_output,
-    write_stdout,
-)
+from vcsched.cli import common
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.moldable import BOUND_METHODS, DUALS, EXACT, FORMULATIONS, KINDS
 from vcsched.names.moldable import HEURISTICS as METHODS
@@ -67,15 +52,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     msub.required = True
 
     g = msub.add_parser("generate", help="generate an instance as in seed 002 §4.1")
-    g.add_argument("--m", type=number_option(int, low=1, high=MAX_GENERATE), default=200,
+    g.add_argument("--m", type=common.number_option(int, low=1, high=MAX_GENERATE), default=200,
                    help=f"number of processors, 1 to {MAX_GENERATE:,} (default 200)")
-    g.add_argument("--n", type=number_option(int, low=1, high=MAX_GENERATE), required=True,
+    g.add_argument("--n", type=common.number_option(int, low=1, high=MAX_GENERATE), required=True,
                    help=f"number of tasks, 1 to {MAX_GENERATE:,} (25 to 400 in the paper)")
     g.add_argument("--kind", choices=KINDS, default="high",
                    help="weak / high: uniform(1, 10) sequential times, weakly / highly parallel; mixed: 70%% small "
                         "weakly parallel, 30%% large highly parallel; cirne: Cirne-Berman speedups (default high)")
     g.add_argument("--x-per-step", action="store_true", help="draw the parallelism X at every step, not once per task")
-    g.add_argument("--seed", type=seed_option(), default=0, help="random seed (default 0)")
+    g.add_argument("--seed", type=common.seed_option(), default=0, help="random seed (default 0)")
     g.add_argument("-o", "--output", help="output file (default: standard output); a name ending in .npz is written "
                    "in the compact NumPy form (arrays m, weights, times)")
     g.set_defaults(handler=cmd_generate)
@@ -85,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--method", default="bicriteria",
                    help=f"{', '.join(METHODS)} or all; several separated by commas (default bicriteria); "
                         f"{EXACT}: proven optimum of sum w_i C_i by a MILP (small instances)")
-    s.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=1e6), default=60.0,
+    s.add_argument("--time-limit", type=common.number_option(float, low=0, low_open=True, high=1e6), default=60.0,
                    help="exact: seconds for HiGHS, up to 1e6 (default 60); at the limit the status is feasible, "
                         "with the proven bound and gap")
     s.add_argument("--formulation", choices=FORMULATIONS, default="auto",
@@ -99,18 +84,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--dual", choices=DUALS, default="two-shelf",
                    help="bicriteria and list-*: dual approximation giving C*max and the allotments: two-shelf "
                         "(3/2 + eps, [7]/[17], default) or simple (knapsack then Graham's list, no guarantee)")
-    s.add_argument("--shuffles", type=number_option(int, low=0, high=MAX_SHUFFLES), default=10,
+    s.add_argument("--shuffles", type=common.number_option(int, low=0, high=MAX_SHUFFLES), default=10,
                    help=f"bicriteria: shuffles of the batch order, 0 to {MAX_SHUFFLES:,} (default 10)")
-    s.add_argument("--eps", type=number_option(float, low=EPS_RANGE[0], high=EPS_RANGE[1]), default=0.01,
+    s.add_argument("--eps", type=common.number_option(float, low=EPS_RANGE[0], high=EPS_RANGE[1]), default=0.01,
                    help=f"precision of the dual approximation, {EPS_RANGE[0]:g} to {EPS_RANGE[1]:g} (default 0.01)")
-    s.add_argument("--seed", type=seed_option(), default=0, help="seed of the shuffles (default 0)")
+    s.add_argument("--seed", type=common.seed_option(), default=0, help="seed of the shuffles (default 0)")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
     s.add_argument("--gantt", metavar="FILE",
                    help="draw the schedule (processors against time, one rectangle per task, its weight shown) to "
                         "FILE (.png, .svg, .pdf); with several methods, the one of least sum w_i C_i")
-    add_set_options(s)
+    common.add_set_options(s)
     s.set_defaults(handler=cmd_solve)
-    remember_defaults(s, SOLVE_OPTIONS)
+    common.remember_defaults(s, SOLVE_OPTIONS)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance file (JSON, or the compact .npz form)")
@@ -119,9 +104,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "per allotment class and the area of tasks still running (tighter, slower)")
     b.add_argument("--integer", action="store_true",
                    help="interval: solve the integer programme (default: LP relaxation)")
-    b.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=1e6), default=None,
+    b.add_argument("--time-limit", type=common.number_option(float, low=0, low_open=True, high=1e6), default=None,
                    help="seconds for HiGHS, up to 1e6 (default: none for the LPs, 60 with --integer)")
-    b.add_argument("--ratio", type=number_option(float, low=1, low_open=True, high=1e6), default=None,
+    b.add_argument("--ratio", type=common.number_option(float, low=1, low_open=True, high=1e6), default=None,
                    help="growth of the interval ends, > 1 (default 2 for interval, as in the paper; 1.1 for refined); "
                         "a ratio that would build more than 2 million task x interval variables is refused "
                         "before any solve")
@@ -131,7 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, option="-o", formats=(".json", ".npz"))
+        common.check_output_path(args.output, option="-o", formats=(".json", ".npz"))
     from vcsched.generators.moldable import generate_moldable_instance
     from vcsched.problems.moldable import check_size, instance_to_dict
     from vcsched.problems.moldable_npz import is_npz_path, save_npz_instance
@@ -146,9 +131,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     text = json.dumps(instance_to_dict(inst)) + "\n"
     if args.output:
-        write_output(args.output, text, option="-o")
+        common.write_output(args.output, text, option="-o")
     else:
-        write_stdout(text)
+        common.write_stdout(text)
     return 0
 
 
@@ -179,14 +164,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from vcsched.problems.moldable import load_instance
 
     methods = resolve_methods(args.method)
-    check_single_file_options(args, figure="--gantt")
-    check_options_apply(args, SOLVE_OPTIONS, methods, METHODS)
-    if wants_instance_set(args):
+    common.check_single_file_options(args, figure="--gantt")
+    common.check_options_apply(args, SOLVE_OPTIONS, methods, METHODS)
+    if common.wants_instance_set(args):
         options = {"rng": args.seed, "shuffles": args.shuffles, "eps": args.eps, "dual": args.dual,
                    "time_limit": args.time_limit, "formulation": args.formulation, "grain": args.grain}
-        return run_instance_set(args, "moldable", methods, options)
+        return common.run_instance_set(args, "moldable", methods, options)
     if args.gantt:
-        check_output_path(args.gantt, option="--gantt", inputs=[args.instance], formats=FIGURE_FORMATS, devices=False)
+        common.check_output_path(args.gantt, option="--gantt", inputs=[args.instance], formats=common.FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
     results = solve_many(instance, methods, rng=args.seed, shuffles=args.shuffles, eps=args.eps, dual=args.dual,
                          time_limit=args.time_limit, formulation=args.formulation, grain=args.grain)
@@ -194,11 +179,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.gantt:
         draw_best_schedule(instance, results, args.gantt)
     if args.json:
-        print_json(rows if len(rows) > 1 or "all" in args.method.lower() else rows[0])
+        common.print_json(rows if len(rows) > 1 or "all" in args.method.lower() else rows[0])
     elif EXACT in methods:
-        print_table(rows, ["method", "status", "makespan", "minsum", "bound", "gap", "seconds", "message"])
+        common.print_table(rows, ["method", "status", "makespan", "minsum", "bound", "gap", "seconds", "message"])
     else:
-        print_table(rows, ["method", "status", "makespan", "minsum", "seconds"])
+        common.print_table(rows, ["method", "status", "makespan", "minsum", "seconds"])
     return 0
 
 
@@ -230,7 +215,7 @@ def grain_option(text: str) -> float | str:
     if text.strip().lower() == "auto":
         return "auto"
     try:
-        return number_option(float, low=GRAIN_RANGE[0], high=GRAIN_RANGE[1])(text)
+        return common.number_option(float, low=GRAIN_RANGE[0], high=GRAIN_RANGE[1])(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected a number in [{GRAIN_RANGE[0]:g}, {GRAIN_RANGE[1]:g}] or 'auto', "
                                          f"got {text!r}") from None
@@ -265,7 +250,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
         "message": res.message,
     }
     if args.json:
-        print_json(out)
+        common.print_json(out)
     else:
         for key, value in out.items():
             print(f"{key:12s} {value}")

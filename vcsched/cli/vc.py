@@ -21,25 +21,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from vcsched.cli.common import (
-    FIGURE_FORMATS,
-    add_set_options,
-    check_options_apply,
-    check_output_path,
-    check_single_file_options,
-    number_option,
-    print_json,
-    print_table,
-    progress_bar,
-    remember_defaults,
-    run_instance_set,
-    seed_option,
-    short_message,
-    status_line,
-    wants_instance_set,
-    write_output,
-    write_stdout,
-)
+from vcsched.cli import common
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.problems.vc_limits import MAX_EXPECTED_ARRIVALS, MAX_RELABEL_HOSTS, MIN_CPU
@@ -71,20 +53,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     vsub.required = True
 
     g = vsub.add_parser("generate", help="generate an instance as in seed 001 §4.1")
-    g.add_argument("--hosts", type=number_option(int, low=1, high=MAX_GENERATE), required=True,
+    g.add_argument("--hosts", type=common.number_option(int, low=1, high=MAX_GENERATE), required=True,
                    help=f"hosts, 1 to {MAX_GENERATE:,}")
-    g.add_argument("--jobs", type=number_option(int, low=1, high=MAX_GENERATE), required=True,
+    g.add_argument("--jobs", type=common.number_option(int, low=1, high=MAX_GENERATE), required=True,
                    help=f"jobs, 1 to {MAX_GENERATE:,} (and at most 1,000,000 tasks in all)")
-    g.add_argument("--slack", type=number_option(float, low=0, high=1, high_open=True), required=True,
+    g.add_argument("--slack", type=common.number_option(float, low=0, high=1, high_open=True), required=True,
                    help="memory slack in [0, 1)")
-    g.add_argument("--cv-mem", type=number_option(float, low=0, high=MAX_CV), default=0.25,
+    g.add_argument("--cv-mem", type=common.number_option(float, low=0, high=MAX_CV), default=0.25,
                    help=f"coefficient of variation of memory needs, 0 to {MAX_CV:g} (default 0.25)")
-    g.add_argument("--cv-cpu", type=number_option(float, low=0, high=MAX_CV), default=0.25,
+    g.add_argument("--cv-cpu", type=common.number_option(float, low=0, high=MAX_CV), default=0.25,
                    help=f"coefficient of variation of CPU needs, 0 to {MAX_CV:g} (default 0.25)")
-    g.add_argument("--mean-cpu", type=number_option(float, low=MIN_CPU, low_open=True, high=1), default=0.5,
+    g.add_argument("--mean-cpu", type=common.number_option(float, low=MIN_CPU, low_open=True, high=1), default=0.5,
                    help=f"mean CPU need, in ({MIN_CPU:g}, 1] as in the instance files (default 0.5)")
     g.add_argument("--tasks", choices=["one", "lublin"], default="one", help="task counts: one per job, or Lublin-Feitelson (1-64)")
-    g.add_argument("--seed", type=seed_option(), default=0)
+    g.add_argument("--seed", type=common.seed_option(), default=0)
     g.add_argument("-o", "--output", help="output file (default: standard output)")
     g.set_defaults(handler=cmd_generate)
 
@@ -93,46 +75,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--method", default="milp", help="milp, milp-literal, lp, lp-literal, lp-closed, certify, a heuristic "
                    "(mcb1..mcb8, gr, sg, gb, sgb, rrnd, rrnz), an adaptation policy (adapt-none, adapt-mcb8, "
                    "adapt-mcb8-sticky, adapt-local-search) or all; several separated by commas")
-    s.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
+    s.add_argument("--time-limit", type=common.number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
                    help=f"seconds for each exact method and certify, up to {MAX_TIME_LIMIT:g} (default 60, "
                         "heuristics.vc.methods.DEFAULT_TIME_LIMIT)")
-    s.add_argument("--gap", type=number_option(float, low=0, high=1), default=None,
+    s.add_argument("--gap", type=common.number_option(float, low=0, high=1), default=None,
                    help="relative MIP gap at which to stop, in [0, 1] (certify: the certified gap)")
     s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
                    help="migration budget in memory units (eq. 31) or in moved tasks")
-    s.add_argument("--seed", type=seed_option(), default=0, help="seed of randomised heuristics")
+    s.add_argument("--seed", type=common.seed_option(), default=0, help="seed of randomised heuristics")
     s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
     s.add_argument("--plot", metavar="FILE",
                    help="draw the allocation (one bar per host, stacked by job, CPU and memory; the minimum-yield "
                         "job hatched) to FILE (.png, .svg, .pdf); with several methods, the best one's")
-    add_set_options(s)
+    common.add_set_options(s)
     s.set_defaults(handler=cmd_solve)
-    remember_defaults(s, SOLVE_OPTIONS)
+    common.remember_defaults(s, SOLVE_OPTIONS)
 
     from vcsched.cli.vc_pack import register_pack
 
     register_pack(vsub)
 
     a = vsub.add_parser("adapt", help="dynamic workload: adapt the allocation at every arrival/departure (§6)")
-    a.add_argument("--hosts", type=number_option(int, low=1, high=MAX_RELABEL_HOSTS), required=True,
+    a.add_argument("--hosts", type=common.number_option(int, low=1, high=MAX_RELABEL_HOSTS), required=True,
                    help=f"hosts, 1 to {MAX_RELABEL_HOSTS:,}")
-    a.add_argument("--arrival-rate", type=number_option(float, low=0, low_open=True, high=MAX_RATE),
+    a.add_argument("--arrival-rate", type=common.number_option(float, low=0, low_open=True, high=MAX_RATE),
                    help=f"Poisson arrivals per time unit, up to {MAX_RATE:g} (required without --swf); "
                         f"rate x duration at most {MAX_EXPECTED_ARRIVALS:,}")
-    a.add_argument("--mean-lifetime", type=number_option(float, low=0, low_open=True, high=MAX_TIME),
+    a.add_argument("--mean-lifetime", type=common.number_option(float, low=0, low_open=True, high=MAX_TIME),
                    help="mean of the exponential lifetimes (required without --swf)")
-    a.add_argument("--duration", type=number_option(float, low=0, low_open=True, high=MAX_TIME), required=True,
+    a.add_argument("--duration", type=common.number_option(float, low=0, low_open=True, high=MAX_TIME), required=True,
                    help=f"simulated time, up to {MAX_TIME:g}")
-    a.add_argument("--seed", type=seed_option(), default=0)
+    a.add_argument("--seed", type=common.seed_option(), default=0)
     a.add_argument("--policy", required=True, help="exact, none, mcb8, mcb8-sticky or local-search; with --seeds, "
                    "several separated by commas, compared on the same seeds")
     a.add_argument("--budget", type=_budget_value, required=True,
                    help="memory that may move at each adaptation (eq. 31); 'inf' for unbounded")
     a.add_argument("--budget-mode", choices=["memory", "count"], default="memory")
-    a.add_argument("--slack", type=number_option(float, low=0, high=1, high_open=True), default=0.5,
+    a.add_argument("--slack", type=common.number_option(float, low=0, high=1, high_open=True), default=0.5,
                    help="memory slack at the mean number of jobs, in [0, 1)")
     a.add_argument("--tasks", choices=["one", "lublin"], default="one")
-    a.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=10.0,
+    a.add_argument("--time-limit", type=common.number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=10.0,
                    help="MILP seconds per event (policy exact)")
     a.add_argument("--swf", help="take the jobs from an SWF trace (file or name in $VCSCHED_TRACES) instead of Poisson "
                    "arrivals: processors become tasks, --duration seconds from the trace's start")
@@ -153,15 +135,15 @@ def _budget_value(text: str) -> float:
     if text.strip().lower() in ("inf", "+inf", "infinity"):
         return float("inf")
     try:
-        return number_option(float, low=0)(text)
+        return common.number_option(float, low=0)(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0 or 'inf', got {text!r}") from None
 
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     if args.events_csv:
-        check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [],
-                          formats=(".csv",))
+        common.check_output_path(args.events_csv, option="--events-csv", inputs=[args.swf] if args.swf else [],
+                                 formats=(".csv",))
     if not args.swf:
         if args.arrival_rate is None or args.mean_lifetime is None:
             raise InvalidInputError("vc adapt: give --arrival-rate and --mean-lifetime (or --swf TRACE)")
@@ -189,12 +171,12 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         return 0
     doc, result = _adapt_run(args, args.seed, progress=not args.no_progress)
     if args.events_csv:
-        write_output(args.events_csv, _events_csv(result.trace), option="--events-csv")
+        common.write_output(args.events_csv, _events_csv(result.trace), option="--events-csv")
     if args.json:
-        print_json(doc)
+        common.print_json(doc)
     else:
-        print_table([doc], ["policy", "budget", "mean_min_yield", "min_min_yield", "migrated_memory", "migrations",
-                            "rejected", "events"])
+        common.print_table([doc], ["policy", "budget", "mean_min_yield", "min_min_yield", "migrated_memory", "migrations",
+                                   "rejected", "events"])
     return 0
 
 
@@ -223,7 +205,7 @@ def _adapt_run(args: argparse.Namespace, seed: int, *, progress: bool):
     policy = make_policy(args.policy, budget_mode=args.budget_mode, time_limit=args.time_limit)
     if args.policy.lower() == "exact" and progress:
         print(adapt_exact_estimate(workload, args.duration, args.time_limit), file=sys.stderr)
-    bar, update = progress_bar(args.duration, disable=not progress, desc="vc adapt", bar_format=ADAPT_BAR)
+    bar, update = common.progress_bar(args.duration, disable=not progress, desc="vc adapt", bar_format=ADAPT_BAR)
     try:
         result = simulate_dynamic(args.hosts, workload, policy, budget=args.budget, duration=args.duration,
                                   progress=update)
@@ -257,7 +239,7 @@ def _events_csv(trace) -> str:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
-        check_output_path(args.output, option="-o", formats=(".json",))
+        common.check_output_path(args.output, option="-o", formats=(".json",))
     import json
 
     from vcsched.generators.vc import generate_vc_instance
@@ -270,9 +252,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
                                 tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
     text = json.dumps(instance_to_dict(inst), indent=1) + "\n"
     if args.output:
-        write_output(args.output, text, option="-o")
+        common.write_output(args.output, text, option="-o")
     else:
-        write_stdout(text)
+        common.write_stdout(text)
     return 0
 
 
@@ -299,25 +281,25 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from heuristics.vc.methods import METHODS, result_row
     from vcsched.problems.vc import load_instance
 
-    check_single_file_options(args, figure="--plot")
-    check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
-    if wants_instance_set(args):
+    common.check_single_file_options(args, figure="--plot")
+    common.check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
+    if common.wants_instance_set(args):
         options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
-        return run_instance_set(args, "vc", resolve_methods(args.method), options)
+        return common.run_instance_set(args, "vc", resolve_methods(args.method), options)
     if args.plot:
-        check_output_path(args.plot, option="--plot", inputs=[args.instance], formats=FIGURE_FORMATS, devices=False)
+        common.check_output_path(args.plot, option="--plot", inputs=[args.instance], formats=common.FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
-    with status_line():
+    with common.status_line():
         results = solve_results(args, instance)
     rows = [result_row(r, instance) for r in results]
     if args.plot:
         plot_best_allocation(instance, results, args.plot)
     if args.json:
-        print_json(rows[0] if len(rows) == 1 else rows)
+        common.print_json(rows[0] if len(rows) == 1 else rows)
     else:
         for row in rows:
-            row["message"] = short_message(row["message"])
-        print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds", "message"])
+            row["message"] = common.short_message(row["message"])
+        common.print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds", "message"])
     return 0
 
 

@@ -23,6 +23,7 @@ from vcsched.cli.common import (
     wants_instance_set,
 )
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names.vector import ORDERS, WINDOWS
 
 __all__ = ["register_pack", "cmd_pack", "MAX_TIME_LIMIT"]
 
@@ -36,8 +37,8 @@ def register_pack(vsub: argparse._SubParsersAction) -> None:
                    "folder / glob of them (an instance set: see -o)")
     p.add_argument("--method", default="certify",
                    help="certify (default: proven lower bound and best packing), heuristics (META: every heuristic, "
-                        "the best kept), or one heuristic: ff-/bf-{lex,max,sum,maxratio,maxdiff,none}, "
-                        "perm-w{1,2,3}, choose-w{1,2,3}, meta")
+                        f"the best kept), or one heuristic: ff-/bf-{{{','.join(ORDERS)}}}, "
+                        f"perm-w{{{','.join(map(str, WINDOWS))}}}, choose-w{{{','.join(map(str, WINDOWS))}}}, meta")
     p.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
                    help="seconds for certify (default 60)")
     p.add_argument("--json", action="store_true", help="print JSON: lower, upper, status, bins, seconds, "
@@ -49,7 +50,7 @@ def register_pack(vsub: argparse._SubParsersAction) -> None:
 
 
 def _method(text: str) -> str:
-    from heuristics.vector.methods import METHODS
+    from vcsched.names.vector import METHODS
 
     name = text.strip().lower()
     if name not in METHODS:

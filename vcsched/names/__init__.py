@@ -13,5 +13,7 @@ module                                 names
 :mod:`vcsched.names.grid`              batch policies, meta-schedulers, reallocation
 :mod:`vcsched.names.timeshare`         the time-shared heuristics
 :mod:`vcsched.names.diet`              DIET approaches, RefinePlacement, experiments
+:mod:`vcsched.names.vector`            vector-packing orders, windows, heuristics, ``vc pack`` methods
+:mod:`vcsched.names.dfrs`              DFRS policies (batch baselines and fractional)
 =====================================  =================================================
 """

@@ -208,6 +208,41 @@ def fit_before(T, F, n, p, d, s, now):
 
 
 @njit(cache=True)
+def _replan(T, F, n, QP, QD, QS, QO, m, now, total, order, full):
+    """:func:`replan` (``full`` False) and :func:`replan_full` (True): one loop, the rule of each in the branch."""
+    n = trim(T, F, n, now, True)
+    if full:
+        for i in range(m):
+            if QS[i] > now:
+                n = add(T, F, n, QS[i], QS[i] + QD[i], QP[i], total)
+    moved = 0
+    nxt = _INF
+    for i in range(m):
+        s = QS[i]
+        if s > now:
+            p = QP[i]
+            d = QD[i]
+            if full:
+                n, x = reserve(T, F, n, p, d, now, now, total)
+                changed = x != s
+            else:
+                x = fit_before(T, F, n, p, d, s, now)
+                changed = x < s
+                if changed:
+                    n = add(T, F, n, x, x + d, -p, total)
+                    n = add(T, F, n, s, s + d, p, total)
+            if changed:
+                order += 1
+                QS[i] = x
+                QO[i] = order
+                moved += 1
+                s = x
+        if s < nxt:
+            nxt = s
+    return n, order, moved, nxt
+
+
+@njit(cache=True)
 def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
     """Re-plan every waiting job once, in submission order, at its earliest slot from now (the CBF rule).
 
@@ -219,26 +254,7 @@ def replan(T, F, n, QP, QD, QS, QO, m, now, total, order):
     Returns ``(n, order, moved, next)``: the new row count, the last order stamp, the
     number of moves and the earliest reservation in the queue (``inf`` when empty).
     """
-    n = trim(T, F, n, now, True)
-    moved = 0
-    nxt = _INF
-    for i in range(m):
-        s = QS[i]
-        if s > now:
-            p = QP[i]
-            d = QD[i]
-            x = fit_before(T, F, n, p, d, s, now)
-            if x < s:
-                n = add(T, F, n, x, x + d, -p, total)
-                n = add(T, F, n, s, s + d, p, total)
-                order += 1
-                QS[i] = x
-                QO[i] = order
-                moved += 1
-                s = x
-        if s < nxt:
-            nxt = s
-    return n, order, moved, nxt
+    return _replan(T, F, n, QP, QD, QS, QO, m, now, total, order, False)
 
 
 @njit(cache=True)
@@ -251,25 +267,7 @@ def replan_full(T, F, n, QP, QD, QS, QO, m, now, total, order):
     at this instant and is left alone; a job whose reservation changes (earlier or later)
     gets a new order stamp and counts as a move.
     """
-    n = trim(T, F, n, now, True)
-    for i in range(m):
-        if QS[i] > now:
-            n = add(T, F, n, QS[i], QS[i] + QD[i], QP[i], total)
-    moved = 0
-    nxt = _INF
-    for i in range(m):
-        s = QS[i]
-        if s > now:
-            n, x = reserve(T, F, n, QP[i], QD[i], now, now, total)
-            if x != s:
-                order += 1
-                QS[i] = x
-                QO[i] = order
-                moved += 1
-                s = x
-        if s < nxt:
-            nxt = s
-    return n, order, moved, nxt
+    return _replan(T, F, n, QP, QD, QS, QO, m, now, total, order, True)
 
 
 @njit(cache=True)

@@ -1,0 +1,13 @@
+"""DFRS names (VCSched over time on HPC workloads, beyond seed 001)."""
+
+BATCH_POLICIES = ("easy", "fcfs")
+"""Batch baselines: each task holds a whole core (the batch simulator)."""
+
+FRACTIONAL_POLICIES = ("greedy", "greedy-pmtn", "greedy-pmtn-migr", "mcb8-per", "mcb8-per-stretch")
+"""Fractional policies of :mod:`heuristics.dfrs.policies`."""
+
+POLICIES = BATCH_POLICIES + FRACTIONAL_POLICIES
+"""Every DFRS policy, in the order of :data:`heuristics.dfrs.methods.POLICIES` and of ``--policy``'s default."""
+
+DEFAULT_POLICIES = tuple(p for p in POLICIES if p != "fcfs")
+"""``dfrs simulate --policy``'s default: every policy but FCFS (EASY is the batch baseline)."""
