@@ -116,19 +116,36 @@ def cells(quick: bool) -> list[dict]:
     return grid + causes
 
 
-def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
-    """Fresh clusters of the cell's platform (CBF ones with the re-plan rule ``cbf_replan``), the cell's (shared,
-    read-only) job table, one policy."""
+def _clusters(params: dict, cbf_replan: str):
+    """Fresh clusters of the cell's platform, CBF ones with the re-plan rule ``cbf_replan``."""
     from vcsched.scenarios.grid import SCENARIOS, platform_clusters
-    from vcsched.sim import simulate_grid
 
     clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
                                  batch=params["batch"])
     for c in clusters:
         if c.policy == "cbf":
             c.set_replan_rule(cbf_replan)
+    return clusters
+
+
+def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
+    """Fresh clusters of the cell's platform, the cell's (shared, read-only) job table, one policy."""
+    from vcsched.sim import simulate_grid
+
+    clusters = _clusters(params, cbf_replan)
     t0 = time.perf_counter()
     res = simulate_grid(clusters, jobs, meta=policy)
+    return res, time.perf_counter() - t0
+
+
+def _reference(params: dict, jobs, cbf_replan: str):
+    """The cell's reference run (seed 000 §3.4) by the scenario layer's rule
+    (:func:`vcsched.scenarios.grid_run.reference_run`: no reallocation, arrivals mapped with MCT)."""
+    from heuristics.grid import make_meta
+    from vcsched.scenarios.grid_run import reference_run
+
+    t0 = time.perf_counter()
+    res = reference_run(lambda first: (_clusters(params, cbf_replan), jobs, "mct"), make_meta, realloc="cancel")
     return res, time.perf_counter() - t0
 
 
@@ -151,7 +168,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
         policy_kw["first"] = float(jobs.submit.min()) + policy_kw.pop("phase")
     replan = policy_kw.pop("cbf_replan", "earliest")
     bound = response_bound(params, jobs)
-    ref, ref_s = _simulate(params, jobs, Reallocation("none"), replan)
+    ref, ref_s = _reference(params, jobs, replan)
     rows = []
     base = compare_to_reference(ref, ref, reallocations=0)
     ref_max_wait = _max_wait(ref)

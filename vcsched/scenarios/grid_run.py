@@ -6,7 +6,9 @@ The rules of such a run, for the command line and for Python alike:
   §2.1, "we consider that the meta-scheduler uses a MCT policy") when the platform names
   no mapping of its own and has several clusters (:func:`arrival_mapping`);
 * **the reference run** (§3.4) simulates the same platform and workload, built afresh,
-  without reallocation, its arrivals mapped by the same rule (:func:`simulate_with_reference`);
+  without reallocation, its arrivals mapped by the same rule (:func:`reference_run`, used by
+  :func:`simulate_with_reference` and by the ``grid-realloc`` experiment, which compares twelve
+  policies with one reference);
 * **metrics**: the simulator's metrics with the reallocation counts of the policy
   (overall and per cluster: moves in and out) and, with the reference, the §3.4 metrics
   of :func:`vcsched.scenarios.grid.compare_to_reference`.
@@ -21,7 +23,7 @@ from collections.abc import Callable
 
 from vcsched.scenarios.grid import compare_to_reference
 
-__all__ = ["arrival_mapping", "realloc_metrics", "simulate_with_reference"]
+__all__ = ["arrival_mapping", "realloc_metrics", "reference_run", "simulate_with_reference"]
 
 
 def arrival_mapping(meta_name: str | None, realloc: str, n_clusters: int) -> str | None:
@@ -81,8 +83,19 @@ def simulate_with_reference(build: Callable[[bool], tuple], policy: Callable[[st
     result = run(Grid(clusters, jobs, meta=meta))
     m = realloc_metrics(result, meta, clusters)
     if compare:
-        ref_clusters, ref_jobs, ref_name = build(False)
-        ref_name = arrival_mapping(ref_name, realloc, len(ref_clusters))
-        reference = run(Grid(ref_clusters, ref_jobs, meta=None if ref_name is None else mapping(ref_name)))
+        reference = reference_run(build, mapping, realloc=realloc, run=run)
         m["vs_reference"] = compare_to_reference(result, reference, reallocations=m["overall"]["reallocations"])
     return result, m
+
+
+def reference_run(build: Callable[[bool], tuple], mapping: Callable[[str], object], *, realloc: str,
+                  run: Callable | None = None):
+    """The reference of a run with reallocation ``realloc`` (seed §3.4): the platform and jobs of
+    ``build(False)``, without reallocation, arrivals mapped by :func:`arrival_mapping`'s rule
+    (``mapping(name)`` gives that meta-scheduler). Arguments as in :func:`simulate_with_reference`."""
+    from vcsched.sim import Grid
+
+    run = run or (lambda grid: grid.run())
+    clusters, jobs, name = build(False)
+    name = arrival_mapping(name, realloc, len(clusters))
+    return run(Grid(clusters, jobs, meta=None if name is None else mapping(name)))
