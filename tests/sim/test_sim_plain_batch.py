@@ -16,7 +16,7 @@ from tests.sim import plain_batch
 from vcsched.cli import main
 from vcsched.problems.workload import from_arrays, read_swf
 from vcsched.sim import JobTable, make_cluster, simulate_grid
-from vcsched.sim.output import jobs_frame, write_jobs
+from vcsched.sim.output import jobs_frame, write_jobs, write_jobs_csv
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest", Path(__file__).resolve().parent.parent / "conftest.py")
 _conftest = importlib.util.module_from_spec(_spec)
@@ -117,6 +117,19 @@ def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, mon
         assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
         back = pd.read_csv(tmp_path / "ours.csv", keep_default_na=False)
         assert len(back) == len(res.jobs)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_csv_float_columns_integral_or_not_write_their_repr(rows, tmp_path, monkeypatch):
+    """A float column is written as ``%d.0`` only where that is its repr: -0.0, 1e16 and above, NaN, inf, halves and
+    negative integers, alone or mixed in a block, give pandas' bytes."""
+    monkeypatch.setattr("vcsched.sim.output._CSV_ROWS", rows)
+    odd = [0.0, -0.0, -5.0, 9999999999999998.0, 1e16, -1e16, 3e17, np.nan, np.inf, -np.inf, 0.5, 7.0, 2.0 ** 62]
+    cols = {"a": np.array(odd), "b": np.arange(len(odd), dtype=float) - 3, "c": np.arange(len(odd)) - 4,
+            "d": np.array([True, False] * 6 + [True]), "e": ["x"] * len(odd)}
+    write_jobs_csv(cols, tmp_path / "ours.csv")
+    pd.DataFrame(cols).to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
 
 
 @pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])

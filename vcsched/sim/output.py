@@ -270,9 +270,10 @@ _CSV_SPECIAL = (",", '"', "\n", "\r")
 def write_jobs_csv(columns: dict, path: str | Path) -> None:
     """Write columns (:func:`jobs_columns`) as CSV, byte for byte what ``DataFrame.to_csv(path, index=False)`` writes.
 
-    Each column is turned into strings at once (:func:`_csv_cells`); the rows are joined
-    with commas, or, when a cell needs quotes, written by :func:`csv.writer` (minimal
-    quoting, ``\\n`` line ends) as pandas does.
+    A block of rows at a time: each column becomes one ``%`` field and its values
+    (:func:`_csv_field`), and the rows are one ``%`` format applied to each row; when a
+    cell needs quotes, the block's cells (:func:`_csv_cells`) go through
+    :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does.
     """
     import csv
 
@@ -282,13 +283,37 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
         writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(list(columns))
         for a in range(0, n, _CSV_ROWS):  # a block of rows at a time: the cells of a whole table take much memory
-            converted = [_csv_cells(v[a:a + _CSV_ROWS]) for v in values]
-            cells = [c for c, _ in converted]
-            if any(q for _, q in converted):
-                writer.writerows(zip(*cells))
-            else:
-                fh.write("\n".join(map(",".join, zip(*cells))))
-                fh.write("\n")
+            fields = [_csv_field(v[a:a + _CSV_ROWS]) for v in values]
+            if any(f is None for f in fields):
+                writer.writerows(zip(*(_csv_cells(v[a:a + _CSV_ROWS])[0] for v in values)))
+                continue
+            row = ",".join(f for f, _ in fields)
+            fh.write("\n".join(map(row.__mod__, zip(*(c for _, c in fields)))))
+            fh.write("\n")
+
+
+def _csv_field(values) -> tuple[str, list] | None:
+    """One column of a block as a ``%`` field and the values it formats, or None when a cell needs quotes.
+
+    A float column whose values are all integers below 10**16 in magnitude (no NaN, no
+    ``-0.0``) is ``%d.0`` over those integers, which is their ``repr`` (most time columns
+    of SWF traces); integers are ``%d``; any other column is ``%s`` over its cells
+    (:func:`_csv_cells`).
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            whole = np.abs(values) < _REPR_INTEGRAL_BELOW
+            ints = np.where(whole, values, 0.0).astype(np.int64)
+        if whole.all() and (ints == values).all() and not (np.signbit(values) & (values == 0)).any():
+            return "%d.0", ints.tolist()
+    elif isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return "%d", values.tolist()
+    cells, quote = _csv_cells(values)
+    return None if quote else ("%s", cells)
+
+
+_REPR_INTEGRAL_BELOW = 1e16
+"""Below this magnitude, ``repr`` of an integral float is its integer followed by ``.0`` (from 1e16 on it is ``1e+16``)."""
 
 
 _CSV_ROWS = 4096
