@@ -158,3 +158,27 @@ def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
     got = read_swf(path).fields
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_vectorised_decimal_reader_equals_float_or_declines():
+    """``[-]digits[.digits]`` tokens of up to 15 digits read as ``float`` reads them (bit for bit, ``-0`` included);
+    anything else is declined (None), and numpy's conversion takes the chunk."""
+    from vcsched.problems.swf_fast import _decimal_numbers
+
+    def read(text: bytes):
+        u = np.frombuffer(text, dtype=np.uint8)
+        return _decimal_numbers(u, ~((u == 32) | (u == 9) | (u == 10)))
+
+    rng = np.random.default_rng(5)
+    fixed = ["0", "-0", "-0.0", "7.", ".5", "-.5", "00", "142.00", "0.1", "999999999999999", "12345678.9012345",
+             "-1", "0.00000000000001", "900719925474.993"]
+    digits = [str(x) for x in rng.integers(0, 10 ** 12, 300)]
+    decimals = [f"{x}.{y:0{k}d}" for x, y, k in zip(rng.integers(-10 ** 6, 10 ** 6, 300),
+                                                   rng.integers(0, 10 ** 6, 300), rng.integers(6, 9, 300))]
+    tokens = fixed + digits + decimals
+    text = ("\n".join(" \t".join(tokens[i:i + 7]) for i in range(0, len(tokens), 7)) + "\n").encode()
+    got = read(text)
+    expected = np.array([float(t) for t in tokens])
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
+    for bad in ["1e3", "+5", "1.2.3", "-", ".", "1-2", "1234567890123456", "--1"]:
+        assert read(f"1 2 {bad} 3\n".encode()) is None
