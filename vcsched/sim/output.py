@@ -258,7 +258,8 @@ def _csv_cells(values) -> tuple[list, bool]:
     if arr is not None and arr.dtype.kind in "iub":
         return list(map(str, arr.tolist())), False
     cells = values.tolist() if arr is not None else list(values)
-    cells = ["" if (x is None or (isinstance(x, float) and x != x)) else str(x) for x in cells]
+    if not set(map(type, cells)) <= {str}:  # strings (the usual case) are their own cells
+        cells = ["" if (x is None or (isinstance(x, float) and x != x)) else str(x) for x in cells]
     text = "".join(cells)
     return cells, any(c in text for c in _CSV_SPECIAL)
 
