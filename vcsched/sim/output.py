@@ -114,10 +114,13 @@ def _sweep_compiled(who: np.ndarray, kind: np.ndarray, widths: np.ndarray, total
         room *= 4  # more intervals than expected (fragmented numbers): run the sweep again with more room
     if status == -1:
         return at
-    one = ran[count[ran] == 1]  # most jobs get one interval of numbers
-    a, b = lo[first[one]].tolist(), hi[first[one]].tolist()
-    for j, x, y in zip(one.tolist(), a, b):
-        out[j] = str(x) if x == y else f"{x}-{y}"
+    one = ran[count[ran] == 1]  # most jobs get one interval of numbers: their strings are built per kind at once
+    a, b = lo[first[one]], hi[first[one]]
+    cells = np.array(out, dtype=object)
+    single = a == b
+    cells[one[single]] = list(map(str, a[single].tolist()))
+    cells[one[~single]] = list(map("%d-%d".__mod__, zip(a[~single].tolist(), b[~single].tolist())))
+    out[:] = cells.tolist()
     many = ran[count[ran] > 1]
     for j, f, c in zip(many.tolist(), first[many].tolist(), count[many].tolist()):
         out[j] = " ".join(str(x) if x == y else f"{x}-{y}" for x, y in zip(lo[f:f + c].tolist(), hi[f:f + c].tolist()))
