@@ -12,9 +12,9 @@ Packing is monotone in ``Y`` (smaller CPU sizes only help), so:
    that no yield is possible (status ``infeasible``);
 2. upper bound ``U``: the least of 1, the per-job bound and the fluid LP;
 3. placements (lower side ``lo``, the yield of a checked placement): the
-   caller's ``starts``, the max-min greedy improved by moves and swaps off the
-   most loaded host (:func:`~lowerbounds.vector.host_bounds.improve_placement`),
-   first-fit decreasing at ``U``;
+   caller's ``starts``, the max-min greedy, first-fit decreasing at ``U`` (at
+   yield 0 when neither fits), the best improved by moves and swaps off the
+   most loaded host (:func:`~lowerbounds.vector.host_bounds.improve_placement`);
 4. small instances (at most ``milp_size`` job-host pairs): the compact MILP
    with ``milp_share`` of the time (its proven bound lowers ``U``);
 5. bisection on ``Y`` between ``a = max(lo, least relaxation-feasible Y)``
@@ -233,10 +233,12 @@ def certify_hosts(job_cpu, job_rigid, host_cpu, host_cap, host_count, *, time_li
     for p in starts:
         st.offer(p, "start")
     st.offer(hb.greedy_placement(*arrays), "greedy")
-    if st.placement is not None and not st.closed:
-        st.offer(hb.improve_placement(st.placement, *arrays), "local-search")
     if not st.closed:
         st.offer(hb.first_fit_at(st.upper, *arrays), "first-fit")
+    if st.placement is None:  # the rigid needs are tight: first fit on them alone
+        st.offer(hb.first_fit_at(0.0, *arrays), "first-fit")
+    if st.placement is not None and not st.closed:
+        st.offer(hb.improve_placement(st.placement, *arrays), "local-search")
     if not st.closed and fits.shape[0] * int(arrays[4].sum()) <= milp_size:
         placement, bound = hb.compact_milp(*arrays, time_limit=milp_share * (deadline - time.perf_counter()))
         if placement is None and bound == 0.0:

@@ -104,3 +104,17 @@ def test_scale_instance_stays_within_its_time_and_bounds_hold():
     r = certify_hosts(*inst, time_limit=50)
     assert r.seconds <= 55 and r.status in ("optimal", "feasible")
     assert placement_yield(*inst, r.placement) == pytest.approx(r.lower) and r.lower <= r.upper
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_local_search_never_lowers_the_yield_and_keeps_the_rigid_needs(seed):
+    from benchmarks.bench_hosts_certify import generate_hosts
+    from lowerbounds.vector.host_bounds import greedy_placement, improve_placement
+
+    inst = generate_hosts(400, 60, 3, 3, seed, rigid_max=0.2)
+    start = greedy_placement(*inst)
+    better = improve_placement(start, *inst)
+    y0, y1 = placement_yield(*inst, start), placement_yield(*inst, better)
+    assert y0 is not None and y1 is not None and y1 >= y0
+    r = certify_hosts(*inst, time_limit=5, starts=[better])
+    assert r.lower >= y1 and r.upper >= r.lower
