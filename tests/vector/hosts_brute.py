@@ -30,9 +30,9 @@ def brute_yield(job_cpu, job_rigid, host_cpu, host_cap, host_count) -> float | N
 
 
 def tiny_instance(rng: np.random.Generator, n: int, d: int, K: int = 2, hosts: int = 3):
-    """Jobs with CPU in [0.1, 1] and rigid needs in [0.05, 0.45]; ``K`` host types with CPU in
+    """Jobs with CPU in [0.3, 1.2] and rigid needs in [0.05, 0.45]; ``K`` host types with CPU in
     [0.5, 1.5], capacities in [0.6, 1.2], ``hosts`` hosts in all (each type at least one)."""
-    job_cpu = rng.uniform(0.1, 1.0, n).round(3)
+    job_cpu = rng.uniform(0.3, 1.2, n).round(3)
     job_rigid = rng.uniform(0.05, 0.45, (n, d)).round(3)
     host_cpu = rng.uniform(0.5, 1.5, K).round(3)
     host_cap = rng.uniform(0.6, 1.2, (K, d)).round(3)

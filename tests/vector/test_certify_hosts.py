@@ -19,7 +19,7 @@ def _cases():
     rng = np.random.default_rng(37)
     out = []
     for _ in range(14):
-        n, d, hosts = int(rng.integers(3, 9 if len(out) < 3 else 7)), int(rng.integers(2, 4)), int(rng.integers(2, 5))
+        n, d, hosts = int(rng.integers(4, 9 if len(out) < 3 else 7)), int(rng.integers(2, 4)), int(rng.integers(2, 5))
         out.append(tiny_instance(rng, n, d, 2, hosts))
     return out
 
