@@ -118,3 +118,35 @@ def test_local_search_never_lowers_the_yield_and_keeps_the_rigid_needs(seed):
     assert y0 is not None and y1 is not None and y1 >= y0
     r = certify_hosts(*inst, time_limit=5, starts=[better])
     assert r.lower >= y1 and r.upper >= r.lower
+
+
+def _valid_typed_packing(inst, where) -> bool:
+    used = {}
+    for i, (k, b) in enumerate(where.tolist()):
+        used.setdefault((k, b), []).append(i)
+    item_type = np.repeat(np.arange(inst.count.size), inst.count)
+    for (k, b), items in used.items():
+        if b >= inst.avail[k] or np.any(inst.sizes[item_type[items]].sum(axis=0) > inst.caps[k] * (1 + 1e-12)):
+            return False
+    return True
+
+
+def test_dive_and_integer_master_return_packings_that_fit_the_typed_bins():
+    from lowerbounds.vector.typed_lp import dive_packing
+
+    rng = np.random.default_rng(3)
+    packed = 0
+    for _ in range(12):
+        sizes = rng.uniform(0.1, 0.6, (int(rng.integers(2, 6)), 3)).round(2)
+        inst = TypedPacking(sizes, rng.integers(1, 4, sizes.shape[0]), rng.uniform(0.8, 1.2, (2, 3)).round(2),
+                            rng.integers(1, 5, 2))
+        for use_dive in (True, False):
+            test = packing_test(inst)
+            where = None
+            if test.status == "relaxed":
+                where = dive_packing(inst, test.master, deadline=None) if use_dive else \
+                    integer_packing(inst, test.master, time_limit=5)
+            if where is not None:
+                assert _valid_typed_packing(inst, where)
+                packed += 1
+    assert packed >= 6
