@@ -43,7 +43,7 @@ def _check(inst, r, bf):
 def test_certified_values_equal_brute_force(i, milp_size):
     inst = CASES[i]
     bf = brute_yield(*inst)
-    r = certify_hosts(*inst, time_limit=20, milp_size=milp_size)
+    r = certify_hosts(*inst, time_limit=120, milp_size=milp_size)  # stops when proven: the limit only guards load
     _check(inst, r, bf)
     assert r.status in ("optimal", "infeasible"), (r.status, r.lower, r.upper, bf)
 
