@@ -23,6 +23,8 @@ from collections import Counter
 
 import numpy as np
 
+from vcsched.errors import UnknownNameError
+
 __all__ = ["CPU_TARGETS", "share_cpu", "average_yield", "max_min"]
 
 CPU_TARGETS = ("avgyield", "maxmin")
@@ -97,4 +99,4 @@ def share_cpu(placement: dict[int, tuple[int, ...]], hosts: int, cores: int, tar
         return average_yield(placement, hosts, cores, order)
     if target == "maxmin":
         return max_min(placement, hosts, cores)
-    raise ValueError(f"unknown CPU target {target!r}; choose one of {CPU_TARGETS}")
+    raise UnknownNameError(f"unknown CPU target {target!r}; choose one of {CPU_TARGETS}")

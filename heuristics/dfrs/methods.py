@@ -20,6 +20,7 @@ import numpy as np
 
 from heuristics.dfrs.cpu import CPU_TARGETS
 from heuristics.dfrs.policies import GreedyPolicy, Mcb8Periodic
+from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names import dfrs as names
 from vcsched.problems.dfrs import DfrsJobs, DfrsPlatform
 from vcsched.registry import Registry
@@ -83,9 +84,9 @@ def make_policy(name: str, *, period: float = DEFAULT_PERIOD, budget: float = ma
     """The fractional policy object ``name`` (a batch name is refused: it does not run in the DFRS engine)."""
     spec = POLICIES.get(name)
     if spec.batch is not None:
-        raise ValueError(f"{name!r} is a batch baseline; run it with simulate_policy")
+        raise InvalidInputError(f"{name!r} is a batch baseline; run it with simulate_policy")
     if cpu_target not in CPU_TARGETS:
-        raise ValueError(f"unknown CPU target {cpu_target!r}; choose one of {CPU_TARGETS}")
+        raise UnknownNameError(f"unknown CPU target {cpu_target!r}; choose one of {CPU_TARGETS}")
     return spec.build(float(period), float(budget), cpu_target, bool(on_arrival))
 
 

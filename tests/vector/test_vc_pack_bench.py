@@ -16,7 +16,9 @@ def test_the_report_counts_proven_optima_and_heuristic_excess(tmp_path, monkeypa
     monkeypatch.setenv(vc_pack.FOLDER_ENV, str(tmp_path))
     cells = vc_pack.cells(quick=True)
     assert [c["file"].rsplit("/", 1)[-1] for c in cells] == ["triplets_d3_n30.vbp", "uniform_d3_n30.vbp"]
-    df = pandas.DataFrame([r for c in cells for r in vc_pack.run_cell(c, 0)])
+    # certify stops as soon as it proves the optimum (about 2 s here on an idle core): a generous limit keeps
+    # the assertion about what it proves, not about the machine's load
+    df = pandas.DataFrame([r for c in cells for r in vc_pack.run_cell({**c, "time_limit": 120.0}, 0)])
     classes = vc_pack.class_table(df).set_index("class")
     assert classes.loc["triplets", "optimal"] == 1 and classes.loc["all", "instances"] == 2
     heur = vc_pack.heuristic_table(df).set_index("method")

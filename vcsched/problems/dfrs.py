@@ -94,9 +94,9 @@ class DfrsJobs:
         n = self.submit.shape[0]
         for name in ("job_id", "tasks", "mem", "run", "requested"):
             if getattr(self, name).shape != (n,):
-                raise ValueError(f"DfrsJobs field {name!r} must have {n} entries")
+                raise InvalidInputError(f"DfrsJobs field {name!r} must have {n} entries")
         if n and np.any(np.diff(self.submit) < 0):
-            raise ValueError("submit times must be sorted")
+            raise InvalidInputError("submit times must be sorted")
 
     def __len__(self) -> int:
         return int(self.submit.shape[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from vcsched.errors import InvalidInputError
 from vcsched.problems.plots import MAX_PLOTTED_HOSTS, _pyplot, _save
 from vcsched.problems.vbp import VectorPacking, bins_problem
 
@@ -24,9 +25,9 @@ def plot_packing(inst: VectorPacking, bins: list, path: str | os.PathLike, *, ti
     :data:`MAX_PLOTTED_DIMENSIONS` dimensions."""
     problem = bins_problem(inst, bins)
     if problem is not None:
-        raise ValueError(f"cannot draw an invalid packing: {problem}")
+        raise InvalidInputError(f"cannot draw an invalid packing: {problem}")
     if len(bins) > MAX_PLOTTED_HOSTS or inst.d > MAX_PLOTTED_DIMENSIONS:
-        raise ValueError(f"{len(bins):,} bins x {inst.d} dimensions to draw (at most {MAX_PLOTTED_HOSTS} bins "
+        raise InvalidInputError(f"{len(bins):,} bins x {inst.d} dimensions to draw (at most {MAX_PLOTTED_HOSTS} bins "
                          f"and {MAX_PLOTTED_DIMENSIONS} dimensions)")
     plt = _pyplot()
     sizes, types = inst.item_sizes(), inst.item_type()

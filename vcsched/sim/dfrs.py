@@ -43,7 +43,7 @@ from typing import Protocol
 
 import numpy as np
 
-from vcsched.errors import VcschedError
+from vcsched.errors import InvalidInputError, VcschedError
 from vcsched.problems.dfrs import BOUNDED_STRETCH_TAU, DfrsJobs, DfrsPlatform
 
 __all__ = ["View", "Decision", "DfrsPolicy", "PolicyError", "DfrsResult", "simulate_dfrs", "job_metrics",
@@ -280,12 +280,12 @@ def simulate_dfrs(jobs: DfrsJobs, platform: DfrsPlatform, policy: DfrsPolicy, *,
     ``progress``, when given, is called with the number of jobs ended so far after each decision.
     """
     if not penalty >= 0:
-        raise ValueError(f"penalty must be >= 0, got {penalty}")
+        raise InvalidInputError(f"penalty must be >= 0, got {penalty}")
     if not budget >= 0:
-        raise ValueError(f"budget must be >= 0, got {budget}")
+        raise InvalidInputError(f"budget must be >= 0, got {budget}")
     period = getattr(policy, "period", None)
     if period is not None and not period > 0:
-        raise ValueError(f"period must be > 0, got {period}")
+        raise InvalidInputError(f"period must be > 0, got {period}")
     run = _Run(jobs, platform, policy, penalty, budget, record)
     _loop(run, period, progress)
     return DfrsResult(policy.name, jobs, platform, np.array(run.start), np.array(run.end),
