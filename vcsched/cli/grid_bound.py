@@ -19,7 +19,9 @@ status, bound and gap, and the ``schedule`` when optimal: per job its row ``job`
 ``--schedule DIR`` writes the best schedule found for each metric as ``DIR/<metric>.csv`` (the columns of
 the simulator's ``jobs.csv``, :func:`vcsched.sim.output.write_jobs`); the folder is created if needed and
 refused before any work when it cannot be written. ``--search-seed`` and ``--iterations`` set the schedule
-search (the result is reproducible for a seed when the time limit does not stop the search first).
+search. The search is sized by a work budget proportional to ``--time-limit``
+(:func:`lowerbounds.batch.bracket.search_budget`), a count and not a clock, so a second run with the same seed
+finds the same schedules; the wall clock is only a safety stop (``stopped: time_limit`` in the JSON).
 
 ``grid simulate ... --bound`` adds ``"bounds"`` to the JSON: per metric, the simulated
 ``value``, the ``bound`` (the lower end), ``ratio_to_bound`` (value / bound), ``method`` and ``seconds``,
@@ -67,8 +69,9 @@ def register_bound(gsub) -> None:
                    help="write each metric's best clairvoyant schedule as DIR/<metric>.csv (jobs.csv columns)")
     s.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the schedule search (default 0)")
     s.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=None,
-                   help="schedules per metric in the search's improvement step (default 200 per minute of "
-                   "--time-limit; the list moves get 5 times as many)")
+                   help="cap on the schedules per metric in the search's improvement step (default: none, the "
+                   "search is sized by a work budget proportional to --time-limit; the list moves get 5 times as "
+                   "many)")
     s.set_defaults(handler=cmd_bound, policy="fcfs", batch="fcfs")
 
 
