@@ -57,11 +57,12 @@ import numpy as np
 
 from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from vcsched.errors import InvalidInputError
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
 
-WORK_PER_SECOND = 150e6
+WORK_PER_SECOND = 200e6
 """Work units (:attr:`_Evaluator.work`) the search is given per second of its time limit: measured on a 2-core
 machine under a load of about 2, the constructions ran 180-290 million units per second, so a search sized
 by it ends before the clock at such loads."""
@@ -72,6 +73,12 @@ EASY_WORK = 4
 BLOCKS = 16
 """Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
 _FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
+LNS_SHARE = 0.2
+"""Share of a metric's budget (mean response, mean bounded slowdown) for the window MILPs (the last step)."""
+LNS_WINDOW = 24
+"""Jobs around the drawn one in a window (the window keeps those that end by its third quartile of completions)."""
+LNS_WORK = 250_000
+"""Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -118,6 +125,10 @@ class _Evaluator:
         :data:`CHECK_WORK` per job for each schedule's check and metrics. Machine-independent: the search's budget
         is counted in these units, so that a run is reproducible."""
         return int(self._work[0])
+
+    def charge(self, units: float) -> None:
+        """Add ``units`` of work done outside the constructions (a window MILP)."""
+        self._work[0] += int(units)
 
     def run(self, key_sorted: np.ndarray, kernel: str = "easy"):
         """Schedule with ``key_sorted`` (one key per job in submission order) by the construction ``kernel``
@@ -409,7 +420,12 @@ def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, pa
         return _stretch_bisection(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), patience)
     best = _justify(ev, m, best)
-    return _list_search(ev, m, best, rng, limit.part(1.0, list_moves), None if patience is None else 2 * patience)
+    best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves),
+                                 None if patience is None else 2 * patience)
+    if m not in LNS_METRICS or stopped == "time_limit":
+        return best, stopped
+    best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), patience)
+    return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
 
 
 def _justify(ev, metric: str, best: _Best) -> _Best:
@@ -455,6 +471,35 @@ def _list_search(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int
             key, cluster, start, idle = s2[ev.order].astype(float), c2, s2, 0
         else:
             idle += 1
+
+
+def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+    """Large-neighbourhood search (:mod:`lowerbounds.batch.lns`): a window of :data:`LNS_WINDOW` jobs around a job
+    drawn by its excess (as the list moves draw) is re-solved by the window MILP, then the serial construction
+    runs over the new start order; kept when the metric improves. Each window costs :data:`LNS_WORK` work units
+    per MILP column. Returns (best, stopped)."""
+    idle = 0
+    while True:
+        stop = limit.stop(idle, patience)
+        if stop:
+            return best, stop
+        _wait, weight = _excess(ev, metric, best.cluster, best.start)
+        total = weight.sum()
+        if not total > 0:
+            return best, "done"
+        j = min(int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right")), weight.size - 1)
+        rows = window_around(ev.inst, best.cluster, best.start, int(ev.order[j]), LNS_WINDOW)
+        value, cluster, start, columns = solve_window(ev.inst, best.cluster, best.start, rows, metric)
+        ev.charge(LNS_WORK * max(columns, 1))
+        if value is None:
+            idle += 1
+            continue
+        values, c2, s2 = ev.run(start[ev.order], "serial")
+        if values[metric] < value:
+            value, cluster, start = values[metric], c2, s2
+        best = _Best(value, "local search", best.detail.split(";")[0] + "; list moves, window MILPs", cluster,
+                     start, "serial", best.a)
+        idle = 0
 
 
 def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
