@@ -219,9 +219,11 @@ class _Limit:
         self.count_end = None if iterations is None else ev.count + iterations
 
     def part(self, share: float, iterations: int | None = None) -> _Limit:
-        """A step with ``share`` of the work left (and its own count of schedules)."""
+        """A step with ``share`` of the work left and of the wall-clock time left (so that, under a heavy load,
+        one metric cannot take the others' time), and its own count of schedules."""
+        now = time.perf_counter()
         return _Limit(self.ev, min(self.work_end, self.ev.work + share * max(self.work_end - self.ev.work, 0)),
-                      self.deadline, iterations)
+                      now + share * max(self.deadline - now, 0.0), iterations)
 
     def stop(self, idle: int = 0, patience: int | None = None) -> str | None:
         if self.count_end is not None and self.ev.count >= self.count_end:
