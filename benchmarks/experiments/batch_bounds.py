@@ -207,9 +207,12 @@ def _interval_lines(traces: pandas.DataFrame, out_dir: pathlib.Path) -> list[str
     save_table(table, out_dir, "intervals", title="batch-bounds: the optimum's interval and each policy's ratio to it")
     for trace, sub in traces.groupby("trace"):
         _band_figure(trace, sub, out_dir)
+    pairs = traces.dropna(subset=["upper", "bound"])
+    crossed = int((pairs["bound"].astype(float) > pairs["upper"].astype(float) * (1 + 1e-9)).sum())
     width = traces.drop_duplicates(["trace", "metric"]).assign(width=lambda d: d["upper"] / d["bound"])
     shown = width.pivot(index="trace", columns="metric", values="width").reset_index()
-    return ["Width of the optimum's interval (upper / lower) per trace and metric:", text_table(shown),
+    return [f"Lower ends above an upper end (must be 0): {crossed} of {len(pairs)} (trace, policy, metric)",
+            "Width of the optimum's interval (upper / lower) per trace and metric:", text_table(shown),
             "Each policy's ratio to the optimum lies in [opt_ratio_low, opt_ratio_high] (table intervals)."]
 
 

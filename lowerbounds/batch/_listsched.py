@@ -26,12 +26,12 @@ import numpy as np
 from lowerbounds.batch._kernels import _pop, _push
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
-__all__ = ["list_schedule", "serial_schedule"]
+__all__ = ["list_schedule", "serial_schedule", "list_schedule_counted", "serial_schedule_counted"]
 
 
 @njit(cache=True)
-def _queue_insert(qkey, qjob, qlen, key, j):
-    """Insert ``j`` into the queue sorted by (key, job); returns the new length."""
+def _queue_insert(qkey, qjob, qlen, key, j, work):
+    """Insert ``j`` into the queue sorted by (key, job); returns the new length (``work[0]`` counts the shifts)."""
     lo, hi = 0, qlen
     while lo < hi:
         mid = (lo + hi) // 2
@@ -42,13 +42,15 @@ def _queue_insert(qkey, qjob, qlen, key, j):
     for i in range(qlen, lo, -1):
         qkey[i] = qkey[i - 1]
         qjob[i] = qjob[i - 1]
+    work[0] += qlen - lo + 1
     qkey[lo] = key
     qjob[lo] = j
     return qlen + 1
 
 
 @njit(cache=True)
-def _queue_remove(qkey, qjob, qlen, i):
+def _queue_remove(qkey, qjob, qlen, i, work):
+    work[0] += qlen - i
     for a in range(i, qlen - 1):
         qkey[a] = qkey[a + 1]
         qjob[a] = qjob[a + 1]
@@ -56,12 +58,13 @@ def _queue_remove(qkey, qjob, qlen, i):
 
 
 @njit(cache=True)
-def _shadow(t, need, free_k, run_fin, run_wid, count):
+def _shadow(t, need, free_k, run_fin, run_wid, count, work):
     """Earliest time at which ``need`` processors are free on a cluster (its running jobs' finishes and
     widths), and the processors left over then; ``(t, free - need)`` when they are free now."""
     if free_k >= need:
         return t, free_k - need
     order = np.argsort(run_fin[:count])
+    work[0] += count
     avail = free_k
     i = 0
     while i < count:
@@ -75,14 +78,14 @@ def _shadow(t, need, free_k, run_fin, run_wid, count):
 
 
 @njit(cache=True)
-def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt):
+def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt, work):
     """Cluster where job ``j`` completes first (ties: earlier start, lower index), its start and leftover."""
     best_k, best_c, best_s, best_x = -1, np.inf, np.inf, 0
     for k in range(free.size):
         p = duration[j, k]
         if not np.isfinite(p):
             continue
-        s, extra = _shadow(t, width[j], free[k], run_fin[k], run_wid[k], run_cnt[k])
+        s, extra = _shadow(t, width[j], free[k], run_fin[k], run_wid[k], run_cnt[k], work)
         c = s + p
         if c < best_c or (c == best_c and s < best_s):
             best_k, best_c, best_s, best_x = k, c, s, extra
@@ -96,6 +99,14 @@ def list_schedule(release, width, duration, procs, key):
     Parameters: ``release`` (n,) sorted non-decreasing; ``width`` (n,) int; ``duration`` (n, K) with
     ``inf`` where a job does not fit; ``procs`` (K,) int; ``key`` (n,) float. Returns ``(cluster, start)``.
     """
+    return list_schedule_counted(release, width, duration, procs, key, np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def list_schedule_counted(release, width, duration, procs, key, work):
+    """:func:`list_schedule`, adding to ``work[0]`` the elementary steps it took (events, queue entries shifted
+    or scanned, running jobs sorted): a machine-independent measure of its cost, the unit of the search's
+    budget (:mod:`lowerbounds.batch.clairvoyant`)."""
     n, K = duration.shape
     cap = procs.max() + 1
     cluster = np.full(n, -1, dtype=np.int64)
@@ -115,6 +126,7 @@ def list_schedule(release, width, duration, procs, key):
     nxt = 0
     done = 0
     while done < n:
+        work[0] += 1
         t = release[nxt] if nxt < n else np.inf
         if hsize > 0 and hkey[0] < t:
             t = hkey[0]
@@ -137,9 +149,9 @@ def list_schedule(release, width, duration, procs, key):
                 cluster[j], start[j] = k0, t
                 done += 1
             else:
-                qlen = _queue_insert(qkey, qjob, qlen, key[j], j)
+                qlen = _queue_insert(qkey, qjob, qlen, key[j], j, work)
         qlen, hsize = _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
-                            qkey, qjob, qlen, hkey, hjob, hsize)
+                            qkey, qjob, qlen, hkey, hjob, hsize, work)
     return cluster, start
 
 
@@ -157,20 +169,21 @@ def _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, s
 
 @njit(cache=True)
 def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start, qkey, qjob, qlen,
-          hkey, hjob, hsize):
+          hkey, hjob, hsize, work):
     """One scheduling pass at time ``t``: start heads while they fit, then backfill around the reservation."""
     res_k, shadow, extra = -1, np.inf, 0
     while qlen > 0:
         j = qjob[0]
-        k, s, x = _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt)
+        k, s, x = _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt, work)
         if s > t:
             res_k, shadow, extra = k, s, x
             break
         hsize = _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
                        hkey, hjob, hsize)
-        qlen = _queue_remove(qkey, qjob, qlen, 0)
+        qlen = _queue_remove(qkey, qjob, qlen, 0, work)
     i = 1
     while i < qlen:
+        work[0] += 1
         most = free.max()
         if most == 0:
             break
@@ -192,17 +205,18 @@ def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cl
             extra -= width[j]
         hsize = _start(t, j, best_k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
                        hkey, hjob, hsize)
-        qlen = _queue_remove(qkey, qjob, qlen, i)
+        qlen = _queue_remove(qkey, qjob, qlen, i, work)
     return qlen, hsize
 
 
 @njit(cache=True)
-def _earliest_fit(bt, bf, nxt, node, r, q, p):
+def _earliest_fit(bt, bf, nxt, node, r, q, p, work):
     """Earliest ``s >= r`` with ``q`` processors free during ``[s, s + p)`` on a profile (linked breakpoints
     ``bt`` (time), ``bf`` (free processors until the next breakpoint), ``nxt``); ``node`` is a breakpoint
     at or before ``r``. Returns ``(s, the breakpoint at or before s)``."""
     cur, cand = node, r
     while True:
+        work[0] += 1
         if bf[cur] < q:
             cur = nxt[cur]
             cand = bt[cur]
@@ -212,6 +226,7 @@ def _earliest_fit(bt, bf, nxt, node, r, q, p):
         ok = True
         while nxt[x] != -1 and bt[nxt[x]] < end:
             x = nxt[x]
+            work[0] += 1
             if bf[x] < q:
                 ok = False
                 break
@@ -222,7 +237,7 @@ def _earliest_fit(bt, bf, nxt, node, r, q, p):
 
 
 @njit(cache=True)
-def _occupy(bt, bf, nxt, size, cur, s, e, q):
+def _occupy(bt, bf, nxt, size, cur, s, e, q, work):
     """Take ``q`` processors during ``[s, e)`` from the profile (``cur``: a breakpoint at or before ``s``);
     returns the new number of breakpoints."""
     if bt[cur] < s:
@@ -232,6 +247,7 @@ def _occupy(bt, bf, nxt, size, cur, s, e, q):
         size += 1
     x = cur
     while True:
+        work[0] += 1
         nx = nxt[x]
         if nx == -1 or bt[nx] > e:
             bt[size], bf[size], nxt[size] = e, bf[x], nx
@@ -255,6 +271,13 @@ def serial_schedule(release, width, duration, procs, order):
     against jobs submitted before it): run over all lists it produces every active schedule (Kolisch
     1996). ``release`` sorted non-decreasing; returns ``(cluster, start)``.
     """
+    return serial_schedule_counted(release, width, duration, procs, order, np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def serial_schedule_counted(release, width, duration, procs, order, work):
+    """:func:`serial_schedule`, adding to ``work[0]`` the breakpoints it visited (its cost, see
+    :func:`list_schedule_counted`)."""
     n, K = duration.shape
     cap = K + 2 * n + 1
     bt = np.zeros(cap)
@@ -270,11 +293,13 @@ def serial_schedule(release, width, duration, procs, order):
     cluster = np.full(n, -1, dtype=np.int64)
     start = np.full(n, np.nan)
     for j in order:
+        work[0] += 1
         while ready <= j:
             for k in range(K):
                 a = ptr[k, ready - 1] if ready > 0 else k
                 while nxt[a] != -1 and bt[nxt[a]] <= release[ready]:
                     a = nxt[a]
+                    work[0] += 1
                 ptr[k, ready] = a
             ready += 1
         best_k, best_c, best_s, best_node = -1, np.inf, np.inf, -1
@@ -285,14 +310,15 @@ def serial_schedule(release, width, duration, procs, order):
             a = ptr[k, j]
             while nxt[a] != -1 and bt[nxt[a]] <= release[j]:
                 a = nxt[a]
+                work[0] += 1
             ptr[k, j] = a
             if p == 0.0:
                 s, node = release[j], a
             else:
-                s, node = _earliest_fit(bt, bf, nxt, a, release[j], width[j], p)
+                s, node = _earliest_fit(bt, bf, nxt, a, release[j], width[j], p, work)
             if s + p < best_c or (s + p == best_c and s < best_s):
                 best_k, best_c, best_s, best_node = k, s + p, s, node
         cluster[j], start[j] = best_k, best_s
         if duration[j, best_k] > 0.0:
-            size = _occupy(bt, bf, nxt, size, best_node, best_s, best_c, width[j])
+            size = _occupy(bt, bf, nxt, size, best_node, best_s, best_c, width[j], work)
     return cluster, start

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from lowerbounds.batch.bounds import BatchBounds, _check_method, instance_bounds
-from lowerbounds.batch.clairvoyant import ClairvoyantSchedule, clairvoyant_schedules
+from lowerbounds.batch.clairvoyant import WORK_PER_SECOND, ClairvoyantSchedule, clairvoyant_schedules
 from lowerbounds.batch.exact import exact_schedule_metrics
 from lowerbounds.batch.instance import (
     METRICS,
@@ -32,10 +32,14 @@ from lowerbounds.batch.instance import (
 )
 from lowerbounds.reference import Bracket, Side
 
-__all__ = ["BatchReferences", "batch_references", "instance_references", "default_iterations", "LOWER_SHARE", "policy_references"]
+__all__ = ["BatchReferences", "batch_references", "instance_references", "search_budget", "LOWER_SHARE",
+           "BEST_PATIENCE", "policy_references"]
 
 LOWER_SHARE = 0.4
 """Share of the time limit given to the lower side (methods ``lp``, ``exact``, ``best``)."""
+BEST_PATIENCE = 40
+"""With ``best``: block moves without improvement before a metric's block search stops (twice as many list
+moves); a metric's unused budget passes to the next ones, and the search ends when every metric has stopped."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,11 +111,10 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     bounds = instance_bounds(inst, method=method, time_limit=LOWER_SHARE * time_limit, stop_early=method == "best")
     stretch = bounds.bounds["max_stretch"].value
     left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last schedule
-    if iterations is None:
-        iterations = default_iterations(time_limit)
-    schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations,
-                                      patience=(40 if method == "best" else iterations) if patience is None else patience,
-                                      quick=quick, stretch_low=stretch,
+    if patience is None and method == "best":
+        patience = BEST_PATIENCE
+    schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations, patience=patience,
+                                      quick=quick, stretch_low=stretch, budget=search_budget(time_limit),
                                       lower={m: b.value for m, b in bounds.bounds.items()})
     _exact_upper(inst, bounds, schedules)
     _given_upper(inst, schedules, given or {})
@@ -119,9 +122,12 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     return BatchReferences(inst, bounds, schedules, brackets)
 
 
-def default_iterations(time_limit: float) -> int:
-    """200 schedules per metric per minute of ``time_limit`` (at least 200)."""
-    return max(200, round(200 * time_limit / 60.0))
+def search_budget(time_limit: float) -> float:
+    """The schedule search's work budget for a ``time_limit``: :data:`~lowerbounds.batch.clairvoyant.WORK_PER_SECOND`
+    times the search's nominal share, ``0.9 (1 - LOWER_SHARE) time_limit``. A count, not a clock: two runs with
+    the same seed build the same schedules (the clock stops a search only as a safety stop, reported as
+    ``stopped: time_limit``)."""
+    return WORK_PER_SECOND * 0.9 * (1 - LOWER_SHARE) * time_limit
 
 
 def _bracket(metric: str, low, sched: ClairvoyantSchedule | None) -> Bracket:
@@ -145,9 +151,10 @@ def batch_references(jobs, clusters, *, method: str = "best", time_limit: float 
     time_limit : float
         Seconds for both sides.
     seed, iterations, patience
-        The schedule search's seed, schedules per metric (default :func:`default_iterations`: 200 per minute
-        of ``time_limit``, a count, so that a run is reproducible whenever the count, not the clock, ends
-        it), and moves without improvement before it stops (default 40 with ``best``, else no early stop).
+        The schedule search's seed, a cap on its schedules per metric (default none: the search is sized by
+        :func:`search_budget`, a count of work units, so that a run is reproducible), and moves without
+        improvement before a metric's search stops (default :data:`BEST_PATIENCE` with ``best``, else no early
+        stop).
     given : dict, optional
         ``{name: (cluster, start)}``: schedules known to be feasible (a simulated policy's: every simulated
         schedule is one of the relaxation, :mod:`lowerbounds.batch.instance`); each is checked, and replaces the

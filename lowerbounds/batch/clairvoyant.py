@@ -55,15 +55,30 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch._listsched import list_schedule, serial_schedule
+from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from vcsched.errors import InvalidInputError
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
 
+WORK_PER_SECOND = 200e6
+"""Work units (:attr:`_Evaluator.work`) the search is given per second of its time limit: measured on a 2-core
+machine under a load of about 2, the constructions ran 180-290 million units per second, so a search sized
+by it ends before the clock at such loads."""
+CHECK_WORK = 50
+"""Work units charged per job for checking a schedule and reading its metrics (NumPy sorts and sums)."""
+EASY_WORK = 4
+"""Work units per elementary step of the list construction (a step there costs about four of the serial one's)."""
 BLOCKS = 16
 """Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
 _FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
+LNS_SHARE = 0.2
+"""Share of a metric's budget (mean response, mean bounded slowdown) for the window MILPs (the last step)."""
+LNS_WINDOW = 24
+"""Jobs around the drawn one in a window (the window keeps those that end by its third quartile of completions)."""
+LNS_WORK = 250_000
+"""Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -102,17 +117,33 @@ class _Evaluator:
         self.duration = np.ascontiguousarray(inst.duration[o])
         self.procs = np.ascontiguousarray(inst.procs.astype(np.int64))
         self.count = 0
+        self._work = np.zeros(1, dtype=np.int64)
+
+    @property
+    def work(self) -> int:
+        """Work units spent so far: the constructions' elementary steps (:func:`list_schedule_counted`) plus
+        :data:`CHECK_WORK` per job for each schedule's check and metrics. Machine-independent: the search's budget
+        is counted in these units, so that a run is reproducible."""
+        return int(self._work[0])
+
+    def charge(self, units: float) -> None:
+        """Add ``units`` of work done outside the constructions (a window MILP)."""
+        self._work[0] += int(units)
 
     def run(self, key_sorted: np.ndarray, kernel: str = "easy"):
         """Schedule with ``key_sorted`` (one key per job in submission order) by the construction ``kernel``
         (``easy`` or ``serial``); ``(metrics, cluster, start)``."""
         key = np.ascontiguousarray(key_sorted, dtype=float)
         if kernel == "serial":
-            clus_s, start_s = serial_schedule(self.release, self.width, self.duration, self.procs,
-                                              np.argsort(key, kind="stable"))
+            clus_s, start_s = serial_schedule_counted(self.release, self.width, self.duration, self.procs,
+                                                      np.argsort(key, kind="stable"), self._work)
         else:
-            clus_s, start_s = list_schedule(self.release, self.width, self.duration, self.procs, key)
+            w0 = self._work[0]
+            clus_s, start_s = list_schedule_counted(self.release, self.width, self.duration, self.procs, key,
+                                                    self._work)
+            self._work[0] += (EASY_WORK - 1) * (self._work[0] - w0)
         self.count += 1
+        self._work[0] += CHECK_WORK * key.size
         cluster = np.empty_like(clus_s)
         start = np.empty_like(start_s)
         cluster[self.order], start[self.order] = clus_s, start_s
@@ -135,9 +166,11 @@ PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy
              ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"))
 """The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p`` (see the module
 docstring)."""
-QUICK_PORTFOLIO = (("easy", 0.0), ("easy", 4.0), ("easy", 64.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0),
-                   ("serial", 64.0), ("serial", 256.0))
-"""The pairs of ``quick``: those that were best for some metric on the whole traces (KTH-SP2, CTC-SP2)."""
+QUICK_PORTFOLIO = (("easy", 4.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0), ("serial", 256.0))
+"""The pairs of ``quick``: those that were best, or within a few per cent of the best, for some metric on the
+whole traces KTH-SP2, CTC-SP2, SDSC-SP2, HPC2N and lublin_256 (``easy, r + 4 p`` for the response time on
+SDSC-SP2, ``spt`` elsewhere; ``serial, r`` for the makespan; ``serial, r + 16 p`` and ``r + 256 p`` for the
+slowdown and the stretch)."""
 
 
 def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
@@ -176,44 +209,66 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pai
     return best
 
 
-def _deadline_schedule(ev, feats, target: float, rounds: int, deadline_s: float = np.inf):
+class _Limit:
+    """When a search step stops: a count of schedules (``iterations``), moves without improvement (``patience``),
+    its work budget (``ev.work`` reaching ``work_end``: ``budget``) or the wall clock (``time_limit``, a safety
+    stop only: a run that it stops is not reproducible, and says so)."""
+
+    def __init__(self, ev, work_end: float, deadline: float, iterations: int | None = None) -> None:
+        self.ev, self.work_end, self.deadline = ev, work_end, deadline
+        self.count_end = None if iterations is None else ev.count + iterations
+
+    def part(self, share: float, iterations: int | None = None) -> _Limit:
+        """A step with ``share`` of the work left and of the wall-clock time left (so that, under a heavy load,
+        one metric cannot take the others' time), and its own count of schedules."""
+        now = time.perf_counter()
+        return _Limit(self.ev, min(self.work_end, self.ev.work + share * max(self.work_end - self.ev.work, 0)),
+                      now + share * max(self.deadline - now, 0.0), iterations)
+
+    def stop(self, idle: int = 0, patience: int | None = None) -> str | None:
+        if self.count_end is not None and self.ev.count >= self.count_end:
+            return "iterations"
+        if patience is not None and idle >= patience:
+            return "patience"
+        if self.ev.work >= self.work_end:
+            return "budget"
+        if time.perf_counter() > self.deadline:
+            return "time_limit"
+        return None
+
+
+def _deadline_schedule(ev, feats, target: float, rounds: int, limit: _Limit):
     """Squeaky-wheel construction for the stretch target ``S``: the serial construction under the deadline key
-    ``d = r + S p``; while some job finishes after its deadline (and ``rounds`` allow), its key is lowered by
-    twice its lateness and the construction runs again (not after the clock passes ``deadline_s``). Returns
-    ``(best metrics, cluster, start, runs)``."""
+    ``d = r + S p``; while some job finishes after its deadline (and ``rounds`` and the ``limit`` allow), its key is
+    lowered by twice its lateness and the construction runs again. Returns ``(best metrics, cluster, start)``."""
     p = feats["p"]
     deadline = ev.release + target * p
     key = deadline.copy()
-    best, runs = None, 0
-    while runs < rounds:
-        runs += 1
+    best = None
+    for _ in range(rounds):
         values, cluster, start = ev.run(key, "serial")
         if best is None or values["max_stretch"] < best[0]["max_stretch"]:
             best = (values, cluster, start)
         late = (start[ev.order] + ev.duration[np.arange(p.size), cluster[ev.order]]) - deadline
         late = np.where(p > 0, late, 0.0)
-        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any() or time.perf_counter() > deadline_s:
+        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any() or limit.stop():
             break
         key = key - 2.0 * np.maximum(late, 0.0)
-    return best[0], best[1], best[2], runs
+    return best
 
 
-def _stretch_bisection(ev, feats, best: _Best, low: float, iterations: int, deadline: float, rounds: int = 8):
+def _stretch_bisection(ev, feats, best: _Best, low: float, limit: _Limit, rounds: int = 8):
     """Bisection on the stretch target ``S`` (the deadline key ``r + S p`` by both constructions, the serial one
-    repaired by :func:`_deadline_schedule`); returns (best, evaluations, stopped)."""
+    repaired by :func:`_deadline_schedule`); returns (best, stopped)."""
     lo, hi = max(low, 1.0), best.value
-    used = 0
     while hi > lo * (1 + 1e-3):
-        if used >= iterations:
-            return best, used, "iterations"
-        if time.perf_counter() > deadline:
-            return best, used, "time_limit"
+        stop = limit.stop()
+        if stop:
+            return best, stop
         target = math.sqrt(lo * hi)
         values, cluster, start = ev.run(ev.release + target * feats["p"], "easy")
-        candidates = [("easy", values, cluster, start)]
-        values, cluster, start, runs = _deadline_schedule(ev, feats, target, rounds, deadline)
-        candidates.append(("serial, repaired", values, cluster, start))
-        used += 1 + runs
+        candidates = [("easy", values, cluster, start), ("serial, repaired",
+                                                         *_deadline_schedule(ev, feats, target, rounds, limit))]
         v = min(c[1]["max_stretch"] for c in candidates)
         for kernel, values, cluster, start in candidates:
             if values["max_stretch"] < best.value:
@@ -223,29 +278,27 @@ def _stretch_bisection(ev, feats, best: _Best, low: float, iterations: int, dead
             hi = min(v, target)
         else:
             lo = target
-    return _stretch_descent(ev, feats, best, used, iterations, deadline)
+    return _stretch_descent(ev, feats, best, limit)
 
 
-def _stretch_descent(ev, feats, best: _Best, used: int, iterations: int, deadline: float, rounds: int = 16):
+def _stretch_descent(ev, feats, best: _Best, limit: _Limit, rounds: int = 16):
     """After the bisection (the repair is not monotone in ``S``: a target can be met below one that was
     missed): targets ``best (1 - step)``, the step halved after each target that gives nothing better, from
     1/4 down to 1/100."""
     step = 0.25
     while step >= 0.01:
-        if used >= iterations:
-            return best, used, "iterations"
-        if time.perf_counter() > deadline:
-            return best, used, "time_limit"
+        stop = limit.stop()
+        if stop:
+            return best, stop
         target = best.value * (1 - step)
-        values, cluster, start, runs = _deadline_schedule(ev, feats, target, rounds, deadline)
-        used += runs
+        values, cluster, start = _deadline_schedule(ev, feats, target, rounds, limit)
         if values["max_stretch"] < best.value:
             best = _Best(values["max_stretch"], "bisection",
                          f"serial, repaired, deadline key r + S p, S = {target:.6g} (descent)", cluster, start,
                          "serial", target)
         else:
             step /= 2
-    return best, used, "done"
+    return best, "done"
 
 
 def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -253,38 +306,26 @@ def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
     return ev.release + coef[blocks] * feature
 
 
-def _stopped(used: int, iterations: int, idle: int, patience: int, deadline: float) -> str | None:
-    """Why a search stops now (its evaluations, the evaluations without improvement, the clock), or None."""
-    if used >= iterations:
-        return "iterations"
-    if idle >= patience:
-        return "patience"
-    if time.perf_counter() > deadline:
-        return "time_limit"
-    return None
-
-
-def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
-    """First-improvement local search on per-block coefficients; returns (best, evaluations, stopped)."""
+def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+    """First-improvement local search on per-block coefficients; returns (best, stopped)."""
     kernel, feature = best.kernel, feats["p"]
     pure = isinstance(best.a, str)
     coef = np.full(BLOCKS, 64.0 if pure else float(best.a))  # a pure key is approached by a large coefficient
-    current, used = best.value, 0
+    current = best.value
     if pure:  # evaluate the starting point
         values, cluster, start = ev.run(_block_key(ev, feature, coef), kernel)
-        current, used = values[metric], 1
+        current = values[metric]
         if current < best.value:
             best = _Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
     idle = 0
     while True:
-        stop = _stopped(used, iterations, idle, patience, deadline)
+        stop = limit.stop(idle, patience)
         if stop:
-            return best, used, stop
+            return best, stop
         b = int(rng.integers(coef.size))
         trial = coef.copy()
         trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else 1.0
         values, cluster, start = ev.run(_block_key(ev, feature, trial), kernel)
-        used += 1
         v = values[metric]
         if v < current:
             coef, current, idle = trial, v, 0
@@ -296,9 +337,9 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, iterations: int, pat
 
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
-                          seed: int = 0, iterations: int = 200, patience: int = 40, quick: bool = False,
-                          stretch_low: float | None = None, list_moves: int | None = None,
-                          lower: dict | None = None) -> dict:
+                          seed: int = 0, iterations: int | None = None, patience: int | None = None,
+                          quick: bool = False, stretch_low: float | None = None, list_moves: int | None = None,
+                          lower: dict | None = None, budget: float | None = None) -> dict:
     """The best clairvoyant schedule found for each metric (see the module docstring).
 
     Parameters
@@ -307,18 +348,22 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     metrics : tuple of str
         Among ``makespan, mean_response, mean_bounded_slowdown, max_stretch``.
     time_limit : float
-        Seconds in all (the portfolio always runs at least one key); the improvement steps share what is
-        left, in the order of ``metrics``.
+        Wall-clock seconds: a safety stop only (the search is sized by ``budget``); a search it stops says
+        ``stopped: time_limit`` and is not reproducible.
     seed : int
         Seed of the local search's moves.
-    iterations, patience : int
-        Schedules per metric in the improvement step (the block search, the stretch bisection), and moves
-        without improvement before the block search stops (twice as many for the list moves).
+    budget : float, optional
+        Work units for the whole search, portfolio included (:attr:`_Evaluator.work`, machine-independent);
+        default :data:`WORK_PER_SECOND` ``* time_limit * 0.8``. The improvement steps share what the portfolio
+        leaves, in the order of ``metrics``.
+    iterations, patience : int, optional
+        Caps on the schedules per metric in the improvement step (the block search, the stretch bisection), and
+        moves without improvement before the block search stops (twice as many for the list moves); None: no cap.
     lower : dict, optional
         Lower bounds per metric: a metric whose portfolio value meets its bound within 1e-4 is not searched
         (the makespan, usually).
     list_moves : int, optional
-        Schedules per metric in the list moves (default ``5 * iterations``).
+        Cap on the schedules per metric in the list moves (default ``5 * iterations``, none without iterations).
     quick : bool
         The portfolio only (:data:`QUICK_PORTFOLIO`).
     stretch_low : float, optional
@@ -344,17 +389,19 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     count = {m: ev.count for m in metrics}
     stopped = {m: "done" for m in metrics}
     rng = np.random.default_rng(seed)
-    list_moves = 5 * iterations if list_moves is None else list_moves
+    if list_moves is None and iterations is not None:
+        list_moves = 5 * iterations
     lower = lower or {}
     todo = [] if quick else [m for m in metrics if m in best and not _closed(best[m].value, lower.get(m))]
+    whole = _Limit(ev, WORK_PER_SECOND * 0.8 * time_limit if budget is None else budget, t0 + time_limit)
     finished: set = set()
     try:
         for i, m in enumerate(todo):
-            t1 = time.perf_counter()
-            share = (t0 + time_limit - t1) * _WEIGHT.get(m, 1.0) / sum(_WEIGHT.get(x, 1.0) for x in todo[i:])
-            best[m], used, stopped[m] = _improve(ev, feats, m, best[m], rng, t1, share, stretch_low, iterations,
-                                                 patience, list_moves)
-            count[m] += used
+            t1, c1 = time.perf_counter(), ev.count
+            weight = _WEIGHT.get(m, 1.0) / sum(_WEIGHT.get(x, 1.0) for x in todo[i:])
+            best[m], stopped[m] = _improve(ev, feats, m, best[m], rng, whole.part(weight), stretch_low, iterations,
+                                           patience, list_moves)
+            count[m] += ev.count - c1
             spent[m] += time.perf_counter() - t1
             finished.add(m)
     except KeyboardInterrupt:  # keep every schedule found so far (each is complete and checked)
@@ -369,23 +416,27 @@ def _closed(value: float, low: float | None) -> bool:
     return low is not None and value <= low * (1 + 1e-4)
 
 
-def _improve(ev, feats, m, best, rng, t1, share, stretch_low, iterations, patience, list_moves):
-    """The improvement steps of one metric within ``share`` seconds from ``t1``: (best, evaluations, stopped)."""
+def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves):
+    """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
-        return _stretch_bisection(ev, feats, best, stretch_low or 1.0, iterations, t1 + share)
-    best, used, _stopped = _local_search(ev, feats, m, best, rng, iterations, patience, t1 + 0.5 * share)
-    best, extra = _justify(ev, m, best)
-    best, more, stopped = _list_search(ev, m, best, rng, list_moves, 2 * patience, t1 + share)
-    return best, used + extra + more, stopped
+        return _stretch_bisection(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
+    best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), patience)
+    best = _justify(ev, m, best)
+    best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves),
+                                 None if patience is None else 2 * patience)
+    if m not in LNS_METRICS or stopped == "time_limit":
+        return best, stopped
+    best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), patience)
+    return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
 
 
-def _justify(ev, metric: str, best: _Best) -> tuple[_Best, int]:
+def _justify(ev, metric: str, best: _Best) -> _Best:
     """The serial construction over the best schedule's start order (ties: submission order), kept when better."""
     values, cluster, start = ev.run(best.start[ev.order], "serial")
     if values[metric] is not None and values[metric] < best.value:
         return _Best(values[metric], best.method, best.detail + ", then serial over its start order", cluster, start,
-                     "serial", best.a), 1
-    return best, 1
+                     "serial", best.a)
+    return best
 
 
 def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -398,31 +449,59 @@ def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np
     return wait, wait
 
 
-def _list_search(ev, metric: str, best: _Best, rng, iterations: int, patience: int, deadline: float):
-    """Local search on the serial construction's list (see the module docstring); returns (best, evaluations, stopped)."""
+def _list_search(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+    """Local search on the serial construction's list (see the module docstring); returns (best, stopped)."""
     key = best.start[ev.order].astype(float)
     cluster, start = best.cluster, best.start
-    used, idle = 0, 0
+    idle = 0
     while True:
-        stop = _stopped(used, iterations, idle, patience, deadline)
+        stop = limit.stop(idle, patience)
         if stop:
-            return best, used, stop
+            return best, stop
         wait, weight = _excess(ev, metric, cluster, start)
         total = weight.sum()
         if not total > 0:
-            return best, used, "done"
+            return best, "done"
         j = int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right"))
         j = min(j, weight.size - 1)
         trial = key.copy()
         trial[j] -= rng.random() * wait[j]
         values, c2, s2 = ev.run(trial, "serial")
-        used += 1
         if values[metric] < best.value:
             best = _Best(values[metric], "local search", best.detail.split(";")[0] + "; list moves", c2, s2, "serial",
                          best.a)
             key, cluster, start, idle = s2[ev.order].astype(float), c2, s2, 0
         else:
             idle += 1
+
+
+def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+    """Large-neighbourhood search (:mod:`lowerbounds.batch.lns`): a window of :data:`LNS_WINDOW` jobs around a job
+    drawn by its excess (as the list moves draw) is re-solved by the window MILP, then the serial construction
+    runs over the new start order; kept when the metric improves. Each window costs :data:`LNS_WORK` work units
+    per MILP column. Returns (best, stopped)."""
+    idle = 0
+    while True:
+        stop = limit.stop(idle, patience)
+        if stop:
+            return best, stop
+        _wait, weight = _excess(ev, metric, best.cluster, best.start)
+        total = weight.sum()
+        if not total > 0:
+            return best, "done"
+        j = min(int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right")), weight.size - 1)
+        rows = window_around(ev.inst, best.cluster, best.start, int(ev.order[j]), LNS_WINDOW)
+        value, cluster, start, columns = solve_window(ev.inst, best.cluster, best.start, rows, metric)
+        ev.charge(LNS_WORK * max(columns, 1))
+        if value is None:
+            idle += 1
+            continue
+        values, c2, s2 = ev.run(start[ev.order], "serial")
+        if values[metric] < value:
+            value, cluster, start = values[metric], c2, s2
+        best = _Best(value, "local search", best.detail.split(";")[0] + "; list moves, window MILPs", cluster,
+                     start, "serial", best.a)
+        idle = 0
 
 
 def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:

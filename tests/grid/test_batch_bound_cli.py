@@ -161,3 +161,16 @@ def test_interrupt_prints_what_was_found_and_writes_no_file(tmp_path, capsys, mo
     assert "interrupted" in captured.err and captured.err.count("\n") == 1
     assert "interrupted" in {e["upper"].get("stopped") for e in out["bounds"].values()}
     assert list(searched.iterdir()) == []
+
+
+def test_window_busiest_keeps_the_window_of_largest_offered_work(tmp_path, capsys):
+    # a light first day, a busy second one (work 4 x 1000 at t = 100,000), a light third one
+    jobs = ((1, 0, 10, 1, -1), (2, 50, 10, 1, -1), (3, 100_000, 1000, 4, -1), (4, 100_010, 500, 2, -1),
+            (5, 200_000, 10, 1, -1))
+    path = trace(tmp_path, jobs)
+    assert main(["grid", "bound", "--trace", str(path), "--method", "quick", "--window", "busiest", "--days", "1",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["window"] == {"start": 100_000.0, "days": 1.0} and out["jobs"] == 2
+    assert main(["grid", "bound", "--trace", str(path), "--window", "busiest", "--start", "5"]) == 2
+    assert "drop --start" in capsys.readouterr().err

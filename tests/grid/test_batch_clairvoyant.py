@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from lowerbounds.batch import clairvoyant_schedules, instance_references
 from lowerbounds.batch._listsched import list_schedule, serial_schedule
 from lowerbounds.batch.bracket import _given_upper
+from lowerbounds.batch.exact import exact_optimum
 from lowerbounds.batch.instance import METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.lns import solve_window
 from lowerbounds.reference import Bracket, Side, bracket_status, ratio_interval
 from tests.grid.batch_oracle import brute_force, plain_check
 from vcsched.errors import InternalError
@@ -134,12 +136,15 @@ def test_search_is_reproducible_and_improves_on_the_portfolio():
     r = np.sort(rng.exponential(20, n).cumsum())
     inst = BatchInstance.from_arrays(r, rng.integers(1, 17, n), rng.exponential(300, n)[:, None], [32])
     quick = clairvoyant_schedules(inst, quick=True)
-    one = clairvoyant_schedules(inst, time_limit=600, seed=5, iterations=30, patience=30)
-    two = clairvoyant_schedules(inst, time_limit=600, seed=5, iterations=30, patience=30)
+    # sized by its work budget alone (no count, no patience): the clock is far away, so both runs are the same
+    one = clairvoyant_schedules(inst, time_limit=600, seed=5, budget=4e8)
+    two = clairvoyant_schedules(inst, time_limit=600, seed=5, budget=4e8)
     for m in METRICS:
         assert one[m].value == two[m].value and np.array_equal(one[m].start, two[m].start)
         assert one[m].value <= quick[m].value
         check_batch_schedule(inst, one[m].cluster, one[m].start)
+        assert schedule_metrics(inst, one[m].cluster, one[m].start)[m] == pytest.approx(one[m].value)
+        assert one[m].stopped in ("budget", "done", "patience")
     assert one["max_stretch"].evaluations > quick["max_stretch"].evaluations
 
 
@@ -171,3 +176,40 @@ def test_a_given_schedule_is_checked_and_can_lower_the_upper_end():
     assert schedules["mean_response"].value == pytest.approx(3.0) and schedules["mean_response"].method == "given"
     with pytest.raises(AssertionError, match="capacity"):
         instance_references(inst, method="quick", given={"bad": ([0, 0, 0], [0.0, 0.0, 5.0])})
+
+
+# -- large-neighbourhood search: the window MILP against the residual capacity ----------------------------------
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(2, 12), st.integers(1, 3), st.booleans(),
+       st.sampled_from(("mean_response", "mean_bounded_slowdown")))
+def test_a_window_milp_keeps_the_schedule_valid(seed, n, K, integer, metric):
+    rng = np.random.default_rng(seed)
+    inst = _instance(rng, n, K, integer=integer)
+    order = np.argsort(inst.release, kind="stable")
+    sub = inst.subset(order)
+    cluster, start = serial_schedule(sub.release, sub.width, sub.duration, sub.procs, rng.permutation(n))
+    rows = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    before = schedule_metrics(sub, cluster, start)[metric]
+    value, c2, s2, _cols = solve_window(sub, cluster, start, rows, metric, max_slots=60)
+    plain_check(sub, c2, s2)
+    fixed = np.setdiff1d(np.arange(n), rows)
+    assert np.array_equal(c2[fixed], cluster[fixed]) and np.array_equal(s2[fixed], start[fixed])
+    if value is None:
+        assert np.array_equal(s2, start)
+    else:
+        assert value < before and schedule_metrics(sub, c2, s2)[metric] == pytest.approx(value)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_window_of_every_job_reaches_the_proven_optimum(seed):
+    inst = _instance(np.random.default_rng(40 + seed), 7, 1 + seed % 2, zeros=False)
+    ex = exact_optimum(inst, time_limit=30)
+    assert ex.status == "optimal"
+    order = np.argsort(inst.release, kind="stable")
+    sub = inst.subset(order)
+    cluster, start = serial_schedule(sub.release, sub.width, sub.duration, sub.procs, np.arange(7))  # FCFS
+    value, c2, s2, _cols = solve_window(sub, cluster, start, np.arange(7), "mean_response", max_slots=400,
+                                        node_limit=10**6)
+    got = schedule_metrics(sub, c2, s2)["mean_response"]
+    assert got == pytest.approx(ex.mean_response, rel=1e-9)  # upper = optimum (value None: FCFS was optimal)
+    plain_check(sub, c2, s2)

@@ -16,7 +16,7 @@ from tests.sim import plain_batch
 from vcsched.cli import main
 from vcsched.problems.workload import from_arrays, read_swf
 from vcsched.sim import JobTable, make_cluster, simulate_grid
-from vcsched.sim.output import jobs_frame, write_jobs
+from vcsched.sim.output import jobs_frame, write_jobs, write_jobs_csv
 
 _spec = importlib.util.spec_from_file_location("_sim_conftest", Path(__file__).resolve().parent.parent / "conftest.py")
 _conftest = importlib.util.module_from_spec(_spec)
@@ -119,6 +119,19 @@ def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, mon
         assert len(back) == len(res.jobs)
 
 
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_csv_float_columns_integral_or_not_write_their_repr(rows, tmp_path, monkeypatch):
+    """A float column is written as ``%d.0`` only where that is its repr: -0.0, 1e16 and above, NaN, inf, halves and
+    negative integers, alone or mixed in a block, give pandas' bytes."""
+    monkeypatch.setattr("vcsched.sim.output._CSV_ROWS", rows)
+    odd = [0.0, -0.0, -5.0, 9999999999999998.0, 1e16, -1e16, 3e17, np.nan, np.inf, -np.inf, 0.5, 7.0, 2.0 ** 62]
+    cols = {"a": np.array(odd), "b": np.arange(len(odd), dtype=float) - 3, "c": np.arange(len(odd)) - 4,
+            "d": np.array([True, False] * 6 + [True]), "e": ["x"] * len(odd)}
+    write_jobs_csv(cols, tmp_path / "ours.csv")
+    pd.DataFrame(cols).to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+
+
 @pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])
 def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
     """Decimals, negative zero, long mantissas: the compiled loop reads what numpy reads; a number it does not take
@@ -145,3 +158,27 @@ def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
     got = read_swf(path).fields
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_vectorised_decimal_reader_equals_float_or_declines():
+    """``[-]digits[.digits]`` tokens of up to 15 digits read as ``float`` reads them (bit for bit, ``-0`` included);
+    anything else is declined (None), and numpy's conversion takes the chunk."""
+    from vcsched.problems.swf_fast import _decimal_numbers
+
+    def read(text: bytes):
+        u = np.frombuffer(text, dtype=np.uint8)
+        return _decimal_numbers(u, ~((u == 32) | (u == 9) | (u == 10)))
+
+    rng = np.random.default_rng(5)
+    fixed = ["0", "-0", "-0.0", "7.", ".5", "-.5", "00", "142.00", "0.1", "999999999999999", "12345678.9012345",
+             "-1", "0.00000000000001", "900719925474.993"]
+    digits = [str(x) for x in rng.integers(0, 10 ** 12, 300)]
+    decimals = [f"{x}.{y:0{k}d}" for x, y, k in zip(rng.integers(-10 ** 6, 10 ** 6, 300),
+                                                   rng.integers(0, 10 ** 6, 300), rng.integers(6, 9, 300))]
+    tokens = fixed + digits + decimals
+    text = ("\n".join(" \t".join(tokens[i:i + 7]) for i in range(0, len(tokens), 7)) + "\n").encode()
+    got = read(text)
+    expected = np.array([float(t) for t in tokens])
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
+    for bad in ["1e3", "+5", "1.2.3", "-", ".", "1-2", "1234567890123456", "--1"]:
+        assert read(f"1 2 {bad} 3\n".encode()) is None

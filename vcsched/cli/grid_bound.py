@@ -16,10 +16,16 @@ status, bound and gap, and the ``schedule`` when optimal: per job its row ``job`
 :func:`lowerbounds.batch.batch_bounds` on the job table and clusters that
 ``grid simulate`` would simulate.
 
+``--window busiest`` keeps the ``--days``-long window (default 7) of the ``--trace`` with the largest offered
+work (:func:`busiest_start`: ``sum q p`` of the jobs submitted in it) and adds ``"window": {"start", "days"}``
+to the JSON (``start`` on the trace's clock).
+
 ``--schedule DIR`` writes the best schedule found for each metric as ``DIR/<metric>.csv`` (the columns of
 the simulator's ``jobs.csv``, :func:`vcsched.sim.output.write_jobs`); the folder is created if needed and
 refused before any work when it cannot be written. ``--search-seed`` and ``--iterations`` set the schedule
-search (the result is reproducible for a seed when the time limit does not stop the search first).
+search. The search is sized by a work budget proportional to ``--time-limit``
+(:func:`lowerbounds.batch.bracket.search_budget`), a count and not a clock, so a second run with the same seed
+finds the same schedules; the wall clock is only a safety stop (``stopped: time_limit`` in the JSON).
 
 ``grid simulate ... --bound`` adds ``"bounds"`` to the JSON: per metric, the simulated
 ``value``, the ``bound`` (the lower end), ``ratio_to_bound`` (value / bound), ``method`` and ``seconds``,
@@ -66,13 +72,51 @@ def register_bound(gsub) -> None:
     s.add_argument("--schedule", metavar="DIR", default=None,
                    help="write each metric's best clairvoyant schedule as DIR/<metric>.csv (jobs.csv columns)")
     s.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the schedule search (default 0)")
+    s.add_argument("--window", choices=["busiest"], default=None,
+                   help="busiest: keep the --days (default 7) window of the --trace with the largest offered work "
+                   "(sum of processors x run time of the jobs submitted in it); sets --start")
     s.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=None,
-                   help="schedules per metric in the search's improvement step (default 200 per minute of "
-                   "--time-limit; the list moves get 5 times as many)")
+                   help="cap on the schedules per metric in the search's improvement step (default: none, the "
+                   "search is sized by a work budget proportional to --time-limit; the list moves get 5 times as "
+                   "many)")
     s.set_defaults(handler=cmd_bound, policy="fcfs", batch="fcfs")
 
 
+def busiest_start(workload, days: float, procs: int) -> float:
+    """Submission time (trace clock) that starts the ``days``-long window of largest offered work
+    ``sum q_j p_j`` over the jobs submitted in ``[start, start + days)`` that fit on ``procs`` processors, ``p_j``
+    the run time the simulator uses (capped at the requested time); the earliest such start on ties."""
+    import numpy as np
+
+    fit = np.asarray(workload.processors) <= procs
+    r = np.asarray(workload.submit_time, dtype=float)[fit]
+    work = (np.asarray(workload.processors, dtype=float) * np.asarray(workload.effective_run_time, dtype=float))[fit]
+    order = np.argsort(r, kind="stable")
+    r, work = r[order], work[order]
+    cum = np.concatenate(([0.0], np.cumsum(work)))
+    end = np.searchsorted(r, r + days * 86400.0, side="left")
+    return float(r[int(np.argmax(cum[end] - cum[np.arange(r.size)]))])
+
+
+def _busiest(args: argparse.Namespace) -> None:
+    """``--window busiest``: set ``args.start`` (and ``args.days``, default 7) to the busiest window of the trace."""
+    from vcsched.scenarios.platform import read_trace
+
+    if not args.trace:
+        raise InvalidInputError("--window busiest applies to --trace; give one trace")
+    if args.start is not None or args.end is not None:
+        raise InvalidInputError("--window busiest chooses --start itself; drop --start/--end (set the length with "
+                                "--days)")
+    args.days = 7.0 if args.days is None else args.days
+    w = read_trace(args.trace, {"start": None, "end": None, "days": None}, skip_bad_lines=args.skip_bad_lines,
+                   where="--trace")
+    procs = args.procs or w.machine_size or int(max(w.processors))
+    args.start = busiest_start(w, args.days, int(procs))
+
+
 def _build(args: argparse.Namespace):
+    if getattr(args, "window", None) == "busiest":
+        _busiest(args)
     if not args.scenario and args.heterogeneous:
         raise InvalidInputError("--heterogeneous applies to --scenario; for a platform file set each cluster's "
                                 "\"speed\"")
@@ -141,6 +185,8 @@ def cmd_bound(args: argparse.Namespace) -> int:
     refs = batch_references(jobs, clusters, method=args.method, time_limit=args.time_limit, seed=args.search_seed,
                             iterations=args.iterations)
     out = refs.to_dict()
+    if args.window == "busiest":
+        out["window"] = {"start": args.start, "days": args.days}
     for entry in out.get("exact", {}).get("schedule", []):  # name the job and the cluster of each row
         entry["job_id"] = str(jobs.job_id[entry["job"]])
         entry["cluster_name"] = clusters[entry["cluster"]].name

@@ -97,10 +97,64 @@ def _chunk_fields(body: bytes):
     per_line = np.searchsorted(tokens, line_end) - np.searchsorted(tokens, line_start)
     if not np.all((per_line == 0) | (per_line == N_FIELDS)):
         return None
+    numbers = _decimal_numbers(u, ~blank[1:])
+    if numbers is not None:
+        return numbers, per_line
     try:
         return np.array(body.split(), dtype=np.float64), per_line
     except ValueError:
         return None
+
+
+_POW10 = 10 ** np.arange(19, dtype=np.int64)
+_DIGITS = 15
+"""Most digits of a number read by :func:`_decimal_numbers`: its mantissa is then below 2**53, exact as a float."""
+
+
+def _decimal_numbers(u: np.ndarray, nonblank: np.ndarray) -> np.ndarray | None:
+    """The numbers of a chunk whose tokens are all ``[-]digits[.digits]`` (at least one digit, at most 15), or None.
+
+    Vectorised on the bytes: a token's digits make an integer mantissa ``m`` (each digit
+    times its power of ten, summed per token), and its value is ``m / 10**k`` for ``k``
+    digits after the point: ``m`` and ``10**k`` are exact floats, so the one division is
+    correctly rounded, which is what ``float(token)`` (and numpy) gives; ``-0`` is
+    ``-0.0``. Any other token (an exponent, a ``+``, two points, a lone ``-``) returns
+    None, and the chunk goes to numpy's conversion.
+    """
+    pos = np.flatnonzero(nonblank)
+    if pos.size == 0:
+        return np.empty(0)
+    b = u[pos]
+    digit = (b >= 48) & (b <= 57)
+    dot = b == 46
+    minus = b == 45
+    if not (digit | dot | minus).all():
+        return None
+    edge = np.diff(np.concatenate(([False], nonblank, [False])).view(np.int8))
+    starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+    length = ends - starts
+    tok = np.repeat(np.arange(starts.size), length)  # the token of each non-blank byte
+    offsets = np.cumsum(length) - length  # where each token begins among the non-blank bytes
+    first = np.zeros(pos.size, dtype=bool)
+    first[offsets] = True
+    if (minus & ~first).any():
+        return None
+    ndig = np.bincount(tok[digit], minlength=starts.size)
+    ndot = np.bincount(tok[dot], minlength=starts.size)
+    if (ndig == 0).any() or (ndig > _DIGITS).any() or (ndot > 1).any():
+        return None
+    dot_at = np.full(starts.size, np.iinfo(np.int64).max)
+    dot_at[tok[dot]] = pos[dot]
+    before = pos < dot_at[tok]
+    power = ends[tok] - 1 - pos - (before & (ndot[tok] == 1))
+    terms = np.where(digit, (b - 48).astype(np.int64) * _POW10[np.where(digit, power, 0)], 0)
+    out = np.add.reduceat(terms, offsets).astype(np.float64)
+    frac = np.flatnonzero(ndot == 1)
+    if frac.size:
+        out[frac] /= _POW10[ends[frac] - 1 - dot_at[frac]].astype(np.float64)
+    neg = u[starts] == 45
+    out[neg] = -out[neg]
+    return out
 
 
 class _LazyList:

@@ -114,10 +114,13 @@ def _sweep_compiled(who: np.ndarray, kind: np.ndarray, widths: np.ndarray, total
         room *= 4  # more intervals than expected (fragmented numbers): run the sweep again with more room
     if status == -1:
         return at
-    one = ran[count[ran] == 1]  # most jobs get one interval of numbers
-    a, b = lo[first[one]].tolist(), hi[first[one]].tolist()
-    for j, x, y in zip(one.tolist(), a, b):
-        out[j] = str(x) if x == y else f"{x}-{y}"
+    one = ran[count[ran] == 1]  # most jobs get one interval of numbers: their strings are built per kind at once
+    a, b = lo[first[one]], hi[first[one]]
+    cells = np.array(out, dtype=object)
+    single = a == b
+    cells[one[single]] = list(map(str, a[single].tolist()))
+    cells[one[~single]] = list(map("%d-%d".__mod__, zip(a[~single].tolist(), b[~single].tolist())))
+    out[:] = cells.tolist()
     many = ran[count[ran] > 1]
     for j, f, c in zip(many.tolist(), first[many].tolist(), count[many].tolist()):
         out[j] = " ".join(str(x) if x == y else f"{x}-{y}" for x, y in zip(lo[f:f + c].tolist(), hi[f:f + c].tolist()))
@@ -258,7 +261,8 @@ def _csv_cells(values) -> tuple[list, bool]:
     if arr is not None and arr.dtype.kind in "iub":
         return list(map(str, arr.tolist())), False
     cells = values.tolist() if arr is not None else list(values)
-    cells = ["" if (x is None or (isinstance(x, float) and x != x)) else str(x) for x in cells]
+    if not set(map(type, cells)) <= {str}:  # strings (the usual case) are their own cells
+        cells = ["" if (x is None or (isinstance(x, float) and x != x)) else str(x) for x in cells]
     text = "".join(cells)
     return cells, any(c in text for c in _CSV_SPECIAL)
 
@@ -270,9 +274,10 @@ _CSV_SPECIAL = (",", '"', "\n", "\r")
 def write_jobs_csv(columns: dict, path: str | Path) -> None:
     """Write columns (:func:`jobs_columns`) as CSV, byte for byte what ``DataFrame.to_csv(path, index=False)`` writes.
 
-    Each column is turned into strings at once (:func:`_csv_cells`); the rows are joined
-    with commas, or, when a cell needs quotes, written by :func:`csv.writer` (minimal
-    quoting, ``\\n`` line ends) as pandas does.
+    A block of rows at a time: each column becomes one ``%`` field and its values
+    (:func:`_csv_field`), and the rows are one ``%`` format applied to each row; when a
+    cell needs quotes, the block's cells (:func:`_csv_cells`) go through
+    :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does.
     """
     import csv
 
@@ -282,13 +287,37 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
         writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(list(columns))
         for a in range(0, n, _CSV_ROWS):  # a block of rows at a time: the cells of a whole table take much memory
-            converted = [_csv_cells(v[a:a + _CSV_ROWS]) for v in values]
-            cells = [c for c, _ in converted]
-            if any(q for _, q in converted):
-                writer.writerows(zip(*cells))
-            else:
-                fh.write("\n".join(map(",".join, zip(*cells))))
-                fh.write("\n")
+            fields = [_csv_field(v[a:a + _CSV_ROWS]) for v in values]
+            if any(f is None for f in fields):
+                writer.writerows(zip(*(_csv_cells(v[a:a + _CSV_ROWS])[0] for v in values)))
+                continue
+            row = ",".join(f for f, _ in fields)
+            fh.write("\n".join(map(row.__mod__, zip(*(c for _, c in fields)))))
+            fh.write("\n")
+
+
+def _csv_field(values) -> tuple[str, list] | None:
+    """One column of a block as a ``%`` field and the values it formats, or None when a cell needs quotes.
+
+    A float column whose values are all integers below 10**16 in magnitude (no NaN, no
+    ``-0.0``) is ``%d.0`` over those integers, which is their ``repr`` (most time columns
+    of SWF traces); integers are ``%d``; any other column is ``%s`` over its cells
+    (:func:`_csv_cells`).
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            whole = np.abs(values) < _REPR_INTEGRAL_BELOW
+            ints = np.where(whole, values, 0.0).astype(np.int64)
+        if whole.all() and (ints == values).all() and not (np.signbit(values) & (values == 0)).any():
+            return "%d.0", ints.tolist()
+    elif isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return "%d", values.tolist()
+    cells, quote = _csv_cells(values)
+    return None if quote else ("%s", cells)
+
+
+_REPR_INTEGRAL_BELOW = 1e16
+"""Below this magnitude, ``repr`` of an integral float is its integer followed by ``.0`` (from 1e16 on it is ``1e+16``)."""
 
 
 _CSV_ROWS = 4096
