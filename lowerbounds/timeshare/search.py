@@ -137,6 +137,19 @@ def _moves(state: _State, j: int):
             yield {a: np.append(without, k), b: np.append(others[others != k], j)}
 
 
+KICK_TASKS = 8
+"""Tasks moved at random when the search has gone ``n`` steps without a new best (iterated local search)."""
+
+
+def _kick(costs: TaskCosts, metric: str, mapping: np.ndarray, rng) -> _State:
+    """The best mapping with :data:`KICK_TASKS` random tasks on random other servers: where the search restarts."""
+    out = mapping.copy()
+    servers = costs.p.shape[1]
+    for j in rng.choice(costs.n, size=min(KICK_TASKS, costs.n), replace=False).tolist():
+        out[j] = (out[j] + rng.integers(1, servers)) % servers
+    return _State(costs, out, metric)
+
+
 def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float = 15.0, seed: int = 0,
                    iterations: int = 2000, start=None) -> MappingSearch:
     """Local search over mappings of independent tasks from ``start`` (default: the greedy mapping).
@@ -157,6 +170,7 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
     value = state.value()
     rng = np.random.default_rng(seed)
     used, stopped = 0, "done"
+    best_value, best_mapping, stale = value, state.mapping.copy(), 0
     while len(state.on) > 1 and costs.n:
         if used >= iterations:
             stopped = "iterations"
@@ -164,7 +178,10 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
         if time.perf_counter() - tic > time_limit:
             stopped = "time_limit"
             break
-        j = _pick(state, rng)
+        if stale >= max(costs.n, 50):
+            state = _kick(costs, metric, best_mapping, rng)
+            value, stale = state.value(), 0
+        j = _pick(state, rng) if rng.random() < 0.5 else int(rng.integers(costs.n))
         best_v, best = value, None
         for change in _moves(state, j):
             if used >= iterations:
@@ -173,10 +190,13 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
             trial, states = state.trial(change)
             if trial < best_v:
                 best_v, best = trial, states
+        stale += 1
         if best is not None:
             state.apply(best)
             value = best_v
-    final = tuple(int(x) for x in state.mapping)
+            if value < best_value * (1 - 1e-12):
+                best_value, best_mapping, stale = value, state.mapping.copy(), 0
+    final = tuple(int(x) for x in best_mapping)
     exact = _value(metric, costs, evaluate_mapping(costs, final), final)
     return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
 
