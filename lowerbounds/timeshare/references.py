@@ -7,8 +7,9 @@ end is the value of the best clairvoyant mapping known:
 
 * the exact search's optimum, when it proved one (the bracket is then closed, status ``optimal``);
 * otherwise the local search over mappings (:func:`~lowerbounds.timeshare.search.search_mapping`, moves
-  evaluated with the simulator's own sharing routine), started from the exact search's best mapping when
-  there is one, else from the greedy mapping.
+  evaluated with the simulator's own sharing routine), started from the best of the exact search's best
+  mapping, the greedy mapping and the mappings given as ``starts`` (the command line gives the runs of
+  MCT, HMCT, MP and MSF).
 
 Time: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
 the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side and the rest to the
@@ -25,6 +26,7 @@ import time
 
 from lowerbounds.reference import Bracket, Side
 from lowerbounds.timeshare.bounds import timeshare_bounds
+from lowerbounds.timeshare.mapping import _value, evaluate_mapping, greedy_mapping
 from lowerbounds.timeshare.search import search_mapping
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
@@ -42,13 +44,15 @@ SEARCH_EVALUATIONS = 20_000
 @dataclasses.dataclass(frozen=True)
 class TimeshareReference:
     """One metric's ``bound`` (the lower side as :func:`timeshare_bounds` gives it), its ``bracket``, and the
-    ``mapping`` (server per task) behind the upper end, with the search's ``evaluations`` and ``stopped``."""
+    ``mapping`` (server per task) behind the upper end, with the search's ``evaluations``, ``stopped`` and
+    ``start`` (the name of the mapping it started from)."""
 
     bound: MetricBound
     bracket: Bracket
     mapping: tuple | None = None
     evaluations: int = 0
     stopped: str = ""
+    start: str = ""
 
     def to_dict(self) -> dict:
         """The bound's JSON (``value``, ``method``, ``seconds`` of the lower bound; the exact search's own
@@ -60,13 +64,19 @@ class TimeshareReference:
         out.update(self.bracket.to_dict())
         if out["upper"] is not None:
             out["upper"].update(evaluations=self.evaluations, stopped=self.stopped)
+            if self.start:
+                out["upper"]["start"] = self.start
         return out
 
 
 def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, work_factor=None, method: str = "best",
                          time_limit: float = 60.0, seed: int = 0, iterations: int | None = None,
-                         metrics=METRICS) -> dict[str, TimeshareReference]:
-    """Per metric, the bracket ``[bound, best mapping found]`` (module docstring)."""
+                         metrics=METRICS, starts=None) -> dict[str, TimeshareReference]:
+    """Per metric, the bracket ``[bound, best mapping found]`` (module docstring).
+
+    ``starts``: ``{name: mapping}`` (server per task, e.g. the heuristics' runs); the search of each metric
+    starts from the best of them, the exact search's mapping and the greedy mapping (evaluated with the
+    simulator's routine; a mapping that loses a task is not a start); the JSON's ``upper.start`` names it."""
     tic = time.perf_counter()
     lower_limit = time_limit if method == "quick" else time_limit * LOWER_SHARE
     bounds = timeshare_bounds(platform, workload, work_factor=work_factor, method=method, time_limit=lower_limit,
@@ -78,20 +88,34 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     out = {}
     for r, metric in enumerate(names):
         share = max((stop - time.perf_counter()) / (len(names) - r), 0.05)
-        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves)
+        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
     return out
 
 
-def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int, iterations: int) -> TimeshareReference:
+def _start(costs: TaskCosts, bound: MetricBound, starts) -> tuple[str, tuple]:
+    """The best start of the search for ``bound.metric``: ``(name, mapping)``."""
+    candidates = {} if bound.mapping is None else {"exact search": tuple(bound.mapping)}
+    candidates["greedy"] = greedy_mapping(costs, bound.metric)[0]
+    for name, mapping in (starts or {}).items():
+        mapping = tuple(int(x) for x in mapping)
+        if len(mapping) == costs.n and min(mapping, default=0) >= 0:
+            candidates[name] = mapping
+    values = {name: _value(bound.metric, costs, evaluate_mapping(costs, m), m) for name, m in candidates.items()}
+    name = min(values, key=values.get)
+    return name, candidates[name]
+
+
+def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int, iterations: int,
+               starts=None) -> TimeshareReference:
     """The bracket of one metric: closed by a proven optimum, else the search's best mapping."""
     if bound.status == "optimal" and bound.mapping is not None:
         upper = Side(bound.value, "exact", bound.seconds)
         return TimeshareReference(bound, bound.bracket(upper), bound.mapping, 0, "optimal")
     if not costs.fixed.all() or costs.n == 0:
         return TimeshareReference(bound, bound.bracket(None), None, 0, "no search (DAG applications)")
-    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations,
-                           start=bound.mapping)
+    name, start = _start(costs, bound, starts)
+    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations, start=start)
     if not math.isfinite(found.value):
         return TimeshareReference(bound, bound.bracket(None), None, found.evaluations, found.stopped)
     upper = Side(found.value, "local search", found.seconds)
-    return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped)
+    return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped, name)

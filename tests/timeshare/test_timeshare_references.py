@@ -53,3 +53,18 @@ def test_the_search_is_reproducible_for_a_seed_and_iterations():
     for m in METRICS:
         assert one[m].mapping == two[m].mapping and one[m].stopped in ("iterations", "done")
         assert one[m].bracket.upper.value == two[m].bracket.upper.value
+
+
+def test_the_search_starts_from_the_best_given_mapping():
+    from lowerbounds.timeshare import TaskCosts
+    from lowerbounds.timeshare.search import search_mapping
+
+    platform, workload = _tiny(5, n=30)
+    good = search_mapping(TaskCosts.of(platform, workload), "sumflow", iterations=5000, seed=2)
+    worst = tuple(0 for _ in range(30))
+    refs = timeshare_references(platform, workload, method="quick", iterations=0, metrics=("sumflow",),
+                                starts={"worst": worst, "good": good.mapping, "lost": (-1,) * 30})
+    ref = refs["sumflow"]
+    assert ref.start in ("good", "greedy") and ref.bracket.upper.value <= good.value * (1 + 1e-12)
+    assert simulated(platform, workload, ref.mapping)[0]["sumflow"] == pytest.approx(ref.bracket.upper.value)
+    assert ref.to_dict()["upper"]["start"] == ref.start

@@ -140,10 +140,14 @@ def _instance(args: argparse.Namespace):
 
 
 def _references(instance, method: str, time_limit: float, seed: int = 0, iterations: int | None = None) -> dict:
+    """The brackets of :func:`lowerbounds.timeshare.references.timeshare_references`, the search started from the
+    best of the heuristics' mappings (:func:`heuristics.timeshare.heuristic_mappings`) too."""
+    from heuristics.timeshare.policies import heuristic_mappings
     from lowerbounds.timeshare.references import timeshare_references
 
     return timeshare_references(instance.platform, instance.workload, work_factor=instance.work_factor,
-                                method=method, time_limit=time_limit, seed=seed, iterations=iterations)
+                                method=method, time_limit=time_limit, seed=seed, iterations=iterations,
+                                starts=heuristic_mappings(instance))
 
 
 def _header(instance, seed) -> str:
@@ -259,5 +263,5 @@ def _bound_row(metric: str, ref) -> dict:
     lo, up = ref.bracket.lower, ref.bracket.upper
     return {"metric": metric, "lower": lo.value, "upper": None if up is None else up.value,
             "upper/lower": ref.bracket.width, "status": ref.bracket.status, "lower method": lo.method,
-            "upper method": None if up is None else up.method,
+            "upper method": None if up is None else up.method + (f" from {ref.start}" if ref.start else ""),
             "seconds": lo.seconds + (0.0 if up is None else up.seconds)}
