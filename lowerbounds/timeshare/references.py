@@ -87,6 +87,9 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     names = list(metrics)
     out = {}
     for r, metric in enumerate(names):
+        if any(ref.stopped == "interrupted" for ref in out.values()):
+            out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
+            continue
         share = max((stop - time.perf_counter()) / (len(names) - r), 0.05)
         out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
     return out

@@ -169,10 +169,24 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
     state = _State(costs, mapping, metric)
     value = state.value()
     rng = np.random.default_rng(seed)
-    used, stopped = 0, "done"
-    best_value, best_mapping, stale = value, state.mapping.copy(), 0
+    count = [0]
+    best_value, best_mapping = value, state.mapping.copy()
+    try:
+        stopped = _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count)
+    except KeyboardInterrupt:  # the best mapping seen so far stands (its value is re-evaluated below)
+        stopped = "interrupted"
+    used = count[0]
+    final = tuple(int(x) for x in best_mapping)
+    exact = _value(metric, costs, evaluate_mapping(costs, final), final)
+    return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
+
+
+def _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count) -> str:
+    """The loop of :func:`search_mapping`: ``best_mapping`` (updated in place) is the best seen, ``count[0]`` the
+    evaluations so far (both stand when an interrupt stops the loop); returns why it stopped."""
+    value, stopped, stale = state.value(), "done", 0
     while len(state.on) > 1 and costs.n:
-        if used >= iterations:
+        if count[0] >= iterations:
             stopped = "iterations"
             break
         if time.perf_counter() - tic > time_limit:
@@ -184,9 +198,9 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
         j = _pick(state, rng) if rng.random() < 0.5 else int(rng.integers(costs.n))
         best_v, best = value, None
         for change in _moves(state, j):
-            if used >= iterations:
+            if count[0] >= iterations:
                 break
-            used += 1
+            count[0] += 1
             trial, states = state.trial(change)
             if trial < best_v:
                 best_v, best = trial, states
@@ -195,10 +209,8 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
             state.apply(best)
             value = best_v
             if value < best_value * (1 - 1e-12):
-                best_value, best_mapping, stale = value, state.mapping.copy(), 0
-    final = tuple(int(x) for x in best_mapping)
-    exact = _value(metric, costs, evaluate_mapping(costs, final), final)
-    return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
+                best_value, best_mapping[:], stale = value, state.mapping, 0
+    return stopped
 
 
 def timeshare_brackets(costs: TaskCosts, lower: dict[str, MetricBound], *, time_limit: float = 15.0, seed: int = 0,
