@@ -8,8 +8,8 @@ end is the value of the best clairvoyant mapping known:
 * the exact search's optimum, when it proved one (the bracket is then closed, status ``optimal``);
 * otherwise the local search over mappings (:func:`~lowerbounds.timeshare.search.search_mapping`, moves
   evaluated with the simulator's own sharing routine), started from the best of the exact search's best
-  mapping, the greedy mapping and the mappings given as ``starts`` (the command line gives the runs of
-  MCT, HMCT, MP and MSF).
+  mapping and the mappings given as ``starts`` (the command line gives the runs of MCT, HMCT, MP and MSF),
+  or from the greedy mapping when there is none.
 
 Time: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
 the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side and the rest to the
@@ -37,8 +37,9 @@ LOWER_SHARE = 0.4
 """Share of ``time_limit`` for the lower side (methods ``lp``, ``exact``, ``best``)."""
 QUICK_EVALUATIONS = 100
 """Moves tried per metric by ``quick``'s search."""
-SEARCH_EVALUATIONS = 20_000
-"""Default moves per metric for the other methods (the clock may stop the search first)."""
+SEARCH_EVALUATIONS = 5_000_000
+"""Default moves per metric for the other methods: more than the clock allows at scale (about 15,000 moves a
+second on 500 tasks), so the time share stops the search there; ``--iterations`` makes a run reproducible."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,8 +76,9 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     """Per metric, the bracket ``[bound, best mapping found]`` (module docstring).
 
     ``starts``: ``{name: mapping}`` (server per task, e.g. the heuristics' runs); the search of each metric
-    starts from the best of them, the exact search's mapping and the greedy mapping (evaluated with the
-    simulator's routine; a mapping that loses a task is not a start); the JSON's ``upper.start`` names it."""
+    starts from the best of them and the exact search's mapping (evaluated with the simulator's routine; a
+    mapping that loses a task is not a start), else from the greedy mapping; the JSON's ``upper.start``
+    names it."""
     tic = time.perf_counter()
     lower_limit = time_limit if method == "quick" else time_limit * LOWER_SHARE
     bounds = timeshare_bounds(platform, workload, work_factor=work_factor, method=method, time_limit=lower_limit,
@@ -98,11 +100,12 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
 def _start(costs: TaskCosts, bound: MetricBound, starts) -> tuple[str, tuple]:
     """The best start of the search for ``bound.metric``: ``(name, mapping)``."""
     candidates = {} if bound.mapping is None else {"exact search": tuple(bound.mapping)}
-    candidates["greedy"] = greedy_mapping(costs, bound.metric)[0]
     for name, mapping in (starts or {}).items():
         mapping = tuple(int(x) for x in mapping)
         if len(mapping) == costs.n and min(mapping, default=0) >= 0:
             candidates[name] = mapping
+    if not candidates:  # the greedy mapping costs seconds at 500 tasks: only when nothing else is known
+        candidates["greedy"] = greedy_mapping(costs, bound.metric)[0]
     values = {name: _value(bound.metric, costs, evaluate_mapping(costs, m), m) for name, m in candidates.items()}
     name = min(values, key=values.get)
     return name, candidates[name]
