@@ -120,7 +120,8 @@ def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int,
     if not costs.fixed.all() or costs.n == 0:
         return TimeshareReference(bound, bound.bracket(None), None, 0, "no search (DAG applications)")
     name, start = _start(costs, bound, starts)
-    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations, start=start)
+    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations, start=start,
+                           target=bound.value)
     if not math.isfinite(found.value):
         return TimeshareReference(bound, bound.bracket(None), None, found.evaluations, found.stopped)
     upper = Side(found.value, "local search", found.seconds)

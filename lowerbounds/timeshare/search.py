@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from lowerbounds.reference import Bracket, Side
+from lowerbounds.reference import OPTIMAL_RTOL, Bracket, Side
 from lowerbounds.timeshare._ps import server_dates
 from lowerbounds.timeshare.mapping import _cost, _order, _value, evaluate_mapping, greedy_mapping, server_completion
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
@@ -151,12 +151,15 @@ def _kick(costs: TaskCosts, metric: str, mapping: np.ndarray, rng) -> _State:
 
 
 def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float = 15.0, seed: int = 0,
-                   iterations: int = 2000, start=None) -> MappingSearch:
+                   iterations: int = 2000, start=None, target: float | None = None) -> MappingSearch:
     """Local search over mappings of independent tasks from ``start`` (default: the greedy mapping).
 
     Each step draws a task (:func:`_pick`) and applies the best of its moves (:func:`_moves`: relocations
     and swaps; each move tried counts as one evaluation) when it improves the metric. The returned value is
     the simulator's (:func:`~lowerbounds.timeshare.mapping.evaluate_mapping` on the final mapping).
+
+    ``target``: a proven lower bound; the search stops (``stopped``: ``bound reached``) once its best value is
+    within :data:`~lowerbounds.reference.OPTIMAL_RTOL` of it, since nothing better can be found.
 
     Raises :class:`~vcsched.errors.InvalidInputError` for DAG applications (the moves map independent tasks).
     """
@@ -172,7 +175,8 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
     count = [0]
     best_value, best_mapping = value, state.mapping.copy()
     try:
-        stopped = _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count)
+        stopped = _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count,
+                           -math.inf if target is None else target * (1 + OPTIMAL_RTOL))
     except KeyboardInterrupt:  # the best mapping seen so far stands (its value is re-evaluated below)
         stopped = "interrupted"
     used = count[0]
@@ -181,11 +185,15 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
     return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
 
 
-def _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count) -> str:
+def _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count,
+             enough: float) -> str:
     """The loop of :func:`search_mapping`: ``best_mapping`` (updated in place) is the best seen, ``count[0]`` the
     evaluations so far (both stand when an interrupt stops the loop); returns why it stopped."""
     value, stopped, stale = state.value(), "done", 0
     while len(state.on) > 1 and costs.n:
+        if best_value <= enough:
+            stopped = "bound reached"
+            break
         if count[0] >= iterations:
             stopped = "iterations"
             break

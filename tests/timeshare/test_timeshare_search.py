@@ -68,3 +68,14 @@ def test_the_search_never_ends_above_its_start():
     found = search_mapping(costs, "sumflow", iterations=3000, seed=1, start=start)
     assert found.value <= values["sumflow"] * (1 + 1e-12)
     assert simulated(platform, workload, found.mapping)[0]["sumflow"] == pytest.approx(found.value, rel=1e-12)
+
+
+def test_the_search_stops_when_it_reaches_the_bound():
+    rng = np.random.default_rng(3)
+    platform = random_platform(rng, servers=3)
+    workload = Workload.independent(np.sort(rng.uniform(0, 20, size=20)), rng.integers(0, 2, size=20))
+    costs = TaskCosts.of(platform, workload)
+    free = search_mapping(costs, "makespan", iterations=400, seed=0)
+    stopped = search_mapping(costs, "makespan", iterations=400, seed=0, target=free.value * 1.5)
+    assert stopped.stopped == "bound reached" and stopped.evaluations < free.evaluations
+    assert stopped.value <= free.value * 1.5 * (1 + 1e-4)
