@@ -34,8 +34,8 @@ __all__ = ["bound_cells", "small_cells", "bound_rows", "small_rows", "bound_repo
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 REFERENCE_SECONDS = 30.0
 """Time limit of the references of one whole workload (:func:`lowerbounds.timeshare.references.timeshare_references`,
-method ``lp``: 40 % to the bounds, the rest to the mapping search, started from the heuristics' mappings)."""
-BOUND_SECONDS = REFERENCE_SECONDS * 0.4
+method ``lp``: half to the bounds, the rest to the mapping search, started from the heuristics' mappings)."""
+BOUND_SECONDS = REFERENCE_SECONDS * 0.5
 """The bounds' share of :data:`REFERENCE_SECONDS`."""
 EXACT_SECONDS = 10.0
 """Time limit of the best-mapping search of one metric on a small workload."""

@@ -178,8 +178,8 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
     the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
     With a ``deadline`` (a ``perf_counter`` date), the sumflow bound is computed again with windows one task
     wider (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...) while the
-    next one is projected (the last one's time times the larger of :data:`WINDOW_GROWTH` and the number of
-    servers) to end by then and has at most :data:`WIDE_STATE_LIMIT` states: every window gives a valid bound (the pairs
+    next one is projected (the last one's time times :data:`WINDOW_GROWTH`) to end by then and has at most
+    :data:`WIDE_STATE_LIMIT` states: every window gives a valid bound (the pairs
     dropped have non-negative terms), a wider one keeps more pairs, and the largest is kept.
     """
     idx = np.flatnonzero(costs.fixed)
@@ -194,7 +194,7 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
     K, last = default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic
     S = sub.p.shape[1]
     while (deadline is not None and K + 1 < sub.n and S ** (K + 2) <= WIDE_STATE_LIMIT
-           and time.perf_counter() + max(WINDOW_GROWTH, S) * last < deadline):
+           and time.perf_counter() + WINDOW_GROWTH * last < deadline):
         K += 1
         tic = time.perf_counter()
         sumflow = max(sumflow, sumflow_pair_bound(*args, window=K))
