@@ -175,8 +175,11 @@ def test_too_large_falls_back_to_bound_and_gap():
     refs = timeshare_bounds(platform, workload, method="exact", time_limit=10, metrics=("sumflow",))
     ref = refs["sumflow"]
     assert ref.status == "too_large" and ref.optimum is None
-    lp = lp_bounds(TaskCosts.of(platform, workload), time_limit=10, metrics=("sumflow",))["sumflow"]
-    assert ref.value == pytest.approx(lp.value)
+    costs = TaskCosts.of(platform, workload)
+    lp = lp_bounds(costs, time_limit=10, metrics=("sumflow",))["sumflow"]
+    # the LP bound it keeps had half the time (its pair windows widen while time allows): between the
+    # quick bound and the LP bound of the whole limit
+    assert quick_bounds(costs)["sumflow"] * (1 - 1e-9) <= ref.value <= lp.value * (1 + 1e-9)
     assert ref.gap > 0 and ref.mapping is not None
 
 
