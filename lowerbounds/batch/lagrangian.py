@@ -37,7 +37,7 @@ __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "SLOTS"]
 
 SLOTS = 4096
 """Slots of the price grid over the horizon."""
-_STALL = 15
+_STALL = 30
 
 
 def slot_grid(inst: BatchInstance, slots: int = SLOTS) -> tuple[float, float, int]:
