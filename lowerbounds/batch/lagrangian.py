@@ -35,9 +35,10 @@ from lowerbounds.batch.instance import BSLD_TAU, BatchInstance
 
 __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "SLOTS"]
 
-SLOTS = 4096
+SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
+_LEVELS = 5
 
 
 def slot_grid(inst: BatchInstance, slots: int = SLOTS) -> tuple[float, float, int]:
@@ -68,15 +69,36 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
 
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
                      iterations: int = 10_000, start: float | None = None, tau: float = BSLD_TAU) -> tuple[float, int]:
-    """Best ``L(lam)`` found by subgradient steps within ``time_limit`` seconds or ``iterations`` steps:
-    ``(bound on sum_j f_j, steps)``. ``start``, a known lower bound on the sum, sets the first target."""
+    """Best ``L(lam)`` found within ``time_limit`` seconds or ``iterations`` steps: ``(bound on sum_j f_j, steps)``.
+
+    Coarse to fine: the prices are first searched on ``slots / 2^l`` slots (:data:`_LEVELS` levels), and each
+    level's best prices, every slot split in two at the same price, start the next (the same ``L`` on the finer
+    grid, which it can only improve). ``start``, a known lower bound on the sum, sets the first target.
+    """
     if len(inst) == 0:
         return 0.0, 0
-    t0, delta, T = slot_grid(inst, slots)
-    lam = np.zeros((inst.clusters, T))
+    deadline = time.perf_counter() + time_limit
+    levels = [max(slots >> level, 1) for level in range(_LEVELS - 1, -1, -1)]
+    best, steps, lam = -np.inf, 0, None
+    for i, T in enumerate(levels):
+        t0, delta, T = slot_grid(inst, T)
+        lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
+        left = deadline - time.perf_counter()
+        stage_end = time.perf_counter() + left / (len(levels) - i)
+        value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, stage_end, iterations - steps,
+                                   max(best, start or 0.0), 1e-4 if i == len(levels) - 1 else 1e-2)
+        best, steps = max(best, value), steps + done
+        if steps >= iterations or time.perf_counter() >= deadline:
+            break
+    return float(best), steps
+
+
+def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_theta):
+    """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
+    best value so far (or ``start``), the step factor halved (back at the best prices) after :data:`_STALL` steps
+    without improvement, until it falls below ``min_theta``."""
     best, best_lam = -np.inf, lam
     theta, stall, steps = 1.0, 0, 0
-    deadline = time.perf_counter() + time_limit
     while steps < iterations and time.perf_counter() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau)
         steps += 1
@@ -86,13 +108,13 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
             stall += 1
             if stall >= _STALL:
                 theta, stall, lam = theta / 2, 0, best_lam
-                if theta < 1e-4:
+                if theta < min_theta:
                     break
                 continue
         g = np.where((lam <= 0) & (g < 0), 0.0, g)
         norm = float((g * g).sum())
         if norm <= 0:
             break
-        target = max(best, start or 0.0) * 1.1 + 1.0
+        target = max(best, start) * 1.1 + 1.0
         lam = np.maximum(lam + theta * (target - value) / norm * g, 0.0)
-    return float(best), steps
+    return best, best_lam, steps
