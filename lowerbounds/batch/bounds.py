@@ -197,6 +197,8 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, sto
              f"LP feasibility bisection on {solved} of {len(windows)} window(s)")
 
 
+_LAGRANGE_FLOOR = 0.2
+"""Share of the LP time the Lagrangian bound keeps even when the window LPs overran theirs."""
 _LAGRANGE_SHARE = {"mean_response": 0.6, "mean_bounded_slowdown": 1.0}
 """Share of the Lagrangian time each flow metric takes (of what is left when its turn comes)."""
 
@@ -250,7 +252,7 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
     lp_end = time.perf_counter() + max(lp_budget, 0.0)
     _apply_lp(inst, bounds, 0.5 * max(lp_budget, 0.0), window, stop_early)
-    _apply_lagrangian(inst, bounds, lp_end)
+    _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * max(lp_budget, 0.0)))
     exact = None
     if use_exact:
         left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
