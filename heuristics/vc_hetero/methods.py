@@ -1,0 +1,84 @@
+"""The method table of heterogeneous VCSched: one function behind the Python API and ``vc solve``.
+
+Names (:mod:`vcsched.names.vc_hetero`): ``mcb1``..``mcb8`` (MCB in ``d + 1`` dimensions with the
+yield search of :mod:`heuristics.vc_hetero.search`), ``gr``, ``sg``, ``vp-<heuristic>`` (the
+vector-packing family of :mod:`heuristics.vector.methods` at a probed yield, same search),
+``vp-meta`` (all of them, best minimum yield kept; ties to the first in table order), ``milp``
+(:func:`vcsched.formulations.vc_hetero_milp.solve_hetero_milp`), ``lp`` (its relaxation, an upper
+bound) and ``certify`` (the certified bracket, see :func:`certify_hook`).
+
+Every heuristic's allocation passed the checker (:func:`vcsched.problems.vc_hetero.check_hetero`)
+or the result says ``failed`` / ``error`` with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from heuristics.vc_hetero.search import greedy, mcb_packer, vector_packer, yield_search
+from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names import vc_hetero as names
+from vcsched.problems.vc_hetero import HeteroInstance
+from vcsched.result import Result, Status
+
+__all__ = ["METHODS", "HEURISTICS", "solve", "certify_hook", "meta"]
+
+METHODS = names.METHODS
+HEURISTICS = names.HEURISTICS
+
+
+def meta(inst: HeteroInstance) -> Result:
+    """Every ``vp-`` heuristic; the best minimum yield (the first on ties), named in ``extra``."""
+    t0 = time.perf_counter()
+    best: Result | None = None
+    for name in names.VECTOR[:-1]:
+        r = yield_search(inst, vector_packer(name[3:]), "vp-meta")
+        if r.success and (best is None or r.objective > best.objective):
+            best = Result("vp-meta", r.status, r.objective, None, None, r.solution, 0.0, r.message, {"best": name})
+    if best is None:
+        return Result("vp-meta", Status.FAILED, None, None, None, None, time.perf_counter() - t0,
+                      "no vector-packing heuristic packs at any yield")
+    return Result("vp-meta", best.status, best.objective, None, None, best.solution, time.perf_counter() - t0,
+                  best.message, best.extra)
+
+
+def certify_hook(inst: HeteroInstance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """HOOK for the certified bracket of the general case (issue 37 item 2, branch h37b): call the
+    lowerbounds array-level entry point ``(job cpu (n,), job rigid (n, d), host cpu (K,), host cap
+    (K, d), host count (K,), time_limit, seed)`` once it is in main. Until then this says so
+    (status ``failed``); it never pretends a bound."""
+    return Result("certify", Status.FAILED, None, None, None, None, 0.0,
+                  "certify for host types and d resources is not available in this build (see "
+                  "heuristics.vc_hetero.methods.certify_hook); use --method milp or lp")
+
+
+def _runner(name: str) -> Callable[..., Result]:
+    if name in names.MCB:
+        return lambda inst: yield_search(inst, mcb_packer(int(name[3:])), name)
+    if name in names.GREEDY:
+        return lambda inst: greedy(inst, name, sort=name == "sg")
+    if name == "vp-meta":
+        return meta
+    if name in names.VECTOR:
+        return lambda inst: yield_search(inst, vector_packer(name[3:]), name)
+    if name == "milp":
+        from vcsched.formulations.vc_hetero_milp import solve_hetero_milp
+        return lambda inst, time_limit=None: solve_hetero_milp(inst, time_limit=time_limit)
+    if name == "lp":
+        from vcsched.formulations.vc_hetero_milp import hetero_lp_bound
+        return lambda inst, time_limit=None: hetero_lp_bound(inst, time_limit=time_limit)
+    return certify_hook
+
+
+def solve(inst: HeteroInstance, method: str, **options: Any) -> Result:
+    """Run ``method`` on ``inst``; ``time_limit`` is taken by ``milp``, ``lp`` and ``certify`` only."""
+    if method not in METHODS:
+        raise UnknownNameError(f"unknown method {method!r} for an instance with host types; "
+                               f"choose one of {', '.join(METHODS)}")
+    if not isinstance(inst, HeteroInstance):
+        raise TypeError(f"`inst` must be a HeteroInstance, got {type(inst).__name__}")
+    if options and method in HEURISTICS:
+        raise InvalidInputError(f"method {method!r} takes no options, got {', '.join(options)}")
+    return _runner(method)(inst, **options)
