@@ -79,15 +79,15 @@ def solve_hetero_milp(inst: HeteroInstance, *, time_limit: float | None = None, 
     bound = None if out.bound is None or not math.isfinite(out.bound) else min(1.0, 1.0 / out.bound)
     extra = {"nodes": out.nodes, "solve_seconds": out.seconds}
     if not out.status.has_solution:
-        return Result("milp-hetero", out.status, None, bound, None, None, time.perf_counter() - t0, out.message, extra)
+        return Result("milp", out.status, None, bound, None, None, time.perf_counter() - t0, out.message, extra)
     values = np.array([[v.varValue or 0.0 for v in row] for row in x])
     alloc = allocation_from_placement(inst, values.argmax(axis=1))
     report = check_hetero(inst, alloc)
     if not report.valid:
-        return Result("milp-hetero", Status.ERROR, None, bound, None, None, time.perf_counter() - t0,
+        return Result("milp", Status.ERROR, None, bound, None, None, time.perf_counter() - t0,
                       f"the solver's placement fails the checker: {report.message}", extra)
     gap_value = None if bound is None else max(0.0, bound - report.min_yield) / max(bound, 1e-12)
-    return Result("milp-hetero", out.status, report.min_yield, bound, gap_value, alloc,
+    return Result("milp", out.status, report.min_yield, bound, gap_value, alloc,
                   time.perf_counter() - t0, out.message, extra)
 
 
@@ -98,7 +98,7 @@ def hetero_lp_bound(inst: HeteroInstance, *, time_limit: float | None = None) ->
     prob, variables, x, _ = build_hetero_model(inst, relax=True)
     out = solve_model(prob, mip=False, time_limit=time_limit, variables=variables)
     if not out.status.has_solution:
-        return Result("lp-hetero", out.status, None, None, None, None, time.perf_counter() - t0, out.message)
+        return Result("lp", out.status, None, None, None, None, time.perf_counter() - t0, out.message)
     y = min(1.0, 1.0 / out.objective)
     values = np.array([[v.varValue or 0.0 for v in row] for row in x])
-    return Result("lp-hetero", out.status, y, y, 0.0, values, time.perf_counter() - t0, out.message)
+    return Result("lp", out.status, y, y, 0.0, values, time.perf_counter() - t0, out.message)
