@@ -5,7 +5,8 @@ yield search of :mod:`heuristics.vc_hetero.search`), ``gr``, ``sg``, ``vp-<heuri
 vector-packing family of :mod:`heuristics.vector.methods` at a probed yield, same search),
 ``vp-meta`` (all of them, best minimum yield kept; ties to the first in table order), ``milp``
 (:func:`vcsched.formulations.vc_hetero_milp.solve_hetero_milp`), ``lp`` (its relaxation, an upper
-bound) and ``certify`` (the certified bracket, see :func:`certify_hook`).
+bound) and ``certify`` (the certified bracket of :func:`lowerbounds.vector.certify_hosts`, see
+:func:`certify_hook`).
 
 Every heuristic's allocation passed the checker (:func:`vcsched.problems.vc_hetero.check_hetero`)
 or the result says ``failed`` / ``error`` with the reason.
@@ -17,7 +18,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from heuristics.vc_hetero.search import greedy, mcb_packer, vector_packer, yield_search
+import numpy as np
+
+from heuristics.vc_hetero.search import finish, greedy, mcb_packer, vector_packer, yield_search
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names import vc_hetero as names
 from vcsched.problems.vc_hetero import HeteroInstance
@@ -44,14 +47,33 @@ def meta(inst: HeteroInstance) -> Result:
                   best.message, best.extra)
 
 
+_CERTIFY_STATUS = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE}
+
+
 def certify_hook(inst: HeteroInstance, *, time_limit: float | None = None, seed: int = 0) -> Result:
-    """HOOK for the certified bracket of the general case (issue 37 item 2, branch h37b): call the
-    lowerbounds array-level entry point ``(job cpu (n,), job rigid (n, d), host cpu (K,), host cap
-    (K, d), host count (K,), time_limit, seed)`` once it is in main. Until then this says so
-    (status ``failed``); it never pretends a bound."""
-    return Result("certify", Status.FAILED, None, None, None, None, 0.0,
-                  "certify for host types and d resources is not available in this build (see "
-                  "heuristics.vc_hetero.methods.certify_hook); use --method milp or lp")
+    """The certified bracket of the general case: :func:`lowerbounds.vector.certify_hosts` on the
+    instance's arrays (default 60 s). ``objective``: the minimum yield of its placement after the
+    average-yield phase and the checker; ``bound``: its proven upper bound; ``optimal`` only when
+    certify_hosts proved it (any other status of it is reported as ``failed`` with its message)."""
+    from lowerbounds.vector import certify_hosts
+
+    t0 = time.perf_counter()
+    cert = certify_hosts(inst.job_cpu, inst.job_rigid, inst.host_cpu, inst.host_cap, inst.host_count,
+                         time_limit=60.0 if time_limit is None else time_limit, seed=seed)
+    status = _CERTIFY_STATUS.get(cert.status, Status.FAILED)
+    extra = {"lower_method": cert.methods.get("lower"), "upper_method": cert.methods.get("upper")}
+    if cert.placement is None or status is Status.INFEASIBLE:
+        status = Status.INFEASIBLE if status is Status.INFEASIBLE else Status.FAILED
+        return Result("certify", status, None, cert.upper, None, None, time.perf_counter() - t0,
+                      cert.message or f"certify_hosts: {cert.status}", extra)
+    starts = np.concatenate(([0], np.cumsum(inst.host_count)))
+    job_host = starts[cert.placement[:, 0]] + cert.placement[:, 1]
+    r = finish(inst, "certify", job_host, t0, cert.message, extra)
+    if not r.success:
+        return r
+    gap = None if cert.upper is None else max(0.0, cert.upper - r.objective) / max(cert.upper, 1e-12)
+    return Result("certify", status, r.objective, cert.upper, gap, r.solution, time.perf_counter() - t0,
+                  r.message, extra)
 
 
 def _runner(name: str) -> Callable[..., Result]:

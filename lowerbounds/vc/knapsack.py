@@ -47,7 +47,7 @@ import numpy as np
 
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
-__all__ = ["KnapsackSolution", "knapsack_2d", "surrogate_multiplier"]
+__all__ = ["KnapsackSolution", "knapsack_2d", "surrogate_multiplier", "branch_and_bound"]
 
 
 PRUNE_TOL = 1e-12
@@ -83,12 +83,18 @@ class KnapsackSolution:
 
 
 @njit(cache=True)
-def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
+def _dantzig(k, s, p, u, a, r, room):
     """Fractional bound of items ``k..`` (sorted by ``p / s``) with surrogate room ``room``,
-    skipping those that do not fit the remaining capacities ``r1``, ``r2`` alone."""
+    skipping those that do not fit the remaining capacities ``r`` alone."""
     b = 0.0
-    for i in range(k, p.size):
-        if a1[i] > r1 + 1e-12 or a2[i] > r2 + 1e-12:
+    n, d = a.shape
+    for i in range(k, n):
+        fits = True
+        for j in range(d):
+            if a[i, j] > r[j] + 1e-12:
+                fits = False
+                break
+        if not fits:
             continue
         if s[i] * u[i] <= room:
             room -= s[i] * u[i]
@@ -100,34 +106,44 @@ def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
 
 
 @njit(cache=True)
-def _fit_count(k, u, a1, a2, r1, r2):
+def _fit_count(k, u, a, r):
     m = float(u[k])  # in floats (np.floor keeps them): a tiny size would overflow an integer
-    if a1[k] > 0:
-        m = min(m, np.floor((r1 + 1e-12) / a1[k]))
-    if a2[k] > 0:
-        m = min(m, np.floor((r2 + 1e-12) / a2[k]))
+    for j in range(a.shape[1]):
+        if a[k, j] > 0:
+            m = min(m, np.floor((r[j] + 1e-12) / a[k, j]))
     return int(max(m, 0.0))
 
 
 @njit(cache=True)
-def _search(p, a1, a2, u, mu, node_limit, n_record):
-    """Depth-first branch and bound over items in the given order (capacities 1 and 1).
+def _weighted(v, w):
+    """``sum_j w_j v_j`` summed in order (for ``d = 2``, exactly ``w_0 v_0 + w_1 v_1``)."""
+    t = 0.0
+    for j in range(w.size):
+        t += w[j] * v[j]
+    return t
+
+
+@njit(cache=True)
+def branch_and_bound(p, a, u, w, node_limit, n_record):
+    """Depth-first branch and bound over the items in the given order, sizes ``a`` (n x d) over
+    capacities 1, surrogate weights ``w`` (the node bound is the Dantzig bound of
+    ``sum_j w_j a_ij x_i <= sum_j w_j r_j``). Shared by :func:`knapsack_2d` and
+    :func:`lowerbounds.vector.knapsack.knapsack_nd`.
 
     Returns (best value, best counts, nodes, exhausted, largest bound of an unexplored subtree,
-    recorded improving solutions (rows), their values, how many were recorded)."""
-    n = p.size
-    s = mu * a1 + (1.0 - mu) * a2
+    recorded improving solutions (rows), how many were recorded)."""
+    n, d = a.shape
+    s = np.empty(n)
+    for i in range(n):
+        s[i] = _weighted(a[i], w)
     x = np.zeros(n, np.int64)
     best_x = np.zeros(n, np.int64)
     record = np.zeros((n_record, n), np.int64)
-    record_val = np.zeros(n_record)
     n_found = 0
-    best = 0.0
-    nodes = 0
-    exhausted = True
-    open_bound = 0.0
+    best, nodes, exhausted, open_bound = 0.0, 0, True, 0.0
     cnt = np.full(n + 1, -1, np.int64)  # copies of item k in the current branch (-1: level not entered)
-    r1, r2, val = 1.0, 1.0, 0.0
+    r = np.ones(d)
+    val = 0.0
     k = 0
     while k >= 0:
         if k == n:
@@ -135,13 +151,12 @@ def _search(p, a1, a2, u, mu, node_limit, n_record):
                 best = val
                 best_x[:] = x
                 record[n_found % n_record, :] = x
-                record_val[n_found % n_record] = val
                 n_found += 1
             k -= 1
             continue
         if cnt[k] == -1:  # entering the subtree of level k
             nodes += 1
-            bound = val + _dantzig(k, s, p, u, a1, a2, r1, r2, mu * r1 + (1.0 - mu) * r2 + _ROOM_TOL)
+            bound = val + _dantzig(k, s, p, u, a, r, _weighted(r, w) + _ROOM_TOL)
             if nodes > node_limit:  # out of nodes: bound the subtree at its root and leave it
                 exhausted = False
                 open_bound = max(open_bound, bound)
@@ -150,11 +165,11 @@ def _search(p, a1, a2, u, mu, node_limit, n_record):
             if bound <= best + PRUNE_TOL:
                 k -= 1
                 continue
-            m = _fit_count(k, u, a1, a2, r1, r2)
+            m = _fit_count(k, u, a, r)
             cnt[k] = m
             x[k] = m
-            r1 -= m * a1[k]
-            r2 -= m * a2[k]
+            for j in range(d):
+                r[j] -= m * a[k, j]
             val += m * p[k]
             k += 1
             cnt[k] = -1
@@ -162,15 +177,15 @@ def _search(p, a1, a2, u, mu, node_limit, n_record):
         if cnt[k] > 0:  # back at level k: one copy fewer, next subtree
             cnt[k] -= 1
             x[k] -= 1
-            r1 += a1[k]
-            r2 += a2[k]
+            for j in range(d):
+                r[j] += a[k, j]
             val -= p[k]
             k += 1
             cnt[k] = -1
             continue
         cnt[k] = -1
         k -= 1
-    return best, best_x, nodes, exhausted, open_bound, record, record_val, n_found
+    return best, best_x, nodes, exhausted, open_bound, record, n_found
 
 
 def surrogate_multiplier(p: np.ndarray, a1: np.ndarray, a2: np.ndarray, u: np.ndarray) -> float:
@@ -208,8 +223,10 @@ def knapsack_2d(p: np.ndarray, a1: np.ndarray, a2: np.ndarray, u: np.ndarray, *,
     mu = surrogate_multiplier(pp, b1, b2, uu)
     order = np.argsort(-pp / np.maximum(mu * b1 + (1.0 - mu) * b2, 1e-300), kind="stable")
     idx = cand[order]
-    best, best_x, nodes, exhausted, open_bound, rec, rec_val, n_found = _search(
-        pp[order], b1[order], b2[order], uu[order], mu, node_limit, max(record, 1))
+    a = np.ascontiguousarray(np.column_stack((b1[order], b2[order])))
+    w = np.array([mu, 1.0 - mu])
+    best, best_x, nodes, exhausted, open_bound, rec, n_found = branch_and_bound(
+        pp[order], a, uu[order], w, node_limit, max(record, 1))
     counts[idx] = best_x
     kept = min(n_found, rec.shape[0])
     rows = [(n_found - kept + j) % rec.shape[0] for j in range(kept)]  # oldest first, best last

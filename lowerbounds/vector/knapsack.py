@@ -6,7 +6,8 @@ With duals ``pi >= 0`` on the item types, the best configuration of a bin
     max  sum_i pi_i a_i   s.t.  sum_i A_ik a_i <= 1  (k = 1..d),   a_i in {0, ..., u_i}
 
 :func:`knapsack_nd` generalises :func:`lowerbounds.vc.knapsack.knapsack_2d`
-(same scheme, same tolerances) to ``d`` dimensions: a depth-first branch and
+to ``d`` dimensions with the same search,
+:func:`lowerbounds.vc.knapsack.branch_and_bound` (one implementation): a depth-first branch and
 bound (Horowitz-Sahni / Martello-Toth) whose node bound is the fractional
 (Dantzig) bound of a *surrogate relaxation* ``sum_k w_k A_ik a_i <= sum_k
 w_k`` (any weights ``w >= 0`` summing to 1 give a valid bound: Martello and
@@ -29,12 +30,9 @@ import dataclasses
 
 import numpy as np
 
-from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
+from lowerbounds.vc.knapsack import PRUNE_TOL, branch_and_bound
 
 __all__ = ["KnapsackND", "knapsack_nd", "surrogate_weights"]
-
-PRUNE_TOL = 1e-12
-_ROOM_TOL = 1e-9
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,92 +46,6 @@ class KnapsackND:
     exhausted: bool
     nodes: int
     found: tuple
-
-
-@njit(cache=True)
-def _dantzig(k, s, p, u, a, r, room):
-    b = 0.0
-    n, d = a.shape
-    for i in range(k, n):
-        fits = True
-        for j in range(d):
-            if a[i, j] > r[j] + 1e-12:
-                fits = False
-                break
-        if not fits:
-            continue
-        if s[i] * u[i] <= room:
-            room -= s[i] * u[i]
-            b += p[i] * u[i]
-        else:
-            b += p[i] * room / s[i]
-            break
-    return b
-
-
-@njit(cache=True)
-def _fit_count(k, u, a, r):
-    m = float(u[k])
-    for j in range(a.shape[1]):
-        if a[k, j] > 0:
-            m = min(m, np.floor((r[j] + 1e-12) / a[k, j]))
-    return int(max(m, 0.0))
-
-
-@njit(cache=True)
-def _search(p, a, u, w, node_limit, n_record):
-    """Branch and bound over the items in the given order (capacities 1): (best, best counts, nodes,
-    exhausted, largest open bound, recorded improving rows, how many were recorded)."""
-    n, d = a.shape
-    s = a @ w
-    x = np.zeros(n, np.int64)
-    best_x = np.zeros(n, np.int64)
-    record = np.zeros((n_record, n), np.int64)
-    n_found = 0
-    best, nodes, exhausted, open_bound = 0.0, 0, True, 0.0
-    cnt = np.full(n + 1, -1, np.int64)
-    r = np.ones(d)
-    val = 0.0
-    k = 0
-    while k >= 0:
-        if k == n:
-            if val > best + PRUNE_TOL:
-                best = val
-                best_x[:] = x
-                record[n_found % n_record, :] = x
-                n_found += 1
-            k -= 1
-            continue
-        if cnt[k] == -1:
-            nodes += 1
-            bound = val + _dantzig(k, s, p, u, a, r, r @ w + _ROOM_TOL)
-            if nodes > node_limit:
-                exhausted = False
-                open_bound = max(open_bound, bound)
-                k -= 1
-                continue
-            if bound <= best + PRUNE_TOL:
-                k -= 1
-                continue
-            m = _fit_count(k, u, a, r)
-            cnt[k] = m
-            x[k] = m
-            r -= m * a[k]
-            val += m * p[k]
-            k += 1
-            cnt[k] = -1
-            continue
-        if cnt[k] > 0:
-            cnt[k] -= 1
-            x[k] -= 1
-            r += a[k]
-            val -= p[k]
-            k += 1
-            cnt[k] = -1
-            continue
-        cnt[k] = -1
-        k -= 1
-    return best, best_x, nodes, exhausted, open_bound, record, n_found
 
 
 def _root_bound(p: np.ndarray, a: np.ndarray, u: np.ndarray, w: np.ndarray) -> float:
@@ -169,7 +81,7 @@ def knapsack_nd(p: np.ndarray, a: np.ndarray, u: np.ndarray, *, node_limit: int 
     w = surrogate_weights(pp, aa, uu)
     order = np.argsort(-pp / np.maximum(aa @ w, 1e-300), kind="stable")
     idx = cand[order]
-    best, best_x, nodes, exhausted, open_bound, rec, n_found = _search(
+    best, best_x, nodes, exhausted, open_bound, rec, n_found = branch_and_bound(
         pp[order], np.ascontiguousarray(aa[order]), uu[order], w, node_limit, max(record, 1))
     counts[idx] = best_x
     kept = min(n_found, rec.shape[0])

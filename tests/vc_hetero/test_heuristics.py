@@ -77,10 +77,21 @@ def test_a_heuristic_without_room_says_it_failed():
         assert r.status is Status.FAILED and r.message
 
 
-def test_unknown_method_and_certify_hook():
+def test_unknown_method_is_refused():
     inst = tiny_instance(np.random.default_rng(0), d=2, n=4)
     with pytest.raises(UnknownNameError):
         solve(inst, "mcb9")
-    r = solve(inst, "certify")
-    assert r.status is Status.FAILED and "not available" in r.message
-    assert set(HEURISTICS) < set(METHODS)
+    assert set(HEURISTICS) < set(METHODS) and "certify" in METHODS
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_certify_through_the_table_equals_brute_force(seed):
+    inst = tiny_instance(np.random.default_rng(200 + seed), d=2 + seed % 2, n=5 + seed % 3)
+    best, _ = brute_force(inst)
+    r = solve(inst, "certify", time_limit=60.0)
+    if best is None:
+        assert r.status is Status.INFEASIBLE
+        return
+    assert r.status is Status.OPTIMAL, r.message
+    assert r.objective == pytest.approx(best, abs=1e-6) and r.bound >= best - 1e-7
+    assert check_hetero(inst, r.solution).valid

@@ -16,7 +16,7 @@ EXACT = ("milp", "lp")
 """The MILP (exact, proven) and its LP relaxation (an upper bound)."""
 
 CERTIFY = ("certify",)
-"""The certified bracket of the general case (the array-level entry point of lowerbounds; see
+"""The certified bracket of the general case (:func:`lowerbounds.vector.certify_hosts`, through
 :func:`heuristics.vc_hetero.methods.certify_hook`)."""
 
 HEURISTICS = MCB + GREEDY + VECTOR
