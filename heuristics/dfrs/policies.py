@@ -69,14 +69,19 @@ class _Hosts:
         self.mem = np.zeros(hosts)
 
     def add(self, placed, m: float, sign: int = 1) -> None:
-        idx = np.asarray(placed, dtype=np.int64)
-        np.add.at(self.load, idx, sign)
-        np.add.at(self.mem, idx, sign * m)
+        load, mem, dm = self.load, self.mem, sign * m
+        for h in placed:  # a job has few tasks: a loop beats np.add.at (same order of the float sums)
+            load[h] += sign
+            mem[h] += dm
 
     def fits_on(self, placed, m: float) -> bool:
-        extra = np.zeros_like(self.mem)
-        np.add.at(extra, np.asarray(placed, dtype=np.int64), m)
-        return bool(np.all(self.mem + extra <= 1.0 + MEM_SLACK))
+        """Every host of ``placed`` keeps its memory at most 1 with ``m`` more per task placed there (the hosts
+        not in ``placed`` are unchanged; the engine keeps them at most 1)."""
+        extra: dict[int, float] = {}
+        for h in placed:
+            extra[h] = extra.get(h, 0.0) + m
+        mem = self.mem
+        return all(mem[h] + e <= 1.0 + MEM_SLACK for h, e in extra.items())
 
 
 def place_least_loaded(hosts: _Hosts, q: int, m: float) -> tuple[int, ...] | None:

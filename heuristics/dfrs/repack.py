@@ -54,21 +54,26 @@ def relabel(view: View, ks: list[int], task_host: np.ndarray, tasks: np.ndarray)
     assignment problem whose weight ``W[a, b]`` is the memory that stays if new host ``a`` is old host ``b``
     (for a job of ``q`` tasks, ``mem * n_new(a) * n_old(b) / q``, exact for one-task jobs)."""
     hosts = view.hosts_count
-    offsets = np.concatenate([[0], np.cumsum(tasks)])
-    rows, cols, weights = [], [], []
+    offsets = np.concatenate([[0], np.cumsum(tasks)]).tolist()
+    rows: list[int] = []
+    cols: list[int] = []
+    weights: list[float] = []
+    first = task_host.tolist()
     for pos, k in enumerate(ks):
         old = view.hosts[k] if view.state[k] == RUNNING else view.last_hosts[k]
         if old is None:
             continue
-        new = task_host[offsets[pos]:offsets[pos + 1]]
-        q = new.size
-        rows.append(np.repeat(new, q))
-        cols.append(np.tile(np.asarray(old, dtype=np.int64), q))
-        weights.append(np.full(q * q, view.mem[k] / q + 1e-9 / q))
+        q = len(old)
+        new = first[offsets[pos]:offsets[pos + 1]]
+        wk = view.mem[k] / q + 1e-9 / q
+        for a in new:  # the pairs (new host, old host) of the job's tasks, q x q
+            rows.extend([a] * q)
+            cols.extend(old)
+        weights.extend([wk] * (q * q))
     if not rows:
         return task_host
     w = np.zeros((hosts, hosts))
-    np.add.at(w, (np.concatenate(rows), np.concatenate(cols)), np.concatenate(weights))
+    np.add.at(w, (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)), np.array(weights))
     r, c = linear_sum_assignment(w, maximize=True)
     perm = np.empty(hosts, dtype=np.int64)
     perm[r] = c
@@ -77,7 +82,7 @@ def relabel(view: View, ks: list[int], task_host: np.ndarray, tasks: np.ndarray)
 
 def _match_tasks(new: list[int], old: tuple[int, ...] | None) -> tuple[int, ...]:
     """Order the new hosts of a job's tasks so that task ``i`` keeps host ``old[i]`` whenever it can."""
-    if old is None:
+    if old is None or len(new) == 1:
         return tuple(new)
     left = Counter(new)
     out: list[int | None] = [None] * len(new)
@@ -112,11 +117,12 @@ def mcb8_prefix(view: View, order: list[int], budget: float) -> dict[int, tuple[
     if found is None:
         return None
     task_host = relabel(view, ks, np.asarray(found, dtype=np.int64), tasks)
-    offsets = np.concatenate([[0], np.cumsum(tasks)])
+    offsets = np.concatenate([[0], np.cumsum(tasks)]).tolist()
+    host_list = task_host.tolist()
     placement = {}
     for pos, k in enumerate(ks):
         old = view.hosts[k] if view.state[k] == RUNNING else view.last_hosts[k]
-        placement[view.jobs[k]] = _match_tasks(task_host[offsets[pos]:offsets[pos + 1]].tolist(), old)
+        placement[view.jobs[k]] = _match_tasks(host_list[offsets[pos]:offsets[pos + 1]], old)
     if moved_memory(view, placement) > budget + 1e-9:
         return None
     return placement
