@@ -49,7 +49,7 @@ import numpy as np
 from heuristics.dfrs.cpu import share_cpu
 from vcsched.sim.dfrs import PAUSED, RUNNING, WAITING, Decision, View
 
-__all__ = ["PRIORITY_TAU", "priorities", "place_least_loaded", "GreedyPolicy", "Mcb8Periodic"]
+__all__ = ["HYSTERESIS", "PRIORITY_TAU", "priorities", "place_least_loaded", "GreedyPolicy", "Mcb8Periodic"]
 
 PRIORITY_TAU = 10.0
 MEM_SLACK = 1e-9
@@ -186,9 +186,13 @@ class GreedyPolicy:
         return None
 
 
+HYSTERESIS = 0.0
+"""Default of :class:`Mcb8Periodic`'s ``hysteresis`` (measured in docs/dfrs.md)."""
+
 IMPROVEMENT = 1e-3
 """A re-allocation that runs the same jobs replaces the current placement only if it raises the minimum yield by
 more than this."""
+
 
 
 def _better(new: Decision, stay: Decision) -> bool:
@@ -205,9 +209,12 @@ class Mcb8Periodic(GreedyPolicy):
     """``mcb8-per`` and ``mcb8-per-stretch`` (``stretch=True``); module docstring."""
 
     def __init__(self, name: str, *, period: float = 600.0, budget: float = math.inf, stretch: bool = False,
-                 cpu_target: str = "avgyield", on_arrival: bool = False) -> None:
+                 cpu_target: str = "avgyield", on_arrival: bool = False, hysteresis: float = HYSTERESIS) -> None:
         super().__init__(name, preempt=False, move_paused=True, cpu_target=cpu_target, budget=budget)
+        if not hysteresis >= 0:
+            raise ValueError(f"hysteresis must be >= 0, got {hysteresis}")
         self.period, self.stretch, self.on_arrival = float(period), stretch, on_arrival
+        self.hysteresis = float(hysteresis)
 
     def spare_order(self, view: View, placement) -> list[int] | None:
         if not self.stretch:
@@ -221,7 +228,7 @@ class Mcb8Periodic(GreedyPolicy):
             return super().decide(view)
         stay = super().decide(view)
         prio = priorities(view)
-        order = sorted(range(len(view.jobs)), key=lambda k: (-prio[k], k))
+        order = self.realloc_order(view, prio)
         placement = self._repack(view, order)
         if placement is None:
             return stay
@@ -236,6 +243,14 @@ class Mcb8Periodic(GreedyPolicy):
         new = Decision(placement, share_cpu(placement, view.hosts_count, view.cores, self.cpu_target,
                                             self.spare_order(view, placement)))
         return new if _better(new, stay) else stay
+
+    def realloc_order(self, view: View, prio: list[float]) -> list[int]:
+        """The jobs in priority order for a re-allocation, a running job's priority multiplied by ``1 +
+        hysteresis`` (a job not running displaces a running one only when its priority is that much higher)."""
+        if self.hysteresis > 0:
+            boost = 1.0 + self.hysteresis
+            prio = [p * boost if st == RUNNING else p for p, st in zip(prio, view.state)]
+        return sorted(range(len(view.jobs)), key=lambda k: (-prio[k], k))
 
     def _repack(self, view: View, order: list[int]) -> dict[int, tuple[int, ...]] | None:
         """MCB8 on the longest packable prefix of ``order``, relabelled; ``None`` when over budget or failed."""
