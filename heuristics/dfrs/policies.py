@@ -205,6 +205,13 @@ def _better(new: Decision, stay: Decision) -> bool:
     return min(new.yields.values()) > min(stay.yields.values()) + IMPROVEMENT
 
 
+def _nothing_to_gain(view: View, stay: Decision) -> bool:
+    """Every job in the system runs at yield 1 in ``stay``: no re-allocation can run more jobs or raise the
+    minimum yield, so MCB8 is not run (it would only be taken if it failed to pack the jobs that already fit and
+    paused some)."""
+    return len(stay.placement) == len(view.jobs) and all(y >= 1.0 for y in stay.yields.values())
+
+
 class Mcb8Periodic(GreedyPolicy):
     """``mcb8-per`` and ``mcb8-per-stretch`` (``stretch=True``); module docstring."""
 
@@ -227,6 +234,8 @@ class Mcb8Periodic(GreedyPolicy):
         if "period" not in view.reasons and not (self.on_arrival and "arrival" in view.reasons):
             return super().decide(view)
         stay = super().decide(view)
+        if _nothing_to_gain(view, stay):
+            return stay
         prio = priorities(view)
         order = self.realloc_order(view, prio)
         placement = self._repack(view, order)
