@@ -20,6 +20,11 @@ COMPILED_FROM = 64
 packs thousands of times, so numba's one-off load pays for itself."""
 
 
+SMALL_JOB = 8
+"""Jobs of at most this many tasks: their pairs in :func:`relabel` are built in Python lists (numpy per job is
+slower for them); wider jobs with numpy."""
+
+
 def _items(view: View, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
     tasks = np.array([view.tasks[k] for k in ks], dtype=np.int64)
     mem = np.repeat(np.array([view.mem[k] for k in ks], dtype=float), tasks)
@@ -55,25 +60,45 @@ def relabel(view: View, ks: list[int], task_host: np.ndarray, tasks: np.ndarray)
     (for a job of ``q`` tasks, ``mem * n_new(a) * n_old(b) / q``, exact for one-task jobs)."""
     hosts = view.hosts_count
     offsets = np.concatenate([[0], np.cumsum(tasks)]).tolist()
-    rows: list[int] = []
-    cols: list[int] = []
-    weights: list[float] = []
+    rows: list = []  # numpy chunks, in job order (the float sums of np.add.at follow it)
+    cols: list = []
+    weights: list = []
+    small_r: list[int] = []
+    small_c: list[int] = []
+    small_w: list[float] = []
+
+    def flush() -> None:
+        if small_r:
+            rows.append(np.array(small_r, dtype=np.int64))
+            cols.append(np.array(small_c, dtype=np.int64))
+            weights.append(np.array(small_w))
+            small_r.clear()
+            small_c.clear()
+            small_w.clear()
+
     first = task_host.tolist()
     for pos, k in enumerate(ks):
         old = view.hosts[k] if view.state[k] == RUNNING else view.last_hosts[k]
         if old is None:
             continue
         q = len(old)
-        new = first[offsets[pos]:offsets[pos + 1]]
         wk = view.mem[k] / q + 1e-9 / q
-        for a in new:  # the pairs (new host, old host) of the job's tasks, q x q
-            rows.extend([a] * q)
-            cols.extend(old)
-        weights.extend([wk] * (q * q))
+        if q <= SMALL_JOB:  # the pairs (new host, old host) of the job's tasks, q x q, in Python lists
+            for a in first[offsets[pos]:offsets[pos + 1]]:
+                small_r.extend([a] * q)
+                small_c.extend(old)
+            small_w.extend([wk] * (q * q))
+            continue
+        flush()
+        new = task_host[offsets[pos]:offsets[pos + 1]]
+        rows.append(np.repeat(new, q))
+        cols.append(np.tile(np.asarray(old, dtype=np.int64), q))
+        weights.append(np.full(q * q, wk))
+    flush()
     if not rows:
         return task_host
     w = np.zeros((hosts, hosts))
-    np.add.at(w, (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)), np.array(weights))
+    np.add.at(w, (np.concatenate(rows), np.concatenate(cols)), np.concatenate(weights))
     r, c = linear_sum_assignment(w, maximize=True)
     perm = np.empty(hosts, dtype=np.int64)
     perm[r] = c

@@ -153,11 +153,16 @@ def test_hysteresis_checked_and_priority_rule(policy, seed):
         make_policy(policy, hysteresis=-1.0)
 
 
-def test_relabel_matches_plain_numpy():
-    """:func:`heuristics.dfrs.repack.relabel` (Python lists) against the plain per-job numpy construction."""
+@pytest.mark.parametrize("small_job", [1, 2, 8])
+def test_relabel_matches_plain_numpy(monkeypatch, small_job):
+    """:func:`heuristics.dfrs.repack.relabel` (Python lists up to ``SMALL_JOB`` tasks, numpy chunks above)
+    against the plain per-job numpy construction."""
     from scipy.optimize import linear_sum_assignment
 
+    from heuristics.dfrs import repack
     from heuristics.dfrs.repack import relabel
+
+    monkeypatch.setattr(repack, "SMALL_JOB", small_job)
     from vcsched.sim.dfrs import View
 
     rng = np.random.default_rng(1)
