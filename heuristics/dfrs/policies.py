@@ -186,7 +186,7 @@ class GreedyPolicy:
         return None
 
 
-HYSTERESIS = 0.0
+HYSTERESIS = 4.0
 """Default of :class:`Mcb8Periodic`'s ``hysteresis`` (measured in docs/dfrs.md)."""
 
 IMPROVEMENT = 1e-3
