@@ -2,10 +2,12 @@
 
 Two cell parts, run by :mod:`benchmarks.experiments.timeshare`:
 
-* ``part = "bound"``: a whole scenario workload (e.g. (b), 500 tasks) bounded by the LP method
-  (:func:`lowerbounds.timeshare.timeshare_bounds`, ``method="lp"``, ``BOUND_SECONDS`` per workload),
+* ``part = "bound"``: a whole scenario workload (e.g. (b), 500 tasks) bracketed by
+  :func:`lowerbounds.timeshare.references.timeshare_references` (method ``lp``, ``REFERENCE_SECONDS`` per
+  workload: the LP bounds and the best mapping found, the search started from the heuristics' mappings),
   and MCT, HMCT, MP and MSF simulated on it: one row per heuristic with each metric, its bound, the
-  ratio value / bound and the seconds the bounds took;
+  ratio value / bound, the bracket's upper end and status, the ratio interval ``[value / upper,
+  value / lower]`` to the optimum (``<metric>_opt_ratio_low``/``_high``) and the seconds the references took;
 * ``part = "small"``: the first ``tasks`` tasks of scenario (b)'s workload on 3 or 4 servers, with the
   best mapping of each metric (:func:`lowerbounds.timeshare.mapping.best_mapping`), the LP bounds and
   the heuristics: rows give the value of each, so the report can give the bound's quality
@@ -26,12 +28,15 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 __all__ = ["bound_cells", "small_cells", "bound_rows", "small_rows", "bound_report", "BOUND_SECONDS",
-           "EXACT_SECONDS"]
+           "EXACT_SECONDS", "REFERENCE_SECONDS"]
 
 
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
-BOUND_SECONDS = 10.0
-"""Time limit of the LP bounds of one whole workload."""
+REFERENCE_SECONDS = 30.0
+"""Time limit of the references of one whole workload (:func:`lowerbounds.timeshare.references.timeshare_references`,
+method ``lp``: half to the bounds, the rest to the mapping search, started from the heuristics' mappings)."""
+BOUND_SECONDS = REFERENCE_SECONDS * 0.5
+"""The bounds' share of :data:`REFERENCE_SECONDS`."""
 EXACT_SECONDS = 10.0
 """Time limit of the best-mapping search of one metric on a small workload."""
 THREE_SERVERS = ("spinnaker", "artimon", "soyotte")
@@ -81,22 +86,34 @@ def _heuristic_values(inst) -> dict[str, dict]:
 
 
 def bound_rows(params: dict) -> list[dict]:
-    from lowerbounds.timeshare import timeshare_bounds
+    """One row per heuristic: each metric, its bound, ratio to it, the other end of the optimum's bracket and
+    the heuristic's ratio interval to the optimum (:func:`lowerbounds.reference.ratio_interval`)."""
+    from heuristics.timeshare.policies import heuristic_mappings
+    from lowerbounds.timeshare.references import timeshare_references
 
     inst = _instance(params)
     tic = time.perf_counter()
-    bounds = timeshare_bounds(inst.platform, inst.workload, method="lp", time_limit=BOUND_SECONDS)
+    refs = timeshare_references(inst.platform, inst.workload, work_factor=inst.work_factor, method="lp",
+                                time_limit=REFERENCE_SECONDS, seed=0, starts=heuristic_mappings(inst))
     seconds = time.perf_counter() - tic
     rows = []
     for h, r in _heuristic_values(inst).items():
         row = {"kind": "bound", "heuristic": h, "tasks": inst.workload.n_tasks, "completed": r["completed"],
                "bound_seconds": seconds}
+        full = r["completed"] == inst.workload.n_tasks
         for m in METRICS:
+            bracket = refs[m].bracket
+            lower = bracket.lower.value
             row[m] = r[m]
-            row[f"{m}_bound"] = bounds[m].value
-            row[f"{m}_bound_method"] = bounds[m].method
-            full = r["completed"] == inst.workload.n_tasks
-            row[f"{m}_ratio_to_bound"] = r[m] / bounds[m].value if full and bounds[m].value > 0 else np.nan
+            row[f"{m}_bound"] = lower
+            row[f"{m}_bound_method"] = bracket.lower.method
+            row[f"{m}_ratio_to_bound"] = r[m] / lower if full and lower > 0 else np.nan
+            row[f"{m}_upper"] = np.nan if bracket.upper is None else bracket.upper.value
+            row[f"{m}_status"] = bracket.status
+            interval = bracket.ratio(r[m]) if full else None
+            lo, hi = interval if interval else (None, None)
+            row[f"{m}_opt_ratio_low"] = np.nan if lo is None else lo
+            row[f"{m}_opt_ratio_high"] = np.nan if hi is None else hi
         rows.append(row)
     return rows
 
@@ -154,9 +171,32 @@ def bound_report(ok: pandas.DataFrame, out_dir: pathlib.Path) -> list[str]:
                 lines.append(f"(b) mu={mu:g}, value / lower bound (sumflow, maxflow, maxstretch, makespan): " + "; ".join(
                     f"{h.upper()} {g.loc[h].iloc[0]:.3f}, {g.loc[h].iloc[1]:.3f}, {g.loc[h].iloc[2]:.3f}, "
                     f"{g.loc[h].iloc[3]:.4f}" for h in HEURISTICS if h in g.index))
-            lines.append(f"bounds of a whole (b) workload (500 tasks): at most {b['bound_seconds'].max():.1f} s "
-                         f"(limit {BOUND_SECONDS:g} s)")
+            lines += _interval_lines(b, out_dir, save_table)
+            lines.append(f"references of a whole (b) workload (500 tasks): at most {b['bound_seconds'].max():.1f} s "
+                         f"(limit {REFERENCE_SECONDS:g} s)")
     lines += _small_lines(ok, out_dir, save_table)
+    return lines
+
+
+def _interval_lines(b: pandas.DataFrame, out_dir: pathlib.Path, save_table) -> list[str]:
+    """Table ``opt_intervals`` (per rate and heuristic: the ratio interval to the optimum of each metric, mean
+    over seeds, and the mean width upper / lower) and one line per rate."""
+    if "sumflow_opt_ratio_low" not in b:
+        return []
+    cols = [f"{m}_opt_ratio_{e}" for m in METRICS for e in ("low", "high")]
+    table = b.groupby(["mu", "heuristic"], sort=False)[cols].mean().reset_index()
+    widths = (b["sumflow_upper"] / b["sumflow_bound"]).groupby(b["mu"]).agg(["min", "max"])
+    save_table(table, out_dir, "opt_intervals", title="Scenario (b): each heuristic's value / optimum lies in "
+               "[low, high] (mean over workload seeds)", digits=3)
+    lines = []
+    for mu in (20.0, 17.0, 15.0):
+        at = table[table["mu"] == mu]
+        if at.empty:
+            continue
+        lines.append(f"(b) mu={mu:g}, value / optimum in [low, high] (sumflow; maxstretch): " + "; ".join(
+            f"{r.heuristic.upper()} [{r.sumflow_opt_ratio_low:.2f}, {r.sumflow_opt_ratio_high:.2f}]; "
+            f"[{r.maxstretch_opt_ratio_low:.2f}, {r.maxstretch_opt_ratio_high:.2f}]" for r in at.itertuples())
+            + f" (sumflow upper / lower {widths.loc[mu, 'min']:.2f}-{widths.loc[mu, 'max']:.2f})")
     return lines
 
 

@@ -32,7 +32,10 @@ name), ``jobs``, ``impacted_pct``, ``reallocations``, ``reallocations_pct``,
 ``mean_response`` (all jobs), ``response_bound`` (a lower bound on the mean response time
 of any schedule of the cell's jobs on its platform, :func:`lowerbounds.batch.batch_bounds`
 method ``quick``) and ``response_ratio_to_bound``; the report's ``ratio_to_bound`` table
-puts the last one beside the paper's relative response time.
+puts the last one beside the paper's relative response time. ``response_upper``,
+``response_status``, ``response_opt_ratio_low`` and ``response_opt_ratio_high``: the optimum's bracket
+(:func:`lowerbounds.batch.batch_references`, method ``quick``, the cell's simulated schedules as candidates
+for the upper end) and each run's ratio interval to the optimum, tabled in ``opt_intervals``.
 """
 
 from __future__ import annotations
@@ -169,7 +172,7 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     replan = policy_kw.pop("cbf_replan", "earliest")
     bound = response_bound(params, jobs)
     ref, ref_s = _reference(params, jobs, replan)
-    rows = []
+    rows, runs = [], [ref]
     base = compare_to_reference(ref, ref, reallocations=0)
     ref_max_wait = _max_wait(ref)
     rows.append({"algorithm": "none", "heuristic": "mct", "label": "reference", **_fields(base),
@@ -187,18 +190,52 @@ def run_cell(params: dict, seed: int) -> list[dict]:
                          "displaced_pct": 100.0 * counts["displaced"] / n,
                          "max_wait": _max_wait(res), "ref_max_wait": ref_max_wait,
                          "sim_seconds": sec, "realloc_seconds": pol.seconds, **_bound_fields(m, bound)})
+            runs.append(res)
+    return _with_intervals(rows, runs, params, jobs)
+
+
+INTERVAL_METHOD = "quick"
+"""Method of the brackets of the optimum (:func:`lowerbounds.batch.batch_references`): the quick bounds and the
+schedule portfolio, with the cell's simulated schedules as candidates for the upper end (a few seconds per cell)."""
+
+
+def _with_intervals(rows: list[dict], runs: list, params: dict, jobs) -> list[dict]:
+    """Each row gains ``response_upper`` (the best of the clairvoyant portfolio and the cell's own simulated
+    schedules: every one of them is a schedule of the relaxation), ``response_status`` and the run's ratio
+    interval to the optimum ``response_opt_ratio_low``/``_high`` (``[value / upper, value / lower]``,
+    :func:`lowerbounds.reference.ratio_interval`). The simulations are not touched: their results are read."""
+    from lowerbounds.batch import batch_references
+
+    given = {f"run {k}": (r.cluster, r.start) for k, r in enumerate(runs) if _complete(r, jobs)}
+    refs = batch_references(jobs, _cell_clusters(params), method=INTERVAL_METHOD, given=given)
+    bracket = refs.brackets["mean_response"]
+    for row in rows:
+        interval = bracket.ratio(row["mean_response"]) or (None, None)
+        row.update(response_upper=None if bracket.upper is None else bracket.upper.value,
+                   response_status=bracket.status, response_opt_ratio_low=interval[0],
+                   response_opt_ratio_high=interval[1])
     return rows
+
+
+def _complete(result, jobs) -> bool:
+    """Whether a simulated run scheduled every job of ``jobs`` once (a candidate upper end)."""
+    return (len(result.jobs) == len(jobs) and np.array_equal(result.jobs.submit, jobs.submit)
+            and np.isfinite(result.start).all() and (result.cluster >= 0).all())
+
+
+def _cell_clusters(params: dict):
+    from vcsched.scenarios.grid import SCENARIOS, platform_clusters
+
+    return platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
+                             batch=params["batch"])
 
 
 def response_bound(params: dict, jobs) -> float:
     """Lower bound on the mean response time of any schedule of the cell's jobs on its platform
     (:func:`lowerbounds.batch.batch_bounds`, method ``quick``: the same for every policy of the cell)."""
     from lowerbounds.batch import batch_bounds
-    from vcsched.scenarios.grid import SCENARIOS, platform_clusters
 
-    clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
-                                 batch=params["batch"])
-    return batch_bounds(jobs, clusters, method="quick").bounds["mean_response"].value
+    return batch_bounds(jobs, _cell_clusters(params), method="quick").bounds["mean_response"].value
 
 
 def _bound_fields(m: dict, bound: float) -> dict:
@@ -223,6 +260,20 @@ def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
                      "ci95": ci95_half(sub["response_ratio_to_bound"].astype(float)),
                      "relative_response_ci95": ci95_half(sub["relative_response"].astype(float))})
     return pd.DataFrame(rows)
+
+
+def opt_interval_table(df: pandas.DataFrame) -> pandas.DataFrame:
+    """Per algorithm and heuristic: the mean ends of the ratio interval to the optimum (``opt_ratio_low``,
+    ``opt_ratio_high``), the mean width of the optimum's bracket (``upper / lower``) and ``n`` (runs)."""
+    import pandas as pd
+
+    out = []
+    for (alg, h), sub in df.groupby(["algorithm", "heuristic"], sort=False):
+        low, high = sub["response_opt_ratio_low"].astype(float), sub["response_opt_ratio_high"].astype(float)
+        width = sub["response_upper"].astype(float) / sub["response_bound"].astype(float)
+        out.append({"algorithm": alg, "heuristic": h, "opt_ratio_low": low.mean(), "opt_ratio_high": high.mean(),
+                    "bracket_width": width.mean(), "n": int(low.notna().sum())})
+    return pd.DataFrame(out)
 
 
 def _max_wait(result) -> float:
@@ -441,6 +492,13 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         lines.append(f"Runs whose mean response time is below its lower bound (must be 0): {above} of {len(ok)}")
         lines.append("Mean response time as a ratio to the lower bound (mean over the paper's cells):")
         lines.append(text_table(bound_table))
+    if "response_opt_ratio_low" in ok:
+        intervals = opt_interval_table(ok[ok["scenario"].isin(PAPER_COLUMNS)])
+        save_table(intervals, out_dir, "opt_intervals", title="grid-realloc: mean response time / optimum lies in "
+                   "[low, high] (mean over the paper's cells; optimum bracketed by the quick bounds and the best of "
+                   "the clairvoyant portfolio and the cell's simulated schedules)")
+        lines.append("Mean response time / optimum, interval [low, high] (mean over the paper's cells):")
+        lines.append(text_table(intervals))
     dev = deviation_table(paper, causes)
     save_table(dev, out_dir, "deviations", title="grid-realloc: deviations from seed 000 and their measured causes")
     lines.append("Deviation table (windows: " + ", ".join(f"{b.upper()} {s} {d:g} days, homogeneous"

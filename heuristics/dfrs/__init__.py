@@ -13,6 +13,7 @@
 
 from heuristics.dfrs.cpu import CPU_TARGETS, share_cpu
 from heuristics.dfrs.methods import (
+    DEFAULT_HYSTERESIS,
     DEFAULT_PENALTY,
     DEFAULT_PERIOD,
     POLICIES,
@@ -24,4 +25,4 @@ from heuristics.dfrs.methods import (
 )
 
 __all__ = ["POLICIES", "PolicySpec", "PolicyRun", "make_policy", "simulate_policy", "simulate_policies",
-           "share_cpu", "CPU_TARGETS", "DEFAULT_PENALTY", "DEFAULT_PERIOD"]
+           "share_cpu", "CPU_TARGETS", "DEFAULT_PENALTY", "DEFAULT_PERIOD", "DEFAULT_HYSTERESIS"]

@@ -31,10 +31,11 @@ CPU_TARGETS = ("avgyield", "maxmin")
 
 
 def _loads(placement: dict[int, tuple[int, ...]], hosts: int) -> np.ndarray:
-    load = np.zeros(hosts, dtype=np.int64)
+    load = [0] * hosts
     for placed in placement.values():
-        np.add.at(load, np.asarray(placed, dtype=np.int64), 1)
-    return load
+        for h in placed:
+            load[h] += 1
+    return np.array(load, dtype=np.int64)
 
 
 def average_yield(placement: dict[int, tuple[int, ...]], hosts: int, cores: int,
@@ -50,7 +51,8 @@ def average_yield(placement: dict[int, tuple[int, ...]], hosts: int, cores: int,
         return yields
     jobs = order if order is not None else sorted(placement, key=lambda j: len(placement[j]))
     for j in jobs:
-        counts = Counter(placement[j])
+        placed = placement[j]
+        counts = {placed[0]: 1} if len(placed) == 1 else Counter(placed)
         delta = min(1.0 - y0, min(spare[h] / c for h, c in counts.items()))
         if delta <= 1e-12:
             continue

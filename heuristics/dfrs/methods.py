@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from heuristics.dfrs.cpu import CPU_TARGETS
-from heuristics.dfrs.policies import GreedyPolicy, Mcb8Periodic
+from heuristics.dfrs.policies import HYSTERESIS, GreedyPolicy, Mcb8Periodic
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names import dfrs as names
 from vcsched.problems.dfrs import DfrsJobs, DfrsPlatform
@@ -27,16 +27,17 @@ from vcsched.registry import Registry
 from vcsched.sim.dfrs import job_metrics, simulate_dfrs
 
 __all__ = ["PolicySpec", "PolicyRun", "POLICIES", "make_policy", "simulate_policy", "simulate_policies",
-           "DEFAULT_PENALTY", "DEFAULT_PERIOD", "CPU_TARGETS"]
+           "DEFAULT_PENALTY", "DEFAULT_PERIOD", "DEFAULT_HYSTERESIS", "CPU_TARGETS"]
 
 DEFAULT_PENALTY = 300.0
 DEFAULT_PERIOD = 600.0
+DEFAULT_HYSTERESIS = HYSTERESIS
 
 
 @dataclasses.dataclass(frozen=True)
 class PolicySpec:
     """``batch``: the batch simulator's policy name (``easy``/``fcfs``), else ``None``; ``build(period, budget,
-    cpu_target, on_arrival)`` makes a fractional policy object."""
+    cpu_target, on_arrival, hysteresis)`` makes a fractional policy object."""
 
     name: str
     batch: str | None = None
@@ -49,16 +50,16 @@ def _table() -> Registry:
     specs = [
         PolicySpec("easy", batch="easy"),
         PolicySpec("fcfs", batch="fcfs"),
-        PolicySpec("greedy", build=lambda period, budget, cpu, arrival: GreedyPolicy("greedy", cpu_target=cpu)),
-        PolicySpec("greedy-pmtn", build=lambda period, budget, cpu, arrival: GreedyPolicy("greedy-pmtn", preempt=True,
+        PolicySpec("greedy", build=lambda period, budget, cpu, arrival, hyst: GreedyPolicy("greedy", cpu_target=cpu)),
+        PolicySpec("greedy-pmtn", build=lambda period, budget, cpu, arrival, hyst: GreedyPolicy("greedy-pmtn", preempt=True,
                                                                                  cpu_target=cpu)),
-        PolicySpec("greedy-pmtn-migr", build=lambda period, budget, cpu, arrival: GreedyPolicy(
+        PolicySpec("greedy-pmtn-migr", build=lambda period, budget, cpu, arrival, hyst: GreedyPolicy(
             "greedy-pmtn-migr", preempt=True, move_paused=True, cpu_target=cpu, budget=budget)),
-        PolicySpec("mcb8-per", periodic=True, build=lambda period, budget, cpu, arrival: Mcb8Periodic(
-            "mcb8-per", period=period, budget=budget, cpu_target=cpu, on_arrival=arrival)),
-        PolicySpec("mcb8-per-stretch", periodic=True, build=lambda period, budget, cpu, arrival: Mcb8Periodic(
+        PolicySpec("mcb8-per", periodic=True, build=lambda period, budget, cpu, arrival, hyst: Mcb8Periodic(
+            "mcb8-per", period=period, budget=budget, cpu_target=cpu, on_arrival=arrival, hysteresis=hyst)),
+        PolicySpec("mcb8-per-stretch", periodic=True, build=lambda period, budget, cpu, arrival, hyst: Mcb8Periodic(
             "mcb8-per-stretch", period=period, budget=budget, stretch=True, cpu_target=cpu,
-            on_arrival=arrival)),
+            on_arrival=arrival, hysteresis=hyst)),
     ]
     for spec in specs:
         reg.register(spec.name)(spec)
@@ -80,14 +81,14 @@ class PolicyRun:
 
 
 def make_policy(name: str, *, period: float = DEFAULT_PERIOD, budget: float = math.inf,
-                cpu_target: str = "avgyield", on_arrival: bool = False):
+                cpu_target: str = "avgyield", on_arrival: bool = False, hysteresis: float = DEFAULT_HYSTERESIS):
     """The fractional policy object ``name`` (a batch name is refused: it does not run in the DFRS engine)."""
     spec = POLICIES.get(name)
     if spec.batch is not None:
         raise InvalidInputError(f"{name!r} is a batch baseline; run it with simulate_policy")
     if cpu_target not in CPU_TARGETS:
         raise UnknownNameError(f"unknown CPU target {cpu_target!r}; choose one of {CPU_TARGETS}")
-    return spec.build(float(period), float(budget), cpu_target, bool(on_arrival))
+    return spec.build(float(period), float(budget), cpu_target, bool(on_arrival), float(hysteresis))
 
 
 def _batch(jobs: DfrsJobs, platform: DfrsPlatform, policy: str) -> PolicyRun:
@@ -110,13 +111,16 @@ def _batch(jobs: DfrsJobs, platform: DfrsPlatform, policy: str) -> PolicyRun:
 
 def simulate_policy(jobs: DfrsJobs, platform: DfrsPlatform, policy: str, *, penalty: float = DEFAULT_PENALTY,
                     period: float = DEFAULT_PERIOD, budget: float = math.inf, cpu_target: str = "avgyield",
-                    on_arrival: bool = False, progress: Callable[[int], None] | None = None) -> PolicyRun:
+                    on_arrival: bool = False, hysteresis: float = DEFAULT_HYSTERESIS,
+                    progress: Callable[[int], None] | None = None) -> PolicyRun:
     """Run ``policy`` (a name of :data:`POLICIES`) on ``jobs``; the batch baselines ignore penalty, period,
-    budget, CPU target and ``on_arrival`` (the MCB8 policies' re-allocation at each arrival too)."""
+    budget, CPU target, ``on_arrival`` (the MCB8 policies' re-allocation at each arrival too) and ``hysteresis``
+    (:class:`heuristics.dfrs.policies.Mcb8Periodic`)."""
     spec = POLICIES.get(policy)
     if spec.batch is not None:
         return _batch(jobs, platform, spec.batch)
-    pol = make_policy(policy, period=period, budget=budget, cpu_target=cpu_target, on_arrival=on_arrival)
+    pol = make_policy(policy, period=period, budget=budget, cpu_target=cpu_target, on_arrival=on_arrival,
+                      hysteresis=hysteresis)
     result = simulate_dfrs(jobs, platform, pol, penalty=penalty, budget=budget, progress=progress)
     return PolicyRun(spec.name, result.metrics(), result.start, result.end, result.migrations, result.pauses)
 

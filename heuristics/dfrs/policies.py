@@ -47,9 +47,10 @@ import math
 import numpy as np
 
 from heuristics.dfrs.cpu import share_cpu
+from vcsched.errors import InvalidInputError
 from vcsched.sim.dfrs import PAUSED, RUNNING, WAITING, Decision, View
 
-__all__ = ["PRIORITY_TAU", "priorities", "place_least_loaded", "GreedyPolicy", "Mcb8Periodic"]
+__all__ = ["HYSTERESIS", "PRIORITY_TAU", "priorities", "place_least_loaded", "GreedyPolicy", "Mcb8Periodic"]
 
 PRIORITY_TAU = 10.0
 MEM_SLACK = 1e-9
@@ -69,14 +70,19 @@ class _Hosts:
         self.mem = np.zeros(hosts)
 
     def add(self, placed, m: float, sign: int = 1) -> None:
-        idx = np.asarray(placed, dtype=np.int64)
-        np.add.at(self.load, idx, sign)
-        np.add.at(self.mem, idx, sign * m)
+        load, mem, dm = self.load, self.mem, sign * m
+        for h in placed:  # a job has few tasks: a loop beats np.add.at (same order of the float sums)
+            load[h] += sign
+            mem[h] += dm
 
     def fits_on(self, placed, m: float) -> bool:
-        extra = np.zeros_like(self.mem)
-        np.add.at(extra, np.asarray(placed, dtype=np.int64), m)
-        return bool(np.all(self.mem + extra <= 1.0 + MEM_SLACK))
+        """Every host of ``placed`` keeps its memory at most 1 with ``m`` more per task placed there (the hosts
+        not in ``placed`` are unchanged; the engine keeps them at most 1)."""
+        extra: dict[int, float] = {}
+        for h in placed:
+            extra[h] = extra.get(h, 0.0) + m
+        mem = self.mem
+        return all(mem[h] + e <= 1.0 + MEM_SLACK for h, e in extra.items())
 
 
 def place_least_loaded(hosts: _Hosts, q: int, m: float) -> tuple[int, ...] | None:
@@ -181,9 +187,13 @@ class GreedyPolicy:
         return None
 
 
+HYSTERESIS = 4.0
+"""Default of :class:`Mcb8Periodic`'s ``hysteresis`` (measured in docs/dfrs.md)."""
+
 IMPROVEMENT = 1e-3
 """A re-allocation that runs the same jobs replaces the current placement only if it raises the minimum yield by
 more than this."""
+
 
 
 def _better(new: Decision, stay: Decision) -> bool:
@@ -196,13 +206,23 @@ def _better(new: Decision, stay: Decision) -> bool:
     return min(new.yields.values()) > min(stay.yields.values()) + IMPROVEMENT
 
 
+def _nothing_to_gain(view: View, stay: Decision) -> bool:
+    """Every job in the system runs at yield 1 in ``stay``: no re-allocation can run more jobs or raise the
+    minimum yield, so MCB8 is not run (it would only be taken if it failed to pack the jobs that already fit and
+    paused some)."""
+    return len(stay.placement) == len(view.jobs) and all(y >= 1.0 for y in stay.yields.values())
+
+
 class Mcb8Periodic(GreedyPolicy):
     """``mcb8-per`` and ``mcb8-per-stretch`` (``stretch=True``); module docstring."""
 
     def __init__(self, name: str, *, period: float = 600.0, budget: float = math.inf, stretch: bool = False,
-                 cpu_target: str = "avgyield", on_arrival: bool = False) -> None:
+                 cpu_target: str = "avgyield", on_arrival: bool = False, hysteresis: float = HYSTERESIS) -> None:
         super().__init__(name, preempt=False, move_paused=True, cpu_target=cpu_target, budget=budget)
+        if not hysteresis >= 0:
+            raise InvalidInputError(f"hysteresis must be >= 0, got {hysteresis}")
         self.period, self.stretch, self.on_arrival = float(period), stretch, on_arrival
+        self.hysteresis = float(hysteresis)
 
     def spare_order(self, view: View, placement) -> list[int] | None:
         if not self.stretch:
@@ -215,8 +235,10 @@ class Mcb8Periodic(GreedyPolicy):
         if "period" not in view.reasons and not (self.on_arrival and "arrival" in view.reasons):
             return super().decide(view)
         stay = super().decide(view)
+        if _nothing_to_gain(view, stay):
+            return stay
         prio = priorities(view)
-        order = sorted(range(len(view.jobs)), key=lambda k: (-prio[k], k))
+        order = self.realloc_order(view, prio)
         placement = self._repack(view, order)
         if placement is None:
             return stay
@@ -231,6 +253,14 @@ class Mcb8Periodic(GreedyPolicy):
         new = Decision(placement, share_cpu(placement, view.hosts_count, view.cores, self.cpu_target,
                                             self.spare_order(view, placement)))
         return new if _better(new, stay) else stay
+
+    def realloc_order(self, view: View, prio: list[float]) -> list[int]:
+        """The jobs in priority order for a re-allocation, a running job's priority multiplied by ``1 +
+        hysteresis`` (a job not running displaces a running one only when its priority is that much higher)."""
+        if self.hysteresis > 0:
+            boost = 1.0 + self.hysteresis
+            prio = [p * boost if st == RUNNING else p for p, st in zip(prio, view.state)]
+        return sorted(range(len(view.jobs)), key=lambda k: (-prio[k], k))
 
     def _repack(self, view: View, order: list[int]) -> dict[int, tuple[int, ...]] | None:
         """MCB8 on the longest packable prefix of ``order``, relabelled; ``None`` when over budget or failed."""

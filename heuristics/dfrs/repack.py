@@ -20,6 +20,11 @@ COMPILED_FROM = 64
 packs thousands of times, so numba's one-off load pays for itself."""
 
 
+SMALL_JOB = 8
+"""Jobs of at most this many tasks: their pairs in :func:`relabel` are built in Python lists (numpy per job is
+slower for them); wider jobs with numpy."""
+
+
 def _items(view: View, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
     tasks = np.array([view.tasks[k] for k in ks], dtype=np.int64)
     mem = np.repeat(np.array([view.mem[k] for k in ks], dtype=float), tasks)
@@ -54,17 +59,42 @@ def relabel(view: View, ks: list[int], task_host: np.ndarray, tasks: np.ndarray)
     assignment problem whose weight ``W[a, b]`` is the memory that stays if new host ``a`` is old host ``b``
     (for a job of ``q`` tasks, ``mem * n_new(a) * n_old(b) / q``, exact for one-task jobs)."""
     hosts = view.hosts_count
-    offsets = np.concatenate([[0], np.cumsum(tasks)])
-    rows, cols, weights = [], [], []
+    offsets = np.concatenate([[0], np.cumsum(tasks)]).tolist()
+    rows: list = []  # numpy chunks, in job order (the float sums of np.add.at follow it)
+    cols: list = []
+    weights: list = []
+    small_r: list[int] = []
+    small_c: list[int] = []
+    small_w: list[float] = []
+
+    def flush() -> None:
+        if small_r:
+            rows.append(np.array(small_r, dtype=np.int64))
+            cols.append(np.array(small_c, dtype=np.int64))
+            weights.append(np.array(small_w))
+            small_r.clear()
+            small_c.clear()
+            small_w.clear()
+
+    first = task_host.tolist()
     for pos, k in enumerate(ks):
         old = view.hosts[k] if view.state[k] == RUNNING else view.last_hosts[k]
         if old is None:
             continue
+        q = len(old)
+        wk = view.mem[k] / q + 1e-9 / q
+        if q <= SMALL_JOB:  # the pairs (new host, old host) of the job's tasks, q x q, in Python lists
+            for a in first[offsets[pos]:offsets[pos + 1]]:
+                small_r.extend([a] * q)
+                small_c.extend(old)
+            small_w.extend([wk] * (q * q))
+            continue
+        flush()
         new = task_host[offsets[pos]:offsets[pos + 1]]
-        q = new.size
         rows.append(np.repeat(new, q))
         cols.append(np.tile(np.asarray(old, dtype=np.int64), q))
-        weights.append(np.full(q * q, view.mem[k] / q + 1e-9 / q))
+        weights.append(np.full(q * q, wk))
+    flush()
     if not rows:
         return task_host
     w = np.zeros((hosts, hosts))
@@ -77,7 +107,7 @@ def relabel(view: View, ks: list[int], task_host: np.ndarray, tasks: np.ndarray)
 
 def _match_tasks(new: list[int], old: tuple[int, ...] | None) -> tuple[int, ...]:
     """Order the new hosts of a job's tasks so that task ``i`` keeps host ``old[i]`` whenever it can."""
-    if old is None:
+    if old is None or len(new) == 1:
         return tuple(new)
     left = Counter(new)
     out: list[int | None] = [None] * len(new)
@@ -112,11 +142,12 @@ def mcb8_prefix(view: View, order: list[int], budget: float) -> dict[int, tuple[
     if found is None:
         return None
     task_host = relabel(view, ks, np.asarray(found, dtype=np.int64), tasks)
-    offsets = np.concatenate([[0], np.cumsum(tasks)])
+    offsets = np.concatenate([[0], np.cumsum(tasks)]).tolist()
+    host_list = task_host.tolist()
     placement = {}
     for pos, k in enumerate(ks):
         old = view.hosts[k] if view.state[k] == RUNNING else view.last_hosts[k]
-        placement[view.jobs[k]] = _match_tasks(task_host[offsets[pos]:offsets[pos + 1]].tolist(), old)
+        placement[view.jobs[k]] = _match_tasks(host_list[offsets[pos]:offsets[pos + 1]], old)
     if moved_memory(view, placement) > budget + 1e-9:
         return None
     return placement

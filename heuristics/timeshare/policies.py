@@ -35,7 +35,8 @@ from vcsched.registry import Registry
 from vcsched.sim.htm import HistoricalTraceManager
 from vcsched.sim.timeshare import TimesharePolicy, TimeshareRun, simulate_timeshare
 
-__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE"]
+__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE",
+           "heuristic_mappings"]
 
 REGISTRY: Registry = Registry("time-shared heuristic", names.HEURISTICS)
 
@@ -170,6 +171,18 @@ def run_heuristic(name: str, instance: TimeshareInstance, *, trace: bool = False
     return simulate_timeshare(instance.platform, instance.workload, policy, report_period=report_period,
                               work_factor=instance.work_factor, trace=trace, load_sensor=load_sensor,
                               overflow=overflow)
+
+
+def heuristic_mappings(instance: TimeshareInstance, names: Iterable[str] = names.HEURISTICS) -> dict[str, tuple]:
+    """``{name: server per task}`` of each heuristic's run on ``instance`` (defaults of :func:`run_heuristic`),
+    for those that lose no task: the starts of the clairvoyant mapping search
+    (:func:`lowerbounds.timeshare.references.timeshare_references`)."""
+    out = {}
+    for name in names:
+        server = run_heuristic(name, instance).server
+        if (server >= 0).all():
+            out[name] = tuple(int(s) for s in server)
+    return out
 
 
 STREAMS = {"mct": 0, "hmct": 1, "mp": 2, "msf": 3}

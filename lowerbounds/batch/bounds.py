@@ -13,7 +13,9 @@ Methods (:data:`METHODS`, the one table the API and the command line share):
 
 ``quick``  the bounds of :mod:`lowerbounds.batch.quick` on the whole workload, O(n log n);
 ``lp``     ``quick``, then the LP relaxations of :mod:`lowerbounds.batch.lp` on windows of
-           :data:`WINDOW_JOBS` consecutive jobs (by submission) within the time limit;
+           :data:`WINDOW_JOBS` consecutive jobs (by submission) within half of the time limit,
+           then the Lagrangian bound of the whole workload (:mod:`lowerbounds.batch.lagrangian`,
+           mean response time and mean bounded slowdown, method ``lagrangian``) until the limit;
 ``exact``  ``lp`` (half of the time), then the MILP (the rest); refuses a workload above
            the exact limits;
 ``best``   ``exact`` when the workload is within the exact limits, else ``lp``.
@@ -39,6 +41,7 @@ import numpy as np
 
 from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
 from lowerbounds.batch.instance import BatchInstance, batch_instance
+from lowerbounds.batch.lagrangian import lagrangian_bound, slot_grid
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
 from vcsched.arguments import of_type
@@ -194,6 +197,27 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, sto
              f"LP feasibility bisection on {solved} of {len(windows)} window(s)")
 
 
+_LAGRANGE_FLOOR = 0.2
+"""Share of the LP time the Lagrangian bound keeps even when the window LPs overran theirs."""
+_LAGRANGE_SHARE = {"mean_response": 0.6, "mean_bounded_slowdown": 1.0}
+"""Share of the Lagrangian time each flow metric takes (of what is left when its turn comes)."""
+
+
+def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float) -> None:
+    """The Lagrangian bound (:mod:`lowerbounds.batch.lagrangian`) of the whole workload for the mean response time
+    (``mode`` 0) and the mean bounded slowdown (``mode`` 1), each started from its bound so far."""
+    n = len(inst)
+    _t0, delta, slots = slot_grid(inst)
+    for mode, name in enumerate(("mean_response", "mean_bounded_slowdown")):
+        t0 = time.perf_counter()
+        left = _LAGRANGE_SHARE[name] * (deadline - t0)
+        if left <= 0:
+            break
+        value, steps = lagrangian_bound(inst, mode, time_limit=left, start=bounds[name].value * n)
+        _improve(bounds, name, value / n, "lagrangian", time.perf_counter() - t0,
+                 f"capacity of {slots} slots of {delta:.6g} s priced, {steps} subgradient steps")
+
+
 def _apply_exact(inst: BatchInstance, bounds: dict, time_limit: float) -> ExactResult:
     result = exact_optimum(inst, time_limit=time_limit)
     _improve(bounds, "mean_response", result.bound, "exact", result.seconds, f"MILP dual bound ({result.status})")
@@ -226,7 +250,9 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     if method == "quick":
         return BatchBounds(len(inst), bounds)
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
-    _apply_lp(inst, bounds, max(lp_budget, 0.0), window, stop_early)
+    lp_end = time.perf_counter() + max(lp_budget, 0.0)
+    _apply_lp(inst, bounds, 0.5 * max(lp_budget, 0.0), window, stop_early)
+    _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * max(lp_budget, 0.0)))
     exact = None
     if use_exact:
         left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)

@@ -35,9 +35,10 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
+from lowerbounds.reference import Bracket, Side
 from vcsched.problems.dfrs import DfrsJobs, DfrsPlatform
 
-__all__ = ["StretchBound", "max_stretch_bound", "deadline_feasible", "DEFAULT_WINDOW", "DEFAULT_RTOL"]
+__all__ = ["StretchBound", "stretch_bracket", "max_stretch_bound", "deadline_feasible", "DEFAULT_WINDOW", "DEFAULT_RTOL"]
 
 DEFAULT_WINDOW = 64
 """Jobs per window of the LP (windows overlap by half)."""
@@ -55,6 +56,19 @@ class StretchBound:
 
     def to_dict(self) -> dict:
         return {"value": self.value, "method": self.method, "seconds": self.seconds}
+
+
+def stretch_bracket(bound: StretchBound, schedules: dict[str, tuple[float | None, float]]) -> Bracket:
+    """The reference contract (:class:`lowerbounds.reference.Bracket`) for the max stretch: the lower side is
+    ``bound``; the upper side the smallest max stretch of the simulated ``schedules`` (``{policy: (max stretch,
+    seconds)}``), each a valid schedule of the workload (method ``policy:<name>``), hence at least the optimum
+    of the relaxation; ``None`` when no schedule is given. Status ``bracketed`` (or ``optimal`` when they meet)."""
+    known = {name: v for name, v in schedules.items() if v[0] is not None}
+    lower = Side(bound.value, bound.method, bound.seconds)
+    if not known:
+        return Bracket("max_stretch", lower)
+    best = min(known, key=lambda n: known[n][0])
+    return Bracket("max_stretch", lower, Side(float(known[best][0]), f"policy:{best}", float(known[best][1])))
 
 
 def deadline_feasible(r: np.ndarray, p: np.ndarray, q: np.ndarray, m: np.ndarray, hosts: int, cores: int,

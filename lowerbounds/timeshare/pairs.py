@@ -36,7 +36,7 @@ import numpy as np
 
 from vcsched.sim.processor_sharing import ps_advance, ps_completion_times
 
-__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "max_group_bounds"]
+__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "default_window", "max_group_bounds"]
 
 
 STATE_LIMIT = 1 << 15
@@ -51,6 +51,15 @@ def window_for(servers: int, n: int) -> int:
     while k + 1 <= min(n - 1, 10) and servers ** (k + 2) <= STATE_LIMIT:
         k += 1
     return k
+
+
+def default_window(servers: int, n: int, shared: bool = True) -> int:
+    """The window of :func:`sumflow_pair_bound` when none is given: :func:`window_for`, made smaller with
+    ``shared`` until ``n S 2^K <= SHARED_RUNS``."""
+    K = window_for(servers, n)
+    while shared and K > 1 and n * servers * 2 ** K > SHARED_RUNS:
+        K -= 1
+    return K
 
 
 def pair_slowdowns(join: np.ndarray, p: np.ndarray, earlier: np.ndarray, later: int) -> np.ndarray:
@@ -95,9 +104,7 @@ def sumflow_pair_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
     p = p[order]
     dur = (inp + out)[order] + p
     if window is None:
-        K = window_for(S, n)
-        while shared and K > 1 and n * S * 2 ** K > SHARED_RUNS:
-            K -= 1
+        K = default_window(S, n, shared)
     else:
         K = max(1, min(int(window), n - 1 if n > 1 else 1))
     digits = np.array(np.unravel_index(np.arange(S ** K), (S,) * K)).T  # (states, K): slot 0 the oldest

@@ -7,8 +7,9 @@ end is the value of the best clairvoyant mapping known:
 
 * the exact search's optimum, when it proved one (the bracket is then closed, status ``optimal``);
 * otherwise the local search over mappings (:func:`~lowerbounds.timeshare.search.search_mapping`, moves
-  evaluated with the simulator's own sharing routine), started from the exact search's best mapping when
-  there is one, else from the greedy mapping.
+  evaluated with the simulator's own sharing routine), started from the best of the exact search's best
+  mapping and the mappings given as ``starts`` (the command line gives the runs of MCT, HMCT, MP and MSF),
+  or from the greedy mapping when there is none.
 
 Time: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
 the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side and the rest to the
@@ -25,30 +26,35 @@ import time
 
 from lowerbounds.reference import Bracket, Side
 from lowerbounds.timeshare.bounds import timeshare_bounds
+from lowerbounds.timeshare.mapping import _value, evaluate_mapping, greedy_mapping
 from lowerbounds.timeshare.search import search_mapping
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_EVALUATIONS"]
 
-LOWER_SHARE = 0.4
-"""Share of ``time_limit`` for the lower side (methods ``lp``, ``exact``, ``best``)."""
+LOWER_SHARE = 0.5
+"""Share of ``time_limit`` for the lower side (methods ``lp``, ``exact``, ``best``): at 500 tasks a second half
+of search moves the upper end by 1-2 %, while a wider window of the pair bound moves the lower end by 6 %."""
 QUICK_EVALUATIONS = 100
 """Moves tried per metric by ``quick``'s search."""
-SEARCH_EVALUATIONS = 20_000
-"""Default moves per metric for the other methods (the clock may stop the search first)."""
+SEARCH_EVALUATIONS = 5_000_000
+"""Default moves per metric for the other methods: more than the clock allows at scale (about 15,000 moves a
+second on 500 tasks), so the time share stops the search there; ``--iterations`` makes a run reproducible."""
 
 
 @dataclasses.dataclass(frozen=True)
 class TimeshareReference:
     """One metric's ``bound`` (the lower side as :func:`timeshare_bounds` gives it), its ``bracket``, and the
-    ``mapping`` (server per task) behind the upper end, with the search's ``evaluations`` and ``stopped``."""
+    ``mapping`` (server per task) behind the upper end, with the search's ``evaluations``, ``stopped`` and
+    ``start`` (the name of the mapping it started from)."""
 
     bound: MetricBound
     bracket: Bracket
     mapping: tuple | None = None
     evaluations: int = 0
     stopped: str = ""
+    start: str = ""
 
     def to_dict(self) -> dict:
         """The bound's JSON (``value``, ``method``, ``seconds`` of the lower bound; the exact search's own
@@ -60,13 +66,20 @@ class TimeshareReference:
         out.update(self.bracket.to_dict())
         if out["upper"] is not None:
             out["upper"].update(evaluations=self.evaluations, stopped=self.stopped)
+            if self.start:
+                out["upper"]["start"] = self.start
         return out
 
 
 def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, work_factor=None, method: str = "best",
                          time_limit: float = 60.0, seed: int = 0, iterations: int | None = None,
-                         metrics=METRICS) -> dict[str, TimeshareReference]:
-    """Per metric, the bracket ``[bound, best mapping found]`` (module docstring)."""
+                         metrics=METRICS, starts=None) -> dict[str, TimeshareReference]:
+    """Per metric, the bracket ``[bound, best mapping found]`` (module docstring).
+
+    ``starts``: ``{name: mapping}`` (server per task, e.g. the heuristics' runs); the search of each metric
+    starts from the best of them and the exact search's mapping (evaluated with the simulator's routine; a
+    mapping that loses a task is not a start), else from the greedy mapping; the JSON's ``upper.start``
+    names it."""
     tic = time.perf_counter()
     lower_limit = time_limit if method == "quick" else time_limit * LOWER_SHARE
     bounds = timeshare_bounds(platform, workload, work_factor=work_factor, method=method, time_limit=lower_limit,
@@ -77,21 +90,40 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     names = list(metrics)
     out = {}
     for r, metric in enumerate(names):
+        if any(ref.stopped == "interrupted" for ref in out.values()):
+            out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
+            continue
         share = max((stop - time.perf_counter()) / (len(names) - r), 0.05)
-        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves)
+        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
     return out
 
 
-def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int, iterations: int) -> TimeshareReference:
+def _start(costs: TaskCosts, bound: MetricBound, starts) -> tuple[str, tuple]:
+    """The best start of the search for ``bound.metric``: ``(name, mapping)``."""
+    candidates = {} if bound.mapping is None else {"exact search": tuple(bound.mapping)}
+    for name, mapping in (starts or {}).items():
+        mapping = tuple(int(x) for x in mapping)
+        if len(mapping) == costs.n and min(mapping, default=0) >= 0:
+            candidates[name] = mapping
+    if not candidates:  # the greedy mapping costs seconds at 500 tasks: only when nothing else is known
+        candidates["greedy"] = greedy_mapping(costs, bound.metric)[0]
+    values = {name: _value(bound.metric, costs, evaluate_mapping(costs, m), m) for name, m in candidates.items()}
+    name = min(values, key=values.get)
+    return name, candidates[name]
+
+
+def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int, iterations: int,
+               starts=None) -> TimeshareReference:
     """The bracket of one metric: closed by a proven optimum, else the search's best mapping."""
     if bound.status == "optimal" and bound.mapping is not None:
         upper = Side(bound.value, "exact", bound.seconds)
         return TimeshareReference(bound, bound.bracket(upper), bound.mapping, 0, "optimal")
     if not costs.fixed.all() or costs.n == 0:
         return TimeshareReference(bound, bound.bracket(None), None, 0, "no search (DAG applications)")
-    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations,
-                           start=bound.mapping)
+    name, start = _start(costs, bound, starts)
+    found = search_mapping(costs, bound.metric, time_limit=share, seed=seed, iterations=iterations, start=start,
+                           target=bound.value)
     if not math.isfinite(found.value):
         return TimeshareReference(bound, bound.bracket(None), None, found.evaluations, found.stopped)
     upper = Side(found.value, "local search", found.seconds)
-    return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped)
+    return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped, name)

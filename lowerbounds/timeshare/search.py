@@ -23,8 +23,9 @@ import time
 
 import numpy as np
 
-from lowerbounds.reference import Bracket, Side
-from lowerbounds.timeshare.mapping import _order, greedy_mapping, server_completion
+from lowerbounds.reference import OPTIMAL_RTOL, Bracket, Side
+from lowerbounds.timeshare._ps import server_dates
+from lowerbounds.timeshare.mapping import _cost, _order, _value, evaluate_mapping, greedy_mapping, server_completion
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError
 
@@ -45,43 +46,63 @@ class MappingSearch:
 
 
 class _State:
-    """Per-server task lists and per-task completions of a mapping, updated one move at a time."""
+    """Per-server task lists, per-task completions and per-server aggregates of a mapping for one metric.
 
-    def __init__(self, costs: TaskCosts, mapping: np.ndarray) -> None:
-        self.costs = costs
+    Each server's dates come from the compiled event loop (:func:`lowerbounds.timeshare._ps.server_dates`)
+    when no task needs memory, else from the simulator's routine with the memory model
+    (:func:`~lowerbounds.timeshare.mapping.server_completion`). ``agg[s]`` is the sum (sumflow) or the
+    maximum (the other metrics) of the costs of the tasks on ``s``; a refused task makes it ``inf``.
+    """
+
+    def __init__(self, costs: TaskCosts, mapping: np.ndarray, metric: str) -> None:
+        self.costs, self.metric = costs, metric
+        self.summed = metric == "sumflow"
+        self.fast = not (costs.task_memory > 0).any() or not np.isfinite(costs.memory).any()
+        self.cols = [tuple(np.ascontiguousarray(a[:, s]) for a in (costs.inp, costs.p, costs.out))
+                     for s in range(costs.p.shape[1])]
         self.rank = np.empty(costs.n, dtype=np.int64)
         self.rank[_order(costs)] = np.arange(costs.n)
         self.mapping = mapping.copy()
         self.completion = np.full(costs.n, np.nan)
+        self.on = [np.flatnonzero(self.mapping == s) for s in range(costs.p.shape[1])]
+        self.agg = np.zeros(costs.p.shape[1])
         for s in range(costs.p.shape[1]):
-            self._refresh(s)
+            self.completion[self.on[s]], self.agg[s] = self.evaluate(self.on[s], s)
 
-    def tasks_on(self, s: int) -> list:
-        on = np.flatnonzero(self.mapping == s)
-        return on[np.argsort(self.rank[on])].tolist()
+    def evaluate(self, tasks: np.ndarray, s: int) -> tuple[np.ndarray, float]:
+        """Dates of ``tasks`` on server ``s`` and their aggregate cost."""
+        if not tasks.size:
+            return np.empty(0), 0.0
+        if self.fast:
+            dates = server_dates(tasks, self.costs.arrival, *self.cols[s])
+        else:
+            ordered = tasks[np.argsort(self.rank[tasks])]
+            dates = np.empty(tasks.size)
+            dates[np.argsort(self.rank[tasks])] = server_completion(self.costs, ordered.tolist(), s)
+        if np.isnan(dates).any():
+            return dates, math.inf
+        cost = _cost(self.metric, self.costs, tasks, dates, s)
+        return dates, float(cost.sum() if self.summed else cost.max())
 
-    def _refresh(self, s: int) -> None:
-        tasks = self.tasks_on(s)
-        self.completion[tasks] = server_completion(self.costs, tasks, s)
+    def value(self, agg=None) -> float:
+        agg = self.agg if agg is None else agg
+        return float(agg.sum() if self.summed else agg.max())
 
-    def move(self, j: int, s: int) -> None:
-        old = int(self.mapping[j])
-        self.mapping[j] = s
-        self._refresh(old)
-        self._refresh(s)
+    def trial(self, changes: dict) -> tuple[float, dict]:
+        """The metric's value when server ``s`` holds ``changes[s]`` (the others unchanged), and the new states."""
+        agg = self.agg.copy()
+        states = {}
+        for s, tasks in changes.items():
+            dates, agg[s] = self.evaluate(tasks, s)
+            states[s] = (tasks, dates, agg[s])
+        return self.value(agg), states
 
-    def value(self, metric: str) -> float:
-        c = self.completion
-        if np.isnan(c).any():
-            return math.inf
-        flow = c - self.costs.arrival
-        if metric == "sumflow":
-            return float(flow.sum())
-        if metric == "makespan":
-            return float(c.max())
-        if metric == "maxflow":
-            return float(flow.max())
-        return float((flow / self.costs.den[np.arange(self.costs.n), self.mapping]).max())
+    def apply(self, states: dict) -> None:
+        for s, (tasks, dates, agg) in states.items():
+            self.on[s] = tasks
+            self.mapping[tasks] = s
+            self.completion[tasks] = dates
+            self.agg[s] = agg
 
 
 def _pick(state: _State, rng) -> int:
@@ -94,9 +115,51 @@ def _pick(state: _State, rng) -> int:
     return min(int(np.searchsorted(np.cumsum(flow), rng.random() * total, side="right")), flow.size - 1)
 
 
+SWAP_PARTNERS = 6
+"""Tasks of each other server tried in a swap with the drawn task: those whose arrivals are nearest to its own."""
+
+
+def _moves(state: _State, j: int):
+    """The moves of task ``j``: to every other server (relocation), and exchanges with the
+    :data:`SWAP_PARTNERS` tasks of each other server that arrive nearest to it (swaps)."""
+    a = int(state.mapping[j])
+    without = state.on[a][state.on[a] != j]
+    arrival = state.costs.arrival
+    for b in range(len(state.on)):
+        if b == a:
+            continue
+        yield {a: without, b: np.append(state.on[b], j)}
+        others = state.on[b]
+        if not others.size:
+            continue
+        near = others[np.argsort(np.abs(arrival[others] - arrival[j]), kind="stable")[:SWAP_PARTNERS]]
+        for k in near.tolist():
+            yield {a: np.append(without, k), b: np.append(others[others != k], j)}
+
+
+KICK_TASKS = 8
+"""Tasks moved at random when the search has gone ``n`` steps without a new best (iterated local search)."""
+
+
+def _kick(costs: TaskCosts, metric: str, mapping: np.ndarray, rng) -> _State:
+    """The best mapping with :data:`KICK_TASKS` random tasks on random other servers: where the search restarts."""
+    out = mapping.copy()
+    servers = costs.p.shape[1]
+    for j in rng.choice(costs.n, size=min(KICK_TASKS, costs.n), replace=False).tolist():
+        out[j] = (out[j] + rng.integers(1, servers)) % servers
+    return _State(costs, out, metric)
+
+
 def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float = 15.0, seed: int = 0,
-                   iterations: int = 2000, start=None) -> MappingSearch:
+                   iterations: int = 2000, start=None, target: float | None = None) -> MappingSearch:
     """Local search over mappings of independent tasks from ``start`` (default: the greedy mapping).
+
+    Each step draws a task (:func:`_pick`) and applies the best of its moves (:func:`_moves`: relocations
+    and swaps; each move tried counts as one evaluation) when it improves the metric. The returned value is
+    the simulator's (:func:`~lowerbounds.timeshare.mapping.evaluate_mapping` on the final mapping).
+
+    ``target``: a proven lower bound; the search stops (``stopped``: ``bound reached``) once its best value is
+    within :data:`~lowerbounds.reference.OPTIMAL_RTOL` of it, since nothing better can be found.
 
     Raises :class:`~vcsched.errors.InvalidInputError` for DAG applications (the moves map independent tasks).
     """
@@ -106,33 +169,56 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
         raise InvalidInputError("the mapping search maps independent tasks (this workload has DAG applications)")
     tic = time.perf_counter()
     mapping = np.asarray(greedy_mapping(costs, metric)[0] if start is None else start, dtype=np.int64)
-    state = _State(costs, mapping)
-    value = state.value(metric)
+    state = _State(costs, mapping, metric)
+    value = state.value()
     rng = np.random.default_rng(seed)
-    servers = costs.p.shape[1]
-    used, stopped = 0, "done"
-    while servers > 1 and costs.n:
-        if used >= iterations:
+    count = [0]
+    best_value, best_mapping = value, state.mapping.copy()
+    try:
+        stopped = _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count,
+                           -math.inf if target is None else target * (1 + OPTIMAL_RTOL))
+    except KeyboardInterrupt:  # the best mapping seen so far stands (its value is re-evaluated below)
+        stopped = "interrupted"
+    used = count[0]
+    final = tuple(int(x) for x in best_mapping)
+    exact = _value(metric, costs, evaluate_mapping(costs, final), final)
+    return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
+
+
+def _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count,
+             enough: float) -> str:
+    """The loop of :func:`search_mapping`: ``best_mapping`` (updated in place) is the best seen, ``count[0]`` the
+    evaluations so far (both stand when an interrupt stops the loop); returns why it stopped."""
+    value, stopped, stale = state.value(), "done", 0
+    while len(state.on) > 1 and costs.n:
+        if best_value <= enough:
+            stopped = "bound reached"
+            break
+        if count[0] >= iterations:
             stopped = "iterations"
             break
         if time.perf_counter() - tic > time_limit:
             stopped = "time_limit"
             break
-        j = _pick(state, rng)
-        old = int(state.mapping[j])
-        best_s, best_v = old, value
-        for s in range(servers):
-            if s == old:
-                continue
-            state.move(j, s)
-            used += 1
-            trial = state.value(metric)
+        if stale >= max(costs.n, 50):
+            state = _kick(costs, metric, best_mapping, rng)
+            value, stale = state.value(), 0
+        j = _pick(state, rng) if rng.random() < 0.5 else int(rng.integers(costs.n))
+        best_v, best = value, None
+        for change in _moves(state, j):
+            if count[0] >= iterations:
+                break
+            count[0] += 1
+            trial, states = state.trial(change)
             if trial < best_v:
-                best_s, best_v = s, trial
-        state.move(j, best_s)
-        value = best_v
-    return MappingSearch(metric, value, tuple(int(x) for x in state.mapping), used, stopped,
-                         time.perf_counter() - tic)
+                best_v, best = trial, states
+        stale += 1
+        if best is not None:
+            state.apply(best)
+            value = best_v
+            if value < best_value * (1 - 1e-12):
+                best_value, best_mapping[:], stale = value, state.mapping, 0
+    return stopped
 
 
 def timeshare_brackets(costs: TaskCosts, lower: dict[str, MetricBound], *, time_limit: float = 15.0, seed: int = 0,

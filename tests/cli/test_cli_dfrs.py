@@ -30,16 +30,23 @@ def test_json_shape_and_bound(tmp_path, capsys):
     trace = _swf(tmp_path, LINES)
     out = tmp_path / "jobs.csv"
     code = main(["dfrs", "simulate", "--trace", trace, "--policy", POLICIES, "--memory", "fixed:0.3", "--bound",
-                 "--json", "--period", "60", "-o", str(out)])
+                 "--json", "--period", "60", "--hysteresis", "1", "-o", str(out)])
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["jobs"] == len(LINES) and doc["hosts"] == 8
     assert list(doc["policies"]) == POLICIES.split(",")
     bound = doc["bound"]["max_stretch"]
-    assert set(bound) == {"value", "method", "seconds"}
+    assert set(bound) == {"value", "method", "seconds", "lower", "upper", "status"}
+    assert bound["lower"]["value"] == bound["value"] and bound["lower"]["method"] == bound["method"]
+    best = min(doc["policies"], key=lambda n: doc["policies"][n]["max_stretch"])
+    assert bound["upper"]["value"] == doc["policies"][best]["max_stretch"]
+    assert bound["upper"]["method"] == f"policy:{best}"
+    assert bound["status"] in ("bracketed", "optimal")
     for m in doc["policies"].values():
-        assert set(m) == METRICS
+        assert set(m) == METRICS | {"max_stretch_ratio_to_opt"}
         assert m["max_stretch"] >= bound["value"] - 1e-9
+        lo, hi = m["max_stretch_ratio_to_opt"]
+        assert lo >= 1.0 - 1e-12 and hi >= lo
     frame = pd.read_csv(out)
     assert list(frame.columns) == ["policy", "job_id", "submission_time", "starting_time", "finish_time",
                                    "execution_time", "stretch", "migrations", "pauses"]

@@ -133,3 +133,54 @@ def test_batch_baselines_fill_whole_cores():
     easy = simulate_policy(jobs, plat, "easy")
     assert np.all(easy.end - easy.start == pytest.approx(jobs.run))
     assert easy.metrics["migrations"] == 0
+
+
+@pytest.mark.parametrize("policy", ["mcb8-per", "mcb8-per-stretch"])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_hysteresis_checked_and_priority_rule(policy, seed):
+    """With hysteresis every run passes the checker; the re-allocation order boosts running jobs by 1 + h."""
+    jobs, plat = random_jobs(seed)
+    res = simulate_dfrs(jobs, plat, make_policy(policy, period=300.0, hysteresis=1.0), penalty=100.0, record=True)
+    check_run(res, 100.0)
+    pol = make_policy(policy, hysteresis=1.0)
+    from vcsched.sim.dfrs import View
+
+    view = View(0.0, 2, 1, ("period",), [0, 1], [0.0, 0.0], [1, 1], [0.1, 0.1], [100.0, 100.0], [0.0, 0.0],
+                ["running", "paused"], [(0,), None], [None, (1,)])
+    assert pol.realloc_order(view, [1.0, 1.9]) == [0, 1]  # 1.9 < 2 x 1.0: the running job stays first
+    assert pol.realloc_order(view, [1.0, 2.1]) == [1, 0]
+    with pytest.raises(ValueError, match="hysteresis"):
+        make_policy(policy, hysteresis=-1.0)
+
+
+@pytest.mark.parametrize("small_job", [1, 2, 8])
+def test_relabel_matches_plain_numpy(monkeypatch, small_job):
+    """:func:`heuristics.dfrs.repack.relabel` (Python lists up to ``SMALL_JOB`` tasks, numpy chunks above)
+    against the plain per-job numpy construction."""
+    from scipy.optimize import linear_sum_assignment
+
+    from heuristics.dfrs import repack
+    from heuristics.dfrs.repack import relabel
+
+    monkeypatch.setattr(repack, "SMALL_JOB", small_job)
+    from vcsched.sim.dfrs import View
+
+    rng = np.random.default_rng(1)
+    hosts, n = 6, 9
+    tasks = rng.integers(1, 4, n)
+    old = [tuple(rng.integers(0, hosts, q).tolist()) if k % 3 else None for k, q in enumerate(tasks)]
+    mem = rng.uniform(0.05, 0.3, n).tolist()
+    view = View(0.0, hosts, 1, ("period",), list(range(n)), [0.0] * n, tasks.tolist(), mem, [1.0] * n, [0.0] * n,
+                ["running"] * n, old, [None] * n)
+    task_host = rng.integers(0, hosts, int(tasks.sum()))
+    off = np.concatenate([[0], np.cumsum(tasks)])
+    w = np.zeros((hosts, hosts))
+    for k in range(n):
+        if old[k] is None:
+            continue
+        new, q = task_host[off[k]:off[k + 1]], int(tasks[k])
+        np.add.at(w, (np.repeat(new, q), np.tile(np.asarray(old[k]), q)), mem[k] / q + 1e-9 / q)
+    r, c = linear_sum_assignment(w, maximize=True)
+    perm = np.empty(hosts, dtype=np.int64)
+    perm[r] = c
+    assert np.array_equal(relabel(view, list(range(n)), task_host, tasks), perm[task_host])

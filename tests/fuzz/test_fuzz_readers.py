@@ -123,6 +123,10 @@ def json_bytes(valid: dict) -> st.SearchStrategy:
 VC_DOC = {"hosts": 3, "jobs": [{"cpu": 0.5, "mem": 0.3}, {"cpu": 0.8, "mem": 0.2, "tasks": 2, "current_host": [0, 1]},
                                {"cpu": 0.1, "mem": 0.1, "current_host": 2}, {"cpu": 1, "mem": 0, "current_host": None}],
           "migration_budget": 0.5}
+VC_HETERO_DOC = {"resources": ["mem", "disk"],
+                 "hosts": [{"cpu": 1.0, "mem": 1.0, "disk": 0.5, "count": 2}, {"cpu": 2.0, "mem": 0.5, "disk": 1, "count": 1}],
+                 "jobs": [{"cpu": 0.5, "mem": 0.3, "disk": 0.1}, {"cpu": 1.5, "mem": 0.2, "disk": 0.4},
+                          {"cpu": 0.1, "mem": 0.0, "disk": 0.0}]}
 MOLDABLE_DOC = {"m": 3, "weights": [1, 2.5], "times": [[4, 2.5, 2], [3, 2, 1.5]]}
 BATSIM_DOC = {"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 2, "walltime": 20, "profile": "d5"},
                                     {"id": "w!2", "subtime": 3.5, "res": 4, "profile": "d5"}],
@@ -187,6 +191,16 @@ def _vc(path):
     return inst
 
 
+def _vc_hetero(path):
+    from vcsched.problems.vc_hetero import load_hetero
+
+    inst = load_hetero(path)
+    assert inst.n_hosts >= 1 and inst.host_cap.shape == (inst.host_count.size, inst.d)
+    assert inst.job_rigid.shape == (inst.n_jobs, inst.d) and np.all(np.isfinite(inst.job_rigid))
+    assert np.all(inst.job_cpu > 0) and np.all(np.isfinite(inst.job_cpu)) and np.all(inst.job_rigid >= 0)
+    return inst
+
+
 def _moldable(path):
     from vcsched.problems.moldable import load_instance
 
@@ -239,6 +253,7 @@ def _platform_doc(folder: str) -> dict:
 def _cases(folder: str) -> dict:
     return {
         "vc-json": ("i.json", json_bytes(VC_DOC), _vc),
+        "vc-hetero-json": ("h.json", json_bytes(VC_HETERO_DOC), _vc_hetero),
         "moldable-json": ("m.json", json_bytes(MOLDABLE_DOC), _moldable),
         "moldable-npz": ("m.npz", npz_bytes(), _moldable),
         "batsim-json": ("w.json", json_bytes(BATSIM_DOC), _batsim),
@@ -250,7 +265,7 @@ def _cases(folder: str) -> dict:
     }
 
 
-READERS = ["vc-json", "moldable-json", "moldable-npz", "batsim-json", "swf", "swf-skip-bad-lines", "swf-gz",
+READERS = ["vc-json", "vc-hetero-json", "moldable-json", "moldable-npz", "batsim-json", "swf", "swf-skip-bad-lines", "swf-gz",
            "platform-json", "vbp"]
 
 

@@ -89,8 +89,14 @@ def test_grid_experiment_cell_and_report(tmp_path):
     assert all(r["jobs"] == rows[0]["jobs"] > 0 for r in rows)
     assert rows == [dict(r, sim_seconds=s["sim_seconds"], realloc_seconds=s["realloc_seconds"])
                     for r, s in zip(gr.run_cell(params, seed=7), rows)]  # the harness seed does not matter
+    for r in rows:  # the optimum's bracket: the cell's own runs are candidates, so no run is below its upper end
+        assert r["response_bound"] <= r["response_upper"] <= r["mean_response"] * (1 + 1e-9)
+        assert r["response_opt_ratio_low"] == pytest.approx(r["mean_response"] / r["response_upper"])
+        assert r["response_opt_ratio_high"] == pytest.approx(r["response_ratio_to_bound"])
+        assert 1 - 1e-9 <= r["response_opt_ratio_low"] <= r["response_opt_ratio_high"]
     df = pd.DataFrame([{**params, **r, "cell": 0, "cell_status": "ok"} for r in rows])
     text = gr.report(df, tmp_path)
+    assert (tmp_path / "opt_intervals.csv").exists() and "interval [low, high]" in text
     assert "2.3 / 13.5" in text and "Table 16" in text and "Deviation table" in text
     assert (tmp_path / "deviations.csv").exists()
     assert (pd.read_csv(tmp_path / "deviations.csv")["measured cause"] == "-").all()  # no cause cells ran

@@ -53,3 +53,45 @@ def test_the_search_is_reproducible_for_a_seed_and_iterations():
     for m in METRICS:
         assert one[m].mapping == two[m].mapping and one[m].stopped in ("iterations", "done")
         assert one[m].bracket.upper.value == two[m].bracket.upper.value
+
+
+def test_the_search_starts_from_the_best_given_mapping():
+    from lowerbounds.timeshare import TaskCosts
+    from lowerbounds.timeshare.search import search_mapping
+
+    platform, workload = _tiny(5, n=30)
+    good = search_mapping(TaskCosts.of(platform, workload), "sumflow", iterations=5000, seed=2)
+    worst = tuple(0 for _ in range(30))
+    refs = timeshare_references(platform, workload, method="quick", iterations=0, metrics=("sumflow",),
+                                starts={"worst": worst, "good": good.mapping, "lost": (-1,) * 30})
+    ref = refs["sumflow"]
+    assert ref.start in ("good", "greedy") and ref.bracket.upper.value <= good.value * (1 + 1e-12)
+    assert simulated(platform, workload, ref.mapping)[0]["sumflow"] == pytest.approx(ref.bracket.upper.value)
+    assert ref.to_dict()["upper"]["start"] == ref.start
+
+
+def test_an_interrupt_keeps_the_best_mapping_found_and_stops_the_later_searches(monkeypatch, capsys):
+    import lowerbounds.timeshare.search as search
+    from vcsched.cli import main
+
+    real, calls = search._State.trial, {"n": 0}
+
+    def trial(self, change):
+        calls["n"] += 1
+        if calls["n"] == 40:
+            raise KeyboardInterrupt
+        return real(self, change)
+
+    monkeypatch.setattr(search._State, "trial", trial)
+    code = main(["timeshare", "bound", "--scenario", "b", "--tasks", "30", "--seed", "1", "--method", "quick",
+                 "--json"])
+    out = capsys.readouterr()
+    import json
+
+    refs = json.loads(out.out)
+    stopped = [r["upper"]["stopped"] for r in refs.values() if r["upper"] is not None]
+    assert code == 130 and "interrupted" in out.err and "interrupted" in stopped
+    first = next(m for m, r in refs.items() if r["upper"] is not None and r["upper"]["stopped"] == "interrupted")
+    later = list(refs)[list(refs).index(first) + 1:]
+    assert all(refs[m]["upper"] is None for m in later)
+    assert refs[first]["upper"]["value"] >= refs[first]["lower"]["value"]

@@ -40,3 +40,42 @@ def test_search_is_reproducible_and_keeps_memory_refusals_out():
     assert one.mapping == two.mapping and one.value == two.value and one.stopped == "iterations"
     values, _ = simulated(platform, workload, one.mapping)
     assert values["completed"] == 8 and values["sumflow"] == pytest.approx(one.value)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_compiled_server_dates_equal_the_simulators_closed_form(seed):
+    from lowerbounds.timeshare._ps import server_dates
+    from lowerbounds.timeshare.mapping import _server_dates
+
+    rng = np.random.default_rng(seed)
+    platform = random_platform(rng, servers=2)
+    workload = Workload.independent(np.round(np.sort(rng.uniform(0, 40, size=30)), 1), rng.integers(0, 2, size=30))
+    costs = TaskCosts.of(platform, workload)
+    for s in range(2):
+        tasks = np.sort(rng.choice(30, size=int(rng.integers(1, 31)), replace=False))
+        plain = _server_dates(costs, tasks.tolist(), s)
+        fast = server_dates(tasks, costs.arrival, *(np.ascontiguousarray(a[:, s]) for a in (costs.inp, costs.p, costs.out)))
+        np.testing.assert_allclose(fast, plain, rtol=1e-12)
+
+
+def test_the_search_never_ends_above_its_start():
+    rng = np.random.default_rng(11)
+    platform = random_platform(rng, servers=3)
+    workload = Workload.independent(np.sort(rng.uniform(0, 20, size=40)), rng.integers(0, 2, size=40))
+    costs = TaskCosts.of(platform, workload)
+    start = tuple(int(x) for x in rng.integers(0, 3, size=40))
+    values, _ = simulated(platform, workload, start)
+    found = search_mapping(costs, "sumflow", iterations=3000, seed=1, start=start)
+    assert found.value <= values["sumflow"] * (1 + 1e-12)
+    assert simulated(platform, workload, found.mapping)[0]["sumflow"] == pytest.approx(found.value, rel=1e-12)
+
+
+def test_the_search_stops_when_it_reaches_the_bound():
+    rng = np.random.default_rng(3)
+    platform = random_platform(rng, servers=3)
+    workload = Workload.independent(np.sort(rng.uniform(0, 20, size=20)), rng.integers(0, 2, size=20))
+    costs = TaskCosts.of(platform, workload)
+    free = search_mapping(costs, "makespan", iterations=400, seed=0)
+    stopped = search_mapping(costs, "makespan", iterations=400, seed=0, target=free.value * 1.5)
+    assert stopped.stopped == "bound reached" and stopped.evaluations < free.evaluations
+    assert stopped.value <= free.value * 1.5 * (1 + 1e-4)

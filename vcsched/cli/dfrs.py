@@ -76,6 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="CPU sharing after placement: the average-yield phase (default) or max-min fairness")
     s.add_argument("--realloc-on-arrival", action="store_true",
                    help="mcb8-per, mcb8-per-stretch: also re-allocate at each arrival (default: greedy placement)")
+    s.add_argument("--hysteresis", type=number_option(float, low=0, high=1e9), default=None,
+                   help="mcb8-per, mcb8-per-stretch: a re-allocation pauses a running job for one whose priority is "
+                   "more than 1 + H times higher (default: heuristics.dfrs.DEFAULT_HYSTERESIS; 0: none)")
     s.add_argument("--seeds", metavar="A-B", help="one run per seed (A-B, A,B,C): every figure as mean, std, 95%% "
                    "interval and n")
     s.add_argument("--bound", action="store_true", help="also the max-stretch lower bound of every schedule")
@@ -120,23 +123,38 @@ def _bound(jobs, platform, progress: bool) -> dict:
         b = max_stretch_bound(jobs, platform, memory=platform.cores == 1, progress=update)
     finally:
         bar.close()
-    return {"max_stretch": b.to_dict()}
+    return b
+
+
+def _bound_doc(bound, runs, seconds: list[float]) -> dict:
+    """``{"max_stretch": {value, method, seconds, lower, upper, status}}``: the bound's own fields, then the
+    reference contract (lower = the bound, upper = the best simulated policy's max stretch,
+    :func:`lowerbounds.dfrs.stretch_bracket`)."""
+    from lowerbounds.dfrs import stretch_bracket
+
+    bracket = stretch_bracket(bound, {r.policy: (r.metrics.get("max_stretch"), t) for r, t in zip(runs, seconds)})
+    return {"max_stretch": {**bound.to_dict(), **bracket.to_dict()}}
 
 
 def _run_once(args: argparse.Namespace, names: list[str], seed: int, progress: bool):
+    import time
+
     from heuristics.dfrs import simulate_policy
 
     jobs, platform = _build(args, seed)
-    runs = []
+    runs, seconds = [], []
     for name in names:
+        t0 = time.perf_counter()
         bar, update = progress_bar(len(jobs), disable=not progress, desc=name, unit="job")
         try:
             runs.append(simulate_policy(jobs, platform, name, penalty=args.penalty, period=args.period,
                                         budget=args.budget, cpu_target=args.cpu_target,
-                                        on_arrival=args.realloc_on_arrival, progress=update))
+                                        on_arrival=args.realloc_on_arrival, progress=update,
+                                        **({} if args.hysteresis is None else {"hysteresis": args.hysteresis})))
         finally:
             bar.close()
-    bound = _bound(jobs, platform, progress) if args.bound else None
+        seconds.append(time.perf_counter() - t0)
+    bound = _bound_doc(_bound(jobs, platform, progress), runs, seconds) if args.bound else None
     return jobs, platform, runs, bound
 
 
@@ -212,6 +230,7 @@ def _summaries(docs: list[dict], names: list[str]) -> dict:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from lowerbounds.reference import ratio_interval
     from vcsched.stats import parse_seeds
 
     names = _policies(args.policy)
@@ -226,6 +245,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                "policies": {r.policy: {k: r.metrics.get(k) for k in METRICS} for r in runs}}
         if bound:
             doc["bound"] = bound
+            b = bound["max_stretch"]
+            for r in runs:
+                doc["policies"][r.policy]["max_stretch_ratio_to_opt"] = ratio_interval(
+                    r.metrics.get("max_stretch"), b["lower"]["value"], (b["upper"] or {}).get("value"))
         docs.append(doc)
         if args.output:
             rows.extend(_job_rows(jobs, runs, seed if args.seeds else None))
@@ -245,7 +268,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_bound(args: argparse.Namespace) -> int:
     jobs, platform = _build(args, args.seed)
-    doc = {"jobs": len(jobs), "hosts": platform.hosts, "bound": _bound(jobs, platform, not args.no_progress)}
+    doc = {"jobs": len(jobs), "hosts": platform.hosts,
+           "bound": {"max_stretch": _bound(jobs, platform, not args.no_progress).to_dict()}}
     if args.json:
         print_json(doc)
     else:

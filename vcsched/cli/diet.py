@@ -118,6 +118,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     scenario = _scenario(args)
     names = list(APPROACH_NAMES) if args.approach == "all" else [args.approach]
 
+    seeds = seeds_of(args)
+
     def run_one(seed: int) -> list[dict[str, Any]]:
         rows = []
         for name in names:
@@ -125,9 +127,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                   max_win_size=scenario.platform.n_best)
             policy = make_approach(name, limit=args.limit, refine=args.refine, window=window, sorting=args.sorting)
             rows.append(approach_row(simulate_scenario(scenario, policy, seed=seed), args.experiment, seed))
-        return add_bounds(rows, scenario, seed) if args.bound else rows
+        if not args.bound:
+            return rows
+        rows = add_bounds(rows, scenario, seed)
+        if seeds is not None:
+            for row in rows:
+                for m in BOUND_METRICS:
+                    del row[f"{m}_ratio_to_opt"]  # an interval: the seed statistics take numbers
+        return rows
 
-    seeds = seeds_of(args)
     if seeds is not None:
         metrics = list(SEED_METRICS) + ([f"{m}_ratio_to_bound" for m in BOUND_METRICS] if args.bound else [])
         show_over_seeds(args, run_one, seeds, "approach", metrics, desc="diet")
@@ -136,7 +144,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     columns = ["approach", "makespan", "mean_turnaround", "std_turnaround", "throughput", "mean_choose",
                "mean_queue", "mean_compute", "tasks_per_sed"]
     if args.bound:
-        columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound")]
+        columns += [f"{m}_{k}" for m in BOUND_METRICS for k in ("bound", "ratio_to_bound", "opt_ratio_low",
+                                                                  "opt_ratio_high")]
     if args.json:
         print_json(rows[0] if len(rows) == 1 else rows)
     else:
@@ -146,41 +155,55 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dict[str, Any]]:
-    """Each row gains ``<metric>_bound`` (method ``best``) and ``<metric>_ratio_to_bound`` = value / bound
-    (>= 1 for makespan and mean turnaround, <= 1 for throughput)."""
-    from lowerbounds.diet import diet_bounds
+SIMULATE_BOUND_SECONDS = 10.0
+"""``simulate --bound``: seconds for the references (relaxation and placement search) of each run."""
 
-    bounds = diet_bounds(scenario, seed=seed, method="best")
+
+def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dict[str, Any]]:
+    """Each row gains ``<metric>_bound`` (the relaxation's bound, method ``best``), ``<metric>_ratio_to_bound`` =
+    value / bound (>= 1 for makespan and mean turnaround, <= 1 for throughput), ``<metric>_upper`` (the other end
+    of the optimum's bracket) and ``<metric>_ratio_to_opt`` = ``[value / upper, value / lower]``
+    (:func:`lowerbounds.reference.ratio_interval`) with its ends as ``<metric>_opt_ratio_low``/``_high``."""
+    from lowerbounds.diet.references import diet_references
+
+    refs = diet_references(scenario, seed=seed, method="best", time_limit=SIMULATE_BOUND_SECONDS)
     out = []
     for row in rows:
         row = dict(row)
         for m in BOUND_METRICS:
-            b, v = bounds[m].value, row.get(m)
+            bracket = refs[m].bracket
+            b, v = refs[m].bound.value, row.get(m)
             row[f"{m}_bound"] = b
             row[f"{m}_ratio_to_bound"] = v / b if v is not None and b else None
+            row[f"{m}_upper"] = bracket.lower.value if bracket.maximise else (
+                None if bracket.upper is None else bracket.upper.value)
+            interval = bracket.ratio(v)
+            row[f"{m}_ratio_to_opt"] = interval
+            row[f"{m}_opt_ratio_low"], row[f"{m}_opt_ratio_high"] = interval if interval else (None, None)
         out.append(row)
     return out
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
-    from lowerbounds.diet import diet_bounds
+    from lowerbounds.diet.references import diet_references
 
     scenario = _scenario(args)
-    bounds = diet_bounds(scenario, seed=args.seed, method=args.method, time_limit=args.time_limit)
+    refs = diet_references(scenario, seed=args.seed, method=args.method, time_limit=args.time_limit)
     result = {"experiment": args.experiment, "seed": args.seed, "requested_method": args.method,
-              "metrics": {m: b.to_dict() for m, b in bounds.items()}}
+              "metrics": {m: r.to_dict() for m, r in refs.items()}}
     if args.json:
         print_json(result)
         return 0
     rows = []
-    for m, b in bounds.items():
-        d = b.to_dict()
-        rows.append({"metric": m, "kind": d["kind"], "value": d["value"], "method": d["method"],
-                     "seconds": d["seconds"], "status": d.get("status", ""), "bound": d.get("bound"),
-                     "gap": d.get("gap")})
-    print_table(rows, ["metric", "kind", "value", "method", "seconds", "status", "bound", "gap"], floatfmt="{:.4f}")
-    for m, b in bounds.items():
-        if b.message:
-            print(f"{m}: {b.message}")
+    for m, r in refs.items():
+        lo, up = r.bracket.lower, r.bracket.upper
+        rows.append({"metric": m, "lower": lo.value, "upper": None if up is None else up.value,
+                     "upper/lower": r.bracket.width, "status": r.bracket.status, "lower method": lo.method,
+                     "upper method": None if up is None else up.method,
+                     "seconds": lo.seconds + (0.0 if up is None else up.seconds)})
+    print_table(rows, ["metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method",
+                       "seconds"], floatfmt="{:.6g}")
+    for m, r in refs.items():
+        if r.message:
+            print(f"{m}: {r.message}")
     return 0

@@ -19,6 +19,7 @@ exact search's own status is ``search_status``). ``simulate --bound`` adds, per 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from vcsched.cli.common import nonneg_int, number_option, print_json, print_table, remember_defaults, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
@@ -140,10 +141,14 @@ def _instance(args: argparse.Namespace):
 
 
 def _references(instance, method: str, time_limit: float, seed: int = 0, iterations: int | None = None) -> dict:
+    """The brackets of :func:`lowerbounds.timeshare.references.timeshare_references`, the search started from the
+    best of the heuristics' mappings (:func:`heuristics.timeshare.heuristic_mappings`) too."""
+    from heuristics.timeshare.policies import heuristic_mappings
     from lowerbounds.timeshare.references import timeshare_references
 
     return timeshare_references(instance.platform, instance.workload, work_factor=instance.work_factor,
-                                method=method, time_limit=time_limit, seed=seed, iterations=iterations)
+                                method=method, time_limit=time_limit, seed=seed, iterations=iterations,
+                                starts=heuristic_mappings(instance))
 
 
 def _header(instance, seed) -> str:
@@ -239,7 +244,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
     out = {m: r.to_dict() for m, r in refs.items()}
     if args.json:
         print_json(out)
-        return 0
+        return _interrupted(refs)
     print(_header(instance, args.seed))
     for m, r in refs.items():
         searched = r.bound.method == "exact" or r.bound.mapping is not None
@@ -252,12 +257,22 @@ def cmd_bound(args: argparse.Namespace) -> int:
     for m, r in refs.items():
         if r.mapping is not None and r.bracket.status == "optimal":
             print(f"{m}: best mapping (server per task) {' '.join(str(s) for s in r.mapping)}")
-    return 0
+    return _interrupted(refs)
+
+
+def _interrupted(refs: dict) -> int:
+    """130 (with one line on standard error) when an interrupt stopped a search: what was printed is what had
+    been proven and found by then; else 0."""
+    if not any(r.stopped == "interrupted" for r in refs.values()):
+        return 0
+    print("interrupted: the brackets above hold what was proven and found before the interrupt "
+          "(later metrics have no upper end)", file=sys.stderr)
+    return 130
 
 
 def _bound_row(metric: str, ref) -> dict:
     lo, up = ref.bracket.lower, ref.bracket.upper
     return {"metric": metric, "lower": lo.value, "upper": None if up is None else up.value,
             "upper/lower": ref.bracket.width, "status": ref.bracket.status, "lower method": lo.method,
-            "upper method": None if up is None else up.method,
+            "upper method": None if up is None else up.method + (f" from {ref.start}" if ref.start else ""),
             "seconds": lo.seconds + (0.0 if up is None else up.seconds)}

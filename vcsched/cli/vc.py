@@ -68,6 +68,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--tasks", choices=["one", "lublin"], default="one", help="task counts: one per job, or Lublin-Feitelson (1-64)")
     g.add_argument("--seed", type=common.seed_option(), default=0)
     g.add_argument("-o", "--output", help="output file (default: standard output)")
+    from vcsched.cli.vc_hetero import add_generate_options
+
+    add_generate_options(g)
     g.set_defaults(handler=cmd_generate)
 
     s = vsub.add_parser("solve", help="solve an instance file with an exact method, a bound or a heuristic")
@@ -240,6 +243,10 @@ def _events_csv(trace) -> str:
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.output:
         common.check_output_path(args.output, option="-o", formats=(".json",))
+    from vcsched.cli.vc_hetero import cmd_generate_hetero, wants_hetero_generate
+
+    if wants_hetero_generate(args):
+        return cmd_generate_hetero(args)
     import json
 
     from vcsched.generators.vc import generate_vc_instance
@@ -279,8 +286,13 @@ def resolve_methods(text: str, instance: VCInstance | None = None) -> list[str]:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from heuristics.vc.methods import METHODS, result_row
+    from vcsched.cli.vc_hetero import cmd_solve_hetero, hetero_document
     from vcsched.problems.vc import load_instance
 
+    if not common.wants_instance_set(args):
+        data = hetero_document(args.instance)
+        if data is not None:
+            return cmd_solve_hetero(args, data)
     common.check_single_file_options(args, figure="--plot")
     common.check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
     if common.wants_instance_set(args):

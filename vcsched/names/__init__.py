@@ -15,5 +15,6 @@ module                                 names
 :mod:`vcsched.names.diet`              DIET approaches, RefinePlacement, experiments
 :mod:`vcsched.names.vector`            vector-packing orders, windows, heuristics, ``vc pack`` methods
 :mod:`vcsched.names.dfrs`              DFRS policies (batch baselines and fractional)
+:mod:`vcsched.names.vc_hetero`         methods of VCSched with host types and d resources
 =====================================  =================================================
 """

@@ -249,8 +249,9 @@ class _Run:
 def _validate(run: _Run, d: Decision) -> None:
     """Refuse a decision that places a job not in the system, gives a bad yield, or overflows a host."""
     hosts, cores, name = run.platform.hosts, run.platform.cores, run.policy.name
-    cpu = np.zeros(hosts)
-    mem = np.zeros(hosts)
+    idx_parts: list = []
+    cpu_parts: list[float] = []
+    mem_parts: list[float] = []
     active = set(run.active)
     for j, placed in d.placement.items():
         if j not in active:
@@ -260,11 +261,15 @@ def _validate(run: _Run, d: Decision) -> None:
         y = d.yields.get(j)
         if y is None or not 0.0 < y <= 1.0 + CAP_TOL:
             raise PolicyError(f"policy {name!r} gave job {j} the yield {y} (must be in (0, 1])")
-        idx = np.asarray(placed, dtype=np.int64)
-        if idx.min() < 0 or idx.max() >= hosts:
+        if min(placed) < 0 or max(placed) >= hosts:
             raise PolicyError(f"policy {name!r} placed a task of job {j} outside hosts 0..{hosts - 1}")
-        np.add.at(cpu, idx, min(y, 1.0) / cores)
-        np.add.at(mem, idx, run.mem[j])
+        q = len(placed)
+        idx_parts.extend(placed)
+        cpu_parts.extend([min(y, 1.0) / cores] * q)
+        mem_parts.extend([run.mem[j]] * q)
+    idx = np.array(idx_parts, dtype=np.int64)
+    cpu = np.bincount(idx, np.array(cpu_parts), minlength=hosts)  # summed in the order of the placement
+    mem = np.bincount(idx, np.array(mem_parts), minlength=hosts)
     if cpu.max(initial=0.0) > 1.0 + CAP_TOL or mem.max(initial=0.0) > 1.0 + CAP_TOL:
         raise PolicyError(f"policy {name!r} overflowed a host at t={run.now:g} "
                           f"(CPU {cpu.max():.6g}, memory {mem.max():.6g})")

@@ -1,0 +1,117 @@
+"""Compiled per-job subproblems of the Lagrangian bound (:mod:`lowerbounds.batch.lagrangian`).
+
+Time is cut into ``T`` slots of length ``delta`` from ``t0``; ``lam[k, u] >= 0`` prices one
+processor-second of cluster ``k`` in slot ``u`` (zero beyond the last slot). For job ``j`` on
+cluster ``k`` started at ``s`` its priced area is
+``q_j (Lam_k(s + p_jk) - Lam_k(s))``, ``Lam_k(x) = int_t0^x lam_k``, and its cost is
+``f_j(s, k) + q_j (Lam_k(s + p_jk) - Lam_k(s))`` with ``f`` the job's term of the metric
+(``mode`` 0: response ``s + p - r``; 1: bounded slowdown ``max(1, (s + p - r) / max(p, tau))``),
+nondecreasing in ``s``. The cost is piecewise linear in ``s`` with breakpoints where ``s`` or
+``s + p`` crosses a slot boundary (and the slowdown's kink), so its minimum over ``s >= r`` is at
+``r`` or at one of them; a scan stops once ``f`` alone reaches the best cost found (the price
+term is ``>= 0``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vcsched.jit import njit
+
+__all__ = ["job_minima"]
+
+
+@njit(cache=True)
+def _big_lam(cum, lam, t0, delta, x):
+    """``Lam(x)`` for one cluster: ``cum[u] = int_t0^{t0 + u delta} lam``."""
+    T = lam.size
+    y = (x - t0) / delta
+    if y <= 0.0:
+        return 0.0
+    u = int(np.floor(y))
+    if u >= T:
+        return cum[T]
+    return cum[u] + lam[u] * (x - (t0 + u * delta))
+
+
+@njit(cache=True)
+def _term(mode, s, r, p, tau):
+    flow = s + p - r
+    if mode == 0:
+        return flow
+    return max(1.0, flow / max(p, tau))
+
+
+@njit(cache=True)
+def _cost(mode, s, r, p, q, tau, cum, lam, t0, delta):
+    return _term(mode, s, r, p, tau) + q * (_big_lam(cum, lam, t0, delta, s + p) - _big_lam(cum, lam, t0, delta, s))
+
+
+@njit(cache=True)
+def _scan(mode, r, p, q, tau, cum, lam, t0, delta, shift, best, best_s):
+    """Candidates ``s = t0 + u delta - shift >= r`` by increasing ``u`` while ``f(s) < best``."""
+    T = lam.size
+    u = int(np.ceil((r + shift - t0) / delta))
+    if u < 0:
+        u = 0
+    while u <= T:
+        s = t0 + u * delta - shift
+        if s >= r:
+            if _term(mode, s, r, p, tau) >= best:
+                break
+            c = _cost(mode, s, r, p, q, tau, cum, lam, t0, delta)
+            if c < best:
+                best, best_s = c, s
+        u += 1
+    return best, best_s
+
+
+@njit(cache=True)
+def _add_usage(usage, k, s, p, q, t0, delta):
+    """Adds ``q |[s, s + p) cap slot u|`` to ``usage[k, u]`` for each slot ``u``."""
+    T = usage.shape[1]
+    a = (s - t0) / delta
+    b = (s + p - t0) / delta
+    u = max(int(np.floor(a)), 0)
+    while u < T and u < b:
+        lo = max(a, float(u))
+        hi = min(b, float(u + 1))
+        if hi > lo:
+            usage[k, u] += q * (hi - lo) * delta
+        u += 1
+
+
+@njit(cache=True)
+def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage):
+    """Per job the minimum of its priced cost over clusters and starts; fills ``usage`` (the chosen
+    starts' area per cluster and slot, the subgradient's first term). Returns the per-job minima."""
+    n = release.size
+    K, T = lam.shape
+    cum = np.zeros((K, T + 1))
+    for k in range(K):
+        for u in range(T):
+            cum[k, u + 1] = cum[k, u] + lam[k, u] * delta
+    out = np.empty(n)
+    for j in range(n):
+        r = release[j]
+        q = float(width[j])
+        best, best_s, best_k = np.inf, r, -1
+        for k in range(K):
+            p = dur[j, k]
+            if not np.isfinite(p):
+                continue
+            c = _cost(mode, r, r, p, q, tau, cum[k], lam[k], t0, delta)
+            b, bs = c, r
+            if mode == 1 and tau > p:
+                kink = r + tau - p
+                ck = _cost(mode, kink, r, p, q, tau, cum[k], lam[k], t0, delta)
+                if ck < b:
+                    b, bs = ck, kink
+            b, bs = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, 0.0, b, bs)
+            b, bs = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, p, b, bs)
+            if b < best:
+                best, best_s, best_k = b, bs, k
+        out[j] = best
+        if best_k >= 0:
+            _add_usage(usage, best_k, best_s, dur[j, best_k], q, t0, delta)
+    return out

@@ -1,0 +1,120 @@
+"""Lagrangian bound of the whole workload: the capacity of each time slot priced, each job alone (docs/bounds.md).
+
+Relaxation. Cut time into ``T`` slots ``[t0 + u delta, t0 + (u + 1) delta)`` (``t0`` the first
+release). In every schedule of the relaxation (:mod:`lowerbounds.batch.instance`) cluster ``k``
+runs at most ``m_k`` processors at each instant, so over slot ``u`` the jobs on ``k`` use an area
+
+    sum_{j on k} q_j |[S_j, S_j + p_jk) cap slot u| <= m_k delta                        (A)
+
+(an integral of the instantaneous capacity; nothing is rounded: starts stay continuous). Keep
+each job's own constraints (one cluster, ``S_j >= r_j``, non-preemptive) and move the rows (A)
+into the objective with prices ``lam[k, u] >= 0``:
+
+    L(lam) = sum_j min_{k, s >= r_j} [f_j(s, k) + q_j sum_u lam[k, u] |[s, s + p_jk) cap slot u|]
+             - sum_{k, u} lam[k, u] m_k delta.
+
+For any schedule and any ``lam >= 0`` the priced term of (A) is ``<= 0``, and each job's bracket is
+at least its minimum, so ``L(lam) <= sum_j f_j`` of that schedule: ``L(lam)`` is a lower bound on
+the optimum of ``sum_j f_j`` **at every price vector**, whatever the slot length and however the
+prices were found. ``f_j`` is the job's response time ``C_j - r_j`` (mean response, ``mode`` 0) or
+its bounded slowdown ``max(1, (C_j - r_j) / max(p_jk, tau))`` (``mode`` 1). Each minimum is exact
+(:mod:`lowerbounds.batch._lagrange_kernels`: the cost is piecewise linear in ``s``). Prices are
+improved by projected subgradient steps (Polyak steps towards a target above the best value, the
+step factor halved after :data:`_STALL` steps without improvement); the bound is the best ``L``
+seen, less a relative ``1e-9`` for rounding.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from lowerbounds.batch._lagrange_kernels import job_minima
+from lowerbounds.batch.instance import BSLD_TAU, BatchInstance
+
+__all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "SLOTS"]
+
+SLOTS = 16384
+"""Slots of the price grid over the horizon."""
+_STALL = 30
+_LEVELS = 5
+
+
+def slot_grid(inst: BatchInstance, slots: int = SLOTS) -> tuple[float, float, int]:
+    """``(t0, delta, T)``: ``T`` slots from the first release to past every job's release plus its longest
+    duration and the fluid area bound (any horizon is valid: rows left out only weaken the bound)."""
+    t0 = float(inst.release.min())
+    area = float(inst.work.sum() / (inst.procs * inst.speed).sum())
+    end = max(float((inst.release + inst.pmin).max()), t0 + area) + float(inst.pmin.max())
+    delta = max((end - t0) / slots, 1e-9)
+    return t0, delta, int(slots)
+
+
+def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float, delta: float,
+                     tau: float = BSLD_TAU) -> tuple[float, np.ndarray]:
+    """``(L(lam), subgradient)`` at prices ``lam`` (shape ``(K, T)``, ``>= 0``): a lower bound on ``sum_j f_j``."""
+    lam = np.ascontiguousarray(np.maximum(lam, 0.0), dtype=float)
+    usage = np.zeros_like(lam)
+    minima = job_minima(int(mode), np.ascontiguousarray(inst.release, dtype=float),
+                        np.ascontiguousarray(inst.width, dtype=np.int64), np.ascontiguousarray(inst.duration, dtype=float),
+                        lam, float(t0), float(delta), float(tau), usage)
+    cap = (inst.procs.astype(float) * delta)[:, None]
+    priced = float((lam * cap).sum())
+    total = float(minima.sum())
+    value = total - priced
+    value -= 1e-9 * (abs(total) + priced)
+    return value, usage - cap
+
+
+def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
+                     iterations: int = 10_000, start: float | None = None, tau: float = BSLD_TAU) -> tuple[float, int]:
+    """Best ``L(lam)`` found within ``time_limit`` seconds or ``iterations`` steps: ``(bound on sum_j f_j, steps)``.
+
+    Coarse to fine: the prices are first searched on ``slots / 2^l`` slots (:data:`_LEVELS` levels), and each
+    level's best prices, every slot split in two at the same price, start the next (the same ``L`` on the finer
+    grid, which it can only improve). ``start``, a known lower bound on the sum, sets the first target.
+    """
+    if len(inst) == 0:
+        return 0.0, 0
+    deadline = time.perf_counter() + time_limit
+    levels = [max(slots >> level, 1) for level in range(_LEVELS - 1, -1, -1)]
+    best, steps, lam = -np.inf, 0, None
+    for i, T in enumerate(levels):
+        t0, delta, T = slot_grid(inst, T)
+        lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
+        left = deadline - time.perf_counter()
+        stage_end = time.perf_counter() + left / (len(levels) - i)
+        value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, stage_end, iterations - steps,
+                                   max(best, start or 0.0), 1e-4 if i == len(levels) - 1 else 1e-2)
+        best, steps = max(best, value), steps + done
+        if steps >= iterations or time.perf_counter() >= deadline:
+            break
+    return float(best), steps
+
+
+def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_theta):
+    """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
+    best value so far (or ``start``), the step factor halved (back at the best prices) after :data:`_STALL` steps
+    without improvement, until it falls below ``min_theta``."""
+    best, best_lam = -np.inf, lam
+    theta, stall, steps = 1.0, 0, 0
+    while steps < iterations and time.perf_counter() < deadline:
+        value, g = lagrangian_value(inst, lam, mode, t0, delta, tau)
+        steps += 1
+        if value > best * (1 + 1e-6) if best > 0 else value > best:
+            best, best_lam, stall = value, lam, 0
+        else:
+            stall += 1
+            if stall >= _STALL:
+                theta, stall, lam = theta / 2, 0, best_lam
+                if theta < min_theta:
+                    break
+                continue
+        g = np.where((lam <= 0) & (g < 0), 0.0, g)
+        norm = float((g * g).sum())
+        if norm <= 0:
+            break
+        target = max(best, start) * 1.1 + 1.0
+        lam = np.maximum(lam + theta * (target - value) / norm * g, 0.0)
+    return best, best_lam, steps

@@ -1,0 +1,139 @@
+"""DIET's references as brackets (seed 004 §5-6): a proven bound and the best clairvoyant placement found, per metric.
+
+:func:`diet_references` is what ``vcsched diet bound`` prints and what ``diet simulate --bound`` compares each
+approach with. For each metric a :class:`~lowerbounds.reference.Bracket` that contains the clairvoyant optimum:
+
+* ``makespan`` and ``mean_turnaround`` (to minimise): the lower end is the larger of the relaxation's bound
+  (:func:`~lowerbounds.diet.bounds.diet_bounds` with ``quick``, ``lp`` or ``best``) and the bound the placement
+  search proves; the upper end is the value of the best placement found by
+  :func:`~lowerbounds.diet.placement.best_placement` (list scheduling, the local search of
+  :func:`~lowerbounds.diet.placement.improve`, then branch and bound and, for the makespan, the MILP, within
+  the time given), evaluated with the placement model's own routine
+  (:func:`~lowerbounds.diet.placement.evaluate`). Every such placement can be played by the simulator (the
+  agent holds each request until its CPU frees), so its value is at least the optimum.
+* ``throughput`` (to maximise, ``n / makespan``): the roles swap. The upper end is the proven bound, the
+  smaller of the relaxation's throughput bound and ``n`` over the makespan's lower end; the lower end is
+  ``n`` over the best placement's makespan.
+
+Time: ``quick`` gives the closed forms and :data:`QUICK_SECONDS` of placement search per objective; the other
+methods give :data:`LOWER_SHARE` of ``time_limit`` to the relaxation and the rest to the search, shared by the
+two objectives. Workloads of sequential users (the steady experiment) have no placement search (the number of
+requests depends on the placement): their upper end is unknown (status ``bound``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from lowerbounds.diet.bounds import diet_bounds
+from lowerbounds.diet.instance import MetricBound, diet_instance
+from lowerbounds.diet.placement import OBJECTIVES, best_placement
+from lowerbounds.reference import Bracket, Side
+from vcsched.errors import InvalidInputError
+from vcsched.names.references import BOUND_METHODS
+
+__all__ = ["DietReference", "diet_references", "LOWER_SHARE", "QUICK_SECONDS"]
+
+LOWER_SHARE = 0.4
+"""Share of ``time_limit`` for the relaxation (methods ``lp``, ``best``, ``exact``)."""
+QUICK_SECONDS = 1.0
+"""Seconds of placement search per objective for ``quick``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DietReference:
+    """One metric's ``bound`` (the relaxation's, as :func:`diet_bounds` gives it), its ``bracket``, the
+    ``placement`` behind the best solution found (rows of SeD CPU and start), and the search's ``status``."""
+
+    bound: MetricBound
+    bracket: Bracket
+    placement: list | None = None
+    search_status: str | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The bound's JSON (``value``, ``method``, ``seconds``, ``kind``: the relaxation's bound as before), then
+        ``lower``, ``upper`` and ``status`` (the contract of :mod:`lowerbounds.reference`)."""
+        out = self.bound.to_dict()
+        if "status" in out:
+            out["search_status"] = out.pop("status")
+        out.update(self.bracket.to_dict())
+        if self.search_status is not None:
+            out["search_status"] = self.search_status
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+def diet_references(scenario: Any, *, seed: int = 0, method: str = "best", time_limit: float = 60.0,
+                    node_limit: int | None = None) -> dict[str, DietReference]:
+    """Per metric of :data:`lowerbounds.diet.METRICS`, the bracket of the optimum (module docstring).
+
+    ``method`` ``exact`` is :func:`diet_bounds`'s exact search (``time_limit`` per objective), read as brackets
+    (:func:`_from_exact`); the other methods search too, within their share of ``time_limit``. ``node_limit`` bounds the
+    branch and bound and the MILP by nodes as well, so that a run does not depend on the machine's speed.
+    """
+    if method not in BOUND_METHODS:
+        raise InvalidInputError(f"--method must be one of {', '.join(BOUND_METHODS)}, got {method!r}")
+    if method == "exact":
+        return {m: _from_exact(b) for m, b in diet_bounds(scenario, seed=seed, method="exact",
+                                                          time_limit=time_limit).items()}
+    relax_method = method
+    lower_limit = time_limit * (1.0 if method == "quick" else LOWER_SHARE)
+    bounds = diet_bounds(scenario, seed=seed, method=relax_method, time_limit=lower_limit)
+    inst = diet_instance(scenario, seed=seed)
+    out: dict[str, DietReference] = {}
+    if inst.users:
+        msg = "no placement search for sequential users (the number of requests depends on the placement)"
+        for m, b in bounds.items():
+            out[m] = DietReference(b, b.bracket(None, maximise=m == "throughput"), message=msg)
+        return out
+    stop = time.perf_counter() + (time_limit - lower_limit)
+    for r, objective in enumerate(OBJECTIVES):
+        share = QUICK_SECONDS if method == "quick" else max((stop - time.perf_counter()) / (len(OBJECTIVES) - r), 0.1)
+        out[objective] = _minimise(inst, bounds[objective], share, node_limit)
+    out["throughput"] = _throughput(inst.n, bounds["throughput"], out["makespan"])
+    return out
+
+
+def _from_exact(b: MetricBound) -> DietReference:
+    """A metric of :func:`diet_bounds`'s ``exact`` method as a bracket: its ``bound`` is the proven end, its
+    ``value`` (the best placement's) the other; without a placement (sequential users) the relaxation's bound."""
+    maximise = b.metric == "throughput"
+    if b.bound is None or b.value is None or b.method != "exact":
+        return DietReference(b, b.bracket(None, maximise=maximise), message=b.message or "")
+    proven = Side(float(b.bound), "exact search bound", b.seconds)
+    found = Side(float(b.value), "exact" if b.status == "optimal" else "placement search", b.seconds)
+    bracket = Bracket(b.metric, found, proven, maximise=True) if maximise else Bracket(b.metric, proven, found)
+    return DietReference(b, bracket, b.placement, None, "")
+
+
+def _minimise(inst, bound: MetricBound, share: float, node_limit: int | None) -> DietReference:
+    """The bracket of ``makespan`` or ``mean_turnaround``: the best placement found against the larger bound."""
+    res = best_placement(inst, bound.metric, time_limit=share, root_bound=bound.value, node_limit=node_limit,
+                         milp_node_limit=node_limit)
+    lower = Side(bound.value, bound.method, bound.seconds)
+    if res.bound is not None and res.bound > bound.value:
+        lower = Side(float(res.bound), "exact search bound", bound.seconds + res.seconds)
+    if res.value is None:
+        return DietReference(bound, Bracket(bound.metric, lower, None), None, str(res.status), res.message)
+    method = "exact" if str(res.status) == "optimal" else "placement search"
+    upper = Side(float(res.value), method, res.seconds)
+    return DietReference(bound, Bracket(bound.metric, lower, upper), res.placement, str(res.status), res.message)
+
+
+def _throughput(n: int, bound: MetricBound, makespan: DietReference) -> DietReference:
+    """``n / makespan`` at both ends: the best placement's (lower end) and the smaller of the relaxation's
+    throughput bound and ``n`` over the makespan's lower end (upper end, the proven one)."""
+    proven = Side(bound.value, bound.method, bound.seconds)
+    ms_low = makespan.bracket.lower
+    if ms_low.value and ms_low.value > 0 and n / ms_low.value < bound.value:
+        proven = Side(n / ms_low.value, f"n / makespan {ms_low.method}", ms_low.seconds)
+    ms_up = makespan.bracket.upper
+    found = None
+    if ms_up is not None and ms_up.value and ms_up.value > 0:
+        found = Side(n / ms_up.value, f"n / makespan {ms_up.method}", ms_up.seconds)
+    return DietReference(bound, Bracket("throughput", found or Side(None, "none", 0.0), proven, maximise=True),
+                         makespan.placement, makespan.search_status)

@@ -1,0 +1,104 @@
+"""The Lagrangian bound (lowerbounds.batch.lagrangian) against brute force, a plain scan and a trace window."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lowerbounds.batch.clairvoyant import clairvoyant_schedules
+from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, batch_instance
+from lowerbounds.batch.lagrangian import lagrangian_bound, lagrangian_value, slot_grid
+from lowerbounds.batch.quick import bsld_quick, flow_quick
+from tests.conftest import require_trace
+from tests.grid.batch_oracle import brute_force
+
+TOL = 1e-6
+_METRIC = {0: "mean_response", 1: "mean_bounded_slowdown"}
+
+
+def _instance(seed, n, K, integer):
+    rng = np.random.default_rng(seed)
+    m = rng.integers(2, 7, size=K)
+    s = np.array([1.0, 1.5, 2.0])[:K]
+    q = rng.integers(1, m.max() + 1, size=n)
+    r = rng.integers(0, 6, size=n).astype(float)
+    base = rng.integers(0, 25, size=n).astype(float) if integer else rng.uniform(0, 25, size=n)
+    return BatchInstance.from_arrays(r, q, base[:, None] * s[0] / s[None, :], m, s)
+
+
+def _plain_job_cost(mode, r, p, q, s, lam_k, t0, delta):
+    """The priced cost of one job started at ``s``, by direct integration over the slots."""
+    flow = s + p - r
+    f = flow if mode == 0 else max(1.0, flow / max(p, BSLD_TAU))
+    area = sum(lam_k[u] * max(0.0, min(s + p, t0 + (u + 1) * delta) - max(s, t0 + u * delta))
+               for u in range(lam_k.size))
+    return f + q * area
+
+
+def _plain_value(inst, lam, mode, t0, delta):
+    """``L(lam)`` by scanning every breakpoint of every job's cost (no pruning)."""
+    T = lam.shape[1]
+    bounds = [t0 + u * delta for u in range(T + 1)]
+    total = 0.0
+    for j in range(len(inst)):
+        r, q = float(inst.release[j]), float(inst.width[j])
+        best = np.inf
+        for k in range(inst.clusters):
+            p = float(inst.duration[j, k])
+            if not np.isfinite(p):
+                continue
+            cands = [r, r + BSLD_TAU - p] + bounds + [b - p for b in bounds]
+            best = min([best] + [_plain_job_cost(mode, r, p, q, s, lam[k], t0, delta) for s in cands if s >= r])
+        total += best
+    return total - float((lam * (inst.procs[:, None] * delta)).sum())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 4), K=st.integers(1, 2), integer=st.booleans(),
+       slots=st.integers(1, 12), scale=st.sampled_from([0.0, 0.1, 1.0, 5.0]), mode=st.sampled_from([0, 1]))
+def test_any_prices_give_a_bound_below_brute_force_and_match_the_plain_scan(seed, n, K, integer, slots, scale, mode):
+    inst = _instance(seed, n, K, integer)
+    t0, delta, T = slot_grid(inst, slots)
+    lam = np.random.default_rng(seed + 1).exponential(scale, size=(K, T)) if scale else np.zeros((K, T))
+    value, grad = lagrangian_value(inst, lam, mode, t0, delta)
+    assert grad.shape == lam.shape
+    assert value == pytest.approx(_plain_value(inst, lam, mode, t0, delta), rel=1e-7, abs=1e-7)
+    optimum = brute_force(inst)[_METRIC[mode]] * n
+    assert value <= optimum * (1 + TOL) + TOL
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 5), K=st.integers(1, 2), integer=st.booleans(),
+       mode=st.sampled_from([0, 1]))
+def test_the_subgradient_search_stays_below_brute_force(seed, n, K, integer, mode):
+    inst = _instance(seed, n, K, integer)
+    value, steps = lagrangian_bound(inst, mode, time_limit=5.0, slots=16, iterations=300)
+    assert steps >= 1
+    assert value <= brute_force(inst)[_METRIC[mode]] * n * (1 + TOL) + TOL
+
+
+def test_prices_raise_the_bound_where_a_wide_job_blocks_others():
+    # one processor; a long job released first blocks two short ones: the optimum (SPT with the long job
+    # started first, it is released alone) is 10 + 10 + 11 = 31 (plus waiting); the fluid bound sees less
+    inst = BatchInstance.from_arrays([0.0, 0.5, 0.5], [1, 1, 1], [[10.0], [1.0], [1.0]], [1])
+    best = brute_force(inst)["mean_response"] * 3
+    value, _ = lagrangian_bound(inst, 0, time_limit=5.0, slots=64, iterations=2000)
+    assert flow_quick(inst) < value <= best * (1 + TOL)
+
+
+def test_never_above_the_best_schedule_on_a_trace_window():
+    from vcsched.scenarios.grid_build import build
+
+    trace = require_trace("KTH-SP2-1996-2.1-cln.swf.gz")
+    run = build(trace=str(trace), platform=None, scenario=None, policy="easy", procs=None, speed=1.0, start=None,
+                end=None, days=1, skip_bad_lines=True, shift=True, heterogeneous=False, batch=None, seed=0,
+                overestimate=10.0, max_load=None)
+    inst = batch_instance(run.jobs, run.clusters)
+    n = len(inst)
+    upper = clairvoyant_schedules(inst, metrics=("mean_response", "mean_bounded_slowdown"), time_limit=2.0,
+                                  iterations=5, quick=True)
+    for mode, quick in ((0, flow_quick), (1, bsld_quick)):
+        value, _ = lagrangian_bound(inst, mode, time_limit=1.0, slots=512, start=quick(inst))
+        assert value / n <= upper[_METRIC[mode]].value * (1 + TOL)
