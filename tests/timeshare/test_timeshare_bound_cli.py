@@ -32,7 +32,7 @@ def test_bound_quick_and_lp_are_ordered(capsys):
     values = {}
     for method in ("quick", "lp"):
         code, out, _ = run(capsys, "bound", "--scenario", "b", "--seed", "2", "--tasks", "12", "--method", method,
-                           "--json")
+                           "--time-limit", "4", "--json")
         assert code == 0
         values[method] = json.loads(out)
         for m in METRICS:
@@ -62,7 +62,7 @@ def test_simulate_bound_adds_ratio_columns(capsys):
 
 
 def test_too_large_exact_says_so(capsys):
-    code, out, _ = run(capsys, "bound", "--scenario", "b", "--tasks", "30", "--method", "exact", "--time-limit", "8")
+    code, out, _ = run(capsys, "bound", "--scenario", "b", "--tasks", "30", "--method", "exact", "--time-limit", "3")
     assert code == 0
     assert "too many for the exact search" in out and "too_large" in out
 
