@@ -482,3 +482,18 @@ def duration_text(seconds: float | None) -> str | None:
     if abs(seconds) < 3 * 86400:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:.1f} d"
+
+
+RESULT_COLUMNS = ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds", "message"]
+"""The text table of a VCSched solve (old and heterogeneous forms alike)."""
+
+
+def print_result_rows(rows: list[dict], as_json: bool) -> None:
+    """One solve's rows: JSON (one object for one method, else a list), or the table of :data:`RESULT_COLUMNS`
+    with each message cut to one short line."""
+    if as_json:
+        print_json(rows[0] if len(rows) == 1 else rows)
+        return
+    for row in rows:
+        row["message"] = short_message(row["message"])
+    print_table(rows, RESULT_COLUMNS)

@@ -306,12 +306,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     rows = [result_row(r, instance) for r in results]
     if args.plot:
         plot_best_allocation(instance, results, args.plot)
-    if args.json:
-        common.print_json(rows[0] if len(rows) == 1 else rows)
-    else:
-        for row in rows:
-            row["message"] = common.short_message(row["message"])
-        common.print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds", "message"])
+    common.print_result_rows(rows, args.json)
     return 0
 
 

@@ -104,10 +104,5 @@ def cmd_solve_hetero(args: argparse.Namespace, data: Any) -> int:
         for name in methods:
             options = {"time_limit": args.time_limit} if name in ("milp", "lp", "certify") else {}
             rows.append(_row(solve(inst, name, **options), inst))
-    if args.json:
-        common.print_json(rows[0] if len(rows) == 1 else rows)
-    else:
-        for row in rows:
-            row["message"] = common.short_message(row["message"])
-        common.print_table(rows, ["method", "status", "min_yield", "avg_yield", "bound", "gap", "seconds", "message"])
+    common.print_result_rows(rows, args.json)
     return 0
