@@ -1,4 +1,4 @@
-"""``vc-hetero``: heterogeneous VCSched heuristics' gap to the best bound available (issue 37 item 5).
+"""``vc-hetero``: heterogeneous VCSched heuristics' gap to the best bound available.
 
 Instances: :func:`vcsched.generators.vc_hetero.generate_hetero` (``random`` host types, slack 0.3,
 mean CPU 0.5, 4 jobs per host) for d = 2, 3, 5 rigid resources, K = 2, 4 host types and 64, 256,

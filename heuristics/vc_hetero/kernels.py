@@ -1,4 +1,4 @@
-"""Compiled packings of the heterogeneous VCSched heuristics (issue 37 item 3).
+"""Compiled packings of the heterogeneous VCSched heuristics.
 
 Items have ``D = d + 1`` dimensions (column 0 is the CPU at the probed yield, ``job_cpu * Y``; the
 others the rigid needs); hosts have the capacities of their type. The plain versions these are

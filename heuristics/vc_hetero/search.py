@@ -1,4 +1,4 @@
-"""Yield search and packers of the heterogeneous VCSched heuristics (issue 37 item 3; seed 001 §3.4).
+"""Yield search and packers of the heterogeneous VCSched heuristics (seed 001 §3.4).
 
 A *packer* places every job at a probed yield ``Y`` (items ``(job_cpu * Y, job_rigid)`` into the
 hosts) or returns None. :func:`yield_search` is the binary search of §3.4 around it:

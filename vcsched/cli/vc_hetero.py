@@ -1,4 +1,4 @@
-"""``vc solve`` and ``vc generate`` for instances with host types and d rigid resources (issue 37).
+"""``vc solve`` and ``vc generate`` for instances with host types and d rigid resources.
 
 ``vc solve FILE`` reads the new JSON form (``"hosts": [...]``, see :mod:`vcsched.problems.vc_hetero`)
 here and calls :func:`heuristics.vc_hetero.methods.solve` per method; the old form keeps its own

@@ -1,4 +1,4 @@
-"""The MILP of VCSched with d rigid resources and host types, and its LP relaxation (issue 37 item 2).
+"""The MILP of VCSched with d rigid resources and host types, and its LP relaxation.
 
 Seed 001's MILP (§2.5, eq. 3-11) with the compact reading of :mod:`vcsched.formulations.vc_milp`:
 for a fixed placement the best minimum yield is ``min(1, min_h C_h / L_h)`` (``L_h`` the CPU need

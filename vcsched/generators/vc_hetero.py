@@ -1,4 +1,4 @@
-"""Random heterogeneous VCSched instances (issue 37 item 5): ``d`` rigid resources, ``K`` host types.
+"""Random heterogeneous VCSched instances: ``d`` rigid resources, ``K`` host types.
 
 Distributions (all draws from one ``numpy.random.Generator``):
 

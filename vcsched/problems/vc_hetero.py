@@ -1,4 +1,4 @@
-"""VCSched with several rigid resources and host types (issue 37; seed 001 §2.2 and §9).
+"""VCSched with several rigid resources and host types (seed 001 §2.2 and §9).
 
 An instance has ``K`` host types: type ``k`` has CPU ``host_cpu[k]`` (in units of a unit
 host's CPU), rigid capacities ``host_cap[k]`` (one per declared resource, ``d`` of them) and
