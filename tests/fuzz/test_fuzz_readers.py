@@ -317,3 +317,11 @@ def test_npz_entries_zipfile_cannot_read_are_one_line(tmp_path, field, value):
     with pytest.raises(InvalidInputError, match=r"m\.npz") as info:
         load_instance(path)
     assert "\n" not in str(info.value)
+
+
+def test_a_resource_name_with_a_control_character_stays_on_one_line(tmp_path):
+    # found by the slow fuzz run: the declared names were joined raw into the refusal
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps({"resources": ["\r"], "hosts": [{"cpu": 1.0, "mem": 1.0, "count": 1}],
+                                "jobs": [{"cpu": 0.5, "mem": 0.3}]}))
+    assert loads_or_one_line(_vc_hetero, str(path)) is None

@@ -160,7 +160,7 @@ def _host_type(host: Any, k: int, resources: tuple[str, ...], source: str) -> tu
                                 f"{host!r} (the old form \"hosts\": N cannot be mixed with host objects)")
     for key in host:
         if key not in ("cpu", "count") and key not in resources:
-            raise InvalidInputError(f"{where}: resource {key!r} is not declared in 'resources' ({', '.join(resources)}); "
+            raise InvalidInputError(f"{where}: resource {key!r} is not declared in 'resources' ({', '.join(map(repr, resources))}); "
                                     f"add it there or remove it from the host")
     cpu = number_field(host, "cpu", where=where, required=True, low=0.0, low_open=True, high=MAX_JOB_CPU)
     caps = [number_field(host, r, where=where, required=True, low=0.0, high=MAX_JOB_CPU) for r in resources]
