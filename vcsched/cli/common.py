@@ -20,10 +20,10 @@ from vcsched.files import FIGURE_FORMATS
 
 __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "nonneg_int", "print_table",
            "progress_bar", "number_option", "check_output_path", "save_output", "FIGURE_FORMATS", "TABLE_FORMATS",
-           "seed_option", "write_output", "write_stdout",
+           "seed_option", "write_output", "write_stdout", "write_text", "option_given",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
-           "check_options_apply", "check_single_file_options", "check_path_text"]
+           "check_options_apply", "check_single_file_options", "check_path_text", "add_solve_tail"]
 
 
 def jsonable(value: Any) -> Any:
@@ -284,6 +284,14 @@ def write_output(path: str, text: str, *, option: str) -> None:
     save_output(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), option=option)
 
 
+def write_text(path: str | None, text: str) -> None:
+    """``text`` to ``path`` (``-o``, :func:`write_output`) when one is given, else to standard output."""
+    if path:
+        write_output(path, text, option="-o")
+    else:
+        write_stdout(text)
+
+
 def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f}") -> None:
     rows = list(rows)
     cells = [[("-" if r.get(c) is None else floatfmt.format(r[c]) if isinstance(r.get(c), float) else str(r.get(c)))
@@ -331,6 +339,19 @@ def add_set_options(parser: argparse.ArgumentParser) -> None:
                         help="instance set: run on a dask.distributed cluster, e.g. tcp://host:8786")
     parser.add_argument("--resume", action="store_true",
                         help="instance set: keep the finished cells of an earlier run into the same -o")
+
+
+def add_solve_tail(parser: argparse.ArgumentParser, *, seed_help: str, figure: str, figure_help: str, handler,
+                   options: Iterable[str]) -> None:
+    """The options every ``solve`` command ends with: ``--seed``, ``--json``, its figure option (``--plot``,
+    ``--gantt``), the instance-set options; then its handler and the defaults of its method ``options``
+    (:func:`remember_defaults`)."""
+    parser.add_argument("--seed", type=seed_option(), default=0, help=seed_help)
+    parser.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    parser.add_argument(figure, metavar="FILE", help=figure_help)
+    add_set_options(parser)
+    parser.set_defaults(handler=handler)
+    remember_defaults(parser, options)
 
 
 def remember_defaults(parser: argparse.ArgumentParser, dests: Iterable[str]) -> None:
