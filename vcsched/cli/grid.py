@@ -136,7 +136,7 @@ def _policy(args: argparse.Namespace, meta_name):
 
     return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold,
                         cancel_threshold=args.cancel_threshold, queue_order=args.queue_order,
-                        current_ect=args.current_ect)
+                        current_ect=args.current_ect, arrival=meta_name or "mct")
 
 
 def _run(grid, no_progress: bool):
