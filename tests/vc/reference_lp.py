@@ -1,6 +1,6 @@
 """The average-yield LP of seed 001 §5.1 as a PuLP model: the oracle for
 :func:`vcsched.problems.vc.maximize_average_yield` (which solves the same LP
-through scipy, and the paper's greedy for one-task jobs)."""
+with highspy, and the paper's greedy for one-task jobs)."""
 
 from __future__ import annotations
 

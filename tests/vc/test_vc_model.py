@@ -98,8 +98,10 @@ def test_parallel_second_phase_keeps_min_yield_and_equal_task_cpu(case):
     rep = check_allocation(inst, alloc)
     assert rep.valid, rep.violations
     assert rep.min_yield >= y - 1e-9
-    # never worse than giving every task exactly alpha * Y
+    # never worse than giving every task exactly alpha * Y, and the optimum of the oracle's LP
     assert rep.avg_yield >= y - 1e-9
+    lp_cpu = average_yield_lp(inst, task_host, min(y, placement_min_yield(inst, task_host)))
+    assert rep.avg_yield == pytest.approx(float(np.mean(lp_cpu / inst.cpu)), abs=1e-7)
 
 
 def test_second_phase_on_the_paper_example():

@@ -15,11 +15,8 @@ time limit is never optimality.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +25,8 @@ import numpy as np
 import pulp
 
 from vcsched import progress
-from vcsched.errors import InvalidInputError, SolverUnavailableError
+from vcsched.errors import InvalidInputError
+from vcsched.highs import new_highs, quiet_stdout
 from vcsched.result import Status, relative_gap
 
 __all__ = ["SolveOutcome", "solve_model", "translate_status", "highs_status", "new_var", "new_highs",
@@ -54,52 +52,6 @@ def new_var(name: str, low: float | None = None, up: float | None = None, cat: s
         return pulp.LpVariable(name, low, up, cat, _skip_v4_deprecation=True)
     except TypeError:  # PuLP < 3.3
         return pulp.LpVariable(name, low, up, cat)
-
-
-_BANNER_SILENCED = False
-
-
-@contextlib.contextmanager
-def quiet_stdout():
-    """HiGHS prints a banner on the process's standard output (file descriptor 1) when the first
-    Highs object is made; hide it so that ``--json`` output stays clean. Descriptor 1 is
-    silenced even when ``sys.stdout`` is not a file (a notebook kernel, a test's capture), since
-    the C++ library writes to the descriptor, not to Python's stream."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, ValueError, OSError):
-        fd = 1
-    try:
-        sys.stdout.flush()
-        saved = os.dup(fd)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), fd)
-            yield
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
-
-
-def new_highs():
-    """``(highspy, Highs())`` with HiGHS's output off and its banner hidden; a clear error
-    (:class:`~vcsched.errors.SolverUnavailableError`) when highspy is missing."""
-    global _BANNER_SILENCED
-    try:
-        import highspy
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise SolverUnavailableError("highspy is not installed: pip install highspy") from exc
-    if not _BANNER_SILENCED:
-        with quiet_stdout():
-            h = highspy.Highs()
-        _BANNER_SILENCED = True
-    else:
-        h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    return highspy, h
 
 
 _POLL_SECONDS = 0.05

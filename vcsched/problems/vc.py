@@ -376,10 +376,9 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
     For parallel jobs the tasks of one job share one CPU value across hosts,
     which couples hosts; the greedy is no longer optimal, so the LP
     ``max sum_i c_i / alpha_i`` s.t. ``sum_i n_ij c_i <= 1``,
-    ``alpha_i Y <= c_i <= alpha_i`` is solved exactly with HiGHS, through
-    ``scipy.optimize.linprog`` on a sparse matrix (the same LP as
-    the tests' PuLP oracle, built without PuLP;
-    about twice as fast). Should HiGHS fail, every job keeps ``alpha_i Y``.
+    ``alpha_i Y <= c_i <= alpha_i`` is solved exactly with HiGHS
+    (:func:`_average_yield_lp`: the same LP as the tests' PuLP oracle, passed to
+    ``highspy`` as arrays). Should HiGHS fail, every job keeps ``alpha_i Y``.
     """
     task_host = np.asarray(task_host, dtype=np.int64)
     y = float(min(max(min_yield, 0.0), 1.0))
@@ -388,14 +387,7 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
     alpha = instance.cpu
     base = alpha * y
     if instance.is_parallel:
-        from scipy.optimize import linprog
-        from scipy.sparse import csr_matrix
-
-        counts = csr_matrix((np.ones(instance.n_tasks), (task_host, instance.task_job)),
-                            shape=(instance.hosts, instance.n_jobs))
-        res = linprog(-1.0 / alpha, A_ub=counts, b_ub=np.ones(instance.hosts),
-                      bounds=np.column_stack([base, alpha]), method="highs")
-        job_cpu = base if res.status != 0 or res.x is None else np.clip(res.x, base, alpha)
+        job_cpu = _average_yield_lp(instance, task_host, base)
         return Allocation(task_host, np.repeat(job_cpu, instance.tasks))
     used = per_host_sum(task_host, base, instance.hosts)
     spare = np.maximum(1.0 - used, 0.0)
@@ -410,6 +402,35 @@ def maximize_average_yield(instance: VCInstance, task_host: np.ndarray, min_yiel
     cpu = base.copy()
     cpu[order] += extra_sorted
     return Allocation(task_host, np.minimum(cpu, alpha))
+
+
+def _average_yield_lp(instance: VCInstance, task_host: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """The CPU of each job maximising ``sum_i c_i / alpha_i`` s.t. ``sum_i n_ij c_i <= 1`` on every host ``j``
+    (``n_ij`` tasks of job ``i`` on host ``j``) and ``base_i <= c_i <= alpha_i``; ``base`` when HiGHS does not
+    report an optimum. One column per job, its entries the hosts of its tasks with their counts."""
+    from vcsched.highs import new_highs
+
+    highspy, h = new_highs()
+    n, hosts = instance.n_jobs, instance.hosts
+    key = np.unique(instance.task_job * hosts + task_host, return_counts=True)
+    cells, counts = key
+    job, host = np.divmod(cells, hosts)  # sorted by job, then host: column-wise order
+    start = np.searchsorted(job, np.arange(n + 1)).astype(np.int32)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, hosts
+    lp.col_cost_ = -1.0 / instance.cpu
+    lp.col_lower_, lp.col_upper_ = base, instance.cpu
+    lp.row_lower_ = np.full(hosts, -highspy.kHighsInf)
+    lp.row_upper_ = np.ones(hosts)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, hosts
+    lp.a_matrix_.start_, lp.a_matrix_.index_ = start, host.astype(np.int32)
+    lp.a_matrix_.value_ = counts.astype(float)
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return base
+    return np.clip(np.asarray(h.getSolution().col_value), base, instance.cpu)
 
 
 # --------------------------------------------------------------------------- files
