@@ -60,7 +60,7 @@ def sort_key(r: Response, u: float) -> tuple:
     metrics count as worst (``inf``).
     """
     e, j, s = r.exec_time, r.num_jobs, r.since_last_solve
-    he, hj, hs = _present(e), _present(j), _present(s)
+    he, hj, hs = e is not None and e == e, j is not None and j == j, s is not None and s == s  # _present, inlined
     stage = 0 if he else 1 if hj else 2 if hs else 3
     inf = math.inf
     return (stage, e if he else inf, j if hj else inf, -s if hs else inf, u)

@@ -326,6 +326,7 @@ class _Simulation:
         self.parent: dict[str, str] = {}
         self.children: dict[str, list[str]] = {tree.root: []}
         self.seds: dict[str, _SeD] = {}
+        self._layers: list | None = None  # _sed_layers, until the tree changes
         for node, par in tree.parent.items():
             if node not in tree.seds:
                 self._add_node(node, par)
@@ -361,6 +362,7 @@ class _Simulation:
         self.parent[node] = par
         self.children.setdefault(par, []).append(node)
         self.children.setdefault(node, [])
+        self._layers = None
 
     def _add_sed(self, name: str, par: str, speed: float) -> None:
         if par != self.root and par not in self.parent:
@@ -382,6 +384,7 @@ class _Simulation:
         par = self.parent.pop(change.sed)
         self.children[par].remove(change.sed)
         self.children.pop(change.sed, None)
+        self._layers = None
         self.log(now, "remove_sed", -1, change.sed)
         for req in sed.remove(now):
             self._resubmit(req, now)
@@ -426,14 +429,21 @@ class _Simulation:
     # -- the hierarchy: snapshots at the SeDs, aggregation on the way up --
     def _release(self, reqs: list[_Request], now: float) -> float:
         """Send ``reqs`` down the tree from the MA at ``now``; returns when the MA has the sorted lists."""
-        p = self.platform
-        arrivals: dict[float, list[str]] = {}
-        for name in self.seds:
-            t = now + self._depth(name) * (p.agent_time + p.hop_latency)
-            arrivals.setdefault(t, []).append(name)
-        for t in sorted(arrivals):
-            self.kernel.schedule(t, PRIORITY_ARRIVAL, self._snapshot, (reqs, arrivals[t]))
+        for offset, names in self._sed_layers():
+            self.kernel.schedule(now + offset, PRIORITY_ARRIVAL, self._snapshot, (reqs, names))
         return self._ready(self.root, now)
+
+    def _sed_layers(self) -> list[tuple[float, list[str]]]:
+        """The SeDs by the delay a request takes to reach them (depth x (agent time + hop latency)), nearest
+        first, each layer in the SeDs' order; kept until the tree changes (:meth:`_add_node`,
+        :meth:`_apply_change`)."""
+        if self._layers is None:
+            p = self.platform
+            layers: dict[float, list[str]] = {}
+            for name in self.seds:
+                layers.setdefault(self._depth(name) * (p.agent_time + p.hop_latency), []).append(name)
+            self._layers = sorted(layers.items())
+        return self._layers
 
     def _depth(self, node: str) -> int:
         d = 0

@@ -8,18 +8,18 @@ and may bring a :class:`MasterPolicy`, the MA's window scheduler (Algorithm 2). 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
 __all__ = ["Response", "MasterPolicy", "DietPolicy"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """What a SeD answers to a request (§4); ``None`` marks a metric the SeD cannot provide.
+
+    A named tuple (immutable; made once per SeD and request, hundreds of thousands of times in a run).
 
     Attributes
     ----------
