@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.native import speedups
 
 __all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_columns", "jobs_frame", "metrics", "write_jobs",
            "write_jobs_csv",
@@ -71,6 +72,8 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     gets numbers without holding them. The free numbers are the set bits of one Python
     integer, so that a starting job takes whole runs of free numbers at a time
     (:func:`_sweep`); the plain numpy sweep of ``tests/sim/test_sim_outputs.py`` is its oracle.
+    The C extension's ``allocate`` (:mod:`vcsched.native`) runs the same sweep when it is built,
+    else numba's (:func:`_sweep_compiled`) from :data:`ALLOCATE_COMPILED_FROM` jobs.
     """
     n = start.size
     out = [""] * n
@@ -81,7 +84,13 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     kind = np.concatenate((np.zeros(ran.size, dtype=np.int64), np.ones(ran.size, dtype=np.int64)))
     who = np.concatenate((ran, ran)).astype(np.int64)
     order = np.lexsort((who, kind, times))
-    if ran.size >= ALLOCATE_COMPILED_FROM:
+    native = speedups()
+    if native is not None:  # the C extension's sweep (the same rule, on a bit set of 64-bit words)
+        status, at, cells = native.allocate(who[order], kind[order], np.ascontiguousarray(procs, dtype=np.int64),
+                                            int(total))
+        if status == 0:
+            return cells
+    elif ran.size >= ALLOCATE_COMPILED_FROM:
         at = _sweep_compiled(who[order], kind[order], np.asarray(procs, dtype=np.int64), int(total), ran, out)
     else:
         at = _sweep(who[order].tolist(), kind[order].tolist(), np.asarray(procs, dtype=np.int64).tolist(),
@@ -92,8 +101,8 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
 
 
 ALLOCATE_COMPILED_FROM = 100_000
-"""Fewest jobs for which :func:`allocate_processors` runs the compiled sweep (:func:`_sweep_compiled`); below,
-numba's start-up in a fresh process costs more than the Python sweep (:func:`_sweep`)."""
+"""Without the C extension, fewest jobs for which :func:`allocate_processors` runs numba's sweep
+(:func:`_sweep_compiled`); below, numba's start-up in a fresh process costs more than the Python sweep (:func:`_sweep`)."""
 
 
 def _sweep_compiled(who: np.ndarray, kind: np.ndarray, widths: np.ndarray, total: int, ran: np.ndarray,
@@ -277,23 +286,52 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
     A block of rows at a time: each column becomes one ``%`` field and its values
     (:func:`_csv_field`), and the rows are one ``%`` format applied to each row; when a
     cell needs quotes, the block's cells (:func:`_csv_cells`) go through
-    :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does.
+    :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does. With the C
+    extension (:mod:`vcsched.native`), its ``csv_rows`` writes the blocks without quotes
+    (the same text: :func:`_native_column`).
     """
     import csv
 
     values = list(columns.values())
     n = len(values[0]) if values else 0
+    native = speedups()
+    step = _CSV_ROWS_NATIVE if native is not None else _CSV_ROWS
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(list(columns))
-        for a in range(0, n, _CSV_ROWS):  # a block of rows at a time: the cells of a whole table take much memory
-            fields = [_csv_field(v[a:a + _CSV_ROWS]) for v in values]
+        for a in range(0, n, step):  # a block of rows at a time: the cells of a whole table take much memory
+            block = [v[a:a + step] for v in values]
+            if native is not None:
+                typed = [_native_column(v) for v in block]
+                if all(t is not None for t in typed):
+                    text = native.csv_rows([c for _, c in typed], "".join(k for k, _ in typed))
+                    fh.flush()
+                    fh.buffer.write(text)
+                    continue
+            fields = [_csv_field(v) for v in block]
             if any(f is None for f in fields):
-                writer.writerows(zip(*(_csv_cells(v[a:a + _CSV_ROWS])[0] for v in values)))
+                writer.writerows(zip(*(_csv_cells(v)[0] for v in block)))
                 continue
             row = ",".join(f for f, _ in fields)
             fh.write("\n".join(map(row.__mod__, zip(*(c for _, c in fields)))))
             fh.write("\n")
+
+
+_CSV_ROWS_NATIVE = 1 << 16
+"""Rows per block written by the C extension's ``csv_rows``."""
+
+
+def _native_column(values) -> tuple[str, object] | None:
+    """One column of a block for the C extension's ``csv_rows``: ``("f", float64 array)`` (each cell the float's
+    ``repr``, NaN empty), ``("i", int64 array)``, ``("s", list of str)`` (:func:`_csv_cells`), or None when a cell
+    needs quotes."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        return "f", np.ascontiguousarray(values, dtype=np.float64)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and (
+            values.dtype.kind == "i" or values.size == 0 or int(values.max()) < 2**63):
+        return "i", np.ascontiguousarray(values, dtype=np.int64)
+    cells, quote = _csv_cells(values)
+    return None if quote else ("s", cells)
 
 
 def _csv_field(values) -> tuple[str, list] | None:
