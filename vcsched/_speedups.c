@@ -579,8 +579,9 @@ static size_t put_int(char *p, int64_t v) {
 }
 
 /* The rows of a table as CSV text: columns[k] is a float64 array ('f': repr, NaN empty, as pandas'
- * to_csv), an int64 array ('i': %d) or a list of str ('s': the cell itself, already known to need
- * no quotes). Rows end with '\n'. Returns bytes (UTF-8). */
+ * to_csv), an int64 array ('i': %d) or a list ('s': each cell a str written as it is). Rows end with
+ * '\n'. Returns bytes (UTF-8), or None when a cell of an 's' column is not a str or needs quotes
+ * (a comma, a double quote, a line break): the caller then writes the block itself. */
 static PyObject *csv_rows(PyObject *self, PyObject *args) {
     PyObject *cols, *kinds_o;
     if (!PyArg_ParseTuple(args, "O!U", &PyList_Type, &cols, &kinds_o)) return NULL;
@@ -645,8 +646,16 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
                 Py_ssize_t tl;
                 const char *text = PyUnicode_Check(cell) ? PyUnicode_AsUTF8AndSize(cell, &tl) : NULL;
                 if (!text) {
-                    if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "column %zd row %zd: not a str", k, r);
+                    if (PyErr_Occurred()) goto done;
+                    result = Py_NewRef(Py_None); /* not a str: the caller writes this block */
                     goto done;
+                }
+                for (Py_ssize_t i = 0; i < tl; i++) {
+                    char c = text[i];
+                    if (c == ',' || c == '"' || c == '\n' || c == '\r') {
+                        result = Py_NewRef(Py_None); /* a cell to quote: the caller writes this block */
+                        goto done;
+                    }
                 }
                 if (text_reserve(&s, (size_t)tl) < 0) goto nomem;
                 memcpy(s.p + s.len, text, (size_t)tl);

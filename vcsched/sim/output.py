@@ -83,7 +83,7 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     times = np.concatenate((finish[ran], start[ran]))
     kind = np.concatenate((np.zeros(ran.size, dtype=np.int64), np.ones(ran.size, dtype=np.int64)))
     who = np.concatenate((ran, ran)).astype(np.int64)
-    order = np.lexsort((who, kind, times))
+    order = np.argsort(times, kind="stable")  # (time, kind, job): the events are in (kind, job) order already
     native = speedups()
     if native is not None:  # the C extension's sweep (the same rule, on a bit set of 64-bit words)
         status, at, cells = native.allocate(who[order], kind[order], np.ascontiguousarray(procs, dtype=np.int64),
@@ -287,8 +287,8 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
     (:func:`_csv_field`), and the rows are one ``%`` format applied to each row; when a
     cell needs quotes, the block's cells (:func:`_csv_cells`) go through
     :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does. With the C
-    extension (:mod:`vcsched.native`), its ``csv_rows`` writes the blocks without quotes
-    (the same text: :func:`_native_column`).
+    extension (:mod:`vcsched.native`), its ``csv_rows`` writes each block whose cells need no
+    quotes (the same text: :func:`_native_column`).
     """
     import csv
 
@@ -303,8 +303,8 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
             block = [v[a:a + step] for v in values]
             if native is not None:
                 typed = [_native_column(v) for v in block]
-                if all(t is not None for t in typed):
-                    text = native.csv_rows([c for _, c in typed], "".join(k for k, _ in typed))
+                text = native.csv_rows([c for _, c in typed], "".join(k for k, _ in typed))
+                if text is not None:
                     fh.flush()
                     fh.buffer.write(text)
                     continue
@@ -321,17 +321,20 @@ _CSV_ROWS_NATIVE = 1 << 16
 """Rows per block written by the C extension's ``csv_rows``."""
 
 
-def _native_column(values) -> tuple[str, object] | None:
+def _native_column(values) -> tuple[str, object]:
     """One column of a block for the C extension's ``csv_rows``: ``("f", float64 array)`` (each cell the float's
-    ``repr``, NaN empty), ``("i", int64 array)``, ``("s", list of str)`` (:func:`_csv_cells`), or None when a cell
-    needs quotes."""
-    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
-        return "f", np.ascontiguousarray(values, dtype=np.float64)
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and (
-            values.dtype.kind == "i" or values.size == 0 or int(values.max()) < 2**63):
-        return "i", np.ascontiguousarray(values, dtype=np.int64)
-    cells, quote = _csv_cells(values)
-    return None if quote else ("s", cells)
+    ``repr``, NaN empty), ``("i", int64 array)``, or ``("s", list)`` (strings, written as they are; ``csv_rows``
+    declines the block when a cell is not a str or needs quotes)."""
+    if isinstance(values, np.ndarray):
+        kind = values.dtype.kind
+        if kind == "f":
+            return "f", np.ascontiguousarray(values, dtype=np.float64)
+        if kind == "i" or (kind == "u" and (values.size == 0 or int(values.max()) < 2**63)):
+            return "i", np.ascontiguousarray(values, dtype=np.int64)
+        if kind in "OU":
+            return "s", values.tolist()
+        return "s", _csv_cells(values)[0]
+    return "s", values if isinstance(values, list) else list(values)
 
 
 def _csv_field(values) -> tuple[str, list] | None:
