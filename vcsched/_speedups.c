@@ -405,12 +405,16 @@ static int text_reserve(Text *s, size_t more) {
     return 0;
 }
 
+static size_t put_int(char *p, int64_t v);
+
 static int text_interval(Text *s, int64_t a, int64_t b, int sep) {
     if (text_reserve(s, 48) < 0) return -1;
-    int k = sep ? sprintf(s->p + s->len, " ") : 0;
-    k += a == b ? sprintf(s->p + s->len + k, "%lld", (long long)a)
-                : sprintf(s->p + s->len + k, "%lld-%lld", (long long)a, (long long)b);
-    s->len += k;
+    if (sep) s->p[s->len++] = ' ';
+    s->len += put_int(s->p + s->len, a);
+    if (a != b) {
+        s->p[s->len++] = '-';
+        s->len += put_int(s->p + s->len, b);
+    }
     return 0;
 }
 

@@ -198,9 +198,12 @@ def _split_ids(job_id: np.ndarray, origin_names: np.ndarray) -> tuple[list[str],
     return ids, workloads
 
 
-def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim") -> dict:
+def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim", text_ids: bool = True) -> dict:
     """Per-job results as columns (name -> numpy array or list), in :data:`JOBS_COLUMNS` order
-    (:data:`LEGACY_JOBS_COLUMNS` with ``layout="legacy"``): what :func:`jobs_frame` and the CSV writer share."""
+    (:data:`LEGACY_JOBS_COLUMNS` with ``layout="legacy"``): what :func:`jobs_frame` and the CSV writer share.
+
+    ``text_ids=False`` keeps integer job ids of the Batsim layout as their integer array (the CSV
+    writer's text is the same, without a string per job)."""
     _check_layout(layout)
     jobs = result.jobs
     names = np.array([c.name for c in result.clusters] + [""], dtype=object)
@@ -233,12 +236,16 @@ def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim"
         cols = {"jobID": jobs.job_id, "requested_number_of_processors": jobs.procs, **times,
                 "allocated_processors": alloc, **ours}
         return {c: cols[c] for c in LEGACY_JOBS_COLUMNS}
-    ids, workloads = _split_ids(jobs.job_id, names[origin])
+    if not text_ids and jobs.job_id.dtype.kind in "iu":
+        ids, workloads = jobs.job_id, list(map(str, names[origin].tolist()))
+    else:
+        ids, workloads = _split_ids(jobs.job_id, names[origin])
     ran = ~np.isnan(start)
     profile = jobs.profile if jobs.profile is not None else [""] * len(jobs)
+    states = np.array(["REJECTED", "COMPLETED_SUCCESSFULLY"], dtype=object)
     cols = {"job_id": ids, "workload_name": workloads, "profile": profile,
             "requested_number_of_resources": jobs.procs, "success": ran.astype(np.int64),
-            "final_state": np.where(ran, "COMPLETED_SUCCESSFULLY", "REJECTED"), **times,
+            "final_state": states[ran.astype(np.intp)], **times,
             "allocated_resources": alloc, **ours}
     return {c: cols[c] for c in JOBS_COLUMNS}
 
@@ -421,7 +428,7 @@ def write_jobs(result, path: str | Path, *, layout: str = "batsim") -> None:
         out[key] = out[key].astype(str)
         out.to_parquet(path, index=False)
     else:
-        write_jobs_csv(jobs_columns(result, layout=layout), path)
+        write_jobs_csv(jobs_columns(result, layout=layout, text_ids=False), path)
 
 
 _GANTT_TICK = 1.0 / 64
