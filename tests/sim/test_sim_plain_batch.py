@@ -61,7 +61,10 @@ def _both(trace: Path, policy: str, tmp_path: Path) -> tuple[bytes, bytes]:
 
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("seed", range(3))
-def test_jobs_csv_equals_the_plain_simulator_on_random_traces(policy, seed, tmp_path, capsys):
+def test_jobs_csv_equals_the_plain_simulator_on_random_traces(policy, seed, tmp_path, capsys, loops, monkeypatch):
+    """With the C extension and without it, the whole run compiled at any size (its thresholds set to 0)."""
+    monkeypatch.setattr("vcsched.sim.platform.Grid.WHOLE_RUN_C_FROM", 0)
+    monkeypatch.setattr("vcsched.sim.platform.Grid.WHOLE_RUN_FROM", 0)
     trace = tmp_path / f"r{seed}.swf"
     _random_swf(trace, seed)
     ours, plain = _both(trace, policy, tmp_path)
