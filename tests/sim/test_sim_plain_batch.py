@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.sim import plain_batch
+from tests.sim import native_build, plain_batch
 from vcsched.cli import main
 from vcsched.problems.workload import from_arrays, read_swf
 from vcsched.sim import JobTable, make_cluster, simulate_grid
@@ -24,6 +24,13 @@ _spec.loader.exec_module(_conftest)
 require_trace = _conftest.require_trace
 
 POLICIES = ("fcfs", "easy", "cbf")
+
+
+@pytest.fixture(params=["c", "fallback"])
+def loops(request, monkeypatch):
+    """Each test runs with the C extension's loops, then with their fallbacks (numba, numpy, Python)."""
+    native_build.use(request.param, monkeypatch)
+    return request.param
 
 
 def _random_swf(path: Path, seed: int, n: int = 400, procs: int = 32) -> None:
@@ -54,7 +61,10 @@ def _both(trace: Path, policy: str, tmp_path: Path) -> tuple[bytes, bytes]:
 
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("seed", range(3))
-def test_jobs_csv_equals_the_plain_simulator_on_random_traces(policy, seed, tmp_path, capsys):
+def test_jobs_csv_equals_the_plain_simulator_on_random_traces(policy, seed, tmp_path, capsys, loops, monkeypatch):
+    """With the C extension and without it, the whole run compiled at any size (its thresholds set to 0)."""
+    monkeypatch.setattr("vcsched.sim.platform.Grid.WHOLE_RUN_C_FROM", 0)
+    monkeypatch.setattr("vcsched.sim.platform.Grid.WHOLE_RUN_FROM", 0)
     trace = tmp_path / f"r{seed}.swf"
     _random_swf(trace, seed)
     ours, plain = _both(trace, policy, tmp_path)
@@ -74,7 +84,7 @@ def test_jobs_csv_equals_the_plain_simulator_on_the_start_of_kth(policy, tmp_pat
 
 
 @pytest.mark.parametrize("chunk", [100, 1 << 20])
-def test_fast_swf_reader_equals_the_line_reader(chunk, tmp_path, monkeypatch):
+def test_fast_swf_reader_equals_the_line_reader(chunk, tmp_path, monkeypatch, loops):
     """A file the fast path reads (in chunks of ``chunk`` bytes) and the same file with a comment after the data
     (read line by line)."""
     monkeypatch.setattr("vcsched.problems.swf_fast._CHUNK_BYTES", chunk)
@@ -108,8 +118,9 @@ def _grid_result():
 
 @pytest.mark.parametrize("rows", [2, 20000])
 @pytest.mark.parametrize("layout", ["batsim", "legacy"])
-def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, monkeypatch):
+def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, monkeypatch, loops):
     monkeypatch.setattr("vcsched.sim.output._CSV_ROWS", rows)  # blocks of rows
+    monkeypatch.setattr("vcsched.sim.output._CSV_ROWS_NATIVE", rows)
     for res in (_grid_result(), simulate_grid([make_cluster("c", 8, policy="fcfs")], JobTable.from_workloads(
             [from_arrays([0, 1, 1], [0.1, 1 / 3, 0], [1e-5, 1e11 + 0.7, 0], [8, 1, 2])]))):
         write_jobs(res, tmp_path / "ours.csv", layout=layout)
@@ -120,10 +131,11 @@ def test_csv_writer_writes_what_pandas_to_csv_writes(layout, rows, tmp_path, mon
 
 
 @pytest.mark.parametrize("rows", [1, 3, 4096])
-def test_csv_float_columns_integral_or_not_write_their_repr(rows, tmp_path, monkeypatch):
+def test_csv_float_columns_integral_or_not_write_their_repr(rows, tmp_path, monkeypatch, loops):
     """A float column is written as ``%d.0`` only where that is its repr: -0.0, 1e16 and above, NaN, inf, halves and
     negative integers, alone or mixed in a block, give pandas' bytes."""
     monkeypatch.setattr("vcsched.sim.output._CSV_ROWS", rows)
+    monkeypatch.setattr("vcsched.sim.output._CSV_ROWS_NATIVE", rows)
     odd = [0.0, -0.0, -5.0, 9999999999999998.0, 1e16, -1e16, 3e17, np.nan, np.inf, -np.inf, 0.5, 7.0, 2.0 ** 62]
     cols = {"a": np.array(odd), "b": np.arange(len(odd), dtype=float) - 3, "c": np.arange(len(odd)) - 4,
             "d": np.array([True, False] * 6 + [True]), "e": ["x"] * len(odd)}
@@ -133,7 +145,8 @@ def test_csv_float_columns_integral_or_not_write_their_repr(rows, tmp_path, monk
 
 
 @pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])
-def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
+@pytest.mark.parametrize("loop", ["c", "numba"])
+def test_compiled_swf_parser_equals_numpy(extra, loop, tmp_path, monkeypatch):
     """Decimals, negative zero, long mantissas: the compiled loop reads what numpy reads; a number it does not take
     (an exponent, a plus sign, ...) sends the file to the other readers, which accept or refuse it as before."""
     rng = np.random.default_rng(3)
@@ -147,14 +160,17 @@ def test_compiled_swf_parser_equals_numpy(extra, tmp_path, monkeypatch):
     path = tmp_path / "d.swf"
     path.write_text("; MaxProcs: 8\n" + "\n".join(rows) + "\n")
     monkeypatch.setattr("vcsched.problems.swf_fast.COMPILED_FROM_BYTES", 1 << 40)
+    native_build.use("fallback", monkeypatch)
     try:
         expected = read_swf(path).fields
     except Exception as exc:  # noqa: BLE001 - the same refusal is expected from the compiled path
         monkeypatch.setattr("vcsched.problems.swf_fast.COMPILED_FROM_BYTES", 0)
+        native_build.use("c" if loop == "c" else "fallback", monkeypatch)
         with pytest.raises(type(exc), match=re.escape(str(exc))):
             read_swf(path)
         return
     monkeypatch.setattr("vcsched.problems.swf_fast.COMPILED_FROM_BYTES", 0)
+    native_build.use("c" if loop == "c" else "fallback", monkeypatch)
     got = read_swf(path).fields
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))

@@ -306,7 +306,10 @@ def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", ba
     """A tqdm bar on standard error, shown only when standard error is a terminal and ``disable``
     is false (``--no-progress``), and its update function ``update(done)`` (``done`` is the
     amount reached so far, not an increment). Returns ``(bar, update)``; close the bar when
-    done. ``bar_format`` is tqdm's (default: its own). tqdm is imported here, not at start-up."""
+    done. ``bar_format`` is tqdm's (default: its own). tqdm is imported here, not at start-up, and only
+    when the bar is shown (a hidden bar is :class:`_HiddenBar`, whose update does nothing)."""
+    if disable or not sys.stderr.isatty():
+        return _HiddenBar(), _HiddenBar.update
     from tqdm import tqdm
 
     bar = tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=disable or not sys.stderr.isatty(),
@@ -316,6 +319,19 @@ def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", ba
         bar.update(done - bar.n)
 
     return bar, update
+
+
+class _HiddenBar:
+    """The bar :func:`progress_bar` returns when nothing is shown (tqdm's import costs tens of milliseconds)."""
+
+    hidden = True
+
+    @staticmethod
+    def update(done: float) -> None:
+        """Nothing to show."""
+
+    def close(self) -> None:
+        """Nothing to close."""
 
 
 SET_COLUMNS = {"vc": ["file", "method", "status", "min_yield", "bound", "gap", "seconds"],

@@ -142,7 +142,7 @@ def _policy(args: argparse.Namespace, meta_name):
 def _run(grid, no_progress: bool):
     bar, update = progress_bar(len(grid.jobs), disable=no_progress, desc="simulating", unit="job")
     try:
-        return grid.run(progress=update)
+        return grid.run(progress=None if getattr(bar, "hidden", False) else update)
     finally:
         bar.close()
 

@@ -1,11 +1,13 @@
 """The fast path of the SWF reader (:func:`vcsched.problems.workload.read_swf`): plain files parsed on their
-bytes with numpy, a megabyte of lines at a time, or by the compiled loop of :mod:`vcsched.problems.swf_compiled`
-from :data:`COMPILED_FROM_BYTES`; anything that is not plain returns None and goes to the line reader, which
-gives the error messages with their line numbers."""
+bytes by the C extension's loop (:mod:`vcsched.native`), else with numpy, a megabyte of lines at a time, or by
+the numba loop of :mod:`vcsched.problems.swf_compiled` from :data:`COMPILED_FROM_BYTES`; anything that is not
+plain returns None and goes to the line reader, which gives the error messages with their line numbers."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from vcsched.native import speedups
 
 __all__ = ["parse_fast", "COMPILED_FROM_BYTES", "N_FIELDS"]
 
@@ -50,10 +52,9 @@ def parse_fast(data: bytes):
     if pos == len(data):
         return None
     header = [s.strip()[1:].strip() for s in head_lines if s.strip()]
-    if len(data) - pos >= COMPILED_FROM_BYTES:
-        from vcsched.problems.swf_compiled import parse_data
-
-        parsed = parse_data(data, pos, N_FIELDS)
+    native = speedups()
+    if native is not None or len(data) - pos >= COMPILED_FROM_BYTES:
+        parsed = _parse_compiled(data, pos, native)
         if parsed is not None:
             return header, parsed[0], _LazyList(parsed[1] + len(head_lines) + 1)
     parts, rows, line0 = [], [], len(head_lines) + 1
@@ -71,10 +72,26 @@ def parse_fast(data: bytes):
     return header, np.concatenate(parts).reshape(-1, N_FIELDS), _LazyList(np.concatenate(rows))
 
 
+def _parse_compiled(data: bytes, pos: int, native):
+    """``(fields, line)`` of the data lines from byte ``pos`` parsed by one compiled loop, or None when a line is
+    not plain: the C extension's ``parse_swf`` when ``native`` is the module, else numba's
+    (:func:`vcsched.problems.swf_compiled.parse_data`: the same rule)."""
+    if native is None:
+        from vcsched.problems.swf_compiled import parse_data
+
+        return parse_data(data, pos, N_FIELDS)
+    rows = data.count(b"\n", pos) + 1
+    out = np.empty(rows * N_FIELDS)
+    lines = np.empty(rows, dtype=np.int64)
+    ok, count = native.parse_swf(data, pos, N_FIELDS, out, lines)
+    return (out[:count * N_FIELDS].reshape(count, N_FIELDS), lines[:count]) if ok else None
+
+
 _CHUNK_BYTES = 1 << 20
 COMPILED_FROM_BYTES = 8 << 20
-"""Data lines from this many bytes (about 100,000 jobs) are parsed by the compiled loop of
-:mod:`vcsched.problems.swf_compiled` (numba's start-up costs more than it saves below)."""
+"""Without the C extension (:mod:`vcsched.native`), data lines from this many bytes (about 100,000 jobs) are
+parsed by the numba loop of :mod:`vcsched.problems.swf_compiled` (numba's start-up costs more than it saves
+below); with it, every plain file is parsed by its loop."""
 
 
 def _chunk_fields(body: bytes):

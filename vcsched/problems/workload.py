@@ -239,7 +239,7 @@ def _is_integer(x: np.ndarray) -> np.ndarray:
 def _field_rules(f: np.ndarray) -> list[tuple[int, np.ndarray, str]]:
     """``(column, invalid rows, what the field must be)`` for each rule of the module docstring."""
     finite = np.isfinite(f)
-    rules = [(k, ~finite[:, k], "must be a finite number") for k in range(_N_FIELDS)]
+    rules = [] if finite.all() else [(k, ~finite[:, k], "must be a finite number") for k in range(_N_FIELDS)]
     with np.errstate(invalid="ignore"):
         rules += [
             (0, ~_is_integer(f[:, 0]) | (np.abs(f[:, 0]) > _ID_LIMIT), "must be an integer of magnitude <= 2**53"),

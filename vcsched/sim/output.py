@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.native import speedups
 
 __all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_columns", "jobs_frame", "metrics", "write_jobs",
            "write_jobs_csv",
@@ -71,6 +72,8 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     gets numbers without holding them. The free numbers are the set bits of one Python
     integer, so that a starting job takes whole runs of free numbers at a time
     (:func:`_sweep`); the plain numpy sweep of ``tests/sim/test_sim_outputs.py`` is its oracle.
+    The C extension's ``allocate`` (:mod:`vcsched.native`) runs the same sweep when it is built,
+    else numba's (:func:`_sweep_compiled`) from :data:`ALLOCATE_COMPILED_FROM` jobs.
     """
     n = start.size
     out = [""] * n
@@ -80,8 +83,14 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
     times = np.concatenate((finish[ran], start[ran]))
     kind = np.concatenate((np.zeros(ran.size, dtype=np.int64), np.ones(ran.size, dtype=np.int64)))
     who = np.concatenate((ran, ran)).astype(np.int64)
-    order = np.lexsort((who, kind, times))
-    if ran.size >= ALLOCATE_COMPILED_FROM:
+    order = np.argsort(times, kind="stable")  # (time, kind, job): the events are in (kind, job) order already
+    native = speedups()
+    if native is not None:  # the C extension's sweep (the same rule, on a bit set of 64-bit words)
+        status, at, cells = native.allocate(who[order], kind[order], np.ascontiguousarray(procs, dtype=np.int64),
+                                            int(total))
+        if status == 0:
+            return cells
+    elif ran.size >= ALLOCATE_COMPILED_FROM:
         at = _sweep_compiled(who[order], kind[order], np.asarray(procs, dtype=np.int64), int(total), ran, out)
     else:
         at = _sweep(who[order].tolist(), kind[order].tolist(), np.asarray(procs, dtype=np.int64).tolist(),
@@ -92,8 +101,8 @@ def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray
 
 
 ALLOCATE_COMPILED_FROM = 100_000
-"""Fewest jobs for which :func:`allocate_processors` runs the compiled sweep (:func:`_sweep_compiled`); below,
-numba's start-up in a fresh process costs more than the Python sweep (:func:`_sweep`)."""
+"""Without the C extension, fewest jobs for which :func:`allocate_processors` runs numba's sweep
+(:func:`_sweep_compiled`); below, numba's start-up in a fresh process costs more than the Python sweep (:func:`_sweep`)."""
 
 
 def _sweep_compiled(who: np.ndarray, kind: np.ndarray, widths: np.ndarray, total: int, ran: np.ndarray,
@@ -189,9 +198,12 @@ def _split_ids(job_id: np.ndarray, origin_names: np.ndarray) -> tuple[list[str],
     return ids, workloads
 
 
-def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim") -> dict:
+def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim", text_ids: bool = True) -> dict:
     """Per-job results as columns (name -> numpy array or list), in :data:`JOBS_COLUMNS` order
-    (:data:`LEGACY_JOBS_COLUMNS` with ``layout="legacy"``): what :func:`jobs_frame` and the CSV writer share."""
+    (:data:`LEGACY_JOBS_COLUMNS` with ``layout="legacy"``): what :func:`jobs_frame` and the CSV writer share.
+
+    ``text_ids=False`` keeps integer job ids of the Batsim layout as their integer array (the CSV
+    writer's text is the same, without a string per job)."""
     _check_layout(layout)
     jobs = result.jobs
     names = np.array([c.name for c in result.clusters] + [""], dtype=object)
@@ -224,12 +236,16 @@ def jobs_columns(result, *, with_allocation: bool = True, layout: str = "batsim"
         cols = {"jobID": jobs.job_id, "requested_number_of_processors": jobs.procs, **times,
                 "allocated_processors": alloc, **ours}
         return {c: cols[c] for c in LEGACY_JOBS_COLUMNS}
-    ids, workloads = _split_ids(jobs.job_id, names[origin])
+    if not text_ids and jobs.job_id.dtype.kind in "iu":
+        ids, workloads = jobs.job_id, list(map(str, names[origin].tolist()))
+    else:
+        ids, workloads = _split_ids(jobs.job_id, names[origin])
     ran = ~np.isnan(start)
     profile = jobs.profile if jobs.profile is not None else [""] * len(jobs)
+    states = np.array(["REJECTED", "COMPLETED_SUCCESSFULLY"], dtype=object)
     cols = {"job_id": ids, "workload_name": workloads, "profile": profile,
             "requested_number_of_resources": jobs.procs, "success": ran.astype(np.int64),
-            "final_state": np.where(ran, "COMPLETED_SUCCESSFULLY", "REJECTED"), **times,
+            "final_state": states[ran.astype(np.intp)], **times,
             "allocated_resources": alloc, **ours}
     return {c: cols[c] for c in JOBS_COLUMNS}
 
@@ -277,23 +293,55 @@ def write_jobs_csv(columns: dict, path: str | Path) -> None:
     A block of rows at a time: each column becomes one ``%`` field and its values
     (:func:`_csv_field`), and the rows are one ``%`` format applied to each row; when a
     cell needs quotes, the block's cells (:func:`_csv_cells`) go through
-    :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does.
+    :func:`csv.writer` (minimal quoting, ``\\n`` line ends) as pandas does. With the C
+    extension (:mod:`vcsched.native`), its ``csv_rows`` writes each block whose cells need no
+    quotes (the same text: :func:`_native_column`).
     """
     import csv
 
     values = list(columns.values())
     n = len(values[0]) if values else 0
+    native = speedups()
+    step = _CSV_ROWS_NATIVE if native is not None else _CSV_ROWS
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(list(columns))
-        for a in range(0, n, _CSV_ROWS):  # a block of rows at a time: the cells of a whole table take much memory
-            fields = [_csv_field(v[a:a + _CSV_ROWS]) for v in values]
+        for a in range(0, n, step):  # a block of rows at a time: the cells of a whole table take much memory
+            block = [v[a:a + step] for v in values]
+            if native is not None:
+                typed = [_native_column(v) for v in block]
+                text = native.csv_rows([c for _, c in typed], "".join(k for k, _ in typed))
+                if text is not None:
+                    fh.flush()
+                    fh.buffer.write(text)
+                    continue
+            fields = [_csv_field(v) for v in block]
             if any(f is None for f in fields):
-                writer.writerows(zip(*(_csv_cells(v[a:a + _CSV_ROWS])[0] for v in values)))
+                writer.writerows(zip(*(_csv_cells(v)[0] for v in block)))
                 continue
             row = ",".join(f for f, _ in fields)
             fh.write("\n".join(map(row.__mod__, zip(*(c for _, c in fields)))))
             fh.write("\n")
+
+
+_CSV_ROWS_NATIVE = 1 << 16
+"""Rows per block written by the C extension's ``csv_rows``."""
+
+
+def _native_column(values) -> tuple[str, object]:
+    """One column of a block for the C extension's ``csv_rows``: ``("f", float64 array)`` (each cell the float's
+    ``repr``, NaN empty), ``("i", int64 array)``, or ``("s", list)`` (strings, written as they are; ``csv_rows``
+    declines the block when a cell is not a str or needs quotes)."""
+    if isinstance(values, np.ndarray):
+        kind = values.dtype.kind
+        if kind == "f":
+            return "f", np.ascontiguousarray(values, dtype=np.float64)
+        if kind == "i" or (kind == "u" and (values.size == 0 or int(values.max()) < 2**63)):
+            return "i", np.ascontiguousarray(values, dtype=np.int64)
+        if kind in "OU":
+            return "s", values.tolist()
+        return "s", _csv_cells(values)[0]
+    return "s", values if isinstance(values, list) else list(values)
 
 
 def _csv_field(values) -> tuple[str, list] | None:
@@ -380,7 +428,7 @@ def write_jobs(result, path: str | Path, *, layout: str = "batsim") -> None:
         out[key] = out[key].astype(str)
         out.to_parquet(path, index=False)
     else:
-        write_jobs_csv(jobs_columns(result, layout=layout), path)
+        write_jobs_csv(jobs_columns(result, layout=layout, text_ids=False), path)
 
 
 _GANTT_TICK = 1.0 / 64

@@ -479,28 +479,40 @@ class Grid:
         return self._result()
 
     WHOLE_RUN_FROM = 100_000
-    """Fewest jobs for which :meth:`run` simulates one FCFS/EASY cluster fed with its own jobs in one compiled loop
-    (:mod:`vcsched.sim.whole_run`); below, numba's start-up in a fresh process costs more than the loop saves."""
+    """Fewest jobs for which :meth:`run` runs one FCFS/EASY cluster in numba's compiled loop
+    (:mod:`vcsched.sim.whole_run`) when the C extension is absent; below, numba's start-up in a fresh process
+    costs more than the loop saves."""
+    WHOLE_RUN_C_FROM = 10_000
+    """Fewest jobs for which :meth:`run` runs one FCFS/EASY cluster in the C extension's loop (:mod:`vcsched.native`,
+    no start-up cost); below, the event loop takes under a tenth of a second and stays the path of small runs."""
 
     def _run_whole(self) -> bool:
         """The fast path of :meth:`run`: one FCFS or EASY cluster, no meta-scheduler, no event log, nothing
-        scheduled, at least :attr:`WHOLE_RUN_FROM` jobs. Runs :func:`vcsched.sim.whole_run.simulate_one` and
-        leaves the records the event loop would (starts, ends, EASY's head reservations, submissions)."""
+        scheduled, at least :attr:`WHOLE_RUN_C_FROM` jobs with the C extension or :attr:`WHOLE_RUN_FROM` with
+        numba. Runs ``simulate_one`` (the C extension's, else :func:`vcsched.sim.whole_run.simulate_one`: the
+        same rule) and leaves the records the event loop would (starts, ends, EASY's head reservations,
+        submissions)."""
+        from vcsched.native import speedups
         from vcsched.sim.easy import EasyCluster
         from vcsched.sim.fcfs import FCFSCluster
 
         n = len(self.jobs)
         c = self.clusters[0]
+        loop = speedups()
+        least = self.WHOLE_RUN_C_FROM if loop is not None else self.WHOLE_RUN_FROM
         if (len(self.clusters) != 1 or type(c) not in (FCFSCluster, EasyCluster) or self.meta is not None
-                or self.log is not None or len(self.kernel) or self._next or n < max(self.WHOLE_RUN_FROM, 1)):
+                or self.log is not None or len(self.kernel) or self._next or n < max(least, 1)):
             return False
-        from vcsched.sim import whole_run
+        procs = np.asarray(self.jobs.procs, dtype=np.int64)
+        if loop is None:
+            from vcsched.sim import whole_run
 
+            loop = whole_run
         start, finish, head = np.empty(n), np.empty(n), np.full(n, np.nan)
         easy = type(c) is EasyCluster
-        passes = whole_run.simulate_one(np.asarray(self.jobs.submit, dtype=np.float64), np.array(c.run_here),
-                                        np.array(c.req_here), np.asarray(self.jobs.procs, dtype=np.int64), c.procs,
-                                        easy, start, finish, head)
+        passes = loop.simulate_one(np.ascontiguousarray(self.jobs.submit, dtype=np.float64),
+                                   np.array(c.run_here, dtype=np.float64), np.array(c.req_here, dtype=np.float64),
+                                   np.ascontiguousarray(procs), c.procs, easy, start, finish, head)
         c.started, c.ended = DenseRecords(start), DenseRecords(finish)
         if easy:
             blocked = np.flatnonzero(~np.isnan(head))
