@@ -61,7 +61,7 @@ from vcsched.problems.vc_limits import MIN_CPU
 
 __all__ = ["HeteroInstance", "HeteroAllocation", "HeteroReport", "parse_hetero", "load_hetero", "from_vc",
            "hetero_to_dict", "placement_min_yield", "allocation_from_placement", "check_hetero",
-           "host_cpu_loads", "MAX_JOB_CPU", "TOL"]
+           "host_cpu_loads", "is_new_form", "MAX_JOB_CPU", "TOL"]
 
 TOL = 1e-7
 """Absolute tolerance of the checker on capacities (the same as the 2-D checker)."""
@@ -186,6 +186,12 @@ def _check_fits(inst: HeteroInstance, source: str) -> None:
     raise InvalidInputError(f"{source}: job {j}: its rigid needs fit no host type (field {inst.resources[r]!r} = "
                             f"{inst.job_rigid[j, r]:g}, largest capacity {inst.host_cap[:, r].max():g}); "
                             f"lower the need or add a larger host type")
+
+
+def is_new_form(data: Any) -> bool:
+    """Whether a decoded JSON document is in the new form (a host list or ``resources``); the old form
+    (``"hosts": N``) and anything else go to :func:`vcsched.problems.vc.parse_instance`."""
+    return isinstance(data, dict) and (isinstance(data.get("hosts"), list) or "resources" in data)
 
 
 def parse_hetero(data: Any, source: str = "<instance>") -> HeteroInstance:
