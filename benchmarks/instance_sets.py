@@ -132,7 +132,7 @@ def _taken(method: str, options: dict, problem: str) -> dict:
 
 def _solve_vc_pack(file: str, method: str, options: dict) -> dict:
     from heuristics.vector.methods import pack, pack_to_json
-    from vcsched.problems.vbp import load_packing
+    from vcsched.problems.vbp_typed import load_packing
 
     return {"method": method, **pack_to_json(pack(load_packing(file), method, time_limit=options.get("time_limit")))}
 

@@ -194,8 +194,10 @@ def is_new_form(data: Any) -> bool:
     return isinstance(data, dict) and (isinstance(data.get("hosts"), list) or "resources" in data)
 
 
-def parse_hetero(data: Any, source: str = "<instance>") -> HeteroInstance:
-    """Validate a decoded JSON document (old or new form, see the module) into a :class:`HeteroInstance`."""
+def parse_hetero(data: Any, source: str = "<instance>", *, check_fits: bool = True) -> HeteroInstance:
+    """Validate a decoded JSON document (old or new form, see the module) into a :class:`HeteroInstance`;
+    ``check_fits=False`` keeps a job whose rigid needs fit no host type (``vc pack`` reports it as
+    ``infeasible``, naming it)."""
     if not isinstance(data, dict):
         raise InvalidInputError(f"{source}: top level: expected a JSON object with 'hosts' and 'jobs'")
     hosts = data.get("hosts")
@@ -220,7 +222,8 @@ def parse_hetero(data: Any, source: str = "<instance>") -> HeteroInstance:
                           host_count=np.array([t[2] for t in types], dtype=np.int64),
                           job_cpu=np.array([r[0] for r in rows]),
                           job_rigid=np.array([r[1] for r in rows], dtype=float).reshape(len(rows), len(resources)))
-    _check_fits(inst, source)
+    if check_fits:
+        _check_fits(inst, source)
     return inst
 
 
