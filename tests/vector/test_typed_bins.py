@@ -142,3 +142,28 @@ def test_a_job_larger_than_every_host_type_is_infeasible_not_an_error(tmp_path, 
     assert main(["vc", "pack", path, "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["status"] == "infeasible" and "job 0" in row["message"] and "disk" in row["message"]
+
+
+def test_vc_pack_over_a_folder_of_vbp_and_both_json_forms_gives_the_one_file_rows(tmp_path, capsys):
+    import pandas
+
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "a.vbp").write_text("2\n10 10\n2\n6 3 2\n4 7 2\n")
+    (folder / "old.json").write_text(json.dumps({"hosts": 2, "jobs": [{"cpu": 0.6, "mem": 0.5}] * 3}))
+    (folder / "new.json").write_text(json.dumps({"resources": ["mem"], "hosts": [
+        {"cpu": 1.0, "mem": 1.0, "count": 1}, {"cpu": 1.5, "mem": 2.0, "count": 1}],
+        "jobs": [{"cpu": 0.6, "mem": 0.5}] * 3}))
+    out = tmp_path / "p.csv"
+    assert main(["vc", "pack", str(folder), "-o", str(out), "--workers", "1"]) == 0
+    table = pandas.read_csv(out).set_index("file")
+    assert len(table) == 3 and (table["status"] == "optimal").all()
+    assert table.loc[str(folder / "a.vbp"), "upper"] == 2  # (6,3)+(4,7) twice
+    assert table.loc[str(folder / "old.json"), "upper"] == 3  # unit hosts, as many as needed
+    assert table.loc[str(folder / "new.json"), "upper"] == 2  # one job on the small host, two on the large
+    assert json.loads(table.loc[str(folder / "new.json"), "bin_types"]) in ([0, 1], [1, 0])
+    capsys.readouterr()
+    for f in ("a.vbp", "new.json"):
+        assert main(["vc", "pack", str(folder / f), "--json"]) == 0
+        one = json.loads(capsys.readouterr().out)
+        assert one["upper"] == table.loc[str(folder / f), "upper"] and one["status"] == "optimal"
