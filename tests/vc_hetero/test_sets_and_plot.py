@@ -95,3 +95,13 @@ def test_plot_refuses_an_invalid_allocation_in_one_line(tmp_path):
     with pytest.raises(InvalidInputError, match="invalid allocation"):
         plot_hetero(inst, alloc, tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("extra, words", [(["--gap", "0.1"], "--gap applies to no method"),
+                                          (["--seed", "3"], "--seed applies to no method"),
+                                          (["--time-limit", "5"], "--time-limit applies to --method milp")])
+def test_an_option_no_method_takes_is_refused_in_one_line(mixed_set, capsys, extra, words):
+    assert main(["vc", "solve", str(mixed_set / "h0.json"), "--method", "mcb8", *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]
+    assert main(["vc", "solve", str(mixed_set / "h0.json"), "--method", "mcb8,lp", "--time-limit", "5"]) == 0

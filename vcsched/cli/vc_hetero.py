@@ -123,6 +123,7 @@ def cmd_solve_hetero(args: argparse.Namespace, data: Any) -> int:
                                  devices=False)
     inst = parse_hetero(data, args.instance)
     methods = hetero_methods(args.method)
+    _check_options(args, methods)
     results = []
     with common.status_line():
         for name in methods:
@@ -132,6 +133,24 @@ def cmd_solve_hetero(args: argparse.Namespace, data: Any) -> int:
         plot_best(inst, results, args.plot)
     common.print_result_rows([result_row(r, inst) for r in results], args.json)
     return 0
+
+
+def _check_options(args: argparse.Namespace, methods: list[str]) -> None:
+    """An option no chosen method takes is refused in one line (as for the 2-D form): ``--gap``,
+    ``--budget-mode`` and ``--seed`` apply to no method with host types, ``--time-limit`` to
+    ``milp``, ``lp`` and ``certify`` only."""
+    from heuristics.vc_hetero.methods import TIMED
+
+    written = getattr(args, "argv", [])
+    for dest in ("gap", "budget_mode", "seed", "time_limit"):
+        flag = "--" + dest.replace("_", "-")
+        given = getattr(args, dest) != args.option_defaults[dest] or any(
+            t == flag or t.startswith(flag + "=") for t in written)
+        if not given or (dest == "time_limit" and any(m in TIMED for m in methods)):
+            continue
+        takers = f"--method {', '.join(TIMED)}" if dest == "time_limit" else "no method"
+        raise InvalidInputError(f"{flag} applies to {takers} on an instance with host types; drop {flag}"
+                                + (" or add such a method" if dest == "time_limit" else ""))
 
 
 def plot_best(inst, results: list, path: str) -> None:
