@@ -82,24 +82,26 @@ def hetero_methods(text: str) -> list[str]:
 
 
 def set_methods(text: str, files: list[str]) -> list[str]:
-    """``--method`` over an instance set: each name must belong to the table of the 2-D form
-    (:mod:`heuristics.vc.methods`) or of the form with host types; ``all`` expands to the ``all`` of each
-    form present in the set (a file that cannot be read counts as neither). A method that does not
-    apply to a file's form gives that file an ``error`` row naming the form."""
+    """``--method`` over an instance set: each name must belong to the table of a form present in the set,
+    the 2-D form (:mod:`heuristics.vc.methods`; a file that cannot be read counts as this form) or the
+    form with host types; ``all`` expands to the ``all`` of each form present. In a mixed set, a method
+    that does not apply to a file's form gives that file an ``error`` row naming the form."""
     from heuristics.vc.methods import METHODS, methods_for_all
     from heuristics.vc_hetero.methods import METHODS as HETERO
 
     forms = {_form(f) for f in files}
+    old = "old" in forms or None in forms  # an unreadable file is an error row whatever the method
+    allowed = list(dict.fromkeys((METHODS.names() if old else []) + (list(HETERO) if "new" in forms else [])))
     out: list[str] = []
     for n in [t.strip().lower() for t in text.split(",") if t.strip()]:
         if n == "all":
-            out += (methods_for_all(None) if "old" in forms or forms == {None} else []) + \
+            out += (methods_for_all(None) if old else []) + \
                 ([m for m in HETERO if m != "certify"] if "new" in forms else [])
-        elif n in METHODS or n in HETERO:
+        elif n in allowed:
             out.append(n)
         else:
-            raise UnknownNameError(f"--method: unknown method {n!r}; choose one of: "
-                                   f"{', '.join(list(dict.fromkeys(METHODS.names() + list(HETERO))) + ['all'])}")
+            raise UnknownNameError(f"--method: unknown method {n!r} for the files of this set; choose one of: "
+                                   f"{', '.join(allowed + ['all'])}")
     if not out:
         raise InvalidInputError("--method: give at least one method")
     return list(dict.fromkeys(out))
