@@ -1,4 +1,4 @@
-"""Property tests of every VCSched heuristic on tiny instances (>= 1,000 cases each).
+"""Property tests of every VCSched heuristic on tiny instances (400 cases each in the default suite, 10,000 behind ``-m slow``).
 
 Properties: every returned allocation passes the checker; its min
 yield is at most the exact optimum (brute force over all placements), which
@@ -23,7 +23,9 @@ from vcsched.result import Result, Status
 
 DETERMINISTIC = ["mcb1", "mcb2", "mcb3", "mcb4", "mcb5", "mcb6", "mcb7", "mcb8", "gr", "sg", "gb", "sgb"]
 ROUNDING = ["rrnd", "rrnz"]
-EXAMPLES = 1000
+EXAMPLES = 400
+SLOW_EXAMPLES = 10_000
+"""Instances per property in the default suite, and behind ``-m slow``."""
 
 
 def brute_force(instance: VCInstance) -> float | None:
@@ -86,15 +88,27 @@ def _assert_sound(result: Result, instance: VCInstance, optimum: float | None) -
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SLOW_SETTINGS = settings(SETTINGS, max_examples=SLOW_EXAMPLES, derandomize=False)
+
+
+def check_deterministic(instance: VCInstance) -> None:
+    """All twelve deterministic heuristics on ``instance``, against its brute-force optimum."""
+    optimum = brute_force(instance)
+    for name in DETERMINISTIC:
+        _assert_sound(REGISTRY.get(name)(instance), instance, optimum)
 
 
 @SETTINGS
 @given(instance=tiny_instances())
 def test_vcheur_deterministic_heuristics_are_sound(instance):
-    """1,000 instances, each solved by all twelve deterministic heuristics."""
-    optimum = brute_force(instance)
-    for name in DETERMINISTIC:
-        _assert_sound(REGISTRY.get(name)(instance), instance, optimum)
+    check_deterministic(instance)
+
+
+@pytest.mark.slow
+@SLOW_SETTINGS
+@given(instance=tiny_instances())
+def test_vcheur_deterministic_heuristics_are_sound_campaign(instance):
+    check_deterministic(instance)
 
 
 def _fake_lp(instance: VCInstance, seed: int) -> Result:
@@ -108,14 +122,25 @@ def _fake_lp(instance: VCInstance, seed: int) -> Result:
     return Result("lp", Status.OPTIMAL, 1.0, 1.0, 0.0, LPRelaxation(e, 1.0))
 
 
-@SETTINGS
-@given(instance=tiny_instances(), seed=st.integers(0, 2**32 - 1))
-def test_vcheur_rounding_is_sound_on_any_fractional_assignment(instance, seed):
-    """1,000 instances x (RRND, RRNZ), each rounding a random fractional assignment with zeros."""
+def check_rounding(instance: VCInstance, seed: int) -> None:
+    """RRND and RRNZ rounding a random fractional assignment with zeros, against the brute-force optimum."""
     optimum = brute_force(instance)
     lp = _fake_lp(instance, seed)
     for name in ROUNDING:
         _assert_sound(REGISTRY.get(name)(instance, rng=seed, lp=lp), instance, optimum)
+
+
+@SETTINGS
+@given(instance=tiny_instances(), seed=st.integers(0, 2**32 - 1))
+def test_vcheur_rounding_is_sound_on_any_fractional_assignment(instance, seed):
+    check_rounding(instance, seed)
+
+
+@pytest.mark.slow
+@SLOW_SETTINGS
+@given(instance=tiny_instances(), seed=st.integers(0, 2**32 - 1))
+def test_vcheur_rounding_is_sound_on_any_fractional_assignment_campaign(instance, seed):
+    check_rounding(instance, seed)
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
