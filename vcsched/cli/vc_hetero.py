@@ -140,12 +140,9 @@ def _check_options(args: argparse.Namespace, methods: list[str]) -> None:
     ``milp``, ``lp`` and ``certify`` only."""
     from heuristics.vc_hetero.methods import TIMED
 
-    written = getattr(args, "argv", [])
     for dest in ("gap", "budget_mode", "seed", "time_limit"):
         flag = "--" + dest.replace("_", "-")
-        given = getattr(args, dest) != args.option_defaults[dest] or any(
-            t == flag or t.startswith(flag + "=") for t in written)
-        if not given or (dest == "time_limit" and any(m in TIMED for m in methods)):
+        if not common.option_given(args, dest) or (dest == "time_limit" and any(m in TIMED for m in methods)):
             continue
         takers = f"--method {', '.join(TIMED)}" if dest == "time_limit" else "no method"
         raise InvalidInputError(f"{flag} applies to {takers} on an instance with host types; drop {flag}"
