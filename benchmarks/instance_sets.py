@@ -82,14 +82,35 @@ def _scalar(value: Any) -> Any:
 
 
 def _solve_vc(file: str, method: str, options: dict) -> dict:
-    from heuristics.vc.methods import refusal, result_row, solve
-    from vcsched.problems.vc import load_instance
+    from heuristics.vc.methods import METHODS, refusal, result_row, solve
+    from vcsched.problems.jsonfile import load_json
+    from vcsched.problems.vc import parse_instance
+    from vcsched.problems.vc_hetero import is_new_form
 
-    instance = load_instance(file)
+    data = load_json(file, what="VCSched instance")
+    if is_new_form(data):
+        return _solve_vc_hetero(file, data, method, options)
+    if method not in METHODS:
+        raise InvalidInputError(f"{file}: method {method!r} is for instances with host types; this file has "
+                                "\"hosts\": N (the 2-D form)")
+    instance = parse_instance(data, file)
     reason = refusal(method, instance)
     if reason is not None:
         raise InvalidInputError(f"{file}: {reason}")
     return result_row(solve(instance, method, **_taken(method, options, "vc")), instance)
+
+
+def _solve_vc_hetero(file: str, data: Any, method: str, options: dict) -> dict:
+    """A file with host types (:mod:`vcsched.problems.vc_hetero`): the row of ``vc solve FILE --json``."""
+    from heuristics.vc_hetero.methods import METHODS, TIMED, result_row, solve
+    from vcsched.problems.vc_hetero import parse_hetero
+
+    if method not in METHODS:
+        raise InvalidInputError(f"{file}: method {method!r} is not for an instance with host types; choose one of "
+                                f"{', '.join(METHODS)}")
+    instance = parse_hetero(data, file)
+    taken = {"time_limit": options.get("time_limit")} if method in TIMED else {}
+    return result_row(solve(instance, method, **taken), instance)
 
 
 def _solve_moldable(file: str, method: str, options: dict) -> dict:
@@ -111,7 +132,7 @@ def _taken(method: str, options: dict, problem: str) -> dict:
 
 def _solve_vc_pack(file: str, method: str, options: dict) -> dict:
     from heuristics.vector.methods import pack, pack_to_json
-    from vcsched.problems.vbp import load_packing
+    from vcsched.problems.vbp_typed import load_packing
 
     return {"method": method, **pack_to_json(pack(load_packing(file), method, time_limit=options.get("time_limit")))}
 

@@ -58,6 +58,7 @@ PUBLIC_EXCEPTIONS: dict[str, set[str]] = {
     "heuristics.vc.methods": {"lowerbounds"},  # the method table wires the LP, the bounds and certify
     "heuristics.moldable.methods": {"lowerbounds"},  # the method table wires the exact MILP's bound
     "heuristics.vector.methods": {"lowerbounds"},  # the vector-packing table wires the bounds and certify
+    "heuristics.vector.typed": {"lowerbounds"},  # the same for bins of several types (certify_typed)
     "heuristics.vc_hetero.methods": {"lowerbounds"},  # the host-types table wires certify_hosts
     "heuristics.moldable.baselines": {"lowerbounds"},  # start from the dual approximation's guess
     "heuristics.moldable.bicriteria": {"lowerbounds"},  # likewise (C*max and the allotments)

@@ -14,6 +14,7 @@ or the result says ``failed`` / ``error`` with the reason.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,10 +27,12 @@ from vcsched.names import vc_hetero as names
 from vcsched.problems.vc_hetero import HeteroInstance
 from vcsched.result import Result, Status
 
-__all__ = ["METHODS", "HEURISTICS", "solve", "certify_hook", "meta"]
+__all__ = ["METHODS", "HEURISTICS", "TIMED", "solve", "certify_hook", "meta", "result_row"]
 
 METHODS = names.METHODS
 HEURISTICS = names.HEURISTICS
+TIMED = names.EXACT + names.CERTIFY
+"""The methods that take ``time_limit``."""
 
 
 def meta(inst: HeteroInstance) -> Result:
@@ -104,3 +107,18 @@ def solve(inst: HeteroInstance, method: str, **options: Any) -> Result:
     if options and method in HEURISTICS:
         raise InvalidInputError(f"method {method!r} takes no options, got {', '.join(options)}")
     return _runner(method)(inst, **options)
+
+
+def result_row(result: Result, inst: HeteroInstance) -> dict:
+    """The row of ``vc solve --json`` for one method (also one row of an instance set): ``method``,
+    ``status``, ``min_yield``, ``avg_yield`` (after the checker), ``bound``, ``gap``, ``seconds``,
+    ``message``; a value that is not finite is None."""
+    from vcsched.problems.vc_hetero import HeteroAllocation, check_hetero
+
+    avg = None
+    if isinstance(result.solution, HeteroAllocation):
+        avg = check_hetero(inst, result.solution).avg_yield
+    fin = (lambda x: None if x is None or not math.isfinite(x) else x)
+    return {"method": result.method, "status": str(result.status), "min_yield": fin(result.objective),
+            "avg_yield": avg, "bound": fin(result.bound), "gap": fin(result.gap), "seconds": result.seconds,
+            "message": result.message}

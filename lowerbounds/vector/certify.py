@@ -5,6 +5,10 @@ Steps, each skipped once the lower bound equals the best packing's bins:
 1. an item larger than the bin in some dimension: status ``infeasible``;
 2. the cheap bounds of :mod:`lowerbounds.vector.bounds` (volume, L2, large items);
 3. the best of the caller's packings (heuristics; none: one item per bin);
+3b. when the bound of step 2 leaves no slack in some dimension (the total demand
+   is exactly that many capacities), a packing of exactly full bins of one to
+   three items (:func:`lowerbounds.vector.exact_fill.exact_fill_packing`, an exact
+   cover; the perfect-triplet class), within ``exact_share`` of the time;
 4. the configuration LP (:func:`lowerbounds.vector.configuration.configuration_lp`)
    warm-started with the configurations of that packing, stopped once its proven
    bound reaches the packing's bins, within ``lp_share`` of the time;
@@ -30,6 +34,7 @@ import numpy as np
 
 from lowerbounds.vector.bounds import cheap_lower_bound
 from lowerbounds.vector.configuration import columns_of_bins, configuration_lp
+from lowerbounds.vector.exact_fill import exact_fill_packing
 from lowerbounds.vector.upper import dive, integer_master
 from vcsched.errors import InternalError
 from vcsched.problems.vbp import VectorPacking, bins_problem, oversized_item
@@ -96,7 +101,7 @@ class _Best:
 
 
 def certify_packing(inst: VectorPacking, *, start=(), time_limit: float = 60.0, lp_share: float = 0.6,
-                    dive_share: float = 0.5) -> PackingCertificate:
+                    dive_share: float = 0.5, exact_share: float = 0.25) -> PackingCertificate:
     """Steps of the module docstring; ``start`` is a sequence of ``(name, bin of each item)``."""
     t0 = time.perf_counter()
     deadline = t0 + time_limit
@@ -111,6 +116,8 @@ def certify_packing(inst: VectorPacking, *, start=(), time_limit: float = 60.0, 
     for name, where in start:
         best.offer(where, name)
     message = ""
+    if not best.closed:
+        best.offer(exact_fill_packing(inst, best.lower, deadline=t0 + exact_share * time_limit), "exact-fill")
     if not best.closed:
         item_type = inst.item_type()
         lp = configuration_lp(sizes, count, start_columns=columns_of_bins(item_type, best.where),

@@ -50,7 +50,7 @@ from lowerbounds.vc.packing import CAP_TOL
 from lowerbounds.vector.knapsack import knapsack_nd
 
 __all__ = ["TypedPacking", "normalised", "PackingTest", "packing_test", "integer_packing", "dive_packing",
-           "hosts_from_counts"]
+           "hosts_from_counts", "price_type"]
 
 _PRICE_TOL = 1e-7
 _FIT = 1e-12
@@ -93,10 +93,12 @@ class TypedPacking:
         return bool(np.all(val @ self.scaled[k][idx] <= 1 + _FIT))
 
 
-class _Master:
-    """The phase-one master of the module docstring in one HiGHS object (warm starts)."""
+class Master:
+    """The phase-one master of the module docstring in one HiGHS object (warm starts); with
+    ``slack_cost`` and ``column_cost`` the same rows price other objectives (the fewest bins:
+    :mod:`lowerbounds.vector.typed_bins`)."""
 
-    def __init__(self, inst: TypedPacking) -> None:
+    def __init__(self, inst: TypedPacking, *, slack_cost: float = 1.0, column_cost: float = 0.0) -> None:
         from vcsched.formulations.solve import new_highs
 
         self.highspy, self.h = new_highs()
@@ -109,13 +111,14 @@ class _Master:
         self.h.addRows(n, inst.count.astype(float), np.full(n, self.inf), 0, e, e, np.array([]))
         self.h.addRows(K, np.zeros(K), inst.avail.astype(float), 0, e, e, np.array([]))
         idx = np.arange(n, dtype=np.int32)
-        self.h.addCols(n, np.ones(n), np.zeros(n), np.full(n, self.inf), n, idx, idx, np.ones(n))
+        self.h.addCols(n, np.full(n, float(slack_cost)), np.zeros(n), np.full(n, self.inf), n, idx, idx, np.ones(n))
+        self.column_cost = float(column_cost)
         self.columns: list[tuple[int, np.ndarray, np.ndarray]] = []
 
     def add(self, k: int, col) -> None:
         idx, val = np.asarray(col[0], dtype=np.int64), np.asarray(col[1], dtype=float)
         rows = np.concatenate((idx, [self.n + k])).astype(np.int32)
-        self.h.addCol(0.0, 0.0, self.inf, rows.size, rows, np.concatenate((val, [1.0])))
+        self.h.addCol(self.column_cost, 0.0, self.inf, rows.size, rows, np.concatenate((val, [1.0])))
         self.columns.append((k, idx, val))
 
     def solve(self, deadline: float | None):
@@ -136,7 +139,7 @@ class _Master:
         return np.asarray(self.h.getSolution().col_value, dtype=float)[self.n:]
 
 
-def _price(inst: TypedPacking, k: int, pi: np.ndarray, mu: float, quick: bool) -> tuple[float, list, bool]:
+def price_type(inst: TypedPacking, k: int, pi: np.ndarray, mu: float, quick: bool) -> tuple[float, list, bool]:
     """(proven bound on the best configuration value of type ``k``, improving configurations, exhausted)."""
     a = inst.scaled[k] / (1 + CAP_TOL)
     sol = knapsack_nd(pi, a, inst.count, node_limit=_QUICK_NODES)
@@ -154,7 +157,7 @@ class PackingTest:
     ``margin`` (the best ``pi . b - sum_k N_k V_k`` met, normalised by ``pi . b``)."""
 
     status: str
-    master: _Master
+    master: Master
     iterations: int
     margin: float
 
@@ -164,7 +167,7 @@ def packing_test(inst: TypedPacking, *, start=(), deadline: float | None = None,
     """Column generation on the phase-one master (module docstring) from the singletons and ``start``
     (``(bin type, (indices, counts))`` pairs that fit), until a proof, a feasible relaxation, the
     deadline (``time.perf_counter()``) or ``max_iterations`` master solves."""
-    master = _Master(inst)
+    master = Master(inst)
     for k in range(inst.avail.size):
         if inst.avail[k] <= 0:
             continue
@@ -186,11 +189,11 @@ def packing_test(inst: TypedPacking, *, start=(), deadline: float | None = None,
         total, new, quick = float(pi @ inst.count), [], it % 5 != 0
         bounds = np.zeros(inst.avail.size)
         for k in np.flatnonzero(inst.avail > 0):
-            bounds[k], better, _ = _price(inst, int(k), pi, float(mu[k]), quick)
+            bounds[k], better, _ = price_type(inst, int(k), pi, float(mu[k]), quick)
             new += [(int(k), c) for c in better]
         if not new and quick:  # a short search found nothing: the full one, for the proof or columns
             for k in np.flatnonzero(inst.avail > 0):
-                bounds[k], better, _ = _price(inst, int(k), pi, float(mu[k]), False)
+                bounds[k], better, _ = price_type(inst, int(k), pi, float(mu[k]), False)
                 new += [(int(k), c) for c in better]
         spent = float(inst.avail @ bounds)
         margin = max(margin, (total - spent) / max(total, 1e-300))
@@ -226,10 +229,12 @@ def hosts_from_counts(inst: TypedPacking, columns, x: np.ndarray) -> np.ndarray 
     return where
 
 
-def integer_packing(inst: TypedPacking, master: _Master, *, time_limit: float) -> np.ndarray | None:
+def integer_packing(inst: TypedPacking, master: Master, *, time_limit: float,
+                    most_bins: int | None = None) -> np.ndarray | None:
     """The restricted integer master: the master's columns that fit the checker's bins, ``x`` integer,
     no slack, solved by HiGHS within ``time_limit`` (price-and-branch). A packing
-    (:func:`hosts_from_counts`) or None (nothing proven)."""
+    (:func:`hosts_from_counts`) or None (nothing proven). With ``most_bins``: the fewest bins, at most
+    ``most_bins`` of them (one more row, every column costs one)."""
     from vcsched.formulations.solve import new_highs, run_interruptibly
 
     cols = [c for c in master.columns if inst.fits(c[0], (c[1], c[2]))]
@@ -247,7 +252,13 @@ def integer_packing(inst: TypedPacking, master: _Master, *, time_limit: float) -
     starts = np.concatenate(([0], np.cumsum([r.size for r in rows])[:-1])).astype(np.int32)
     m = len(cols)
     upper = inst.avail[[c[0] for c in cols]].astype(float)
-    h.addCols(m, np.zeros(m), np.zeros(m), upper, int(starts[-1] + rows[-1].size), starts,
+    if most_bins is not None:
+        h.addRows(1, np.zeros(1), np.array([float(most_bins)]), 0, e, e, np.array([]))
+        rows = [np.concatenate((r, [n + K])).astype(np.int32) for r in rows]
+        vals = [np.concatenate((v, [1.0])) for v in vals]
+        starts = np.concatenate(([0], np.cumsum([r.size for r in rows])[:-1])).astype(np.int32)
+    cost = np.ones(m) if most_bins is not None else np.zeros(m)
+    h.addCols(m, cost, np.zeros(m), upper, int(starts[-1] + rows[-1].size), starts,
               np.concatenate(rows), np.concatenate(vals))
     h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
     run_interruptibly(h)
@@ -268,7 +279,7 @@ def _fix(x: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cols, lower[cols] + 1.0
 
 
-def dive_packing(inst: TypedPacking, master: _Master, *, deadline: float | None) -> np.ndarray | None:
+def dive_packing(inst: TypedPacking, master: Master, *, deadline: float | None) -> np.ndarray | None:
     """Pure diving from a master whose relaxation is feasible: fix columns (:func:`_fix`), re-run the
     column generation, until the LP solution is integer with no slack (a packing) or the LP needs
     slack (fail: None, which proves nothing). The master is modified."""
@@ -290,7 +301,7 @@ def dive_packing(inst: TypedPacking, master: _Master, *, deadline: float | None)
     return None
 
 
-def _regenerate(inst: TypedPacking, master: _Master, deadline: float | None) -> bool:
+def _regenerate(inst: TypedPacking, master: Master, deadline: float | None) -> bool:
     """Column generation after a fixing until the slack is zero (True) or no column helps (False)."""
     while True:
         solved = master.solve(deadline)
@@ -303,7 +314,7 @@ def _regenerate(inst: TypedPacking, master: _Master, deadline: float | None) -> 
             return False
         new = []
         for k in np.flatnonzero(inst.avail > 0):
-            new += [(int(k), c) for c in _price(inst, int(k), pi, float(mu[k]), True)[1]]
+            new += [(int(k), c) for c in price_type(inst, int(k), pi, float(mu[k]), True)[1]]
         if not new:
             return False
         for k, col in new:

@@ -10,12 +10,12 @@ from vcsched.generators.vbp import CLASSES, generate_vbp, shipped_set
 from vcsched.problems.vbp import (
     VectorPacking,
     bins_problem,
-    load_packing,
     oversized_item,
     parse_vbp,
     read_vbp,
     vbp_text,
 )
+from vcsched.problems.vbp_typed import load_packing
 
 TEXT = "2\n10 8\n3\n5 4 2\n3 3 1\n# a comment\n10 1 1\n"
 

@@ -282,15 +282,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from vcsched.cli.vc_hetero import cmd_solve_hetero, hetero_document
     from vcsched.problems.vc import load_instance
 
-    if not common.wants_instance_set(args):
-        data = hetero_document(args.instance)
-        if data is not None:
-            return cmd_solve_hetero(args, data)
     common.check_single_file_options(args, figure="--plot")
-    common.check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
     if common.wants_instance_set(args):
-        options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
-        return common.run_instance_set(args, "vc", resolve_methods(args.method), options)
+        return _solve_set(args)
+    data = hetero_document(args.instance)
+    if data is not None:
+        return cmd_solve_hetero(args, data)
+    common.check_options_apply(args, SOLVE_OPTIONS, resolve_methods(args.method), METHODS)
     if args.plot:
         common.check_output_path(args.plot, option="--plot", inputs=[args.instance], formats=common.FIGURE_FORMATS, devices=False)
     instance = load_instance(args.instance)
@@ -301,6 +299,19 @@ def cmd_solve(args: argparse.Namespace) -> int:
         plot_best_allocation(instance, results, args.plot)
     common.print_result_rows(rows, args.json)
     return 0
+
+
+def _solve_set(args: argparse.Namespace) -> int:
+    """``vc solve`` over an instance set: each file takes the methods of its form, 2-D or with host
+    types (:func:`vcsched.cli.vc_hetero.set_methods`); the options are checked against the 2-D table."""
+    from benchmarks.instance_sets import expand_instances
+    from heuristics.vc.methods import METHODS
+    from vcsched.cli.vc_hetero import set_methods
+
+    methods = set_methods(args.method, expand_instances(args.instance))
+    common.check_options_apply(args, SOLVE_OPTIONS, [m for m in methods if m in METHODS], METHODS)
+    options = {"time_limit": args.time_limit, "gap": args.gap, "budget_mode": args.budget_mode, "rng": args.seed}
+    return common.run_instance_set(args, "vc", methods, options)
 
 
 def plot_best_allocation(instance: VCInstance, results: list[Result], path: str) -> None:

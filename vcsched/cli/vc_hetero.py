@@ -1,8 +1,10 @@
 """``vc solve`` and ``vc generate`` for instances with host types and d rigid resources.
 
 ``vc solve FILE`` reads the new JSON form (``"hosts": [...]``, see :mod:`vcsched.problems.vc_hetero`)
-here and calls :func:`heuristics.vc_hetero.methods.solve` per method; the old form keeps its own
-path (:mod:`vcsched.cli.vc`). ``vc generate --resources d --host-types K [--preset grid5000]``
+here and calls :func:`heuristics.vc_hetero.methods.solve` per method (``--plot``: one panel for the CPU,
+one per rigid resource); the old form keeps its own path (:mod:`vcsched.cli.vc`). Over an instance set
+(a folder or a glob), each file takes the path of its form (:func:`set_methods`,
+:mod:`benchmarks.instance_sets`). ``vc generate --resources d --host-types K [--preset grid5000]``
 writes the new form (:func:`vcsched.generators.vc_hetero.generate_hetero`).
 """
 
@@ -10,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any
 
 from vcsched.cli import common
 from vcsched.errors import InvalidInputError, UnknownNameError
 
 __all__ = ["add_generate_options", "wants_hetero_generate", "cmd_generate_hetero", "hetero_document",
-           "cmd_solve_hetero"]
+           "hetero_methods", "set_methods", "cmd_solve_hetero", "plot_best"]
 
 
 def add_generate_options(g: argparse.ArgumentParser) -> None:
@@ -52,14 +53,15 @@ def cmd_generate_hetero(args: argparse.Namespace) -> int:
 def hetero_document(path: str) -> Any:
     """The decoded JSON of ``path`` when it is in the new form (a host list or ``resources``), else None."""
     from vcsched.problems.jsonfile import load_json
+    from vcsched.problems.vc_hetero import is_new_form
 
     data = load_json(path, what="VCSched instance")
-    if isinstance(data, dict) and (isinstance(data.get("hosts"), list) or "resources" in data):
-        return data
-    return None
+    return data if is_new_form(data) else None
 
 
-def _methods(text: str) -> list[str]:
+def hetero_methods(text: str) -> list[str]:
+    """``--method`` for an instance with host types: names of :mod:`heuristics.vc_hetero.methods`,
+    ``all`` = every one but ``certify``; in order, without repeats."""
     from heuristics.vc_hetero.methods import METHODS
 
     out: list[str] = []
@@ -76,30 +78,89 @@ def _methods(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _row(result, inst) -> dict:
-    from vcsched.problems.vc_hetero import HeteroAllocation, check_hetero
+def set_methods(text: str, files: list[str]) -> list[str]:
+    """``--method`` over an instance set: each name must belong to the table of a form present in the set,
+    the 2-D form (:mod:`heuristics.vc.methods`; a file that cannot be read counts as this form) or the
+    form with host types; ``all`` expands to the ``all`` of each form present. In a mixed set, a method
+    that does not apply to a file's form gives that file an ``error`` row naming the form."""
+    from heuristics.vc.methods import METHODS, methods_for_all
+    from heuristics.vc_hetero.methods import METHODS as HETERO
 
-    avg = None
-    if isinstance(result.solution, HeteroAllocation):
-        avg = check_hetero(inst, result.solution).avg_yield
-    fin = (lambda x: None if x is None or not math.isfinite(x) else x)
-    return {"method": result.method, "status": str(result.status), "min_yield": fin(result.objective),
-            "avg_yield": avg, "bound": fin(result.bound), "gap": fin(result.gap), "seconds": result.seconds,
-            "message": result.message}
+    forms = {_form(f) for f in files}
+    old = "old" in forms or None in forms  # an unreadable file is an error row whatever the method
+    allowed = list(dict.fromkeys((METHODS.names() if old else []) + (list(HETERO) if "new" in forms else [])))
+    out: list[str] = []
+    for n in [t.strip().lower() for t in text.split(",") if t.strip()]:
+        if n == "all":
+            out += (methods_for_all(None) if old else []) + \
+                ([m for m in HETERO if m != "certify"] if "new" in forms else [])
+        elif n in allowed:
+            out.append(n)
+        else:
+            raise UnknownNameError(f"--method: unknown method {n!r} for the files of this set; choose one of: "
+                                   f"{', '.join(allowed + ['all'])}")
+    if not out:
+        raise InvalidInputError("--method: give at least one method")
+    return list(dict.fromkeys(out))
+
+
+def _form(path: str) -> str | None:
+    from vcsched.errors import VcschedError
+
+    try:
+        return "new" if hetero_document(path) is not None else "old"
+    except VcschedError:
+        return None
 
 
 def cmd_solve_hetero(args: argparse.Namespace, data: Any) -> int:
-    from heuristics.vc_hetero.methods import solve
+    from heuristics.vc_hetero.methods import TIMED, result_row, solve
     from vcsched.problems.vc_hetero import parse_hetero
 
     if args.plot:
-        raise InvalidInputError("--plot: not available for instances with host types (drop --plot)")
+        common.check_output_path(args.plot, option="--plot", inputs=[args.instance], formats=common.FIGURE_FORMATS,
+                                 devices=False)
     inst = parse_hetero(data, args.instance)
-    methods = _methods(args.method)
-    rows = []
+    methods = hetero_methods(args.method)
+    _check_options(args, methods)
+    results = []
     with common.status_line():
         for name in methods:
-            options = {"time_limit": args.time_limit} if name in ("milp", "lp", "certify") else {}
-            rows.append(_row(solve(inst, name, **options), inst))
-    common.print_result_rows(rows, args.json)
+            options = {"time_limit": args.time_limit} if name in TIMED else {}
+            results.append(solve(inst, name, **options))
+    if args.plot:
+        plot_best(inst, results, args.plot)
+    common.print_result_rows([result_row(r, inst) for r in results], args.json)
     return 0
+
+
+def _check_options(args: argparse.Namespace, methods: list[str]) -> None:
+    """An option no chosen method takes is refused in one line (as for the 2-D form): ``--gap``,
+    ``--budget-mode`` and ``--seed`` apply to no method with host types, ``--time-limit`` to
+    ``milp``, ``lp`` and ``certify`` only."""
+    from heuristics.vc_hetero.methods import TIMED
+
+    for dest in ("gap", "budget_mode", "seed", "time_limit"):
+        flag = "--" + dest.replace("_", "-")
+        if not common.option_given(args, dest) or (dest == "time_limit" and any(m in TIMED for m in methods)):
+            continue
+        takers = f"--method {', '.join(TIMED)}" if dest == "time_limit" else "no method"
+        raise InvalidInputError(f"{flag} applies to {takers} on an instance with host types; drop {flag}"
+                                + (" or add such a method" if dest == "time_limit" else ""))
+
+
+def plot_best(inst, results: list, path: str) -> None:
+    """``--plot``: the allocation of the largest minimum yield among the results (the first on ties),
+    one panel for the CPU and one per rigid resource (:func:`vcsched.problems.vc_hetero_plot.plot_hetero`)."""
+    from vcsched.problems.vc_hetero import HeteroAllocation
+    from vcsched.problems.vc_hetero_plot import plot_hetero
+
+    placed = [r for r in results if r.status.has_solution and isinstance(r.solution, HeteroAllocation)]
+    if not placed:
+        raise InvalidInputError(f"--plot {path}: no method returned an allocation to draw")
+    best = max(placed, key=lambda r: r.objective)
+    try:
+        plot_hetero(inst, best.solution, path, title=best.method)
+    except OSError as exc:
+        raise InvalidInputError(f"--plot {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None

@@ -1,7 +1,8 @@
 """``vcsched vc pack``: the fewest hosts (bins) that hold every item of a vector packing.
 
 ``FILE`` is a ``.vbp`` file (VPSolver's format, :mod:`vcsched.problems.vbp`) or
-a VCSched JSON instance (every job at yield 1); a folder or a glob runs over
+a VCSched JSON instance (every job at yield 1; a file with host types gives bins of
+several types, each type's count a limit, :mod:`vcsched.problems.vbp_typed`); a folder or a glob runs over
 its ``*.vbp`` and ``*.json`` files as ``vc solve`` does (one row per file,
 ``-o`` Parquet/CSV, ``--resume``). The command parses, calls
 :func:`heuristics.vector.methods.pack` and prints.
@@ -67,7 +68,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
     if args.plot:
         check_output_path(args.plot, option="--plot", inputs=[args.instance])
     from heuristics.vector.methods import pack, pack_to_json
-    from vcsched.problems.vbp import load_packing
+    from vcsched.problems.vbp_typed import load_packing
 
     inst = load_packing(args.instance)
     row = pack_to_json(pack(inst, method, time_limit=args.time_limit))
@@ -87,6 +88,6 @@ def _plot(inst, row: dict, path: str) -> None:
     if not row["bins"]:
         raise InvalidInputError(f"--plot {path}: no packing to draw (status {row['status']})")
     try:
-        plot_packing(inst, row["bins"], path, title=row["upper_method"] or "")
+        plot_packing(inst, row["bins"], path, title=row["upper_method"] or "", bin_types=row.get("bin_types"))
     except ValueError as exc:
         raise InvalidInputError(f"--plot {path}: {exc}") from exc

@@ -25,7 +25,9 @@ commands report it as status ``infeasible`` naming the item
 
 A VCSched JSON instance (README, section VCSched) is read as a packing with
 every job at yield 1: one item per task with demands ``(cpu, mem)`` into
-unit hosts ``(1, 1)`` (:func:`packing_from_vc`).
+unit hosts ``(1, 1)``, as many as needed (:func:`packing_from_vc`); a file
+with host types becomes bins of several types with their counts as limits
+(:mod:`vcsched.problems.vbp_typed`, whose ``load_packing`` reads either file).
 
 Reference: F. Brandão, J. P. Pedroso. Bin packing and related problems:
 general arc-flow formulation with graph compression. Computers & Operations
@@ -45,7 +47,7 @@ from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import read_input_bytes
 
 __all__ = ["VectorPacking", "FIT_TOL", "read_vbp", "parse_vbp", "vbp_text", "write_vbp", "packing_from_vc",
-           "load_packing", "bins_problem", "oversized_item", "MAX_ITEMS", "MAX_DIMENSIONS"]
+           "bins_problem", "oversized_item", "MAX_ITEMS", "MAX_DIMENSIONS"]
 
 FIT_TOL = 1e-12
 """Relative tolerance of a bin's capacity in every dimension (a load may exceed it by this fraction)."""
@@ -191,16 +193,6 @@ def packing_from_vc(instance, name: str = "") -> VectorPacking:
     count its tasks, into unit hosts ``(1, 1)``; item ``k`` is task ``k`` of the instance."""
     demand = np.stack([instance.cpu.astype(float), instance.mem.astype(float)], axis=1)
     return VectorPacking(np.ones(2), demand, instance.tasks.astype(np.int64), name=name)
-
-
-def load_packing(path: str | os.PathLike) -> VectorPacking:
-    """A ``.vbp`` file, or a VCSched ``.json`` instance (:func:`packing_from_vc`), by its suffix."""
-    source = os.fspath(path)
-    if source.lower().endswith(".json"):
-        from vcsched.problems.vc import load_instance
-
-        return packing_from_vc(load_instance(source), name=os.path.basename(source))
-    return read_vbp(source)
 
 
 def oversized_item(inst: VectorPacking) -> str | None:

@@ -61,7 +61,7 @@ from vcsched.problems.vc_limits import MIN_CPU
 
 __all__ = ["HeteroInstance", "HeteroAllocation", "HeteroReport", "parse_hetero", "load_hetero", "from_vc",
            "hetero_to_dict", "placement_min_yield", "allocation_from_placement", "check_hetero",
-           "host_cpu_loads", "MAX_JOB_CPU", "TOL"]
+           "host_cpu_loads", "is_new_form", "MAX_JOB_CPU", "TOL"]
 
 TOL = 1e-7
 """Absolute tolerance of the checker on capacities (the same as the 2-D checker)."""
@@ -188,8 +188,16 @@ def _check_fits(inst: HeteroInstance, source: str) -> None:
                             f"lower the need or add a larger host type")
 
 
-def parse_hetero(data: Any, source: str = "<instance>") -> HeteroInstance:
-    """Validate a decoded JSON document (old or new form, see the module) into a :class:`HeteroInstance`."""
+def is_new_form(data: Any) -> bool:
+    """Whether a decoded JSON document is in the new form (a host list or ``resources``); the old form
+    (``"hosts": N``) and anything else go to :func:`vcsched.problems.vc.parse_instance`."""
+    return isinstance(data, dict) and (isinstance(data.get("hosts"), list) or "resources" in data)
+
+
+def parse_hetero(data: Any, source: str = "<instance>", *, check_fits: bool = True) -> HeteroInstance:
+    """Validate a decoded JSON document (old or new form, see the module) into a :class:`HeteroInstance`;
+    ``check_fits=False`` keeps a job whose rigid needs fit no host type (``vc pack`` reports it as
+    ``infeasible``, naming it)."""
     if not isinstance(data, dict):
         raise InvalidInputError(f"{source}: top level: expected a JSON object with 'hosts' and 'jobs'")
     hosts = data.get("hosts")
@@ -214,7 +222,8 @@ def parse_hetero(data: Any, source: str = "<instance>") -> HeteroInstance:
                           host_count=np.array([t[2] for t in types], dtype=np.int64),
                           job_cpu=np.array([r[0] for r in rows]),
                           job_rigid=np.array([r[1] for r in rows], dtype=float).reshape(len(rows), len(resources)))
-    _check_fits(inst, source)
+    if check_fits:
+        _check_fits(inst, source)
     return inst
 
 
