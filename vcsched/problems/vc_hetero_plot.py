@@ -55,7 +55,8 @@ def plot_hetero(inst: HeteroInstance, alloc: HeteroAllocation, path: str | os.Pa
     cols = min(panels, 3)
     rows = -(-panels // cols)
     width = min(3 + 0.3 * inst.n_hosts, 12)
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols / 1.5, 3.2 * rows), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols / 1.5, 3.2 * rows), sharey=True, squeeze=False,
+                             layout="constrained")
     labels = ["CPU received"] + list(inst.resources)
     order = np.lexsort((np.arange(inst.n_jobs), host))
     for k, ax in enumerate(axes.flat):
