@@ -23,7 +23,7 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
            "seed_option", "write_output", "write_stdout", "write_text", "option_given",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
-           "check_options_apply", "check_single_file_options", "check_path_text", "add_solve_tail"]
+           "check_options_apply", "check_single_file_options", "check_path_text", "add_solve_tail", "draw_figure"]
 
 
 def jsonable(value: Any) -> Any:
@@ -395,6 +395,19 @@ def option_given(args: argparse.Namespace, dest: str) -> bool:
         if name == flag or (name.startswith("--") and len(name) > 2 and name not in exact and flag.startswith(name)):
             return True
     return False
+
+
+def draw_figure(path: str, draw, *, option: str) -> None:
+    """Run ``draw()``, which writes a figure to ``path`` (checked by :func:`check_output_path`): a drawing the
+    figure refuses (``ValueError``) or a failed write (``OSError``: full disk, permissions) is one
+    :class:`InvalidInputError` line naming ``option``."""
+    try:
+        draw()
+    except ValueError as exc:
+        raise InvalidInputError(f"{option} {path}: {exc}") from exc
+    except OSError as exc:
+        raise InvalidInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose a writable path "
+                                "(nothing was written)") from None
 
 
 def check_options_apply(args: argparse.Namespace, options: dict[str, str], methods: list[str], table) -> None:

@@ -188,13 +188,8 @@ def draw_best_schedule(instance, results, path: str) -> None:
     if not scheduled:
         raise InvalidInputError(f"--gantt {path}: no method returned a schedule to draw")
     best = min(scheduled, key=lambda r: r.extra["minsum"])
-    try:
-        plot_moldable_schedule(instance, best.solution, path, title=best.method)
-    except ValueError as exc:
-        raise InvalidInputError(f"--gantt {path}: {exc}") from exc
-    except OSError as exc:
-        raise InvalidInputError(f"--gantt {path}: cannot write ({exc.strerror or exc}); choose a writable path "
-                                "(nothing was written)") from None
+    common.draw_figure(path, lambda: plot_moldable_schedule(instance, best.solution, path, title=best.method),
+                       option="--gantt")
 
 
 GRAIN_RANGE = (1e-9, 1e12)

@@ -323,13 +323,7 @@ def plot_best_allocation(instance: VCInstance, results: list[Result], path: str)
     if not placed:
         raise InvalidInputError(f"--plot {path}: no method returned an allocation to draw")
     best = max(placed, key=lambda r: r.objective)
-    try:
-        plot_allocation(instance, best.solution, path, title=best.method)
-    except ValueError as exc:
-        raise InvalidInputError(f"--plot {path}: {exc}") from exc
-    except OSError as exc:
-        raise InvalidInputError(f"--plot {path}: cannot write ({exc.strerror or exc}); choose a writable path "
-                                "(nothing was written)") from None
+    common.draw_figure(path, lambda: plot_allocation(instance, best.solution, path, title=best.method), option="--plot")
 
 
 def solve_results(args: argparse.Namespace, instance: VCInstance) -> list[Result]:

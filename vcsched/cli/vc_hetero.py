@@ -159,8 +159,4 @@ def plot_best(inst, results: list, path: str) -> None:
     if not placed:
         raise InvalidInputError(f"--plot {path}: no method returned an allocation to draw")
     best = max(placed, key=lambda r: r.objective)
-    try:
-        plot_hetero(inst, best.solution, path, title=best.method)
-    except OSError as exc:
-        raise InvalidInputError(f"--plot {path}: cannot write ({exc.strerror or exc}); choose a writable path "
-                                "(nothing was written)") from None
+    common.draw_figure(path, lambda: plot_hetero(inst, best.solution, path, title=best.method), option="--plot")

@@ -17,6 +17,7 @@ import argparse
 from vcsched.cli.common import (
     add_set_options,
     check_output_path,
+    draw_figure,
     number_option,
     print_json,
     print_table,
@@ -87,7 +88,5 @@ def _plot(inst, row: dict, path: str) -> None:
 
     if not row["bins"]:
         raise InvalidInputError(f"--plot {path}: no packing to draw (status {row['status']})")
-    try:
-        plot_packing(inst, row["bins"], path, title=row["upper_method"] or "", bin_types=row.get("bin_types"))
-    except ValueError as exc:
-        raise InvalidInputError(f"--plot {path}: {exc}") from exc
+    draw_figure(path, lambda: plot_packing(inst, row["bins"], path, title=row["upper_method"] or "",
+                                           bin_types=row.get("bin_types")), option="--plot")
