@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from lowerbounds.vector.upper import bins_from_counts
+from lowerbounds.vector.upper import bins_from_counts, column_arrays, solve_integer_columns
 from vcsched.problems.vbp import VectorPacking
 
 __all__ = ["tight_dimensions", "exact_columns", "exact_fill_packing", "exact_cover", "MAX_TYPES"]
@@ -142,7 +142,7 @@ def exact_cover(count: np.ndarray, columns: list, *, time_limit: float) -> np.nd
     """Step 2: ``sum_p a_ip x_p = b_i`` for every item type, ``x`` integer ``>= 0``, by HiGHS within
     ``time_limit`` (no objective: every exactly full cover has the same number of bins). The bin of every
     item, or None."""
-    from vcsched.formulations.solve import new_highs, run_interruptibly
+    from vcsched.formulations.solve import new_highs
 
     highspy, h = new_highs()
     h.setOptionValue("threads", 1)
@@ -150,17 +150,10 @@ def exact_cover(count: np.ndarray, columns: list, *, time_limit: float) -> np.nd
     m, n = len(columns), count.size
     empty = np.array([], dtype=np.int32)
     h.addRows(n, count.astype(float), count.astype(float), 0, empty, empty, np.array([]))
-    lengths = np.array([c[0].size for c in columns])
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int32)
-    index = np.concatenate([c[0] for c in columns]).astype(np.int32)
-    value = np.concatenate([c[1] for c in columns])
     upper = np.array([np.min(np.floor(count[c[0]] / c[1])) for c in columns])
-    h.addCols(m, np.zeros(m), np.zeros(m), upper, index.size, starts, index, value)
-    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
-    run_interruptibly(h)
-    if not h.getSolution().value_valid:
+    x = solve_integer_columns(h, highspy, np.zeros(m), upper, column_arrays(columns))
+    if x is None:
         return None
-    x = np.maximum(np.round(np.asarray(h.getSolution().col_value)), 0).astype(np.int64)
     where = bins_from_counts(count, columns, x)
     if where is None:
         return None

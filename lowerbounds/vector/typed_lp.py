@@ -48,6 +48,7 @@ import numpy as np
 
 from lowerbounds.vc.packing import CAP_TOL
 from lowerbounds.vector.knapsack import knapsack_nd
+from lowerbounds.vector.upper import solve_integer_columns
 
 __all__ = ["TypedPacking", "normalised", "PackingTest", "packing_test", "integer_packing", "dive_packing",
            "hosts_from_counts", "price_type"]
@@ -235,7 +236,7 @@ def integer_packing(inst: TypedPacking, master: Master, *, time_limit: float,
     no slack, solved by HiGHS within ``time_limit`` (price-and-branch). A packing
     (:func:`hosts_from_counts`) or None (nothing proven). With ``most_bins``: the fewest bins, at most
     ``most_bins`` of them (one more row, every column costs one)."""
-    from vcsched.formulations.solve import new_highs, run_interruptibly
+    from vcsched.formulations.solve import new_highs
 
     cols = [c for c in master.columns if inst.fits(c[0], (c[1], c[2]))]
     if not cols:
@@ -258,14 +259,9 @@ def integer_packing(inst: TypedPacking, master: Master, *, time_limit: float,
         vals = [np.concatenate((v, [1.0])) for v in vals]
         starts = np.concatenate(([0], np.cumsum([r.size for r in rows])[:-1])).astype(np.int32)
     cost = np.ones(m) if most_bins is not None else np.zeros(m)
-    h.addCols(m, cost, np.zeros(m), upper, int(starts[-1] + rows[-1].size), starts,
-              np.concatenate(rows), np.concatenate(vals))
-    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
-    run_interruptibly(h)
-    if not h.getSolution().value_valid:
-        return None
-    x = np.maximum(np.round(np.asarray(h.getSolution().col_value)), 0).astype(np.int64)
-    return hosts_from_counts(inst, cols, x)
+    x = solve_integer_columns(h, highspy, cost, upper, (starts, np.concatenate(rows).astype(np.int32),
+                                                        np.concatenate(vals).astype(float)))
+    return None if x is None else hosts_from_counts(inst, cols, x)
 
 
 def _fix(x: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

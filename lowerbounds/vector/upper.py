@@ -84,12 +84,35 @@ def bins_from_counts(count: np.ndarray, columns: list[Column], x: np.ndarray) ->
     return None if np.any(where < 0) else where
 
 
+def column_arrays(columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The column-wise arrays (starts, row indices, values) of columns given as ``(rows, values)`` pairs."""
+    starts = np.concatenate(([0], np.cumsum([c[0].size for c in columns])[:-1])).astype(np.int32)
+    return (starts, np.concatenate([c[0] for c in columns]).astype(np.int32),
+            np.concatenate([c[1] for c in columns]).astype(float))
+
+
+def solve_integer_columns(h, highspy, cost: np.ndarray, upper: np.ndarray, arrays) -> np.ndarray | None:
+    """Add integer columns (``cost``, bounds ``[0, upper]``, :func:`column_arrays`) to the HiGHS model ``h``
+    (its rows already there), solve it (interruptibly), and return the columns' values rounded to
+    non-negative integers; None when HiGHS holds no solution (a time limit before the first one)."""
+    from vcsched.formulations.solve import run_interruptibly
+
+    starts, index, value = arrays
+    m = cost.size
+    h.addCols(m, cost, np.zeros(m), upper, index.size, starts, index, value)
+    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
+    run_interruptibly(h)
+    if not h.getSolution().value_valid:
+        return None
+    return np.maximum(np.round(np.asarray(h.getSolution().col_value)), 0).astype(np.int64)
+
+
 def integer_master(sizes: np.ndarray, count: np.ndarray, columns, *, time_limit: float,
                    cutoff: int | None = None) -> np.ndarray | None:
     """The restricted integer master (module docstring) within ``time_limit`` seconds, looking only
     for packings of at most ``cutoff`` bins (HiGHS's ``objective_bound``; the caller's best packing
     minus one). The bin of every item, or None."""
-    from vcsched.formulations.solve import new_highs, run_interruptibly
+    from vcsched.formulations.solve import new_highs
 
     cols = fitting(sizes, count, columns)
     highspy, h = new_highs()
@@ -101,18 +124,9 @@ def integer_master(sizes: np.ndarray, count: np.ndarray, columns, *, time_limit:
     inf, m, n = highspy.kHighsInf, len(cols), count.size
     empty = np.array([], dtype=np.int32)
     h.addRows(n, count.astype(float), np.full(n, inf), 0, empty, empty, np.array([]))
-    sizes_p = np.array([c[0].size for c in cols])
-    starts = np.concatenate(([0], np.cumsum(sizes_p)[:-1])).astype(np.int32)
-    index = np.concatenate([c[0] for c in cols]).astype(np.int32)
-    value = np.concatenate([c[1] for c in cols])
     upper = np.array([np.max(np.ceil(count[c[0]] / c[1])) for c in cols])
-    h.addCols(m, np.ones(m), np.zeros(m), upper, index.size, starts, index, value)
-    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
-    run_interruptibly(h)
-    if not h.getSolution().value_valid:
-        return None
-    x = np.maximum(np.round(np.asarray(h.getSolution().col_value)), 0).astype(np.int64)
-    return bins_from_counts(count, cols, x)
+    x = solve_integer_columns(h, highspy, np.ones(m), upper, column_arrays(cols))
+    return None if x is None else bins_from_counts(count, cols, x)
 
 
 class _Dive:
