@@ -116,6 +116,16 @@ def fluid_bound(job_cpu, job_rigid, fits, host_cpu, host_cap, host_count) -> flo
 
 
 @njit(cache=True)
+def _fits(used, need, cap, h):
+    """Whether ``need`` fits on host ``h`` beside ``used[h]`` in every rigid dimension (capacity ``cap[h]``,
+    relative tolerance 1e-12)."""
+    for r in range(cap.shape[1]):
+        if used[h, r] + need[r] > cap[h, r] * (1 + 1e-12):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _greedy(order, job_cpu, job_rigid, cpu, cap):
     H = cpu.size
     load = np.zeros(H)
@@ -124,12 +134,7 @@ def _greedy(order, job_cpu, job_rigid, cpu, cap):
     for j in order:
         best, best_h = np.inf, -1
         for h in range(H):
-            ok = True
-            for r in range(cap.shape[1]):
-                if rigid[h, r] + job_rigid[j, r] > cap[h, r] * (1 + 1e-12):
-                    ok = False
-                    break
-            if not ok:
+            if not _fits(rigid, job_rigid[j], cap, h):
                 continue
             ratio = (load[h] + job_cpu[j]) / cpu[h] if cpu[h] > 0 else (np.inf if job_cpu[j] > 0 else 0.0)
             if ratio < best:
@@ -149,12 +154,7 @@ def _first_fit(order, sizes, caps):
     where = np.full(sizes.shape[0], -1, np.int64)
     for j in order:
         for h in range(H):
-            ok = True
-            for r in range(caps.shape[1]):
-                if used[h, r] + sizes[j, r] > caps[h, r] * (1 + 1e-12):
-                    ok = False
-                    break
-            if ok:
+            if _fits(used, sizes[j], caps, h):
                 where[j] = h
                 used[h] += sizes[j]
                 break
