@@ -40,6 +40,7 @@ import dataclasses
 import math
 import os
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -47,7 +48,7 @@ from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import read_input_bytes
 
 __all__ = ["VectorPacking", "FIT_TOL", "read_vbp", "parse_vbp", "vbp_text", "write_vbp", "packing_from_vc",
-           "bins_problem", "oversized_item", "MAX_ITEMS", "MAX_DIMENSIONS"]
+           "bins_problem", "items_once_problem", "oversized_item", "MAX_ITEMS", "MAX_DIMENSIONS"]
 
 FIT_TOL = 1e-12
 """Relative tolerance of a bin's capacity in every dimension (a load may exceed it by this fraction)."""
@@ -211,18 +212,31 @@ def oversized_item(inst: VectorPacking) -> str | None:
 def bins_problem(inst: VectorPacking, bins) -> str | None:
     """The checker: None when ``bins`` (lists of item indices) hold every item exactly once and no
     bin exceeds the capacity in any dimension (relative tolerance :data:`FIT_TOL`); else the reason."""
-    n = inst.n_items
-    seen = np.zeros(n, dtype=np.int64)
     sizes = inst.item_sizes()
+
+    def overfull(b: int, idx: np.ndarray) -> str | None:
+        load = sizes[idx].sum(axis=0)
+        if np.any(load > 1 + FIT_TOL):
+            k = int(np.argmax(load))
+            return f"bin {b} exceeds its capacity in dimension {k + 1} ({load[k]:.6g} of the capacity)"
+        return None
+
+    return items_once_problem(inst.n_items, bins, overfull)
+
+
+def items_once_problem(n: int, bins, overfull: Callable[[int, np.ndarray], str | None]) -> str | None:
+    """The rules every packing checker shares: each bin holds items ``0..n-1`` (their indices), no bin is
+    ``overfull(b, indices)`` (a reason, or None), and every item is in exactly one bin; the first reason
+    found, or None."""
+    seen = np.zeros(n, dtype=np.int64)
     for b, items in enumerate(bins):
         idx = np.asarray(items, dtype=np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             return f"bin {b} holds item {int(idx.min() if idx.min() < 0 else idx.max())}, not an item (0..{n - 1})"
         np.add.at(seen, idx, 1)
-        load = sizes[idx].sum(axis=0)
-        if np.any(load > 1 + FIT_TOL):
-            k = int(np.argmax(load))
-            return f"bin {b} exceeds its capacity in dimension {k + 1} ({load[k]:.6g} of the capacity)"
+        problem = overfull(b, idx)
+        if problem is not None:
+            return problem
     if np.any(seen != 1):
         i = int(np.flatnonzero(seen != 1)[0])
         return f"item {i} is packed {int(seen[i])} times"

@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from vcsched.problems.vbp import FIT_TOL, VectorPacking, packing_from_vc, read_vbp
+from vcsched.problems.vbp import FIT_TOL, VectorPacking, items_once_problem, packing_from_vc, read_vbp
 
 __all__ = ["TypedBinPacking", "packing_from_hetero", "typed_oversized_item", "typed_bins_problem", "load_packing"]
 
@@ -113,22 +113,17 @@ def typed_bins_problem(inst: TypedBinPacking, bins, bin_types) -> str | None:
     if np.any(used > inst.bin_count):
         k = int(np.flatnonzero(used > inst.bin_count)[0])
         return f"{int(used[k])} bins of type {k}, more than its count {int(inst.bin_count[k])}"
-    seen = np.zeros(n, dtype=np.int64)
     demand = inst.item_demand()
-    for b, items in enumerate(bins):
-        idx = np.asarray(items, dtype=np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= n):
-            return f"bin {b} holds item {int(idx.min() if idx.min() < 0 else idx.max())}, not an item (0..{n - 1})"
-        np.add.at(seen, idx, 1)
+
+    def overfull(b: int, idx: np.ndarray) -> str | None:
         cap = inst.bin_caps[types[b]]
         over = demand[idx].sum(axis=0) > cap * (1 + FIT_TOL)
         if np.any(over):
             k = int(np.argmax(over))
             return f"bin {b} (type {int(types[b])}) exceeds its {inst.dim_name(k)} capacity {cap[k]:g}"
-    if np.any(seen != 1):
-        i = int(np.flatnonzero(seen != 1)[0])
-        return f"item {i} is packed {int(seen[i])} times"
-    return None
+        return None
+
+    return items_once_problem(n, bins, overfull)
 
 
 def load_packing(path: str | os.PathLike) -> VectorPacking | TypedBinPacking:
