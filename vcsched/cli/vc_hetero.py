@@ -64,15 +64,21 @@ def hetero_methods(text: str) -> list[str]:
     ``all`` = every one but ``certify``; in order, without repeats."""
     from heuristics.vc_hetero.methods import METHODS
 
+    return _method_names(text, list(METHODS), [m for m in METHODS if m != "certify"], "an instance with host types")
+
+
+def _method_names(text: str, allowed: list[str], every: list[str], what: str) -> list[str]:
+    """The comma-separated names of ``text`` in order without repeats, ``all`` standing for ``every``; a
+    name not in ``allowed`` is refused in one line (naming ``what`` it was asked for and the choices)."""
     out: list[str] = []
     for n in [t.strip().lower() for t in text.split(",") if t.strip()]:
         if n == "all":
-            out += [m for m in METHODS if m != "certify"]
-        elif n in METHODS:
+            out += every
+        elif n in allowed:
             out.append(n)
         else:
-            raise UnknownNameError(f"--method: unknown method {n!r} for an instance with host types; choose one of: "
-                                   f"{', '.join(METHODS)}, all")
+            raise UnknownNameError(f"--method: unknown method {n!r} for {what}; choose one of: "
+                                   f"{', '.join(allowed + ['all'])}")
     if not out:
         raise InvalidInputError("--method: give at least one method")
     return list(dict.fromkeys(out))
@@ -89,19 +95,8 @@ def set_methods(text: str, files: list[str]) -> list[str]:
     forms = {_form(f) for f in files}
     old = "old" in forms or None in forms  # an unreadable file is an error row whatever the method
     allowed = list(dict.fromkeys((METHODS.names() if old else []) + (list(HETERO) if "new" in forms else [])))
-    out: list[str] = []
-    for n in [t.strip().lower() for t in text.split(",") if t.strip()]:
-        if n == "all":
-            out += (methods_for_all(None) if old else []) + \
-                ([m for m in HETERO if m != "certify"] if "new" in forms else [])
-        elif n in allowed:
-            out.append(n)
-        else:
-            raise UnknownNameError(f"--method: unknown method {n!r} for the files of this set; choose one of: "
-                                   f"{', '.join(allowed + ['all'])}")
-    if not out:
-        raise InvalidInputError("--method: give at least one method")
-    return list(dict.fromkeys(out))
+    every = (methods_for_all(None) if old else []) + ([m for m in HETERO if m != "certify"] if "new" in forms else [])
+    return _method_names(text, allowed, every, "the files of this set")
 
 
 def _form(path: str) -> str | None:
