@@ -79,11 +79,16 @@ class BatchBounds:
     jobs: int
     bounds: dict
     exact: ExactResult | None = None
+    interrupted: bool = False
+    """True when an interrupt (Ctrl-C) stopped the computation: each bound is the one proven before it (a metric
+    not reached yet has value None, method ``interrupted``)."""
 
     def to_dict(self) -> dict:
         out = {"jobs": self.jobs, "bounds": {m: b.to_dict() for m, b in self.bounds.items()}}
         if self.exact is not None:
             out["exact"] = self.exact.to_dict()
+        if self.interrupted:
+            out["interrupted"] = True
         return out
 
 
@@ -94,9 +99,9 @@ def _check_method(method: str, time_limit: float) -> None:
         raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit}")
 
 
-def _quick(inst: BatchInstance) -> dict:
+def _quick(inst: BatchInstance, out: dict) -> dict:
+    """The quick bounds, each stored in ``out`` as soon as it is proven (an interrupt keeps those already there)."""
     n = len(inst)
-    out = {}
     for name, fn in (("makespan", makespan_quick), ("mean_response", lambda i: flow_quick(i) / n),
                      ("mean_bounded_slowdown", lambda i: bsld_quick(i) / n), ("max_stretch", stretch_quick)):
         t0 = time.perf_counter()
@@ -246,22 +251,36 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     if method == "exact":
         check_exact_size(inst)
     use_exact = method == "exact" or (method == "best" and _exact_eligible(inst))
-    bounds = _quick(inst)
-    if method == "quick":
-        return BatchBounds(len(inst), bounds)
+    bounds: dict = {}
+    try:
+        _quick(inst, bounds)
+        if method == "quick":
+            return BatchBounds(len(inst), bounds)
+        return BatchBounds(len(inst), bounds, _relaxed(inst, bounds, method, time_limit, t_start, window,
+                                                         stop_early, use_exact))
+    except KeyboardInterrupt:  # every bound stored so far is proven; the others are marked
+        for name in _QUICK_DETAIL:
+            bounds.setdefault(name, MetricBound(None, "interrupted", 0.0, "interrupted before this bound"))
+        return BatchBounds(len(inst), {m: bounds[m] for m in _QUICK_DETAIL}, None, True)
+
+
+def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, t_start: float, window: int,
+             stop_early: bool, use_exact: bool) -> ExactResult | None:
+    """The LP windows, the Lagrangian bound and (``use_exact``) the MILP after the quick bounds; each step improves
+    ``bounds`` in place. Returns the exact result, if any."""
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
     lp_end = time.perf_counter() + max(lp_budget, 0.0)
     _apply_lp(inst, bounds, 0.5 * max(lp_budget, 0.0), window, stop_early)
     _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * max(lp_budget, 0.0)))
-    exact = None
-    if use_exact:
-        left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
-        try:
-            exact = _apply_exact(inst, bounds, left)
-        except InvalidInputError:  # the model is above the size limit: only "exact" reports it
-            if method == "exact":
-                raise
-    return BatchBounds(len(inst), bounds, exact)
+    if not use_exact:
+        return None
+    left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
+    try:
+        return _apply_exact(inst, bounds, left)
+    except InvalidInputError:  # the model is above the size limit: only "exact" reports it
+        if method == "exact":
+            raise
+    return None
 
 
 def batch_bounds(jobs, clusters, *, method: str = "best", time_limit: float = 60.0,
