@@ -12,7 +12,8 @@ Public entry points (they take the simulator's own objects, a
 Methods (:data:`METHODS`, the one table the API and the command line share):
 
 ``quick``  the bounds of :mod:`lowerbounds.batch.quick` on the whole workload, O(n log n);
-``lp``     ``quick``, then the LP relaxations of :mod:`lowerbounds.batch.lp` on windows of
+``lp``     ``quick``, then energetic reasoning for the max stretch (:mod:`lowerbounds.batch.energetic`, one
+           cluster), then the LP relaxations of :mod:`lowerbounds.batch.lp` on windows of
            :data:`WINDOW_JOBS` consecutive jobs (by submission) within half of the time limit,
            then the Lagrangian bound of the whole workload (:mod:`lowerbounds.batch.lagrangian`,
            mean response time and mean bounded slowdown, method ``lagrangian``) until the limit;
@@ -39,6 +40,7 @@ import time
 
 import numpy as np
 
+from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
 from lowerbounds.batch.instance import BatchInstance, batch_instance
 from lowerbounds.batch.lagrangian import lagrangian_bound, slot_grid
@@ -223,6 +225,22 @@ def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float) -> Non
                  f"capacity of {slots} slots of {delta:.6g} s priced, {steps} subgradient steps")
 
 
+_ENERGETIC_SHARE = 0.1
+"""Share of the LP time after which the energetic bisection starts no new test (the first test always runs)."""
+
+
+def _apply_energetic(inst: BatchInstance, bounds: dict, time_limit: float) -> None:
+    """The energetic-reasoning bisection (:mod:`lowerbounds.batch.energetic`) above the max-stretch bound so far."""
+    low = bounds["max_stretch"].value
+    if low is None:
+        return
+    t0 = time.perf_counter()
+    value = stretch_energetic(inst, low, time_limit=time_limit)
+    _improve(bounds, "max_stretch", value if value > low else None, "energetic", time.perf_counter() - t0,
+             "energetic reasoning bisection (intervals from each release date, widths also through dual feasible "
+             "functions)")
+
+
 def _apply_exact(inst: BatchInstance, bounds: dict, time_limit: float) -> ExactResult:
     result = exact_optimum(inst, time_limit=time_limit)
     _improve(bounds, "mean_response", result.bound, "exact", result.seconds, f"MILP dual bound ({result.status})")
@@ -270,6 +288,7 @@ def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, 
     ``bounds`` in place. Returns the exact result, if any."""
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
     lp_end = time.perf_counter() + max(lp_budget, 0.0)
+    _apply_energetic(inst, bounds, _ENERGETIC_SHARE * max(lp_budget, 0.0))
     _apply_lp(inst, bounds, 0.5 * max(lp_budget, 0.0), window, stop_early)
     _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * max(lp_budget, 0.0)))
     if not use_exact:
