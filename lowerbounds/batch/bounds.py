@@ -12,8 +12,9 @@ Public entry points (they take the simulator's own objects, a
 Methods (:data:`METHODS`, the one table the API and the command line share):
 
 ``quick``  the bounds of :mod:`lowerbounds.batch.quick` on the whole workload, O(n log n);
-``lp``     ``quick``, then energetic reasoning for the max stretch (:mod:`lowerbounds.batch.energetic`, one
-           cluster), then the LP relaxations of :mod:`lowerbounds.batch.lp` on windows of
+``lp``     ``quick``, then for the max stretch branching on long jobs' starts and energetic reasoning
+           (:mod:`lowerbounds.batch.branching`, :mod:`lowerbounds.batch.energetic`, one cluster), then the LP
+           relaxations of :mod:`lowerbounds.batch.lp` on windows of
            :data:`WINDOW_JOBS` consecutive jobs (by submission) within half of the time limit,
            then the Lagrangian bound of the whole workload (:mod:`lowerbounds.batch.lagrangian`,
            mean response time and mean bounded slowdown, method ``lagrangian``) until the limit;
@@ -40,6 +41,7 @@ import time
 
 import numpy as np
 
+from lowerbounds.batch.branching import stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
 from lowerbounds.batch.instance import BatchInstance, batch_instance
@@ -225,17 +227,24 @@ def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float) -> Non
                  f"capacity of {slots} slots of {delta:.6g} s priced, {steps} subgradient steps")
 
 
-_ENERGETIC_SHARE = 0.1
-"""Share of the LP time after which the energetic bisection starts no new test (the first test always runs)."""
+_STRETCH_SHARE = 0.2
+"""Share of the LP time after which the max-stretch searches (branching, then energetic reasoning) start no new
+test (the first test of each always runs)."""
 
 
-def _apply_energetic(inst: BatchInstance, bounds: dict, time_limit: float) -> None:
-    """The energetic-reasoning bisection (:mod:`lowerbounds.batch.energetic`) above the max-stretch bound so far."""
-    low = bounds["max_stretch"].value
-    if low is None:
+def _apply_stretch(inst: BatchInstance, bounds: dict, time_limit: float) -> None:
+    """Above the max-stretch bound so far: branching on long jobs' starts (:mod:`lowerbounds.batch.branching`),
+    then energetic reasoning (:mod:`lowerbounds.batch.energetic`)."""
+    if bounds["max_stretch"].value is None:
         return
+    start = t0 = time.perf_counter()
+    value, tried = stretch_branching(inst, bounds["max_stretch"].value, time_limit=0.8 * time_limit)
+    _improve(bounds, "max_stretch", value if value > bounds["max_stretch"].value else None, "branching",
+             time.perf_counter() - t0, f"the start of each of {tried} long jobs branched on; preemptive EDF in each "
+             "branch, with the job's blackout")
     t0 = time.perf_counter()
-    value = stretch_energetic(inst, low, time_limit=time_limit)
+    low = bounds["max_stretch"].value
+    value = stretch_energetic(inst, low, time_limit=max(time_limit - (t0 - start), 0.0))
     _improve(bounds, "max_stretch", value if value > low else None, "energetic", time.perf_counter() - t0,
              "energetic reasoning bisection (intervals from each release date, widths also through dual feasible "
              "functions)")
@@ -288,7 +297,7 @@ def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, 
     ``bounds`` in place. Returns the exact result, if any."""
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
     lp_end = time.perf_counter() + max(lp_budget, 0.0)
-    _apply_energetic(inst, bounds, _ENERGETIC_SHARE * max(lp_budget, 0.0))
+    _apply_stretch(inst, bounds, _STRETCH_SHARE * max(lp_budget, 0.0))
     _apply_lp(inst, bounds, 0.5 * max(lp_budget, 0.0), window, stop_early)
     _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * max(lp_budget, 0.0)))
     if not use_exact:
