@@ -7,8 +7,8 @@ One cluster of ``cap`` processors; jobs sorted by release, job ``j`` of duration
 
 0. every other job, work ``q_j p_j``, on a machine of rate ``cap`` that drops to ``cap - q_B`` during ``[a, b]``;
 1. the jobs with ``q_j > cap - q_B`` (they cannot run beside ``B``), the same machine stopped during ``[a, b]``;
-2. when ``2 q_B > cap``: the jobs with ``2 q_j > cap`` (no two of them overlap, none overlaps ``B``), work ``p_j``
-   on a machine of rate 1 stopped during ``[a, b]``.
+2. the jobs with ``2 q_j > cap`` and ``q_j > cap - q_B`` (no two of them overlap, none overlaps ``B``), work
+   ``p_j`` on a machine of rate 1 stopped during ``[a, b]``.
 
 A machine whose rate varies over time is a machine of rate 1 on the clock of its cumulated capacity
 ``tau(t)``, which is nondecreasing: releases and deadlines keep their order, and preemptive EDF on that clock
@@ -80,12 +80,11 @@ def branch_infeasible(B, release, p, q, cap, stretch, first, last, pieces):
     other[B - first] = False
     all_r, all_w, all_d = _subset(other, r, qq * pp, d)
     wide_r, wide_w, wide_d = _subset(other & (qq > cap - q[B]), r, qq * pp, d)
-    half = 2.0 * q[B] > cap
-    half_r, half_w, half_d = _subset(other & (2.0 * qq > cap), r, pp, d)
+    half_r, half_w, half_d = _subset(other & (2.0 * qq > cap) & (qq > cap - q[B]), r, pp, d)
     for k in range(pieces):
         a = lo + (k + 1) * length
         b = lo + k * length + p[B]
-        if half and not blackout_feasible(half_r, half_w, half_d, 1.0, a, b, 0.0):
+        if not blackout_feasible(half_r, half_w, half_d, 1.0, a, b, 0.0):
             continue
         if not blackout_feasible(wide_r, wide_w, wide_d, cap, a, b, 0.0):
             continue

@@ -12,7 +12,7 @@ So, every other job ``j`` finishing by ``r_j + S p_j``:
 0. the other jobs use at most ``m - q_B`` processors during ``[a, b]`` and ``m`` elsewhere: their fluid image is a
    preemptive schedule of the works ``q_j p_j`` on a machine of that varying rate;
 1. the jobs with ``q_j > m - q_B`` do not run at all during ``[a, b]``;
-2. when ``q_B > m / 2``, the jobs with ``q_j > m / 2`` never overlap each other or ``B``: they form one machine
+2. the jobs with ``q_j > m / 2`` and ``q_j > m - q_B`` never overlap each other or ``B``: they form one machine
    (work ``p_j`` each) stopped during ``[a, b]``.
 
 Each is a preemptive problem that preemptive EDF solves exactly on the clock of the machine's cumulated capacity

@@ -64,9 +64,9 @@ def _plain_branch(B, r, p, q, cap, stretch, pieces):
     others = [j for j in range(len(r)) if j != B]
     for k in range(pieces):
         a, b = r[B] + (k + 1) * length, r[B] + k * length + p[B]
-        half = [j for j in others if 2 * q[j] > cap]
+        half = [j for j in others if 2 * q[j] > cap and q[j] > cap - q[B]]
         wide = [j for j in others if q[j] > cap - q[B]]
-        passed = ((2 * q[B] <= cap or _plain_feasible(r[half], p[half], d[half], 1.0, a, b, 0.0))
+        passed = (_plain_feasible(r[half], p[half], d[half], 1.0, a, b, 0.0)
                   and _plain_feasible(r[wide], (q * p)[wide], d[wide], cap, a, b, 0.0)
                   and _plain_feasible(r[others], (q * p)[others], d[others], cap, a, b, cap - q[B]))
         if passed:
