@@ -310,3 +310,15 @@ def headline_table(items: list[tuple]) -> pandas.DataFrame:
         n, ci = (list(rest) + ["-", "-"])[:2]
         rows.append({"headline": h, "ours": o, "paper": p, "note": note, "n": n, "ci95": ci})
     return pd.DataFrame(rows)
+
+
+def headline_report(items: list[tuple], deg: pandas.DataFrame, out_dir: pathlib.Path, *, name: str,
+                    table: str) -> str:
+    """Save the headlines (:func:`headline_table`) and return the report's text: ``name``'s headlines
+    against seed 001, then the degradation table ``deg`` beside the paper's ``table``."""
+    from benchmarks.tables import save_table, text_table
+
+    heads = headline_table(items)
+    save_table(heads, out_dir, "headlines", title=f"{name.split()[0]}: ours vs seed 001")
+    return f"{name}\n" + text_table(heads) + f"\n{table} (ours vs paper)\n" + text_table(
+        deg[["algorithm", "solved", "avg_deg_pct", "ci95", "max_deg_pct", "paper_avg", "paper_max"]])

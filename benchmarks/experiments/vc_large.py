@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks.experiments import _vc_common as vcc
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import save_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -107,10 +107,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
          float(df.drop_duplicates("cell")["cell_seconds"].sum()) if "cell_seconds" in df else math.nan, "-",
          ""),
     ]
-    heads = vcc.headline_table(items)
-    save_table(heads, out_dir, "headlines", title="vc-large: ours vs seed 001")
-    return "vc-large (seed 001 §4.2.3)\n" + text_table(heads) + "\nFig. 7 table (ours vs paper)\n" + text_table(
-        deg[["algorithm", "solved", "avg_deg_pct", "ci95", "max_deg_pct", "paper_avg", "paper_max"]])
+    return vcc.headline_report(items, deg, out_dir, name="vc-large (seed 001 §4.2.3)", table="Fig. 7 table")
 
 
 EXPERIMENT = Experiment(

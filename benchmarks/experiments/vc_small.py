@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.experiments import _vc_common as vcc
 from benchmarks.harness import Experiment
-from benchmarks.tables import save_table, text_table
+from benchmarks.tables import save_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -95,10 +95,7 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
         ("MILP instances not proven", n_inst - statuses.get("infeasible", 0) - statuses.get("optimal", 0), 0, ""),
     ] + [(f"{m.upper()} failures on feasible instances", v, {"gb": 0, "sgb": 0, "mcb8": 1, "sg": 15}.get(m, "-"), "")
          for m, v in ff.items()]
-    heads = vcc.headline_table(items)
-    save_table(heads, out_dir, "headlines", title="vc-small: ours vs seed 001")
-    return "vc-small (seed 001 §4.2.1-4.2.2)\n" + text_table(heads) + "\nTable 1 (ours vs paper)\n" + text_table(
-        deg[["algorithm", "solved", "avg_deg_pct", "ci95", "max_deg_pct", "paper_avg", "paper_max"]])
+    return vcc.headline_report(items, deg, out_dir, name="vc-small (seed 001 §4.2.1-4.2.2)", table="Table 1")
 
 
 EXPERIMENT = Experiment(

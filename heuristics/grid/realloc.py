@@ -80,7 +80,7 @@ import time
 
 import numpy as np
 
-from heuristics.grid import fastevent, fastselect, mct_cluster
+from heuristics.grid import fastevent, fastselect, make_meta
 from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
 from vcsched.problems.grid_limits import MAX_REALLOC_EVENTS, MIN_PERIOD
@@ -146,6 +146,10 @@ class Reallocation:
         Algorithm 2 submits an event's jobs with one :meth:`vcsched.sim.Grid.submit_many`
         (FCFS clusters adopt the planning snapshot's plan); ``False`` submits them one by
         one (the same run).
+    arrival : str, default "mct"
+        The meta-scheduler that maps each arriving job (:data:`heuristics.grid.META_SCHEDULERS`:
+        ``mct``, seed §2.1, or ``origin``), the same as the reference run's
+        (:func:`vcsched.scenarios.grid_run.arrival_mapping`).
 
     Attributes
     ----------
@@ -156,7 +160,7 @@ class Reallocation:
     job_moves : ndarray of int
         Moves of each job (row of the job table).
     arrival_cluster : ndarray of int
-        Cluster chosen by MCT at each job's arrival (``-1`` before it arrives).
+        Cluster chosen by the arrival mapping at each job's arrival (``-1`` before it arrives).
     events : int
         Reallocation events run (with at least one waiting job).
     seconds : float
@@ -178,7 +182,7 @@ class Reallocation:
                  threshold: float = 60.0, first: float | None = None, verify: bool = False,
                  cancel_threshold: bool = False, queue_order: str = "heuristic",
                  current_ect: str = "resubmit", prune: bool = True, grouped: bool = True,
-                 bulk_submit: bool = True) -> None:
+                 bulk_submit: bool = True, arrival: str = "mct") -> None:
         algorithm = str(algorithm).lower()
         if algorithm not in ALGORITHMS:
             raise InvalidInputError(f"unknown reallocation algorithm {algorithm!r}; choose one of: "
@@ -208,6 +212,7 @@ class Reallocation:
         self.prune = bool(prune)
         self.grouped = bool(grouped)
         self.bulk_submit = bool(bulk_submit)
+        self.arrival = make_meta(arrival)  # raises UnknownNameError with the valid names
         self.name = self.label
         self._reset(0, 0)
 
@@ -227,8 +232,8 @@ class Reallocation:
 
     # ------------------------------------------------------------------ engine interface
     def map(self, grid, job: int) -> int:
-        """MCT mapping of an arriving job (§2.1); ties go to the first cluster."""
-        k = mct_cluster(grid, job)
+        """The arrival mapping's cluster for an arriving job (MCT by default, §2.1), recorded."""
+        k = self.arrival.map(grid, job)
         if job < self.arrival_cluster.size:
             self.arrival_cluster[job] = k
         return k

@@ -78,7 +78,7 @@ class _ScanList:
     (it is set past the end when nothing fits).
     """
 
-    __slots__ = ("order", "cpu", "mem", "n", "host", "used", "head", "pos")
+    __slots__ = ("order", "cpu", "mem", "n", "host", "used", "head", "pos", "placed")
 
     def __init__(self, order: Sequence[int], cpu: list[float], mem: list[float]):
         self.order = order
@@ -89,6 +89,7 @@ class _ScanList:
         self.used = [False] * self.n
         self.head = 0
         self.pos = 0
+        self.placed = 0
 
     def new_host(self) -> None:
         """Restart the scan at the first unused item."""
@@ -113,6 +114,7 @@ class _ScanList:
         used[k] = True
         self.host[k] = h
         self.pos = k + 1
+        self.placed += 1
         return k
 
 
@@ -120,6 +122,21 @@ def _lists(c: np.ndarray, m: np.ndarray, variant: int) -> tuple[_ScanList, _Scan
     """The CPU-heavy and memory-heavy lists of ``variant``, searched by a forward scan."""
     A, B = _sorted_lists(c, m, variant)
     return tuple(_ScanList(order, c[order].tolist(), m[order].tolist()) for order in (A, B))
+
+
+def _fill_host(cpu_list: _ScanList, mem_list: _ScanList, h: int, capc: float, capm: float) -> tuple[float, float]:
+    """Fill host ``h`` from the two lists, from the list of the dimension with more room left first;
+    returns the CPU and memory it took."""
+    rc, rm = capc, capm
+    while True:
+        items, second = (cpu_list, mem_list) if rc >= rm else (mem_list, cpu_list)
+        k = items.place_first_fit(rc, rm, h)
+        if k < 0:
+            items, k = second, second.place_first_fit(rc, rm, h)
+            if k < 0:
+                return capc - rc, capm - rm
+        rc -= items.cpu[k]
+        rm -= items.mem[k]
 
 
 def _fill(cpu_list: _ScanList, mem_list: _ScanList, hosts: int, left_cpu: float, left_mem: float) -> bool:
@@ -131,27 +148,16 @@ def _fill(cpu_list: _ScanList, mem_list: _ScanList, hosts: int, left_cpu: float,
     than ``1e-9``: it would fail anyway.
     """
     capc, capm = 1.0 + CPU_EPS, 1.0 + MEM_EPS
-    left = cpu_list.n + mem_list.n
+    items = cpu_list.n + mem_list.n
     for h in range(hosts):
         if left_cpu > (hosts - h) * capc + 1e-9 or left_mem > (hosts - h) * capm + 1e-9:
             return False
         cpu_list.new_host()
         mem_list.new_host()
-        rc, rm = capc, capm
-        while True:
-            items, second = (cpu_list, mem_list) if rc >= rm else (mem_list, cpu_list)
-            k = items.place_first_fit(rc, rm, h)
-            if k < 0:
-                items, k = second, second.place_first_fit(rc, rm, h)
-                if k < 0:
-                    break
-            ck, mk = items.cpu[k], items.mem[k]
-            rc -= ck
-            rm -= mk
-            left_cpu -= ck
-            left_mem -= mk
-            left -= 1
-        if left == 0:
+        took_cpu, took_mem = _fill_host(cpu_list, mem_list, h, capc, capm)
+        left_cpu -= took_cpu
+        left_mem -= took_mem
+        if cpu_list.placed + mem_list.placed == items:
             return True
     return False
 

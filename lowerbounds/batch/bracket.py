@@ -154,12 +154,9 @@ def batch_references(jobs, clusters, *, method: str = "best", time_limit: float 
 
     Parameters
     ----------
-    jobs : vcsched.sim.JobTable
-    clusters : list of vcsched.sim.Cluster
-        As given to :func:`vcsched.sim.simulate_grid`.
-    method : {"quick", "lp", "exact", "best"}
-        The lower side's method (:func:`lowerbounds.batch.batch_bounds`); ``quick`` also keeps the upper side
-        to its portfolio.
+    jobs, clusters, method
+        As for :func:`lowerbounds.batch.batch_bounds` (``method`` is the lower side's; ``quick`` also keeps the
+        upper side to its portfolio).
     time_limit : float
         Seconds for both sides.
     seed, iterations, patience

@@ -64,7 +64,7 @@ _LARGE = 5000
 
 @dataclasses.dataclass(frozen=True)
 class KnapsackSolution:
-    """Outcome of :func:`knapsack_2d`.
+    """Outcome of :func:`knapsack_2d` and of :func:`lowerbounds.vector.knapsack.knapsack_nd`.
 
     ``value``: the best configuration's value; ``counts``: its copies per item
     (dense, the caller's indexing); ``bound``: a proven upper bound on the

@@ -26,26 +26,11 @@ remaining capacity plus ``1e-12`` in each dimension; every bound adds
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from lowerbounds.vc.knapsack import PRUNE_TOL, branch_and_bound
+from lowerbounds.vc.knapsack import PRUNE_TOL, KnapsackSolution, branch_and_bound
 
-__all__ = ["KnapsackND", "knapsack_nd", "surrogate_weights"]
-
-
-@dataclasses.dataclass(frozen=True)
-class KnapsackND:
-    """``value``, dense ``counts``, proven ``bound``, ``exhausted``, ``nodes``, ``found``: the improving
-    configurations met (sparse ``(indices, counts)``, best last)."""
-
-    value: float
-    counts: np.ndarray
-    bound: float
-    exhausted: bool
-    nodes: int
-    found: tuple
+__all__ = ["knapsack_nd", "surrogate_weights"]
 
 
 def _root_bound(p: np.ndarray, a: np.ndarray, u: np.ndarray, w: np.ndarray) -> float:
@@ -69,14 +54,14 @@ def surrogate_weights(p: np.ndarray, a: np.ndarray, u: np.ndarray) -> np.ndarray
 
 
 def knapsack_nd(p: np.ndarray, a: np.ndarray, u: np.ndarray, *, node_limit: int = 200_000,
-                record: int = 8) -> KnapsackND:
+                record: int = 8) -> KnapsackSolution:
     """``max p x`` s.t. ``a.T x <= 1`` (``a``: (n, d) sizes divided by the capacities), ``0 <= x <= u``
     integer; items with ``p <= 0`` or that fit no bin alone are left out. ``O(nodes n d)`` time."""
     n = p.size
     counts = np.zeros(n, dtype=np.int64)
     cand = np.flatnonzero((p > 0) & np.all(a <= 1 + 1e-12, axis=1) & (u > 0))
     if cand.size == 0:
-        return KnapsackND(0.0, counts, 0.0, True, 0, ())
+        return KnapsackSolution(0.0, counts, 0.0, True, 0, ())
     pp, aa, uu = p[cand].astype(float), np.ascontiguousarray(a[cand], dtype=float), u[cand].astype(np.int64)
     w = surrogate_weights(pp, aa, uu)
     order = np.argsort(-pp / np.maximum(aa @ w, 1e-300), kind="stable")
@@ -88,4 +73,4 @@ def knapsack_nd(p: np.ndarray, a: np.ndarray, u: np.ndarray, *, node_limit: int 
     rows = [(n_found - kept + j) % rec.shape[0] for j in range(kept)]
     found = tuple((idx[np.flatnonzero(rec[r])], rec[r][rec[r] > 0].astype(float)) for r in rows)
     bound = best + PRUNE_TOL if exhausted else max(best + PRUNE_TOL, open_bound)
-    return KnapsackND(float(best), counts, float(bound), bool(exhausted), int(nodes), found)
+    return KnapsackSolution(float(best), counts, float(bound), bool(exhausted), int(nodes), found)

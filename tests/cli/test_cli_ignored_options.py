@@ -75,3 +75,29 @@ def test_bound_options_without_bound_are_refused(capsys):
         capsys, ["grid", "simulate", "--scenario", "jan", "--bound-time-limit", "5"])
     assert "--time-limit applies with --bound" in cli_error(
         capsys, ["timeshare", "simulate", "--scenario", "a", "--heuristic", "mct", "--time-limit", "5"])
+
+
+def test_bound_options_written_with_their_default_value_are_refused(capsys):
+    """Written on the command line counts as given, even with the default value (60 s)."""
+    assert "--bound-time-limit applies with --bound" in cli_error(
+        capsys, ["grid", "simulate", "--scenario", "jan", "--bound-time-limit", "60"])
+    assert "--time-limit applies with --bound" in cli_error(
+        capsys, ["timeshare", "simulate", "--scenario", "a", "--heuristic", "mct", "--time-limit=60"])
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["--method", "mcb8", "--time", "60"], "--time-limit applies to --method milp"),  # default value, abbreviated
+    (["--method", "mcb8", "--time-l=60"], "--time-limit applies to --method milp"),
+    (["--method", "lp", "--see", "0"], "--seed applies to --method certify"),
+])
+def test_abbreviated_options_count_as_given(sets, capsys, argv, flag):
+    """argparse resolves a unique abbreviation to its option: it is given like the full flag."""
+    vc, _ = sets
+    assert flag in cli_error(capsys, ["vc", "solve", str(vc / "a.json")] + argv)
+
+
+def test_an_exact_option_is_not_read_as_an_abbreviation_of_a_longer_one(sets, capsys):
+    """``--seed`` is an option of its own, not an abbreviation of ``--seeds``: ``--seed 0`` with a
+    method that takes a seed is accepted."""
+    vc, _ = sets
+    assert main(["vc", "solve", str(vc / "a.json"), "--method", "certify", "--seed", "0"]) == 0

@@ -20,10 +20,10 @@ from vcsched.files import FIGURE_FORMATS
 
 __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive_int", "nonneg_int", "print_table",
            "progress_bar", "number_option", "check_output_path", "save_output", "FIGURE_FORMATS", "TABLE_FORMATS",
-           "seed_option", "write_output", "write_stdout",
+           "seed_option", "write_output", "write_stdout", "write_text", "option_given",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
-           "check_options_apply", "check_single_file_options", "check_path_text"]
+           "check_options_apply", "check_single_file_options", "check_path_text", "add_solve_tail"]
 
 
 def jsonable(value: Any) -> Any:
@@ -284,6 +284,14 @@ def write_output(path: str, text: str, *, option: str) -> None:
     save_output(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), option=option)
 
 
+def write_text(path: str | None, text: str) -> None:
+    """``text`` to ``path`` (``-o``, :func:`write_output`) when one is given, else to standard output."""
+    if path:
+        write_output(path, text, option="-o")
+    else:
+        write_stdout(text)
+
+
 def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f}") -> None:
     rows = list(rows)
     cells = [[("-" if r.get(c) is None else floatfmt.format(r[c]) if isinstance(r.get(c), float) else str(r.get(c)))
@@ -333,10 +341,44 @@ def add_set_options(parser: argparse.ArgumentParser) -> None:
                         help="instance set: keep the finished cells of an earlier run into the same -o")
 
 
+def add_solve_tail(parser: argparse.ArgumentParser, *, seed_help: str, figure: str, figure_help: str, handler,
+                   options: Iterable[str]) -> None:
+    """The options every ``solve`` command ends with: ``--seed``, ``--json``, its figure option (``--plot``,
+    ``--gantt``), the instance-set options; then its handler and the defaults of its method ``options``
+    (:func:`remember_defaults`)."""
+    parser.add_argument("--seed", type=seed_option(), default=0, help=seed_help)
+    parser.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    parser.add_argument(figure, metavar="FILE", help=figure_help)
+    add_set_options(parser)
+    parser.set_defaults(handler=handler)
+    remember_defaults(parser, options)
+
+
 def remember_defaults(parser: argparse.ArgumentParser, dests: Iterable[str]) -> None:
-    """Keep the defaults of ``dests`` in ``args.option_defaults``, so that :func:`check_options_apply`
-    can tell an option the user gave (a value other than its default) from one left alone."""
-    parser.set_defaults(option_defaults={dest: parser.get_default(dest) for dest in dests})
+    """Keep the defaults of ``dests`` in ``args.option_defaults`` and the command's option strings in
+    ``args.option_strings``, so that :func:`option_given` can tell an option the user gave from one left
+    alone."""
+    strings = [text for action in parser._actions for text in action.option_strings]
+    parser.set_defaults(option_defaults={dest: parser.get_default(dest) for dest in dests}, option_strings=strings)
+
+
+def option_given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the option of ``dest`` was given: its value differs from its default
+    (:func:`remember_defaults`), or its flag is written in ``args.argv`` (``--time-limit 60``,
+    ``--time-limit=60``, or an abbreviation argparse resolved to it, ``--time 60``, even with the
+    default value). An abbreviation is a written ``--name`` that is not an option of the command itself
+    but begins the flag: argparse accepts only abbreviations that begin exactly one option."""
+    if getattr(args, dest) != args.option_defaults[dest]:
+        return True
+    flag = "--" + dest.replace("_", "-")
+    exact = set(getattr(args, "option_strings", ()))
+    for token in getattr(args, "argv", []):
+        if token == "--":
+            break
+        name = token.split("=", 1)[0]
+        if name == flag or (name.startswith("--") and len(name) > 2 and name not in exact and flag.startswith(name)):
+            return True
+    return False
 
 
 def check_options_apply(args: argparse.Namespace, options: dict[str, str], methods: list[str], table) -> None:
@@ -344,15 +386,11 @@ def check_options_apply(args: argparse.Namespace, options: dict[str, str], metho
     option and the methods it needs).
 
     ``options`` maps an option's ``dest`` to the method option it sets (``seed`` -> ``rng``);
-    ``table`` is the method table (``heuristics.vc.methods.METHODS``, ...). An option is given when
-    its value differs from its default (:func:`remember_defaults`) or its flag is written in
-    ``args.argv`` (``--time-limit 60`` too)."""
-    written = getattr(args, "argv", [])
+    ``table`` is the method table (``heuristics.vc.methods.METHODS``, ...); given is
+    :func:`option_given`."""
     for dest, key in options.items():
         flag = "--" + dest.replace("_", "-")
-        given = getattr(args, dest) != args.option_defaults[dest] or any(
-            token == flag or token.startswith(flag + "=") for token in written)
-        if not given or any(key in table.get(m).options for m in methods):
+        if not option_given(args, dest) or any(key in table.get(m).options for m in methods):
             continue
         takers = [name for name in table.names() if key in table.get(name).options]
         raise InvalidInputError(f"{flag} applies to --method {', '.join(takers)}; none of --method "

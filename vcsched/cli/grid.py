@@ -53,6 +53,7 @@ from vcsched.cli.common import (
     check_output_path,
     duration_text,
     number_option,
+    option_given,
     print_json,
     print_table,
     progress_bar,
@@ -135,7 +136,7 @@ def _policy(args: argparse.Namespace, meta_name):
 
     return Reallocation(args.realloc, args.heuristic, period=args.period, threshold=args.threshold,
                         cancel_threshold=args.cancel_threshold, queue_order=args.queue_order,
-                        current_ect=args.current_ect)
+                        current_ect=args.current_ect, arrival=meta_name or "mct")
 
 
 def _run(grid, no_progress: bool):
@@ -263,7 +264,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise InvalidInputError("--queue-order, --cancel-threshold and --current-ect apply to --realloc cancel "
                                 "(Algorithm 2)")
     for dest in ("bound_method", "bound_time_limit"):
-        if not args.bound and getattr(args, dest) != args.option_defaults[dest]:
+        if not args.bound and option_given(args, dest):
             flag = "--" + dest.replace("_", "-")
             raise InvalidInputError(f"{flag} applies with --bound (it chooses how the bounds are computed); add "
                                     f"--bound or drop {flag}")

@@ -88,14 +88,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"bicriteria: shuffles of the batch order, 0 to {MAX_SHUFFLES:,} (default 10)")
     s.add_argument("--eps", type=common.number_option(float, low=EPS_RANGE[0], high=EPS_RANGE[1]), default=0.01,
                    help=f"precision of the dual approximation, {EPS_RANGE[0]:g} to {EPS_RANGE[1]:g} (default 0.01)")
-    s.add_argument("--seed", type=common.seed_option(), default=0, help="seed of the shuffles (default 0)")
-    s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
-    s.add_argument("--gantt", metavar="FILE",
-                   help="draw the schedule (processors against time, one rectangle per task, its weight shown) to "
-                        "FILE (.png, .svg, .pdf); with several methods, the one of least sum w_i C_i")
-    common.add_set_options(s)
-    s.set_defaults(handler=cmd_solve)
-    common.remember_defaults(s, SOLVE_OPTIONS)
+    common.add_solve_tail(s, seed_help="seed of the shuffles (default 0)", figure="--gantt",
+                          figure_help="draw the schedule (processors against time, one rectangle per task, its weight "
+                                      "shown) to FILE (.png, .svg, .pdf); with several methods, the one of least "
+                                      "sum w_i C_i", handler=cmd_solve, options=SOLVE_OPTIONS)
 
     b = msub.add_parser("bound", help="lower bounds on the weighted minsum (interval LP/ILP) and the makespan")
     b.add_argument("instance", help="instance file (JSON, or the compact .npz form)")
@@ -130,10 +126,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             raise InvalidInputError(f"-o {args.output}: cannot write ({exc.strerror or exc}); choose a writable path") from None
         return 0
     text = json.dumps(instance_to_dict(inst)) + "\n"
-    if args.output:
-        common.write_output(args.output, text, option="-o")
-    else:
-        common.write_stdout(text)
+    common.write_text(args.output, text)
     return 0
 
 

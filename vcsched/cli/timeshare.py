@@ -21,7 +21,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vcsched.cli.common import nonneg_int, number_option, print_json, print_table, remember_defaults, seed_option
+from vcsched.cli.common import (
+    nonneg_int,
+    number_option,
+    option_given,
+    print_json,
+    print_table,
+    remember_defaults,
+    seed_option,
+)
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.references import BOUND_METHODS
 from vcsched.names.timeshare import HEURISTICS
@@ -163,7 +171,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     if args.bound and args.runs > 1:
         raise InvalidInputError("--bound applies to one run (each of --runs has its own noise); drop --runs or --bound")
-    if not args.bound and args.time_limit != args.option_defaults["time_limit"]:
+    if not args.bound and option_given(args, "time_limit"):
         raise InvalidInputError("--time-limit applies with --bound (the time of the bounds); add --bound or drop "
                                 "--time-limit")
     names = list(HEURISTICS) if args.heuristic == "all" else [args.heuristic]

@@ -85,14 +85,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="relative MIP gap at which to stop, in [0, 1] (certify: the certified gap)")
     s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
                    help="migration budget in memory units (eq. 31) or in moved tasks")
-    s.add_argument("--seed", type=common.seed_option(), default=0, help="seed of randomised heuristics")
-    s.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
-    s.add_argument("--plot", metavar="FILE",
-                   help="draw the allocation (one bar per host, stacked by job, CPU and memory; the minimum-yield "
-                        "job hatched) to FILE (.png, .svg, .pdf); with several methods, the best one's")
-    common.add_set_options(s)
-    s.set_defaults(handler=cmd_solve)
-    common.remember_defaults(s, SOLVE_OPTIONS)
+    common.add_solve_tail(s, seed_help="seed of randomised heuristics", figure="--plot",
+                          figure_help="draw the allocation (one bar per host, stacked by job, CPU and memory; the "
+                                      "minimum-yield job hatched) to FILE (.png, .svg, .pdf); with several methods, "
+                                      "the best one's", handler=cmd_solve, options=SOLVE_OPTIONS)
 
     from vcsched.cli.vc_pack import register_pack
 
@@ -258,10 +254,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     inst = generate_vc_instance(args.hosts, args.jobs, args.slack, args.cv_mem, args.cv_cpu, mean_cpu=args.mean_cpu,
                                 tasks=None if args.tasks == "one" else "lublin", rng=args.seed)
     text = json.dumps(instance_to_dict(inst), indent=1) + "\n"
-    if args.output:
-        common.write_output(args.output, text, option="-o")
-    else:
-        common.write_stdout(text)
+    common.write_text(args.output, text)
     return 0
 
 

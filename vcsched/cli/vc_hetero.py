@@ -45,10 +45,7 @@ def cmd_generate_hetero(args: argparse.Namespace) -> int:
     inst = generate_hetero(args.hosts, args.jobs, resources=args.resources or 2, host_types=args.host_types or 2,
                            slack=args.slack, mean_cpu=args.mean_cpu, preset=preset, rng=args.seed)
     text = json.dumps(hetero_to_dict(inst), indent=1) + "\n"
-    if args.output:
-        common.write_output(args.output, text, option="-o")
-    else:
-        common.write_stdout(text)
+    common.write_text(args.output, text)
     return 0
 
 

@@ -32,7 +32,7 @@ from vcsched.errors import InvalidInputError, SolverUnavailableError
 from vcsched.result import Status, relative_gap
 
 __all__ = ["SolveOutcome", "solve_model", "translate_status", "highs_status", "new_var", "new_highs",
-           "quiet_stdout", "run_interruptibly", "solve_highs_lp"]
+           "quiet_stdout", "run_interruptibly", "solve_highs_lp", "wait_released"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +121,19 @@ def _interrupt_callback(stop: threading.Event, seen: dict):
     return callback
 
 
+def wait_released(lock: threading.Lock, poll: float, on_poll: Callable[[], None], *, every: int = 1) -> None:
+    """Wait until another thread releases ``lock`` (held by it), calling ``on_poll`` every ``every`` slices of
+    ``poll`` seconds. Signal handlers run between slices, and an exception they raise leaves the wait as
+    itself: a lock acquire cut short by a signal holds nothing (unlike ``Event.wait``, whose condition
+    lock a signal at the end of a slice can leave released: leaving the wait then raises
+    ``RuntimeError: release unlocked lock`` instead)."""
+    polls = 0
+    while not lock.acquire(timeout=poll):
+        polls += 1
+        if polls % every == 0:
+            on_poll()
+
+
 def run_interruptibly(h, describe: Callable[[float], float] | None = None) -> None:
     """``h.run()`` in a worker thread, so that a signal (SIGINT, SIGTERM) is honoured at once.
 
@@ -157,23 +170,26 @@ def run_interruptibly(h, describe: Callable[[float], float] | None = None) -> No
             # HiGHS's task scheduler belongs to the thread that ran the solve: shut it down
             # before saying the solve is over, so that no process exit races its teardown.
             type(h).resetGlobalScheduler(True)
-            done.set()
+            running.release()
 
-    # Wait on an Event, not Thread.join: a join cut short by a signal marks a running
-    # thread as stopped (Python 3.11), and the process would exit under a running solve.
-    done = threading.Event()
+    # Wait on a lock the worker releases at its end (wait_released), not on Thread.join: a join
+    # cut short by a signal marks a running thread as stopped (Python 3.11), and the process
+    # would exit under a running solve.
+    running = threading.Lock()
+    running.acquire()
     threading.Thread(target=work, name="highs", daemon=True).start()
     t0 = time.perf_counter()
-    polls = 0
+
+    def report() -> None:
+        if progress.observing():
+            progress.report(elapsed=time.perf_counter() - t0, incumbent=_described(seen.get("incumbent"), describe),
+                            bound=_described(seen.get("bound"), describe))
+
     try:
-        while not done.wait(_POLL_SECONDS):
-            polls += 1
-            if polls % 10 == 0 and progress.observing():
-                progress.report(elapsed=time.perf_counter() - t0, incumbent=_described(seen.get("incumbent"), describe),
-                                bound=_described(seen.get("bound"), describe))
+        wait_released(running, _POLL_SECONDS, report, every=10)
     except BaseException:
         stop.set()
-        done.wait(_STOP_SECONDS)
+        running.acquire(timeout=_STOP_SECONDS)
         raise
     if failure:  # pragma: no cover
         raise failure[0]
