@@ -41,7 +41,8 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch.branching import stretch_branching
+from lowerbounds.batch.branching import PASSES as BRANCH_PASSES
+from lowerbounds.batch.branching import QUICK_BRANCH_WORK, branching_pass, stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
 from lowerbounds.batch.instance import BatchInstance, batch_instance
@@ -107,7 +108,7 @@ def _quick(inst: BatchInstance, out: dict) -> dict:
     """The quick bounds, each stored in ``out`` as soon as it is proven (an interrupt keeps those already there)."""
     n = len(inst)
     for name, fn in (("makespan", makespan_quick), ("mean_response", lambda i: flow_quick(i) / n),
-                     ("mean_bounded_slowdown", lambda i: bsld_quick(i) / n), ("max_stretch", stretch_quick)):
+                     ("mean_bounded_slowdown", lambda i: bsld_quick(i) / n), ("max_stretch", _stretch_quick)):
         t0 = time.perf_counter()
         value = fn(inst)
         out[name] = MetricBound(value, "quick", time.perf_counter() - t0, _QUICK_DETAIL[name])
@@ -115,7 +116,20 @@ def _quick(inst: BatchInstance, out: dict) -> dict:
 
 
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
-                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine and on the wide jobs"}
+                 "mean_bounded_slowdown": "weighted mean busy time",
+                 "max_stretch": "EDF bisection on the fluid machine and on the wide jobs, then branching on long jobs' "
+                 "starts (first pass)"}
+
+
+def _stretch_quick(inst: BatchInstance) -> float | None:
+    """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
+    :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock)."""
+    value = stretch_quick(inst)
+    if value is None:
+        return None
+    pieces, horizon, min_width = BRANCH_PASSES[0]
+    return branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
+                          max_work=QUICK_BRANCH_WORK)[0]
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
@@ -238,7 +252,8 @@ def _apply_stretch(inst: BatchInstance, bounds: dict, time_limit: float) -> None
     if bounds["max_stretch"].value is None:
         return
     start = t0 = time.perf_counter()
-    value, tried = stretch_branching(inst, bounds["max_stretch"].value, time_limit=0.8 * time_limit)
+    value, tried = stretch_branching(inst, bounds["max_stretch"].value, time_limit=0.8 * time_limit,
+                                     passes=BRANCH_PASSES[1:])  # the first one ran with the quick bound
     _improve(bounds, "max_stretch", value if value > bounds["max_stretch"].value else None, "branching",
              time.perf_counter() - t0, f"the start of each of {tried} long jobs branched on; preemptive EDF in each "
              "branch, with the job's blackout")
