@@ -255,8 +255,8 @@ def _apply_stretch(inst: BatchInstance, bounds: dict, time_limit: float) -> None
     value, tried = stretch_branching(inst, bounds["max_stretch"].value, time_limit=0.8 * time_limit,
                                      passes=BRANCH_PASSES[1:])  # the first one ran with the quick bound
     _improve(bounds, "max_stretch", value if value > bounds["max_stretch"].value else None, "branching",
-             time.perf_counter() - t0, f"the start of each of {tried} long jobs branched on; preemptive EDF in each "
-             "branch, with the job's blackout")
+             time.perf_counter() - t0, f"the start of each of {tried} candidate jobs (longest first) branched on; "
+             "preemptive EDF in each branch, with the job's blackout")
     t0 = time.perf_counter()
     low = bounds["max_stretch"].value
     value = stretch_energetic(inst, low, time_limit=max(time_limit - (t0 - start), 0.0))
