@@ -17,7 +17,7 @@ So, every other job ``j`` finishing by ``r_j + S p_j``:
 
 Each is a preemptive problem that preemptive EDF solves exactly on the clock of the machine's cumulated capacity
 (:mod:`lowerbounds.batch._branching`). If, for **every** piece, one of the three is infeasible, no schedule has max
-stretch ``<= S``. Only the jobs released within :data:`HORIZON` of ``B``'s window count (leaving jobs out only
+stretch ``<= S``. Only the jobs released within a horizon of ``B``'s window count (leaving jobs out only
 relaxes each test), and a test stopped by the clock counts as feasible.
 
 Search. Each candidate ``B`` (the jobs at least ``min_width`` of the cluster wide, longest first) is tested
