@@ -12,7 +12,9 @@ Public entry points (they take the simulator's own objects, a
 Methods (:data:`METHODS`, the one table the API and the command line share):
 
 ``quick``  the bounds of :mod:`lowerbounds.batch.quick` on the whole workload, O(n log n);
-``lp``     ``quick``, then the LP relaxations of :mod:`lowerbounds.batch.lp` on windows of
+``lp``     ``quick``, then for the max stretch branching on long jobs' starts and energetic reasoning
+           (:mod:`lowerbounds.batch.branching`, :mod:`lowerbounds.batch.energetic`, one cluster), then the LP
+           relaxations of :mod:`lowerbounds.batch.lp` on windows of
            :data:`WINDOW_JOBS` consecutive jobs (by submission) within half of the time limit,
            then the Lagrangian bound of the whole workload (:mod:`lowerbounds.batch.lagrangian`,
            mean response time and mean bounded slowdown, method ``lagrangian``) until the limit;
@@ -39,6 +41,9 @@ import time
 
 import numpy as np
 
+from lowerbounds.batch.branching import PASSES as BRANCH_PASSES
+from lowerbounds.batch.branching import QUICK_BRANCH_WORK, branching_pass, stretch_branching
+from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
 from lowerbounds.batch.instance import BatchInstance, batch_instance
 from lowerbounds.batch.lagrangian import lagrangian_bound, slot_grid
@@ -79,11 +84,16 @@ class BatchBounds:
     jobs: int
     bounds: dict
     exact: ExactResult | None = None
+    interrupted: bool = False
+    """True when an interrupt (Ctrl-C) stopped the computation: each bound is the one proven before it (a metric
+    not reached yet has value None, method ``interrupted``)."""
 
     def to_dict(self) -> dict:
         out = {"jobs": self.jobs, "bounds": {m: b.to_dict() for m, b in self.bounds.items()}}
         if self.exact is not None:
             out["exact"] = self.exact.to_dict()
+        if self.interrupted:
+            out["interrupted"] = True
         return out
 
 
@@ -94,11 +104,11 @@ def _check_method(method: str, time_limit: float) -> None:
         raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit}")
 
 
-def _quick(inst: BatchInstance) -> dict:
+def _quick(inst: BatchInstance, out: dict) -> dict:
+    """The quick bounds, each stored in ``out`` as soon as it is proven (an interrupt keeps those already there)."""
     n = len(inst)
-    out = {}
     for name, fn in (("makespan", makespan_quick), ("mean_response", lambda i: flow_quick(i) / n),
-                     ("mean_bounded_slowdown", lambda i: bsld_quick(i) / n), ("max_stretch", stretch_quick)):
+                     ("mean_bounded_slowdown", lambda i: bsld_quick(i) / n), ("max_stretch", _stretch_quick)):
         t0 = time.perf_counter()
         value = fn(inst)
         out[name] = MetricBound(value, "quick", time.perf_counter() - t0, _QUICK_DETAIL[name])
@@ -106,7 +116,20 @@ def _quick(inst: BatchInstance) -> dict:
 
 
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
-                 "mean_bounded_slowdown": "weighted mean busy time", "max_stretch": "EDF bisection on the fluid machine and on the wide jobs"}
+                 "mean_bounded_slowdown": "weighted mean busy time",
+                 "max_stretch": "EDF bisection on the fluid machine and on the wide jobs, then branching on long jobs' "
+                 "starts (first pass)"}
+
+
+def _stretch_quick(inst: BatchInstance) -> float | None:
+    """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
+    :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock)."""
+    value = stretch_quick(inst)
+    if value is None:
+        return None
+    pieces, horizon, min_width = BRANCH_PASSES[0]
+    return branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
+                          max_work=QUICK_BRANCH_WORK)[0]
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
@@ -218,6 +241,30 @@ def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float) -> Non
                  f"capacity of {slots} slots of {delta:.6g} s priced, {steps} subgradient steps")
 
 
+_STRETCH_SHARE = 0.2
+"""Share of the LP time after which the max-stretch searches (branching, then energetic reasoning) start no new
+test (the first test of each always runs)."""
+
+
+def _apply_stretch(inst: BatchInstance, bounds: dict, time_limit: float) -> None:
+    """Above the max-stretch bound so far: branching on long jobs' starts (:mod:`lowerbounds.batch.branching`),
+    then energetic reasoning (:mod:`lowerbounds.batch.energetic`)."""
+    if bounds["max_stretch"].value is None:
+        return
+    start = t0 = time.perf_counter()
+    value, tried = stretch_branching(inst, bounds["max_stretch"].value, time_limit=0.8 * time_limit,
+                                     passes=BRANCH_PASSES[1:])  # the first one ran with the quick bound
+    _improve(bounds, "max_stretch", value if value > bounds["max_stretch"].value else None, "branching",
+             time.perf_counter() - t0, f"the start of each of {tried} candidate jobs (longest first) branched on; "
+             "preemptive EDF in each branch, with the job's blackout")
+    t0 = time.perf_counter()
+    low = bounds["max_stretch"].value
+    value = stretch_energetic(inst, low, time_limit=max(time_limit - (t0 - start), 0.0))
+    _improve(bounds, "max_stretch", value if value > low else None, "energetic", time.perf_counter() - t0,
+             "energetic reasoning bisection (intervals from each release date, widths also through dual feasible "
+             "functions)")
+
+
 def _apply_exact(inst: BatchInstance, bounds: dict, time_limit: float) -> ExactResult:
     result = exact_optimum(inst, time_limit=time_limit)
     _improve(bounds, "mean_response", result.bound, "exact", result.seconds, f"MILP dual bound ({result.status})")
@@ -246,22 +293,37 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     if method == "exact":
         check_exact_size(inst)
     use_exact = method == "exact" or (method == "best" and _exact_eligible(inst))
-    bounds = _quick(inst)
-    if method == "quick":
-        return BatchBounds(len(inst), bounds)
+    bounds: dict = {}
+    try:
+        _quick(inst, bounds)
+        if method == "quick":
+            return BatchBounds(len(inst), bounds)
+        return BatchBounds(len(inst), bounds, _relaxed(inst, bounds, method, time_limit, t_start, window,
+                                                         stop_early, use_exact))
+    except KeyboardInterrupt:  # every bound stored so far is proven; the others are marked
+        for name in _QUICK_DETAIL:
+            bounds.setdefault(name, MetricBound(None, "interrupted", 0.0, "interrupted before this bound"))
+        return BatchBounds(len(inst), {m: bounds[m] for m in _QUICK_DETAIL}, None, True)
+
+
+def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, t_start: float, window: int,
+             stop_early: bool, use_exact: bool) -> ExactResult | None:
+    """The LP windows, the Lagrangian bound and (``use_exact``) the MILP after the quick bounds; each step improves
+    ``bounds`` in place. Returns the exact result, if any."""
     lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
     lp_end = time.perf_counter() + max(lp_budget, 0.0)
+    _apply_stretch(inst, bounds, _STRETCH_SHARE * max(lp_budget, 0.0))
     _apply_lp(inst, bounds, 0.5 * max(lp_budget, 0.0), window, stop_early)
     _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * max(lp_budget, 0.0)))
-    exact = None
-    if use_exact:
-        left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
-        try:
-            exact = _apply_exact(inst, bounds, left)
-        except InvalidInputError:  # the model is above the size limit: only "exact" reports it
-            if method == "exact":
-                raise
-    return BatchBounds(len(inst), bounds, exact)
+    if not use_exact:
+        return None
+    left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
+    try:
+        return _apply_exact(inst, bounds, left)
+    except InvalidInputError:  # the model is above the size limit: only "exact" reports it
+        if method == "exact":
+            raise
+    return None
 
 
 def batch_bounds(jobs, clusters, *, method: str = "best", time_limit: float = 60.0,

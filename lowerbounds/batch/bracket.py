@@ -50,11 +50,14 @@ class BatchReferences:
     bounds: BatchBounds
     schedules: dict
     brackets: dict
+    cut_short: bool = False
+    """True when an interrupt stopped the lower side or the schedule portfolio: the bounds proven before it stand,
+    and no schedule search ran (or its portfolio was lost)."""
 
     @property
     def interrupted(self) -> bool:
-        """True when an interrupt stopped the schedule search (the values are those found before it)."""
-        return any(s.stopped == "interrupted" for s in self.schedules.values())
+        """True when an interrupt stopped either side (the values are those proven or found before it)."""
+        return self.cut_short or any(s.stopped == "interrupted" for s in self.schedules.values())
 
     def ratio(self, metric: str, value: float | None) -> list | None:
         """The interval of ``value / OPT`` for a policy's ``value`` of ``metric``."""
@@ -65,6 +68,8 @@ class BatchReferences:
         bound), each metric's entry with ``lower``, ``upper`` and ``status`` added (``upper`` also has
         ``detail``, ``evaluations`` and ``stopped``)."""
         out = self.bounds.to_dict()
+        if self.interrupted:
+            out["interrupted"] = True
         for m, entry in out["bounds"].items():
             entry.update(self.brackets[m].to_dict())
             sched = self.schedules.get(m)
@@ -109,17 +114,24 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     t0 = time.perf_counter()
     quick = method == "quick"
     bounds = instance_bounds(inst, method=method, time_limit=LOWER_SHARE * time_limit, stop_early=method == "best")
-    stretch = bounds.bounds["max_stretch"].value
-    left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last schedule
-    if patience is None and method == "best":
-        patience = BEST_PATIENCE
-    schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations, patience=patience,
-                                      quick=quick, stretch_low=stretch, budget=search_budget(time_limit),
-                                      lower={m: b.value for m, b in bounds.bounds.items()})
-    _exact_upper(inst, bounds, schedules)
-    _given_upper(inst, schedules, given or {})
+    schedules: dict = {}
+    cut_short = bounds.interrupted
+    if not cut_short:
+        stretch = bounds.bounds["max_stretch"].value
+        left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last one
+        if patience is None and method == "best":
+            patience = BEST_PATIENCE
+        try:
+            schedules = clairvoyant_schedules(inst, time_limit=left, seed=seed, iterations=iterations,
+                                              patience=patience, quick=quick, stretch_low=stretch,
+                                              budget=search_budget(time_limit),
+                                              lower={m: b.value for m, b in bounds.bounds.items()})
+        except KeyboardInterrupt:  # during the portfolio: the bounds stand, no schedule is kept
+            cut_short = True
+        _exact_upper(inst, bounds, schedules)
+        _given_upper(inst, schedules, given or {})
     brackets = {m: _bracket(m, bounds.bounds[m], schedules.get(m)) for m in METRICS}
-    return BatchReferences(inst, bounds, schedules, brackets)
+    return BatchReferences(inst, bounds, schedules, brackets, cut_short)
 
 
 def search_budget(time_limit: float) -> float:
@@ -183,6 +195,8 @@ def policy_references(overall: dict, jobs: Any, clusters: Any, *, method: str = 
     the ``upper`` end, ``ratio_to_opt`` (``[value / upper, value / bound]``) and the ``status``. With the simulation
     ``result``, its own schedule is a candidate for the upper end (so ``ratio_to_opt`` never starts above 1)."""
     refs = batch_references(jobs, clusters, method=method, time_limit=time_limit, given=_simulated(result, jobs))
+    if refs.cut_short:  # the caller's own interrupt handling reports it (no half-filled table)
+        raise KeyboardInterrupt
     out = {}
     for name, b in refs.bounds.bounds.items():
         value = overall.get(SIMULATOR_METRIC[name])

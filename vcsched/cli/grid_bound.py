@@ -27,6 +27,10 @@ search. The search is sized by a work budget proportional to ``--time-limit``
 (:func:`lowerbounds.batch.bracket.search_budget`), a count and not a clock, so a second run with the same seed
 finds the same schedules; the wall clock is only a safety stop (``stopped: time_limit`` in the JSON).
 
+An interrupt (Ctrl-C) on either side prints what was proven and found before it (``"interrupted": true`` in the
+JSON; a metric whose bound was not reached has lower method ``interrupted``), one line on standard error, and exits
+130 without writing a ``--schedule`` file.
+
 ``grid simulate ... --bound`` adds ``"bounds"`` to the JSON: per metric, the simulated
 ``value``, the ``bound`` (the lower end), ``ratio_to_bound`` (value / bound), ``method`` and ``seconds``,
 ``upper`` (the best clairvoyant schedule's value), ``ratio_to_opt`` (``[value / upper, value / bound]``, the
