@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from lowerbounds.batch._branching import branch_infeasible
+from lowerbounds.batch.energetic import bisect_infeasible
 from lowerbounds.batch.instance import BatchInstance
 
 __all__ = ["stretch_branching", "branching_pass", "PASSES", "QUICK_BRANCH_WORK"]
@@ -122,13 +123,4 @@ def _raise(infeasible, low: float, rel_tol: float) -> float:
         if not verdict:
             break
         low, hi = hi, 1.25 * hi
-    while hi - low > rel_tol * low:
-        mid = 0.5 * (low + hi)
-        verdict = infeasible(mid)
-        if verdict is None:
-            break
-        if verdict:
-            low = mid
-        else:
-            hi = mid
-    return low
+    return bisect_infeasible(infeasible, low, hi, rel_tol)

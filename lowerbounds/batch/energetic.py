@@ -36,7 +36,7 @@ import numpy as np
 from lowerbounds.batch._energetic import energetic_violation
 from lowerbounds.batch.instance import BatchInstance
 
-__all__ = ["stretch_energetic", "dff_widths", "energetic_infeasible", "HORIZON"]
+__all__ = ["stretch_energetic", "dff_widths", "energetic_infeasible", "bisect_infeasible", "HORIZON"]
 
 HORIZON = 86400.0
 """Longest stretch of time, in seconds, between an interval's start and the latest start of a job it counts."""
@@ -102,6 +102,13 @@ def stretch_energetic(inst: BatchInstance, low: float, *, horizon: float = HORIZ
         hi = low * (1.0 + step)
     if verdict is None:
         return low
+    return bisect_infeasible(infeasible, low, hi, rel_tol)
+
+
+def bisect_infeasible(infeasible, low: float, hi: float, rel_tol: float) -> float:
+    """Bisection between ``low`` (a stretch ``infeasible`` proved impossible) and ``hi`` (one it did not):
+    the largest stretch proved impossible once ``hi - low <= rel_tol * low``, or when ``infeasible``
+    answers None (out of time). Every value returned is one ``infeasible`` proved: a valid bound."""
     while hi - low > rel_tol * low:
         mid = 0.5 * (low + hi)
         verdict = infeasible(mid)
