@@ -80,7 +80,7 @@ LNS_WINDOW = 24
 """Jobs around the drawn one in a window (the window keeps those that end by its third quartile of completions)."""
 LNS_WORK = 250_000
 """Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
-KEY_SHARE = 0.6
+KEY_SHARE = 0.85
 """Share of a metric's budget (mean response, mean bounded slowdown) for the key search of the list construction."""
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one

@@ -2,10 +2,11 @@
 
 The list construction (:func:`lowerbounds.batch._listsched.list_schedule`: list scheduling with EASY
 backfilling and exact durations) is driven by one key per job. A *move* gives job ``j`` the key of a
-job ``i`` submitted near it (at most :data:`REACH` jobs away in submission order), just below it (``j``
-now passes ``i`` in the queue) or just above it (``i`` passes ``j``). ``j`` is drawn with probability
-proportional to what it adds to the metric above its own best (its wait for the response time), or
-uniformly, one draw in two each. The schedule of the new keys is rebuilt by
+job ``i``, just below it (``j`` now passes ``i`` in the queue) or just above it (``i`` passes ``j``). ``j``
+is drawn with probability proportional to what it adds to the metric above its own best (its wait for
+the response time), or uniformly, one draw in two each; ``i`` is a job that started while ``j`` waited
+(one draw in two when ``j`` was drawn by its excess), else a job submitted near ``j`` (at most
+:data:`REACH` jobs away in submission order). The schedule of the new keys is rebuilt by
 :func:`lowerbounds.batch._resim.resimulate` from the last quiet point before ``j`` until it rejoins the
 current schedule (the same schedule as a full construction, at a small part of its cost), and the move is
 kept when the summed metric does not get worse (first improvement; moves that change nothing are kept,
@@ -79,38 +80,51 @@ class KeySearch:
         else:
             excess = wait
         self.cum = np.cumsum(np.maximum(excess, 0.0))
+        self.by_start = np.argsort(self.start, kind="stable")
+        self.sorted_start = self.start[self.by_start]
 
     @property
     def value(self) -> float:
         """The metric of the current schedule (mean over the jobs)."""
         return self.total / self.n
 
-    def _draw(self, rng) -> int:
+    def _draw(self, rng) -> tuple[int, bool]:
+        """The moved job, and whether it was drawn by its excess."""
         if rng.random() < 0.5 and self.cum[-1] > 0:
-            return min(int(np.searchsorted(self.cum, rng.random() * self.cum[-1], side="right")), self.n - 1)
-        return int(rng.integers(self.n))
+            return min(int(np.searchsorted(self.cum, rng.random() * self.cum[-1], side="right")), self.n - 1), True
+        return int(rng.integers(self.n)), False
+
+    def _partner(self, rng, j: int, weighted: bool) -> int:
+        """A job that started while ``j`` waited (one draw in two when ``j`` was drawn by its excess), else a job at
+        most :data:`REACH` away in submission order."""
+        if weighted and rng.random() < 0.5:
+            lo, hi = np.searchsorted(self.sorted_start, (self.release[j], self.start[j]), side="left")
+            if hi > lo:
+                return int(self.by_start[int(rng.integers(lo, hi))])
+        return int(rng.integers(max(j - REACH, 0), min(j + REACH + 1, self.n)))
 
     def move(self, rng) -> float:
         """One move (module docstring); returns the change of the summed metric (kept when <= 0)."""
         self.moves += 1
         self.work[0] += MOVE_WORK
-        j = self._draw(rng)
-        i = int(rng.integers(max(j - REACH, 0), min(j + REACH + 1, self.n)))
+        j, weighted = self._draw(rng)
+        i = self._partner(rng, j, weighted)
         if i == j:
             return 0.0
-        trial = self.key.copy()
-        below = self.key[i] < self.key[j]
-        trial[j] = np.nextafter(self.key[i], -np.inf if below else np.inf)
+        old = self.key[j]
+        self.key[j] = np.nextafter(self.key[i], -np.inf if self.key[i] < old else np.inf)
         i0 = int(restart_point(self.release, j))
         cluster, start = self.cluster.copy(), self.start.copy()
-        _stop, d_resp, d_bsld = self._charged(resimulate, self.release, self.width, self.duration, self.procs, trial,
-                                             self.cluster, self.start, i0, j, self.reach, cluster, start)
+        _stop, d_resp, d_bsld = self._charged(resimulate, self.release, self.width, self.duration, self.procs,
+                                             self.key, self.cluster, self.start, i0, j, self.reach, cluster, start)
         delta = d_bsld if self.metric == "mean_bounded_slowdown" else d_resp
-        if delta <= 0:
-            self.key, self.cluster, self.start = trial, cluster, start
-            self.total += delta
-            if delta < 0:
-                self._refresh()
+        if delta > 0:
+            self.key[j] = old
+            return delta
+        self.cluster, self.start = cluster, start
+        self.total += delta
+        if delta < 0:
+            self._refresh()
         return delta
 
 
