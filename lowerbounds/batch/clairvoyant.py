@@ -26,8 +26,12 @@ driven by a static key per job (smaller first); the search is over keys:
      (geometric midpoints between the stretch lower bound and the best value found). The repair is
      not monotone in ``S``, so a descent follows: targets ``best (1 - step)`` with 16 repair runs, the
      step halved from 1/4 to 1/100 after each target that gives nothing better;
-   * the other metrics (when the portfolio's value is not already within 1e-4 of the lower bound passed
-     in ``lower``): local search on the key. The trace is cut, in submission order, into
+   * the mean response time and mean bounded slowdown, when the best ``easy`` entry of the portfolio is within
+     :data:`KEY_START` of the best entry: local search on that entry's key, one key per job, each move
+     evaluated by incremental re-simulation (:mod:`lowerbounds.batch.keysearch`, :data:`KEY_SHARE` of the
+     metric's budget); the final keys' schedule is built in full and checked;
+   * otherwise, and for the makespan (when the portfolio's value is not already within 1e-4 of the lower bound
+     passed in ``lower``): local search on the key. The trace is cut, in submission order, into
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
      from the best portfolio entry (its construction, and its ``a``; 64 for a pure key).
      Then the serial construction runs once over the best schedule's start order (it often moves
