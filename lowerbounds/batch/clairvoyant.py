@@ -26,8 +26,12 @@ driven by a static key per job (smaller first); the search is over keys:
      (geometric midpoints between the stretch lower bound and the best value found). The repair is
      not monotone in ``S``, so a descent follows: targets ``best (1 - step)`` with 16 repair runs, the
      step halved from 1/4 to 1/100 after each target that gives nothing better;
-   * the other metrics (when the portfolio's value is not already within 1e-4 of the lower bound passed
-     in ``lower``): local search on the key. The trace is cut, in submission order, into
+   * the mean response time and mean bounded slowdown, when the best ``easy`` entry of the portfolio is within
+     :data:`KEY_START` of the best entry: local search on that entry's key, one key per job, each move
+     evaluated by incremental re-simulation (:mod:`lowerbounds.batch.keysearch`, :data:`KEY_SHARE` of the
+     metric's budget); the final keys' schedule is built in full and checked;
+   * otherwise, and for the makespan (when the portfolio's value is not already within 1e-4 of the lower bound
+     passed in ``lower``): local search on the key. The trace is cut, in submission order, into
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
      from the best portfolio entry (its construction, and its ``a``; 64 for a pure key).
      Then the serial construction runs once over the best schedule's start order (it often moves
@@ -57,6 +61,7 @@ import numpy as np
 
 from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from vcsched.errors import InvalidInputError
 
@@ -79,6 +84,11 @@ LNS_WINDOW = 24
 """Jobs around the drawn one in a window (the window keeps those that end by its third quartile of completions)."""
 LNS_WORK = 250_000
 """Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
+KEY_SHARE = 0.85
+"""Share of a metric's budget (mean response, mean bounded slowdown) for the key search of the list construction."""
+KEY_START = 1.5
+"""The key search runs when the list construction's best portfolio value is within this factor of the best one
+(for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -196,17 +206,23 @@ class _Best:
     a: object = None
 
 
-def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pairs: tuple = PORTFOLIO) -> dict:
+def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pairs: tuple = PORTFOLIO):
+    """Run every pair; ``(best, best_easy)``: per metric the best entry, and the best entry of the list construction
+    (the start of the key search)."""
     best: dict = {}
+    best_easy: dict = {}
     for kernel, a in pairs:
         if best and time.perf_counter() > deadline:
             break
         values, cluster, start = ev.run(_portfolio_key(a, ev.release, feats), kernel)
         for m in metrics:
             v = values[m]
+            entry = _Best(v, "portfolio", _name(kernel, a), cluster, start, kernel, a)
             if v is not None and (m not in best or v < best[m].value):
-                best[m] = _Best(v, "portfolio", _name(kernel, a), cluster, start, kernel, a)
-    return best
+                best[m] = entry
+            if v is not None and kernel == "easy" and (m not in best_easy or v < best_easy[m].value):
+                best_easy[m] = entry
+    return best, best_easy
 
 
 class _Limit:
@@ -384,7 +400,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     t0 = time.perf_counter()
     ev = _Evaluator(inst)
     feats = _features(ev)
-    best = _portfolio(ev, feats, metrics, t0 + time_limit, QUICK_PORTFOLIO if quick else PORTFOLIO)
+    best, best_easy = _portfolio(ev, feats, metrics, t0 + time_limit, QUICK_PORTFOLIO if quick else PORTFOLIO)
     spent = {m: (time.perf_counter() - t0) / len(metrics) for m in metrics}
     count = {m: ev.count for m in metrics}
     stopped = {m: "done" for m in metrics}
@@ -400,7 +416,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
             t1, c1 = time.perf_counter(), ev.count
             weight = _WEIGHT.get(m, 1.0) / sum(_WEIGHT.get(x, 1.0) for x in todo[i:])
             best[m], stopped[m] = _improve(ev, feats, m, best[m], rng, whole.part(weight), stretch_low, iterations,
-                                           patience, list_moves)
+                                           patience, list_moves, best_easy.get(m))
             count[m] += ev.count - c1
             spent[m] += time.perf_counter() - t1
             finished.add(m)
@@ -416,11 +432,14 @@ def _closed(value: float, low: float | None) -> bool:
     return low is not None and value <= low * (1 + 1e-4)
 
 
-def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves):
+def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
         return _stretch_bisection(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
-    best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), patience)
+    if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
+        best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), patience)
+    else:
+        best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), patience)
     best = _justify(ev, m, best)
     best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves),
                                  None if patience is None else 2 * patience)
@@ -428,6 +447,27 @@ def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, pa
         return best, stopped
     best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), patience)
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
+
+
+def _key_search(ev, metric: str, best: _Best, easy: _Best, rng, limit: _Limit, patience: int | None) -> _Best:
+    """Local search on the list construction's per-job keys (:mod:`lowerbounds.batch.keysearch`) from the key of
+    ``easy`` (the best portfolio entry of that construction); the final keys' schedule is rebuilt in full and
+    checked (:meth:`_Evaluator.run`), and kept when better than ``best``."""
+    key = _portfolio_key(easy.a, ev.release, _features(ev))
+    ks = KeySearch(ev.release, ev.width, ev.duration, ev.procs, key, metric, ev._work, EASY_WORK)
+    base = ev.count
+
+    def stop(idle: int) -> str | None:
+        ev.count = base + ks.moves  # each move builds (part of) a schedule
+        return limit.stop(idle)
+
+    search_keys(ks, rng, stop, None if patience is None else KEY_PATIENCE * patience)
+    values, cluster, start = ev.run(ks.key, "easy")
+    assert abs(values[metric] - ks.value) <= 1e-6 * max(abs(ks.value), 1.0), "incremental and full schedules differ"
+    if values[metric] < best.value:
+        return _Best(values[metric], "local search", f"{easy.detail}, then {ks.moves} key moves", cluster, start,
+                     "easy", easy.a)
+    return best
 
 
 def _justify(ev, metric: str, best: _Best) -> _Best:
