@@ -25,6 +25,7 @@ import numpy as np
 
 from lowerbounds.batch._kernels import _pop, _push
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
+from vcsched.sim.whole_run import pair_position
 
 __all__ = ["list_schedule", "serial_schedule", "list_schedule_counted", "serial_schedule_counted"]
 
@@ -32,13 +33,7 @@ __all__ = ["list_schedule", "serial_schedule", "list_schedule_counted", "serial_
 @njit(cache=True)
 def _queue_insert(qkey, qjob, qlen, key, j, work):
     """Insert ``j`` into the queue sorted by (key, job); returns the new length (``work[0]`` counts the shifts)."""
-    lo, hi = 0, qlen
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if qkey[mid] < key or (qkey[mid] == key and qjob[mid] < j):
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = pair_position(qkey, qjob, qlen, key, j)
     for i in range(qlen, lo, -1):
         qkey[i] = qkey[i - 1]
         qjob[i] = qjob[i - 1]

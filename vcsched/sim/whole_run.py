@@ -29,7 +29,7 @@ import numpy as np
 
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
-__all__ = ["COMPILED_FROM", "simulate_one"]
+__all__ = ["COMPILED_FROM", "simulate_one", "pair_position"]
 
 COMPILED_FROM = 100_000
 """Fewest jobs for which :meth:`vcsched.sim.Grid.run` runs one FCFS/EASY cluster here (below, numba's start-up
@@ -72,8 +72,9 @@ def _pop(ht, hs, hj, size):
 
 
 @njit(cache=True)
-def _running_pos(rt, rj, m, t, j):
-    """Row of ``(t, j)`` in the running list ``rt, rj[:m]`` sorted by (requested end, job), or where it goes."""
+def pair_position(rt, rj, m, t, j):
+    """Row of ``(t, j)`` in the list ``rt, rj[:m]`` sorted by (time or key, job), or where it goes (the
+    running list here, sorted by requested end; the queues of :mod:`lowerbounds.batch._listsched`)."""
     lo, hi = 0, m
     while lo < hi:
         mid = (lo + hi) // 2
@@ -133,7 +134,7 @@ def simulate_one(submit, run, req, procs, total, easy, start, finish, head_res):
                 finish[j] = t
                 free += procs[j]
                 if easy:
-                    k = _running_pos(rt, rj, m, start[j] + req[j], j)
+                    k = pair_position(rt, rj, m, start[j] + req[j], j)
                     rt[k:m - 1] = rt[k + 1:m]
                     rj[k:m - 1] = rj[k + 1:m]
                     m -= 1
@@ -151,7 +152,7 @@ def simulate_one(submit, run, req, procs, total, easy, start, finish, head_res):
                 seq += 1
                 size = _push(ht, hs, hj, size, t + run[h], seq, h)
                 if easy:
-                    k = _running_pos(rt, rj, m, t + req[h], h)
+                    k = pair_position(rt, rj, m, t + req[h], h)
                     rt[k + 1:m + 1] = rt[k:m].copy()
                     rj[k + 1:m + 1] = rj[k:m].copy()
                     rt[k], rj[k] = t + req[h], h
@@ -186,7 +187,7 @@ def _backfill(t, h, sent, nxt, prv, procs, run, req, start, head_res, ht, hs, hj
                     extra -= p
                 seq += 1
                 size = _push(ht, hs, hj, size, t + run[j], seq, j)
-                k = _running_pos(rt, rj, m, t + req[j], j)
+                k = pair_position(rt, rj, m, t + req[j], j)
                 rt[k + 1:m + 1] = rt[k:m].copy()
                 rj[k + 1:m + 1] = rj[k:m].copy()
                 rt[k], rj[k] = t + req[j], j
