@@ -53,6 +53,22 @@ def _queue_remove(qkey, qjob, qlen, i, work):
 
 
 @njit(cache=True)
+def complete_first(hkey, hjob, hsize, cluster, width, free, run_fin, run_wid, run_job, run_cnt, slot):
+    """The running job of earliest finish (top of the heap ``hkey, hjob[:hsize]``) completes: its processors are
+    freed and it leaves its cluster's run list (the list's last entry takes its row); returns the heap's size."""
+    j = hjob[0]
+    hsize = _pop(hkey, hjob, hsize)
+    k = cluster[j]
+    free[k] += width[j]
+    i = slot[j]
+    last = run_cnt[k] - 1
+    run_fin[k, i], run_wid[k, i], run_job[k, i] = run_fin[k, last], run_wid[k, last], run_job[k, last]
+    slot[run_job[k, i]] = i
+    run_cnt[k] = last
+    return hsize
+
+
+@njit(cache=True)
 def _shadow(t, need, free_k, run_fin, run_wid, count, work):
     """Earliest time at which ``need`` processors are free on a cluster (its running jobs' finishes and
     widths), and the processors left over then; ``(t, free - need)`` when they are free now."""
@@ -126,15 +142,7 @@ def list_schedule_counted(release, width, duration, procs, key, work):
         if hsize > 0 and hkey[0] < t:
             t = hkey[0]
         while hsize > 0 and hkey[0] <= t:  # completions at t
-            j = hjob[0]
-            hsize = _pop(hkey, hjob, hsize)
-            k = cluster[j]
-            free[k] += width[j]
-            i = slot[j]
-            last = run_cnt[k] - 1
-            run_fin[k, i], run_wid[k, i], run_job[k, i] = run_fin[k, last], run_wid[k, last], run_job[k, last]
-            slot[run_job[k, i]] = i
-            run_cnt[k] = last
+            hsize = complete_first(hkey, hjob, hsize, cluster, width, free, run_fin, run_wid, run_job, run_cnt, slot)
             done += 1
         while nxt < n and release[nxt] <= t:  # submissions at t
             j = nxt

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._kernels import _pop, _push
-from lowerbounds.batch._listsched import _pass, _queue_insert
+from lowerbounds.batch._kernels import _push
+from lowerbounds.batch._listsched import _pass, _queue_insert, complete_first
 from lowerbounds.batch.instance import BSLD_TAU
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
@@ -102,7 +102,7 @@ def resimulate(release, width, duration, procs, key, old_cluster, old_start, i0,
         if t == np.inf:
             break
         while hsize > 0 and hkey[0] <= t:
-            hsize = _complete(hkey, hjob, hsize, cluster, width, free, run_fin, run_wid, run_job, run_cnt, slot)
+            hsize = complete_first(hkey, hjob, hsize, cluster, width, free, run_fin, run_wid, run_job, run_cnt, slot)
         while nxt < n and release[nxt] <= t:
             j = nxt
             nxt += 1
@@ -143,20 +143,6 @@ def _queue_unstarted(old_start, qjob, qlen, t, changed, work):
         if old_start[qjob[a]] <= t or qjob[a] == changed:
             return False
     return True
-
-
-@njit(cache=True)
-def _complete(hkey, hjob, hsize, cluster, width, free, run_fin, run_wid, run_job, run_cnt, slot):
-    j = hjob[0]
-    hsize = _pop(hkey, hjob, hsize)
-    k = cluster[j]
-    free[k] += width[j]
-    i = slot[j]
-    last = run_cnt[k] - 1
-    run_fin[k, i], run_wid[k, i], run_job[k, i] = run_fin[k, last], run_wid[k, last], run_job[k, last]
-    slot[run_job[k, i]] = i
-    run_cnt[k] = last
-    return hsize
 
 
 @njit(cache=True)
