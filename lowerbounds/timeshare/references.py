@@ -16,6 +16,10 @@ the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side a
 search, shared between the metrics. The search's result depends on ``(seed, iterations)`` alone unless
 the clock stops it first (its ``stopped`` says which). DAG workloads have no search (the moves map
 independent tasks): their upper end is unknown (status ``bound``) unless the exact search closed them.
+
+An interrupt (SIGINT) stops everything: during the lower side, each metric keeps the bound proven before it
+(marked ``interrupted``) and no search runs; during a search, that metric keeps the best mapping found and the
+later metrics keep their lower end only. ``stopped`` is then ``interrupted``.
 """
 
 from __future__ import annotations
@@ -90,11 +94,14 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     names = list(metrics)
     out = {}
     for r, metric in enumerate(names):
-        if any(ref.stopped == "interrupted" for ref in out.values()):
+        if any(b.interrupted for b in bounds.values()) or any(ref.stopped == "interrupted" for ref in out.values()):
             out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
             continue
         share = max((stop - time.perf_counter()) / (len(names) - r), 0.05)
-        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
+        try:
+            out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
+        except KeyboardInterrupt:  # before the search had a mapping (choosing its start): no upper end
+            out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
     return out
 
 

@@ -314,3 +314,28 @@ def test_every_pair_window_and_the_widened_bound_stay_below_the_brute_force_opti
     widened = pairs_bounds(costs, deadline=time.perf_counter() + 30)["sumflow"]
     assert plain - 1e-9 <= widened <= truth * (1 + 1e-9)
     assert widened >= sumflow_pair_bound(*args, window=6) - 1e-9  # the window grew to n - 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_pair_programme_is_the_plain_one(seed):
+    from lowerbounds.timeshare.pairs import sumflow_pair_bound
+    from tests.timeshare.plain_pairs import plain_pair_bound
+
+    rng = np.random.default_rng(seed)
+    n, S = int(rng.integers(2, 10)), int(rng.integers(1, 4))
+    a = rng.integers(0, 20, n).astype(float)  # ties and an unsorted order
+    inp, out = rng.integers(0, 3, (n, S)).astype(float), rng.integers(0, 3, (n, S)).astype(float)
+    p = rng.integers(1, 12, (n, S)).astype(float)
+    for window in (1, 2, 3, 5):
+        for shared in (True, False):
+            assert sumflow_pair_bound(a, inp, p, out, window=window, shared=shared) == pytest.approx(
+                plain_pair_bound(a, inp, p, out, window=window, shared=shared), rel=1e-12)
+
+
+def test_a_pair_programme_overtaken_by_its_deadline_gives_up():
+    import time
+
+    from lowerbounds.timeshare.pairs import sumflow_pair_bound
+
+    p = np.full((5, 2), 3.0)
+    assert sumflow_pair_bound(np.arange(5.0), 0 * p, p, 0 * p, window=2, deadline=time.perf_counter() - 1) is None
