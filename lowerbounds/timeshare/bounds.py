@@ -58,7 +58,7 @@ from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
            "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
-           "makespan_lp_bound", "pairs_bounds"]
+           "makespan_lp_bound", "pairs_bounds", "merge_slow_servers"]
 
 
 METHODS = BOUND_METHODS
@@ -183,7 +183,8 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
     next one is projected (the last one's time times ``S`` times :data:`WINDOW_GROWTH`) to end by then and has
     at most :data:`WIDE_STATE_LIMIT` states; a window the deadline overtakes is given up. Every window gives a
     valid bound (the pairs dropped have non-negative terms), a wider one keeps more pairs, and the largest is
-    kept. An interrupt raises :class:`~lowerbounds.timeshare.types.BoundsInterrupted` with the bounds computed
+    kept. The wider windows run with the slow servers merged into one label (:func:`merge_slow_servers`, when
+    at least two are slow), which makes each window cheaper. An interrupt raises :class:`~lowerbounds.timeshare.types.BoundsInterrupted` with the bounds computed
     before it (the sumflow of the last window completed).
     """
     idx = np.flatnonzero(costs.fixed)
@@ -197,10 +198,39 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
         done["maxflow"], done["maxstretch"] = max_group_bounds(*args, sub.den)
         tic = time.perf_counter()
         done["sumflow"] = sumflow_pair_bound(*args) + rest
-        _widen(args, done, rest, default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic, deadline)
+        wide = merge_slow_servers(*args) or args
+        _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic, deadline)
     except KeyboardInterrupt:
         raise BoundsInterrupted(done) from None
     return done
+
+
+MERGE_RATIO = 4.0
+"""Servers whose mean computation time is at least this many times the fastest server's are merged into one
+label of the wider pair windows (:func:`merge_slow_servers`)."""
+
+
+def merge_slow_servers(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray) -> tuple | None:
+    """The pair bound's inputs with the slow servers (mean computation at least :data:`MERGE_RATIO` times the
+    fastest's) merged into one label that has no pair terms, or ``None`` when fewer than two servers are slow.
+
+    Validity: for any mapping, relabel the tasks on slow servers with the merged label. Its cost per task,
+    ``min`` over the slow servers of the unloaded duration (given as the input time, with no computation, so
+    that it shares nothing), is at most the task's cost on its server; the pair terms of tasks on the slow servers
+    are dropped (they are >= 0); the other servers' pair terms, and the window's sharing on them, are unchanged.
+    So the relabelled objective is at most the mapping's, and the programme's minimum over the labels is a lower
+    bound on every mapping's sumflow. With fewer labels (``S' < S``) the programme affords wider windows: at high
+    load the fast servers' backlog, which wider windows see, matters more than the little sharing on slow ones.
+    """
+    mean = p.mean(axis=0)
+    slow = mean >= MERGE_RATIO * mean.min()
+    if slow.sum() < 2:
+        return None
+    keep = np.flatnonzero(~slow)
+    dur = (inp + p + out)[:, slow].min(axis=1)
+    zero = np.zeros((p.shape[0], 1))
+    return (arrival, np.hstack([inp[:, keep], dur[:, None]]), np.hstack([p[:, keep], zero]),
+            np.hstack([out[:, keep], zero]))
 
 
 def _widen(args: tuple, done: dict, rest: float, K: int, last: float, deadline: float | None) -> None:
