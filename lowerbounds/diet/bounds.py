@@ -12,7 +12,10 @@ from vcsched.arguments import integer, number
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
 
-__all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS", "MAX_TIME_LIMIT"]
+__all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS", "MAX_TIME_LIMIT", "INTERRUPTED"]
+
+INTERRUPTED = "interrupted: the bound proven before the interrupt"
+"""The ``message`` of a bound an interrupt (SIGINT) cut short (its value is the one proven before it)."""
 
 
 def lp_bounds(inst: DietInstance, *, time_limit: float = 60.0) -> dict[str, float]:
@@ -45,7 +48,10 @@ def _relaxation(inst: DietInstance, method: str, time_limit: float) -> dict[str,
     out = {k: MetricBound(k, float(v), "quick", tq, kind="upper" if k == "throughput" else "lower")
            for k, v in quick.items()}
     if method in ("lp", "best") and not inst.users:
-        lp, tl = _timed(lp_bounds, inst, time_limit=time_limit)
+        try:
+            lp, tl = _timed(lp_bounds, inst, time_limit=time_limit)
+        except KeyboardInterrupt:  # the quick bounds stand, marked
+            return {k: dataclasses.replace(b, message=INTERRUPTED, interrupted=True) for k, b in out.items()}
         for k, v in lp.items():
             better = v < quick[k] if k == "throughput" else v > quick[k]
             if method == "lp" or better:
@@ -55,13 +61,23 @@ def _relaxation(inst: DietInstance, method: str, time_limit: float) -> dict[str,
 
 
 def _exact(inst: DietInstance, time_limit: float) -> dict[str, MetricBound]:
-    from lowerbounds.diet.placement import best_placement
-
     relax = _relaxation(inst, "best", time_limit)
+    if any(b.interrupted for b in relax.values()):
+        return relax
     if inst.users:
         msg = ("exact placement search not available for sequential users (the number of requests depends on the "
                "placement); reporting the bounds")
         return {k: dataclasses.replace(b, message=msg) for k, b in relax.items()}
+    try:
+        return _exact_search(inst, relax, time_limit)
+    except KeyboardInterrupt:  # the relaxation's bounds stand; a search's incumbent is not kept
+        return {k: dataclasses.replace(b, message=INTERRUPTED, interrupted=True) for k, b in relax.items()}
+
+
+def _exact_search(inst: DietInstance, relax: dict[str, MetricBound], time_limit: float) -> dict[str, MetricBound]:
+    """The exact placement search of each objective (``time_limit`` each), throughput from the makespan's."""
+    from lowerbounds.diet.placement import best_placement
+
     limit = time_limit if inst.n <= EXACT_MAX_TASKS else 0.0
     out: dict[str, MetricBound] = {}
     for metric in ("makespan", "mean_turnaround"):

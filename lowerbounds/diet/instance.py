@@ -141,11 +141,13 @@ class DietInstance:
 class MetricBound(MetricReference):
     """A bound on one metric: ``value`` (a lower bound, or an upper bound for ``throughput``, as ``kind`` says), the
     ``method`` that gave it, ``seconds`` spent; with ``exact`` also ``status``, ``optimum``, ``bound``, ``gap`` and the
-    ``placement``, and ``message`` when a method fell back."""
+    ``placement``, and ``message`` when a method fell back; ``interrupted`` when an interrupt (SIGINT) cut its
+    computation short (``value`` is then the bound proven before it)."""
 
     kind: str = "lower"
     bound: float | None = None
     placement: list | None = None
+    interrupted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {**self._summary(), "kind": self.kind}
@@ -153,6 +155,8 @@ class MetricBound(MetricReference):
             out.update(self._search(self.bound, placement=self.placement))
         if self.message:
             out["message"] = self.message
+        if self.interrupted:
+            out["interrupted"] = True
         return out
 
 

@@ -17,8 +17,16 @@ approach with. For each metric a :class:`~lowerbounds.reference.Bracket` that co
 
 Time: ``quick`` gives the closed forms and :data:`QUICK_SECONDS` of placement search per objective; the other
 methods give :data:`LOWER_SHARE` of ``time_limit`` to the relaxation and the rest to the search, shared by the
-two objectives. Workloads of sequential users (the steady experiment) have no placement search (the number of
-requests depends on the placement): their upper end is unknown (status ``bound``).
+two objectives.
+
+Workloads of sequential users (the steady experiment) have no placement search (the number of requests depends
+on the placement); their feasible end is the clairvoyant closed-loop list schedule of
+:func:`lowerbounds.diet.users.closed_loop_schedule` (a schedule of the same placement model, so its window's
+makespan and mean turnaround are at least the optimum's and its throughput at most the optimum's), against the
+relaxation's bounds (``quick``: ``lp`` does not apply to sequential users; ``exact`` says so and gives the same).
+
+An interrupt (SIGINT) keeps what was proven: during the relaxation's LP, the quick bounds; during a search, the
+metrics done before it. The others keep their proven end only, marked ``interrupted`` (nothing else runs).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import dataclasses
 import time
 from typing import Any
 
-from lowerbounds.diet.bounds import diet_bounds
+from lowerbounds.diet.bounds import INTERRUPTED, diet_bounds
 from lowerbounds.diet.instance import MetricBound, diet_instance
 from lowerbounds.diet.placement import OBJECTIVES, best_placement
 from lowerbounds.reference import Bracket, Side
@@ -52,6 +60,7 @@ class DietReference:
     placement: list | None = None
     search_status: str | None = None
     message: str = ""
+    interrupted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The bound's JSON (``value``, ``method``, ``seconds``, ``kind``: the relaxation's bound as before), then
@@ -64,6 +73,8 @@ class DietReference:
             out["search_status"] = self.search_status
         if self.message:
             out["message"] = self.message
+        if self.interrupted:
+            out["interrupted"] = True
         return out
 
 
@@ -78,23 +89,75 @@ def diet_references(scenario: Any, *, seed: int = 0, method: str = "best", time_
     if method not in BOUND_METHODS:
         raise InvalidInputError(f"--method must be one of {', '.join(BOUND_METHODS)}, got {method!r}")
     if method == "exact":
-        return {m: _from_exact(b) for m, b in diet_bounds(scenario, seed=seed, method="exact",
-                                                          time_limit=time_limit).items()}
-    relax_method = method
+        exact = diet_bounds(scenario, seed=seed, method="exact", time_limit=time_limit)
+        if any(b.interrupted for b in exact.values()):
+            return _interrupted(exact, {})
+        inst = diet_instance(scenario, seed=seed)
+        return _users(inst, exact) if inst.users else {m: _from_exact(b) for m, b in exact.items()}
     lower_limit = time_limit * (1.0 if method == "quick" else LOWER_SHARE)
-    bounds = diet_bounds(scenario, seed=seed, method=relax_method, time_limit=lower_limit)
+    bounds = diet_bounds(scenario, seed=seed, method=method, time_limit=lower_limit)
     inst = diet_instance(scenario, seed=seed)
-    out: dict[str, DietReference] = {}
     if inst.users:
-        msg = "no placement search for sequential users (the number of requests depends on the placement)"
-        for m, b in bounds.items():
-            out[m] = DietReference(b, b.bracket(None, maximise=m == "throughput"), message=msg)
-        return out
+        return _users(inst, bounds)
+    out: dict[str, DietReference] = {}
+    if any(b.interrupted for b in bounds.values()):
+        return _interrupted(bounds, out)
     stop = time.perf_counter() + (time_limit - lower_limit)
-    for r, objective in enumerate(OBJECTIVES):
-        share = QUICK_SECONDS if method == "quick" else max((stop - time.perf_counter()) / (len(OBJECTIVES) - r), 0.1)
-        out[objective] = _minimise(inst, bounds[objective], share, node_limit)
+    try:
+        for r, objective in enumerate(OBJECTIVES):
+            share = (QUICK_SECONDS if method == "quick"
+                     else max((stop - time.perf_counter()) / (len(OBJECTIVES) - r), 0.1))
+            out[objective] = _minimise(inst, bounds[objective], share, node_limit)
+    except KeyboardInterrupt:
+        if "makespan" in out:
+            out["throughput"] = _throughput(inst.n, bounds["throughput"], out["makespan"])
+        return _interrupted(bounds, out)
     out["throughput"] = _throughput(inst.n, bounds["throughput"], out["makespan"])
+    return out
+
+
+def _interrupted(bounds: dict[str, MetricBound], done: dict[str, DietReference]) -> dict[str, DietReference]:
+    """After an interrupt (SIGINT): the metrics ``done`` before it as they are, the others with their proven end
+    only, marked ``interrupted``."""
+    out = {}
+    for m, b in bounds.items():
+        if m in done:
+            out[m] = done[m]
+        else:
+            out[m] = DietReference(b, b.bracket(None, maximise=m == "throughput"), message=INTERRUPTED,
+                                   interrupted=True)
+    return out
+
+
+USERS_METHOD = "closed-loop list schedule"
+"""The ``upper.method`` (``lower.method`` for throughput) of sequential users' feasible end."""
+
+
+def _users(inst, bounds: dict[str, MetricBound]) -> dict[str, DietReference]:
+    """Sequential users: the relaxation's bounds against the closed-loop schedule of
+    :func:`lowerbounds.diet.users.closed_loop_schedule` (its window's values; the proven end of throughput
+    is the upper one)."""
+    from lowerbounds.diet.users import closed_loop_schedule, user_metrics
+
+    if any(b.interrupted for b in bounds.values()):
+        return _interrupted(bounds, {})
+    try:
+        schedule = closed_loop_schedule(inst)
+    except KeyboardInterrupt:
+        return _interrupted(bounds, {})
+    found = None if schedule is None else user_metrics(inst, schedule)
+    out = {}
+    for m, b in bounds.items():
+        value = None if found is None else found[m]
+        side = None if value is None else Side(float(value), USERS_METHOD, schedule.seconds)
+        proven = Side(b.value, b.method, b.seconds)
+        if m == "throughput":
+            bracket = Bracket(m, side or Side(None, "none", 0.0), proven, maximise=True)
+        else:
+            bracket = Bracket(m, proven, side)
+        message = b.message or ("" if side is not None else "no feasible closed-loop schedule (a request fits on "
+                                                              "no CPU)")
+        out[m] = DietReference(b, bracket, None, None, message)
     return out
 
 

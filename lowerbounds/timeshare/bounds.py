@@ -37,6 +37,7 @@ between servers with different deadlines, which only enlarges its feasible set.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -50,14 +51,14 @@ from lowerbounds.timeshare.lp import (
     sumflow_interval_lp,
 )
 from lowerbounds.timeshare.pairs import default_window, max_group_bounds, sumflow_pair_bound
-from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
+from lowerbounds.timeshare.types import INTERRUPTED, METRICS, BoundsInterrupted, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.references import BOUND_METHODS
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "METHODS", "quick_bounds", "lp_bounds", "timeshare_bounds",
            "critical_path", "area_bound", "sumflow_lp_bound", "maxstretch_lp_bound", "maxflow_lp_bound",
-           "makespan_lp_bound", "pairs_bounds"]
+           "makespan_lp_bound", "pairs_bounds", "merge_slow_servers"]
 
 
 METHODS = BOUND_METHODS
@@ -162,13 +163,14 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     return max(best, lower) + rest
 
 
-WINDOW_GROWTH = 3.0
-"""Projected cost of the pair bound's next window (``K + 1``) over the last one's: the window grows only when
-that projection fits in the time left (measured on scenario (b), 500 tasks: 1.3, 3.1, 8.5, 24 s for K = 4-7)."""
+WINDOW_GROWTH = 1.25
+"""The pair bound's next window (``K + 1``) is projected to cost ``S`` times the last one's times this (the
+compiled programme has ``S^K`` states, and ``2^K`` sharing replays per task and server): the window grows
+only when that projection fits in the time left."""
 
 
-WIDE_STATE_LIMIT = 1 << 20
-"""Most entries of one step of the dynamic programme when the window widens (``S^(K+1)``; 8 MiB per array)."""
+WIDE_STATE_LIMIT = 1 << 22
+"""Most states (``S^K``) of the pair bound's programme when the window widens (32 MiB per value array)."""
 
 
 def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str, float]:
@@ -178,9 +180,12 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
     the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
     With a ``deadline`` (a ``perf_counter`` date), the sumflow bound is computed again with windows one task
     wider (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...) while the
-    next one is projected (the last one's time times :data:`WINDOW_GROWTH`) to end by then and has at most
-    :data:`WIDE_STATE_LIMIT` states: every window gives a valid bound (the pairs
-    dropped have non-negative terms), a wider one keeps more pairs, and the largest is kept.
+    next one is projected (the last one's time times ``S`` times :data:`WINDOW_GROWTH`) to end by then and has
+    at most :data:`WIDE_STATE_LIMIT` states; a window the deadline overtakes is given up. Every window gives a
+    valid bound (the pairs dropped have non-negative terms), a wider one keeps more pairs, and the largest is
+    kept. The wider windows run with the slow servers merged into one label (:func:`merge_slow_servers`, when
+    at least two are slow), which makes each window cheaper. An interrupt raises :class:`~lowerbounds.timeshare.types.BoundsInterrupted` with the bounds computed
+    before it (the sumflow of the last window completed).
     """
     idx = np.flatnonzero(costs.fixed)
     rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
@@ -188,18 +193,58 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
         return {"sumflow": rest, "maxflow": 0.0, "maxstretch": 0.0}
     sub = costs.subset(idx)
     args = (sub.arrival, sub.inp, sub.p, sub.out)
-    maxflow, maxstretch = max_group_bounds(*args, sub.den)
-    tic = time.perf_counter()
-    sumflow = sumflow_pair_bound(*args)
-    K, last = default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic
-    S = sub.p.shape[1]
-    while (deadline is not None and K + 1 < sub.n and S ** (K + 2) <= WIDE_STATE_LIMIT
-           and time.perf_counter() + WINDOW_GROWTH * last < deadline):
+    done: dict[str, float] = {}
+    try:
+        done["maxflow"], done["maxstretch"] = max_group_bounds(*args, sub.den)
+        tic = time.perf_counter()
+        done["sumflow"] = sumflow_pair_bound(*args) + rest
+        wide = merge_slow_servers(*args) or args
+        _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic, deadline)
+    except KeyboardInterrupt:
+        raise BoundsInterrupted(done) from None
+    return done
+
+
+MERGE_RATIO = 4.0
+"""Servers whose mean computation time is at least this many times the fastest server's are merged into one
+label of the wider pair windows (:func:`merge_slow_servers`)."""
+
+
+def merge_slow_servers(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray) -> tuple | None:
+    """The pair bound's inputs with the slow servers (mean computation at least :data:`MERGE_RATIO` times the
+    fastest's) merged into one label that has no pair terms, or ``None`` when fewer than two servers are slow.
+
+    Validity: for any mapping, relabel the tasks on slow servers with the merged label. Its cost per task,
+    ``min`` over the slow servers of the unloaded duration (given as the input time, with no computation, so
+    that it shares nothing), is at most the task's cost on its server; the pair terms of tasks on the slow servers
+    are dropped (they are >= 0); the other servers' pair terms, and the window's sharing on them, are unchanged.
+    So the relabelled objective is at most the mapping's, and the programme's minimum over the labels is a lower
+    bound on every mapping's sumflow. With fewer labels (``S' < S``) the programme affords wider windows: at high
+    load the fast servers' backlog, which wider windows see, matters more than the little sharing on slow ones.
+    """
+    mean = p.mean(axis=0)
+    slow = mean >= MERGE_RATIO * mean.min()
+    if slow.sum() < 2:
+        return None
+    keep = np.flatnonzero(~slow)
+    dur = (inp + p + out)[:, slow].min(axis=1)
+    zero = np.zeros((p.shape[0], 1))
+    return (arrival, np.hstack([inp[:, keep], dur[:, None]]), np.hstack([p[:, keep], zero]),
+            np.hstack([out[:, keep], zero]))
+
+
+def _widen(args: tuple, done: dict, rest: float, K: int, last: float, deadline: float | None) -> None:
+    """:func:`pairs_bounds`'s wider windows, raising ``done["sumflow"]`` as each one completes."""
+    S, n = args[2].shape[1], args[2].shape[0]
+    while (deadline is not None and K + 1 < n and S ** (K + 1) <= WIDE_STATE_LIMIT
+           and time.perf_counter() + WINDOW_GROWTH * S * last < deadline):
         K += 1
         tic = time.perf_counter()
-        sumflow = max(sumflow, sumflow_pair_bound(*args, window=K))
+        wider = sumflow_pair_bound(*args, window=K, deadline=deadline)
+        if wider is None:
+            return
+        done["sumflow"] = max(done["sumflow"], wider + rest)
         last = time.perf_counter() - tic
-    return {"sumflow": sumflow + rest, "maxflow": maxflow, "maxstretch": maxstretch}
 
 
 def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: int) -> float | None:
@@ -296,25 +341,38 @@ LP_BOUNDS = {"makespan": makespan_lp_bound, "sumflow": sumflow_lp_bound, "maxflo
 
 
 def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) -> dict[str, MetricBound]:
-    """``quick`` and the LP bound of each metric (the larger; ``method`` says which), sharing ``time_limit``."""
+    """``quick`` and the LP bound of each metric (the larger; ``method`` says which), sharing ``time_limit``.
+
+    An interrupt (SIGINT) stops the computation: each metric keeps the bound proven before it (at least the
+    quick one, and the pair bounds computed by then), marked ``interrupted`` unless it was complete."""
     quick = quick_bounds(costs)
     out = {}
     stop = time.perf_counter() + time_limit
     ordered = [m for m in METRICS if m in metrics]
     tic = time.perf_counter()
-    pairs = (pairs_bounds(costs, deadline=tic + PAIR_SHARE * time_limit)
-             if set(ordered) & {"sumflow", "maxflow", "maxstretch"} else {})
+    interrupted = False
+    try:
+        pairs = (pairs_bounds(costs, deadline=tic + PAIR_SHARE * time_limit)
+                 if set(ordered) & {"sumflow", "maxflow", "maxstretch"} else {})
+    except BoundsInterrupted as exc:
+        pairs, interrupted = exc.partial, True
     pair_seconds = time.perf_counter() - tic
     for r, metric in enumerate(ordered):
         tic = time.perf_counter()
         share = (stop - tic) * TIME_SHARE[metric] / sum(TIME_SHARE[m] for m in ordered[r:])
-        options = {"lower": pairs[metric]} if metric in ("maxflow", "maxstretch") else {}
-        value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05), **options)
         pair = pairs.get(metric, -math.inf)
         floor = max(quick[metric], pair)
+        value = -math.inf
+        if not interrupted:
+            options = {"lower": floor} if metric in ("maxflow", "maxstretch") else {}
+            try:
+                value = LP_BOUNDS[metric](costs, deadline=tic + max(share, 0.05), **options)
+            except KeyboardInterrupt:
+                interrupted = True
         method = "lp" if value > floor * (1 + 1e-12) else "pairs" if pair > quick[metric] * (1 + 1e-12) else "quick"
         seconds = time.perf_counter() - tic + (pair_seconds / 3 if metric in pairs else 0.0)
-        out[metric] = MetricBound(metric, max(value, floor), method, seconds)
+        out[metric] = MetricBound(metric, max(value, floor), method, seconds, message=INTERRUPTED if interrupted
+                                  else "", interrupted=interrupted)
     return {m: out[m] for m in metrics}
 
 
@@ -352,8 +410,13 @@ def timeshare_bounds(platform: Platform, workload: TimeshareWorkload, *, work_fa
         return lp_bounds(costs, time_limit=time_limit, metrics=metrics)
     start = time.perf_counter()
     lower = lp_bounds(costs, time_limit=time_limit / 2, metrics=metrics)
+    if any(b.interrupted for b in lower.values()):
+        return lower
     rest = max(time_limit - (time.perf_counter() - start), 0.1)
-    exact = exact_references(costs, lower, time_limit=rest, metrics=metrics)
+    try:
+        exact = exact_references(costs, lower, time_limit=rest, metrics=metrics)
+    except KeyboardInterrupt:  # the LP bounds stand; the search's progress is not a proof
+        return {m: dataclasses.replace(b, message=INTERRUPTED, interrupted=True) for m, b in lower.items()}
     if method == "exact":
         return exact
     return {m: exact[m] if exact[m].value >= lower[m].value else lower[m] for m in metrics}

@@ -13,9 +13,13 @@ end is the value of the best clairvoyant mapping known:
 
 Time: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
 the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side and the rest to the
-search, shared between the metrics. The search's result depends on ``(seed, iterations)`` alone unless
-the clock stops it first (its ``stopped`` says which). DAG workloads have no search (the moves map
+search, shared between the metrics by :data:`SEARCH_WEIGHT`. The search's result depends on
+``(seed, iterations)`` alone unless the clock stops it first (its ``stopped`` says which). DAG workloads have no search (the moves map
 independent tasks): their upper end is unknown (status ``bound``) unless the exact search closed them.
+
+An interrupt (SIGINT) stops everything: during the lower side, each metric keeps the bound proven before it
+(marked ``interrupted``) and no search runs; during a search, that metric keeps the best mapping found and the
+later metrics keep their lower end only. ``stopped`` is then ``interrupted``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from lowerbounds.timeshare.search import search_mapping
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
-__all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_EVALUATIONS"]
+__all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_EVALUATIONS",
+           "SEARCH_WEIGHT"]
 
 LOWER_SHARE = 0.5
 """Share of ``time_limit`` for the lower side (methods ``lp``, ``exact``, ``best``): at 500 tasks a second half
@@ -41,6 +46,11 @@ QUICK_EVALUATIONS = 100
 SEARCH_EVALUATIONS = 5_000_000
 """Default moves per metric for the other methods: more than the clock allows at scale (about 15,000 moves a
 second on 500 tasks), so the time share stops the search there; ``--iterations`` makes a run reproducible."""
+
+
+SEARCH_WEIGHT = {"makespan": 1.0, "sumflow": 2.0, "maxflow": 1.0, "maxstretch": 1.0}
+"""Relative shares of the search time (what a metric leaves unused goes to the next ones): sumflow, whose bracket
+the mapping search moves most, gets twice the others'."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,11 +100,15 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     names = list(metrics)
     out = {}
     for r, metric in enumerate(names):
-        if any(ref.stopped == "interrupted" for ref in out.values()):
+        if any(b.interrupted for b in bounds.values()) or any(ref.stopped == "interrupted" for ref in out.values()):
             out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
             continue
-        share = max((stop - time.perf_counter()) / (len(names) - r), 0.05)
-        out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
+        weight = SEARCH_WEIGHT.get(metric, 1.0) / sum(SEARCH_WEIGHT.get(m, 1.0) for m in names[r:])
+        share = max((stop - time.perf_counter()) * weight, 0.05)
+        try:
+            out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
+        except KeyboardInterrupt:  # before the search had a mapping (choosing its start): no upper end
+            out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
     return out
 
 

@@ -10,7 +10,7 @@ from lowerbounds.reference import MetricReference
 from vcsched.errors import InvalidInputError
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
-__all__ = ["TaskCosts", "MetricBound", "METRICS"]
+__all__ = ["TaskCosts", "MetricBound", "METRICS", "BoundsInterrupted", "INTERRUPTED"]
 
 
 METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
@@ -79,21 +79,39 @@ class TaskCosts:
                                    parents=parents, task_memory=self.task_memory[idx])
 
 
+INTERRUPTED = "interrupted: the bound proven before the interrupt"
+"""The message of a :class:`MetricBound` whose computation an interrupt (SIGINT) cut short."""
+
+
+class BoundsInterrupted(KeyboardInterrupt):
+    """An interrupt during a bound computation that carries what it had proven: ``partial`` maps metric names to
+    valid bounds (the metrics it had not reached are absent). A ``KeyboardInterrupt``, so a caller that does not
+    look for it is interrupted as usual."""
+
+    def __init__(self, partial: dict) -> None:
+        super().__init__("interrupted")
+        self.partial = partial
+
+
 @dataclasses.dataclass(frozen=True)
 class MetricBound(MetricReference):
     """One metric's reference: ``value`` (a lower bound, or the optimum when ``status`` is optimal); a bound
-    that no search closed has ``status`` ``"bound"``."""
+    that no search closed has ``status`` ``"bound"``. ``interrupted``: an interrupt cut its computation short
+    (``value`` is the bound proven before it, still valid; ``message`` is :data:`INTERRUPTED`)."""
 
     status: str | None = "bound"
     message: str | None = ""
     mapping: tuple | None = None
+    interrupted: bool = False
 
     def to_dict(self) -> dict:
         """``value``, ``method``, ``seconds``; with the exact search also ``status``, ``optimum`` (when optimal),
         ``bound``, ``gap`` (of the best mapping found to the bound), ``mapping`` (server index per task) and
-        ``message``."""
+        ``message``; ``interrupted`` (true) when an interrupt cut it short."""
         out = self._summary()
         if self.method == "exact" or self.mapping is not None:
             out.update(self._search(self.value, mapping=None if self.mapping is None else list(self.mapping)),
                        message=self.message)
+        if self.interrupted:
+            out["interrupted"] = True
         return out

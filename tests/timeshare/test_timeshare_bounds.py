@@ -314,3 +314,52 @@ def test_every_pair_window_and_the_widened_bound_stay_below_the_brute_force_opti
     widened = pairs_bounds(costs, deadline=time.perf_counter() + 30)["sumflow"]
     assert plain - 1e-9 <= widened <= truth * (1 + 1e-9)
     assert widened >= sumflow_pair_bound(*args, window=6) - 1e-9  # the window grew to n - 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_pair_programme_is_the_plain_one(seed):
+    from lowerbounds.timeshare.pairs import sumflow_pair_bound
+    from tests.timeshare.plain_pairs import plain_pair_bound
+
+    rng = np.random.default_rng(seed)
+    n, S = int(rng.integers(2, 10)), int(rng.integers(1, 4))
+    a = rng.integers(0, 20, n).astype(float)  # ties and an unsorted order
+    inp, out = rng.integers(0, 3, (n, S)).astype(float), rng.integers(0, 3, (n, S)).astype(float)
+    p = rng.integers(1, 12, (n, S)).astype(float)
+    for window in (1, 2, 3, 5):
+        for shared in (True, False):
+            assert sumflow_pair_bound(a, inp, p, out, window=window, shared=shared) == pytest.approx(
+                plain_pair_bound(a, inp, p, out, window=window, shared=shared), rel=1e-12)
+
+
+def test_a_pair_programme_overtaken_by_its_deadline_gives_up():
+    import time
+
+    from lowerbounds.timeshare.pairs import sumflow_pair_bound
+
+    p = np.full((5, 2), 3.0)
+    assert sumflow_pair_bound(np.arange(5.0), 0 * p, p, 0 * p, window=2, deadline=time.perf_counter() - 1) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_pair_bound_with_slow_servers_merged_stays_below_the_brute_force_optimum(seed):
+    from lowerbounds.timeshare.bounds import merge_slow_servers
+    from lowerbounds.timeshare.pairs import sumflow_pair_bound
+
+    rng = np.random.default_rng(10 + seed)
+    n = 6
+    compute = np.array([[4.0], [5.0], [30.0], [40.0]]) * rng.uniform(0.8, 1.2, (4, 1))
+    platform = Platform(name="m", servers=("f1", "f2", "s1", "s2"), input=np.full((4, 1), 0.5),
+                        compute=compute, output=np.full((4, 1), 0.2), memory=np.full(4, np.inf),
+                        task_memory=np.zeros(1))
+    workload = Workload.independent(np.sort(rng.uniform(0, 12, size=n)), np.zeros(n, dtype=int))
+    truth = brute_force(platform, workload)["sumflow"]
+    costs = TaskCosts.of(platform, workload)
+    merged = merge_slow_servers(costs.arrival, costs.inp, costs.p, costs.out)
+    assert merged is not None and merged[2].shape[1] == 3  # two fast servers and the merged label
+    assert merge_slow_servers(costs.arrival, costs.inp[:, :3], costs.p[:, :3], costs.out[:, :3]) is None
+    for window in range(1, n):
+        assert sumflow_pair_bound(*merged, window=window) <= truth * (1 + 1e-9)
+        # the merged label only drops terms: never above the plain programme at the same window
+        assert sumflow_pair_bound(*merged, window=window) <= sumflow_pair_bound(
+            costs.arrival, costs.inp, costs.p, costs.out, window=window) * (1 + 1e-12)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from vcsched.cli.common import number_option, print_json, print_table, seed_option
@@ -167,6 +168,8 @@ def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dic
     from lowerbounds.diet.references import diet_references
 
     refs = diet_references(scenario, seed=seed, method="best", time_limit=SIMULATE_BOUND_SECONDS)
+    if any(r.interrupted for r in refs.values()):
+        raise KeyboardInterrupt  # a row needs the whole bracket: the command stops as interrupted
     out = []
     for row in rows:
         row = dict(row)
@@ -193,7 +196,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
               "metrics": {m: r.to_dict() for m, r in refs.items()}}
     if args.json:
         print_json(result)
-        return 0
+        return _bound_interrupted(refs)
     rows = []
     for m, r in refs.items():
         lo, up = r.bracket.lower, r.bracket.upper
@@ -206,4 +209,13 @@ def cmd_bound(args: argparse.Namespace) -> int:
     for m, r in refs.items():
         if r.message:
             print(f"{m}: {r.message}")
-    return 0
+    return _bound_interrupted(refs)
+
+
+def _bound_interrupted(refs: dict) -> int:
+    """130 (with one line on standard error) when an interrupt cut the references short, else 0."""
+    if not any(r.interrupted for r in refs.values()):
+        return 0
+    print("interrupted: the brackets above hold what was proven and found before the interrupt "
+          "(a metric marked interrupted has its proven end only)", file=sys.stderr)
+    return 130

@@ -194,7 +194,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(_header(instance, args.seed))
         print_table(rows, columns, floatfmt="{:.1f}" if not args.bound else "{:.4g}")
-    return 0
+    return _interrupted(refs) if args.bound else 0
 
 
 SEEDS_BOUND_METHOD = "quick"
@@ -216,6 +216,8 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
             mct_completion=args.mct_completion)]
         if args.bound:
             refs = _references(instance, SEEDS_BOUND_METHOD, args.time_limit)
+            if any(r.stopped == "interrupted" for r in refs.values()):
+                raise KeyboardInterrupt  # the seed statistics need whole brackets: stop as interrupted
             for row in rows:
                 _add_bounds(row, refs, instance.workload.n_tasks)
                 for m in BOUND_METRICS:
@@ -274,7 +276,8 @@ def _interrupted(refs: dict) -> int:
     if not any(r.stopped == "interrupted" for r in refs.values()):
         return 0
     print("interrupted: the brackets above hold what was proven and found before the interrupt "
-          "(later metrics have no upper end)", file=sys.stderr)
+          "(a lower end marked interrupted is the bound proven by then; no upper end where no search ran)",
+          file=sys.stderr)
     return 130
 
 
