@@ -114,6 +114,15 @@ def _build(args: argparse.Namespace, seed: int):
                          skip_bad_lines=args.skip_bad_lines)
 
 
+def _note_skipped(args: argparse.Namespace, jobs, platform) -> None:
+    """One ``vcsched: note:`` line when ``--skip-bad-lines`` dropped jobs (as the batch simulator's)."""
+    import sys
+
+    if jobs.skipped:
+        print(f"vcsched: note: {args.trace}: skipped {jobs.skipped} job(s) (wider than the platform's "
+              f"{platform.processors} processors, or malformed lines)", file=sys.stderr)
+
+
 def _bound(jobs, platform, progress: bool) -> dict:
     from lowerbounds.dfrs import DEFAULT_WINDOW, max_stretch_bound
 
@@ -219,7 +228,8 @@ def _cell(v):
 def _summaries(docs: list[dict], names: list[str]) -> dict:
     from vcsched.stats import summarize
 
-    out = {"jobs": docs[0]["jobs"], "hosts": docs[0]["hosts"], "seeds": [d["seed"] for d in docs],
+    out = {"jobs": docs[0]["jobs"], "hosts": docs[0]["hosts"], "skipped": docs[0]["skipped"],
+           "seeds": [d["seed"] for d in docs],
            "policies": {n: {m: summarize([d["policies"][n][m] for d in docs]) for m in METRICS} for n in names}}
     if docs[0].get("bound"):
         out["bound"] = {"max_stretch": {
@@ -241,7 +251,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     docs, rows = [], []
     for seed in seeds:
         jobs, platform, runs, bound = _run_once(args, names, seed, progress)
-        doc = {"jobs": len(jobs), "hosts": platform.hosts, "seed": seed,
+        if not docs:
+            _note_skipped(args, jobs, platform)
+        doc = {"jobs": len(jobs), "hosts": platform.hosts, "skipped": jobs.skipped, "seed": seed,
                "policies": {r.policy: {k: r.metrics.get(k) for k in METRICS} for r in runs}}
         if bound:
             doc["bound"] = bound
@@ -268,7 +280,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_bound(args: argparse.Namespace) -> int:
     jobs, platform = _build(args, args.seed)
-    doc = {"jobs": len(jobs), "hosts": platform.hosts,
+    _note_skipped(args, jobs, platform)
+    doc = {"jobs": len(jobs), "hosts": platform.hosts, "skipped": jobs.skipped,
            "bound": {"max_stretch": _bound(jobs, platform, not args.no_progress).to_dict()}}
     if args.json:
         print_json(doc)
