@@ -1,4 +1,4 @@
-"""The DFRS max-stretch bound (issue 36): never above the best schedule of an exhaustively searched
+"""The DFRS max-stretch bound: never above the best schedule of an exhaustively searched
 discretised fractional model on tiny cases, never above a simulated policy's max stretch."""
 
 from __future__ import annotations
