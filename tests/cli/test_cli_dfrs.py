@@ -143,3 +143,14 @@ def test_interrupt_writes_no_partial_file(tmp_path, capsys, monkeypatch, calls_b
                  "-o", str(out)]) == 130
     assert capsys.readouterr().err == "vcsched: interrupted\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.swf"]
+
+
+def test_end_cuts_the_trace_and_lublin_refuses_a_window(tmp_path, capsys):
+    trace = _swf(tmp_path, LINES)
+    assert main(["dfrs", "bound", "--trace", trace, "--end", "36", "--memory", "fixed:0.1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["jobs"] == 5
+    assert main(["dfrs", "bound", "--trace", trace, "--start", "1000", "--memory", "fixed:0.1"]) == 2
+    assert "widen --start/--end/--days" in capsys.readouterr().err
+    assert main(["dfrs", "bound", "--workload", "lublin", "--jobs", "10", "--load", "0.5", "--days", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--start, --end and --days cut a --trace" in err and len(err.splitlines()) == 1

@@ -41,6 +41,8 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
                    help="--workload lublin: offered load (arrivals scaled to it)")
     s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
                    help="keep jobs submitted at or after this time (trace clock, s)")
+    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted before this time (trace clock, s)")
     s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
                    help="keep this many days from --start (or the first job)")
     s.add_argument("--hosts", type=number_option(int, low=1, high=10**6), default=None,
@@ -106,9 +108,9 @@ def _build(args: argparse.Namespace, seed: int):
     from vcsched.scenarios.dfrs import dfrs_workload
 
     parse_memory(args.memory)
-    if args.workload and args.start is not None:
-        raise InvalidInputError("--start and --days cut a --trace; with --workload lublin use --jobs and --load")
-    return dfrs_workload(trace=args.trace, window={"start": args.start, "days": args.days},
+    if args.workload and any(v is not None for v in (args.start, args.end, args.days)):
+        raise InvalidInputError("--start, --end and --days cut a --trace; with --workload lublin use --jobs and --load")
+    return dfrs_workload(trace=args.trace, window={"start": args.start, "end": args.end, "days": args.days},
                          lublin_jobs=args.jobs, load=args.load, hosts=args.hosts, cores=args.cores,
                          memory=args.memory, host_memory=args.host_memory, seed=seed,
                          skip_bad_lines=args.skip_bad_lines)
