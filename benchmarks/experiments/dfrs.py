@@ -4,18 +4,20 @@ against a lower bound (Stillwell, Vivien, Casanova, IPDPS 2010 / TPDS 2012).
 Cells
 -----
 ``source = "lublin"``: a Lublin-Feitelson workload of ``jobs`` jobs whose arrivals are scaled to the
-offered ``load``, on ``hosts`` one-core hosts, memory from the model (``vcsched.problems.dfrs``), the
-workload seed ``rep`` (the same workloads at every penalty). ``source = <trace>``: a window of ``days``
-days from the trace's first job (``days = 0``: the whole trace), memory ``memory``. Every cell runs
-every policy at one ``penalty`` (0 or 300 s) and computes the bound once.
+offered ``load`` (0.1, 0.3, 0.5, 0.7, 0.9), on ``hosts`` one-core hosts (64: seeds 1-5; 128: seeds 1-3),
+memory from the model (``vcsched.problems.dfrs``), the workload seed ``rep`` (the same workloads at every
+penalty). ``source = <trace>``: a window of ``days`` days from the trace's first job (``days = 0``: the
+whole trace): HPC2N 30 days and LANL-CM5 7 days with their own memory, KTH-SP2 and SDSC-SP2 30 days with
+the model. Every cell runs every policy at one ``penalty`` (0 or 300 s) and computes the bound once.
 
 Rows: one per policy: the metrics of :func:`vcsched.sim.dfrs.job_metrics`, ``migrations_per_job``,
-``bound`` (the max-stretch lower bound), ``ratio = max_stretch / bound`` and ``seconds`` (CPU time of the
-policy's run, ``time.process_time``).
+``bound`` (the max-stretch lower bound), ``ratio = max_stretch / bound``, ``below_bound`` and ``seconds``
+(CPU time of the policy's run, ``time.process_time``).
 
-Report: the ratio with its 95 % interval over the seeds per (source, load, penalty, policy), mean
-stretch, utilisation, migrations per job; a figure of the ratio against the offered load, one line per
-policy, log scale (penalty 300 s); ``bound_ok``, the count of rows below the bound (must be 0).
+Report: per (source, hosts, load, penalty, policy) the ratio with its 95 % interval over the seeds, mean
+stretch, utilisation, migrations per job (``dfrs.csv``/``dfrs.md``); figures of the ratio against the
+offered load, one line per policy, log scale, 95 % intervals, one per (hosts, penalty)
+(``dfrs_ratio_vs_load.png`` for 64 hosts at 300 s); the count of rows below the bound (must be 0).
 """
 
 from __future__ import annotations
@@ -31,26 +33,32 @@ from benchmarks.tables import mean_ci_table, save_table, text_table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "POLICIES"]
+__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "POLICIES", "LOADS", "TRACES"]
 
 POLICIES = ("easy", "fcfs", "greedy", "greedy-pmtn", "greedy-pmtn-migr", "mcb8-per", "mcb8-per-stretch")
 TRACES = (("HPC2N-2002-2.2-cln.swf.gz", 30.0, "trace"), ("LANL-CM5-1994-4.1-cln.swf.gz", 7.0, "trace"),
           ("KTH-SP2-1996-2.1-cln.swf.gz", 30.0, "model"), ("SDSC-SP2-1998-4.2-cln.swf.gz", 30.0, "model"))
+LOADS = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def _lublin(loads, reps, hosts: int, jobs: int) -> list[dict]:
+    return [{"source": "lublin", "load": load, "hosts": hosts, "jobs": jobs, "days": 0.0, "memory": "model",
+             "penalty": pen, "rep": rep} for load in loads for rep in reps for pen in (0.0, 300.0)]
 
 
 def cells(quick: bool) -> list[dict]:
-    """Lublin loads x seeds x penalties, then trace windows x penalties (quick: two loads, one seed, KTH 2 days)."""
+    """Lublin loads x seeds x penalties on 64 hosts, trace windows x penalties, then Lublin on 128 hosts (last,
+    so that a run folder of the 64-host grid resumes with the same cell indices and seeds); quick: two loads,
+    one seed, 32 hosts, KTH 2 days."""
     if quick:
-        loads, reps, hosts, jobs = (0.3, 0.7), (1,), 32, 150
         traces = (("KTH-SP2-1996-2.1-cln.swf.gz", 2.0, "model"),)
+        head, tail = _lublin((0.3, 0.7), (1,), 32, 150), []
     else:
-        loads, reps, hosts, jobs = (0.1, 0.3, 0.5, 0.7, 0.9), (1, 2, 3, 4, 5), 64, 1000
         traces = TRACES
-    out = [{"source": "lublin", "load": load, "hosts": hosts, "jobs": jobs, "days": 0.0, "memory": "model",
-            "penalty": pen, "rep": rep} for load in loads for rep in reps for pen in (0.0, 300.0)]
-    out += [{"source": name, "load": 0.0, "hosts": 0, "jobs": 0, "days": days, "memory": memory, "penalty": pen,
-             "rep": 0} for name, days, memory in traces for pen in (0.0, 300.0)]
-    return out
+        head = _lublin(LOADS, (1, 2, 3, 4, 5), 64, 1000)
+        tail = _lublin(LOADS, (1, 2, 3), 128, 1000)
+    return head + [{"source": name, "load": 0.0, "hosts": 0, "jobs": 0, "days": days, "memory": memory,
+                    "penalty": pen, "rep": 0} for name, days, memory in traces for pen in (0.0, 300.0)] + tail
 
 
 def _workload(params: dict):
@@ -85,16 +93,18 @@ def run_cell(params: dict, seed: int) -> list[dict]:
 
 
 def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
-    by = ["source", "load", "penalty", "policy"]
+    by = ["source", "hosts", "load", "penalty", "policy"]
     table = mean_ci_table(df, by, ["ratio", "max_stretch", "mean_stretch", "utilization", "migrations_per_job"])
     save_table(table, out_dir, "dfrs", title="max stretch / bound, mean stretch, utilisation, migrations per job")
-    lub = df[(df["source"] == "lublin") & (df["penalty"] == 300.0)]
-    if not lub.empty:
-        line_plot(lub, x="load", y="ratio", series="policy", out_dir=out_dir, stem="dfrs_ratio_vs_load",
-                  xlabel="offered load", ylabel="max stretch / lower bound", logy=True, series_order=POLICIES,
-                  title="max-stretch degradation (penalty 300 s)")
+    lub = df[df["source"] == "lublin"]
+    for (hosts, pen), part in lub.groupby(["hosts", "penalty"]):
+        stem = "dfrs_ratio_vs_load" if (hosts, pen) == (64, 300.0) else f"dfrs_ratio_vs_load_{hosts}h_pen{pen:g}"
+        line_plot(part, x="load", y="ratio", series="policy", out_dir=out_dir, stem=stem, xlabel="offered load",
+                  ylabel="max stretch / lower bound", logy=True, series_order=POLICIES,
+                  title=f"max-stretch degradation ({hosts} hosts, penalty {pen:g} s)")
     below = int(df["below_bound"].sum())
-    summary = table[["source", "load", "penalty", "policy", "ratio", "mean_stretch", "utilization"]]
+    summary = table[["source", "hosts", "load", "penalty", "policy", "ratio", "ratio_ci95", "mean_stretch",
+                     "utilization", "migrations_per_job"]]
     return f"rows below the bound: {below} (must be 0)\n" + text_table(summary)
 
 

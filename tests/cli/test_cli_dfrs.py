@@ -1,5 +1,5 @@
-"""``vcsched dfrs simulate`` / ``vcsched dfrs bound`` (issue 36): the JSON shape, the per-job table, seeds,
-and one-line errors with exit status 2."""
+"""``vcsched dfrs simulate`` / ``vcsched dfrs bound``: the JSON shape, the per-job table, seeds, one-line errors
+with exit status 2, and no partial file after an interrupt."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_json_shape_and_bound(tmp_path, capsys):
                  "--json", "--period", "60", "--hysteresis", "1", "-o", str(out)])
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["jobs"] == len(LINES) and doc["hosts"] == 8
+    assert doc["jobs"] == len(LINES) and doc["hosts"] == 8 and doc["skipped"] == 0
     assert list(doc["policies"]) == POLICIES.split(",")
     bound = doc["bound"]["max_stretch"]
     assert set(bound) == {"value", "method", "seconds", "lower", "upper", "status"}
@@ -93,7 +93,11 @@ def test_skip_bad_lines_drops_wide_jobs(tmp_path, capsys):
     trace = _swf(tmp_path, LINES)
     assert main(["dfrs", "simulate", "--trace", trace, "--hosts", "4", "--skip-bad-lines", "--policy", "greedy",
                  "--json", "--memory", "fixed:0.1"]) == 0
-    assert json.loads(capsys.readouterr().out)["jobs"] == len(LINES) - 3
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["jobs"] == len(LINES) - 3 and doc["skipped"] == 3
+    assert captured.err == f"vcsched: note: {trace}: skipped 3 job(s) (wider than the platform's 4 processors, or " \
+                           "malformed lines)\n"
 
 
 def test_memory_trace_needs_host_memory(tmp_path, capsys):
@@ -102,3 +106,51 @@ def test_memory_trace_needs_host_memory(tmp_path, capsys):
     assert main(["dfrs", "bound", "--trace", str(path)]) == 2
     assert "--host-memory" in capsys.readouterr().err
     assert main(["dfrs", "bound", "--trace", str(path), "--host-memory", "10000", "--json"]) == 0
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--host-memory", "1000"], "job 1 needs 5 of a host's memory per task (> 1)"),
+    (["--host-memory", "1000", "--cores", "2", "--hosts", "4"], "job 1 needs 5 of a host's memory per task"),
+    (["--host-memory", "0"], "argument --host-memory"),
+])
+def test_memory_field_larger_than_a_host_is_one_line(tmp_path, capsys, argv, needle):
+    path = tmp_path / "m.swf"
+    path.write_text(SWF_HEADER + "1 0 0 10 1 -1 5000 1 20 -1 1 1 1 1 1 -1 -1 -1\n")
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(main(["dfrs", "simulate", "--trace", str(path), "--policy", "greedy", *argv]))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("calls_before", [0, 1])
+def test_interrupt_writes_no_partial_file(tmp_path, capsys, monkeypatch, calls_before):
+    """A SIGINT (``KeyboardInterrupt``) during any policy's run: exit 130, one line, no ``-o`` file."""
+    import heuristics.dfrs as dfrs
+
+    real, seen = dfrs.simulate_policy, []
+
+    def interrupted(*args, **kwargs):
+        seen.append(1)
+        if len(seen) > calls_before:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dfrs, "simulate_policy", interrupted)
+    trace = _swf(tmp_path, LINES)
+    out = tmp_path / "jobs.csv"
+    assert main(["dfrs", "simulate", "--trace", trace, "--policy", "greedy,mcb8-per", "--memory", "fixed:0.3",
+                 "-o", str(out)]) == 130
+    assert capsys.readouterr().err == "vcsched: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.swf"]
+
+
+def test_end_cuts_the_trace_and_lublin_refuses_a_window(tmp_path, capsys):
+    trace = _swf(tmp_path, LINES)
+    assert main(["dfrs", "bound", "--trace", trace, "--end", "36", "--memory", "fixed:0.1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["jobs"] == 5
+    assert main(["dfrs", "bound", "--trace", trace, "--start", "1000", "--memory", "fixed:0.1"]) == 2
+    assert "widen --start/--end/--days" in capsys.readouterr().err
+    assert main(["dfrs", "bound", "--workload", "lublin", "--jobs", "10", "--load", "0.5", "--days", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--start, --end and --days cut a --trace" in err and len(err.splitlines()) == 1

@@ -1,4 +1,4 @@
-"""An independent checker of DFRS runs (issue 36), from the recorded decisions of
+"""An independent checker of DFRS runs, from the recorded decisions of
 :func:`vcsched.sim.dfrs.simulate_dfrs` (``record=True``) and the workload alone.
 
 It rebuilds every interval between decisions and asserts: memory and CPU at most 1 on every host at

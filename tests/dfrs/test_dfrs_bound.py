@@ -1,4 +1,4 @@
-"""The DFRS max-stretch bound (issue 36): never above the best schedule of an exhaustively searched
+"""The DFRS max-stretch bound: never above the best schedule of an exhaustively searched
 discretised fractional model on tiny cases, never above a simulated policy's max stretch."""
 
 from __future__ import annotations
@@ -83,10 +83,9 @@ def brute_force_max_stretch(r, p, q, m, hosts: int) -> float:
     raise AssertionError("no schedule found")  # pragma: no cover
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_bound_never_beats_brute_force(seed):
+def _check_against_brute_force(seed: int, jobs_low: int, jobs_high: int) -> None:
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(3, 5))
+    n = int(rng.integers(jobs_low, jobs_high + 1))
     hosts = int(rng.integers(2, 4))
     r = np.sort(rng.choice([0.0, 0.5, 1.0], n))
     p = rng.choice([0.5, 1.0, 1.5], n)
@@ -96,6 +95,19 @@ def test_bound_never_beats_brute_force(seed):
     bound = max_stretch_bound(jobs, DfrsPlatform(hosts, 1), rtol=1e-6).value
     best = brute_force_max_stretch(r.tolist(), p.tolist(), q.tolist(), m.tolist(), hosts)
     assert bound <= best + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bound_never_beats_brute_force(seed):
+    """3-4 jobs on 2-3 hosts (the default suite)."""
+    _check_against_brute_force(seed, 3, 4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12))
+def test_bound_never_beats_brute_force_five_jobs(seed):
+    """5 jobs on 2-3 hosts: up to a minute each (the exhaustive search grows as 3^5 yield choices per slot)."""
+    _check_against_brute_force(100 + seed, 5, 5)
 
 
 def test_bound_is_not_trivial_and_tight_on_a_known_case():

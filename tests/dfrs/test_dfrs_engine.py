@@ -1,4 +1,4 @@
-"""DFRS engine and policies (issue 36): every run of the test workloads passes the independent checker;
+"""DFRS engine and policies: every run of the test workloads passes the independent checker;
 non-clairvoyance; the engine refuses a bad decision; CPU sharing rules."""
 
 from __future__ import annotations

@@ -41,6 +41,8 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
                    help="--workload lublin: offered load (arrivals scaled to it)")
     s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
                    help="keep jobs submitted at or after this time (trace clock, s)")
+    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
+                   help="keep jobs submitted before this time (trace clock, s)")
     s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
                    help="keep this many days from --start (or the first job)")
     s.add_argument("--hosts", type=number_option(int, low=1, high=10**6), default=None,
@@ -106,12 +108,21 @@ def _build(args: argparse.Namespace, seed: int):
     from vcsched.scenarios.dfrs import dfrs_workload
 
     parse_memory(args.memory)
-    if args.workload and args.start is not None:
-        raise InvalidInputError("--start and --days cut a --trace; with --workload lublin use --jobs and --load")
-    return dfrs_workload(trace=args.trace, window={"start": args.start, "days": args.days},
+    if args.workload and any(v is not None for v in (args.start, args.end, args.days)):
+        raise InvalidInputError("--start, --end and --days cut a --trace; with --workload lublin use --jobs and --load")
+    return dfrs_workload(trace=args.trace, window={"start": args.start, "end": args.end, "days": args.days},
                          lublin_jobs=args.jobs, load=args.load, hosts=args.hosts, cores=args.cores,
                          memory=args.memory, host_memory=args.host_memory, seed=seed,
                          skip_bad_lines=args.skip_bad_lines)
+
+
+def _note_skipped(args: argparse.Namespace, jobs, platform) -> None:
+    """One ``vcsched: note:`` line when ``--skip-bad-lines`` dropped jobs (as the batch simulator's)."""
+    import sys
+
+    if jobs.skipped:
+        print(f"vcsched: note: {args.trace}: skipped {jobs.skipped} job(s) (wider than the platform's "
+              f"{platform.processors} processors, or malformed lines)", file=sys.stderr)
 
 
 def _bound(jobs, platform, progress: bool) -> dict:
@@ -219,7 +230,8 @@ def _cell(v):
 def _summaries(docs: list[dict], names: list[str]) -> dict:
     from vcsched.stats import summarize
 
-    out = {"jobs": docs[0]["jobs"], "hosts": docs[0]["hosts"], "seeds": [d["seed"] for d in docs],
+    out = {"jobs": docs[0]["jobs"], "hosts": docs[0]["hosts"], "skipped": docs[0]["skipped"],
+           "seeds": [d["seed"] for d in docs],
            "policies": {n: {m: summarize([d["policies"][n][m] for d in docs]) for m in METRICS} for n in names}}
     if docs[0].get("bound"):
         out["bound"] = {"max_stretch": {
@@ -241,7 +253,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     docs, rows = [], []
     for seed in seeds:
         jobs, platform, runs, bound = _run_once(args, names, seed, progress)
-        doc = {"jobs": len(jobs), "hosts": platform.hosts, "seed": seed,
+        if not docs:
+            _note_skipped(args, jobs, platform)
+        doc = {"jobs": len(jobs), "hosts": platform.hosts, "skipped": jobs.skipped, "seed": seed,
                "policies": {r.policy: {k: r.metrics.get(k) for k in METRICS} for r in runs}}
         if bound:
             doc["bound"] = bound
@@ -268,7 +282,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_bound(args: argparse.Namespace) -> int:
     jobs, platform = _build(args, args.seed)
-    doc = {"jobs": len(jobs), "hosts": platform.hosts,
+    _note_skipped(args, jobs, platform)
+    doc = {"jobs": len(jobs), "hosts": platform.hosts, "skipped": jobs.skipped,
            "bound": {"max_stretch": _bound(jobs, platform, not args.no_progress).to_dict()}}
     if args.json:
         print_json(doc)
