@@ -273,7 +273,8 @@ class Grid:
 
     def submit_many(self, jobs: Sequence[int], clusters: Sequence[int]) -> None:
         """Submit ``jobs[i]`` to ``clusters[i]`` now, in this order: the same as :meth:`submit` for each (tested),
-        with the bookkeeping done once per cluster.
+        with the bookkeeping done once per cluster. A job given twice in one call is refused
+        (:class:`~vcsched.errors.InvalidInputError`), as :meth:`submit` refuses its second submission.
 
         When these are exactly the reservations made on the last :meth:`planning_snapshot`
         (same jobs, clusters and order, nothing submitted or cancelled since), a cluster
