@@ -152,12 +152,12 @@ def plan_event(st, ch):
 
 # ---------------------------------------------------------------------------------------------- MinMin / MaxMin on FCFS
 @njit(cache=True)
-def _group_key(A, Drow, w, K):
-    """MinMin's and MaxMin's key of a row of width index ``w`` and planned durations ``Drow``: its minimum ECT,
-    ``min_k A[w, k] + Drow[k]``."""
+def _row_key(A, M, r, w, K):
+    """MinMin's and MaxMin's key of row ``r`` of ``M`` (planned durations), of width index ``w``: its minimum ECT,
+    ``min_k A[w, k] + M[r, k]``, read in place (no row view per call)."""
     best = _INF
     for k in range(K):
-        v = A[w, k] + Drow[k]
+        v = A[w, k] + M[r, k]
         if v < best:
             best = v
     return best
@@ -202,7 +202,7 @@ def _tie_row(A, g, key, w, ptr, gorder, gend, blockend, alive, D, K):
             r += 1
         if r < blockend[q]:
             x = gorder[r]
-            if _group_key(A, D[x], w, K) != key:
+            if _row_key(A, D, x, w, K) != key:
                 break
             if x < row:
                 row = x
@@ -260,11 +260,11 @@ def plan_event_grouped(st, ch, gr):
             if h < 0:
                 continue
             w = width[g]
-            key = _group_key(A, HD[g], w, K)
+            key = _row_key(A, HD, g, w, K)
             if chosen >= 0 and (key < top if maximise else key > top):
                 continue  # cannot win: its row does not matter
             row = h
-            if after[g] >= 0 and _group_key(A, AD[g], w, K) == key:  # a rounding tie further down the group
+            if after[g] >= 0 and _row_key(A, AD, g, w, K) == key:  # a rounding tie further down the group
                 row = _tie_row(A, g, key, w, ptr, gorder, gend, blockend, alive, D, K)
             if chosen < 0 or (key > top if maximise else key < top) or (key == top and row < chosen):
                 chosen = row

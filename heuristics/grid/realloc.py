@@ -389,7 +389,7 @@ class Reallocation:
         """Algorithm 2: cancel every waiting job, resubmit them one by one (heuristic order and cluster)."""
         jobs = np.asarray(waiting, dtype=np.int64)
         location = grid.location
-        prev = np.array([location[j] for j in waiting], dtype=np.int64)
+        prev = np.array(list(map(location.__getitem__, waiting)), dtype=np.int64)
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
         grid.cancel_many(waiting)
         self._resubmit(grid, jobs, prev, planned)

@@ -295,11 +295,34 @@ def test_grid_submit_many_and_cancel_many_equal_one_by_one():
                     g.submit(j, 2)
             with pytest.raises(InvalidInputError, match="already waiting"):
                 g.submit_many([again[0]], [0])
-        a, b = grids
-        assert _plan_state(a) == _plan_state(b)
-        assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
-               (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
-        assert [list(getattr(c, "_fifo", ())) for c in a.clusters] == [list(getattr(c, "_fifo", ())) for c in b.clusters]
+        _assert_same_grids(*grids)
+        for g, bulk in zip(grids, (True, False)):  # every waiting job at once (Algorithm 2), then back in
+            everyone = sorted(g.waiting()) + [first[1]]
+            if bulk:
+                g.cancel_many(everyone)
+                g.submit_many(again, [2] * len(again))
+            else:
+                for j in everyone:
+                    g.cancel(j)
+                for j in again:
+                    g.submit(j, 2)
+            assert len(g.waiting()) == len(again)
+        _assert_same_grids(*grids)
+        with pytest.raises(InvalidInputError, match="appears twice"):
+            grids[0].submit_many([first[1], first[1]], [2, 2])
+
+
+def _assert_same_grids(a, b) -> None:
+    assert _plan_state(a) == _plan_state(b)
+    assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
+           (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
+    assert [_live_fifo(c) for c in a.clusters] == [_live_fifo(c) for c in b.clusters]
+    assert [c.waiting() for c in a.clusters] == [c.waiting() for c in b.clusters]
+
+
+def _live_fifo(cluster) -> list:
+    """The queue entries of the jobs still waiting (an FCFS cluster drops the stale ones of an emptied queue)."""
+    return [(t, j) for t, j in getattr(cluster, "_fifo", ()) if cluster.waiting_jobs.get(j) == t]
 
 
 def test_grid_algorithm2_refuses_clusters_without_a_resubmission_plan_and_keys_without_a_compiled_form(monkeypatch):

@@ -41,9 +41,13 @@ class FCFSCluster(QueuedCluster):
         """:meth:`Cluster.cancel_many` with one plan drop and one pass request (FCFS's cancellation hook only drops
         the plan)."""
         waiting = self.waiting_jobs
-        gone = [j for j in jobs if j in waiting]
-        for j in gone:
-            del waiting[j]
+        if len(jobs) >= len(waiting) and waiting.keys() <= set(jobs):  # every waiting job (Algorithm 2's case)
+            gone = bool(waiting)
+            waiting.clear()
+        else:
+            gone = [j for j in jobs if j in waiting]
+            for j in gone:
+                del waiting[j]
         if not waiting:
             self._fifo.clear()  # every entry is stale (what _head would drop one by one)
         if gone:

@@ -15,6 +15,7 @@ goes to its origin cluster.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
@@ -266,13 +267,14 @@ class Grid:
             for j in jobs:
                 self.cancel(j)
             return
-        for k, part in self._by_cluster(jobs, [self.location[j] for j in jobs]):
+        for k, part in self._by_cluster(jobs, list(map(self.location.__getitem__, jobs))):
             if k >= 0:
                 self.clusters[k].cancel_many(part)
 
     def submit_many(self, jobs: Sequence[int], clusters: Sequence[int]) -> None:
         """Submit ``jobs[i]`` to ``clusters[i]`` now, in this order: the same as :meth:`submit` for each (tested),
-        with the bookkeeping done once per cluster.
+        with the bookkeeping done once per cluster. A job given twice in one call is refused
+        (:class:`~vcsched.errors.InvalidInputError`), as :meth:`submit` refuses its second submission.
 
         When these are exactly the reservations made on the last :meth:`planning_snapshot`
         (same jobs, clusters and order, nothing submitted or cancelled since), a cluster
@@ -286,14 +288,15 @@ class Grid:
                 self.submit(j, k)
             return
         self._refuse_waiting(jobs)
-        location, resub, at, now = self.location, self.resubmissions, self.submitted_at, self.kernel.now
-        seq, base = self.submission_seq, next(self._submissions)
-        for i, (j, k) in enumerate(zip(jobs, clusters)):
-            if location[j] >= 0:
-                resub[j] += 1
-            location[j] = k
-            at[j] = now
-            seq[j] = base + i
+        if len(set(jobs)) < len(jobs):
+            raise InvalidInputError("submit_many: a job appears twice in one call; submit each job once")
+        location, resub, now = self.location, self.resubmissions, self.kernel.now
+        base = next(self._submissions)
+        for j in [j for j in jobs if location[j] >= 0]:
+            resub[j] += 1
+        _consume(map(location.__setitem__, jobs, clusters))  # the per-job bookkeeping as C-level loops
+        _consume(map(self.submitted_at.__setitem__, jobs, itertools.repeat(now, len(jobs))))
+        _consume(map(self.submission_seq.__setitem__, jobs, range(base, base + len(jobs))))
         self._submissions = itertools.count(base + len(jobs))
         adopt = snap is not None and snap.state.now == now and _same_submissions(snap, jobs, clusters)
         for k, part in self._by_cluster(jobs, clusters):
@@ -342,13 +345,12 @@ class Grid:
         """``jobs`` split by cluster (``where``), each part in the jobs' order, the parts in order of first appearance."""
         if not jobs:
             return []
+        keys = list(dict.fromkeys(where))  # in order of first appearance; a grid has a few clusters
+        picked = np.asarray(jobs, dtype=np.int64)
+        if len(keys) == 1:
+            return [(int(keys[0]), picked.tolist())]
         where = np.asarray(where, dtype=np.int64)
-        order = np.argsort(where, kind="stable")
-        keys, first, counts = np.unique(where, return_index=True, return_counts=True)
-        picked = np.asarray(jobs, dtype=np.int64)[order]
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        parts = [(int(k), picked[bounds[r]:bounds[r + 1]].tolist()) for r, k in enumerate(keys.tolist())]
-        return [parts[r] for r in np.argsort(first, kind="stable").tolist()]
+        return [(int(k), picked[where == k].tolist()) for k in keys]
 
     def every(self, period: float, callback: Callable[[Grid], None], *, first: float | None = None) -> None:
         """Call ``callback(grid)`` every ``period`` seconds (at ``PRIORITY_PERIODIC``) while :meth:`active`.
@@ -537,6 +539,11 @@ class Grid:
                                 resubmissions=np.array(self.resubmissions, dtype=np.int64),
                                 submission_seq=np.array(self.submission_seq, dtype=np.int64),
                                 events=self.kernel.processed, log=self.log)
+
+
+def _consume(iterator) -> None:
+    """Run ``iterator`` to its end, keeping nothing (for ``map`` over a list's ``__setitem__``)."""
+    collections.deque(iterator, maxlen=0)
 
 
 def _same_submissions(snap, jobs: list, clusters: list) -> bool:
