@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from lowerbounds.timeshare._ps import smallest_tag
 from vcsched.jit import njit
 
 __all__ = ["pair_bound_compiled"]
@@ -38,10 +39,7 @@ def _work_left(start, work, until):  # pragma: no cover - compiled
     while True:
         tj = start[order[nxt]] if nxt < m and start[order[nxt]] <= until else until
         while n > 0:
-            best = 0
-            for a in range(1, n):
-                if tag[active[a]] < tag[active[best]]:
-                    best = a
+            best = smallest_tag(tag, active, n)
             i = active[best]
             end = t + (tag[i] - v) * n
             if end > tj:

@@ -15,7 +15,18 @@ import numpy as np
 
 from vcsched.jit import njit
 
-__all__ = ["server_dates"]
+__all__ = ["server_dates", "smallest_tag"]
+
+
+@njit(cache=True)
+def smallest_tag(tag, active, n):
+    """Row in ``active[:n]`` of the active task of smallest virtual finish tag (the first on ties): the next to
+    finish under processor sharing."""
+    best = 0
+    for a in range(1, n):
+        if tag[active[a]] < tag[active[best]]:
+            best = a
+    return best
 
 
 @njit(cache=True)
@@ -39,10 +50,7 @@ def server_dates(tasks, arrival, inp, p, out):  # pragma: no cover - compiled
     while nxt < k or n > 0:
         tj = start[order[nxt]] if nxt < k else np.inf
         while n > 0:
-            best = 0
-            for a in range(1, n):
-                if tag[active[a]] < tag[active[best]]:
-                    best = a
+            best = smallest_tag(tag, active, n)
             i = active[best]
             end = t + (tag[i] - v) * n
             if end > tj:
