@@ -435,22 +435,17 @@ class _Simulation:
 
     def _sed_layers(self) -> list[tuple[float, list[str]]]:
         """The SeDs by the delay a request takes to reach them (depth x (agent time + hop latency)), nearest
-        first, each layer in the SeDs' order; kept until the tree changes (:meth:`_add_node`,
-        :meth:`_apply_change`)."""
+        first, each layer in the SeDs' order; kept until the tree changes (``_add_node``, ``_apply_change``)."""
         if self._layers is None:
             p = self.platform
             layers: dict[float, list[str]] = {}
             for name in self.seds:
-                layers.setdefault(self._depth(name) * (p.agent_time + p.hop_latency), []).append(name)
+                depth, node = 0, name
+                while node != self.root:
+                    node, depth = self.parent[node], depth + 1
+                layers.setdefault(depth * (p.agent_time + p.hop_latency), []).append(name)
             self._layers = sorted(layers.items())
         return self._layers
-
-    def _depth(self, node: str) -> int:
-        d = 0
-        while node != self.root:
-            node = self.parent[node]
-            d += 1
-        return d
 
     def _ready(self, node: str, now: float) -> float:
         """Time ``node`` sends its answer up for a request the MA released at ``now``."""
