@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from lowerbounds.timeshare._ps import smallest_tag
+from lowerbounds.timeshare._ps import next_finish
 from vcsched.jit import njit
 
 __all__ = ["pair_bound_compiled"]
@@ -39,9 +39,7 @@ def _work_left(start, work, until):  # pragma: no cover - compiled
     while True:
         tj = start[order[nxt]] if nxt < m and start[order[nxt]] <= until else until
         while n > 0:
-            best = smallest_tag(tag, active, n)
-            i = active[best]
-            end = t + (tag[i] - v) * n
+            best, i, end = next_finish(tag, active, n, t, v)
             if end > tj:
                 break
             t, v = end, tag[i]

@@ -15,18 +15,19 @@ import numpy as np
 
 from vcsched.jit import njit
 
-__all__ = ["server_dates", "smallest_tag"]
+__all__ = ["server_dates", "next_finish"]
 
 
 @njit(cache=True)
-def smallest_tag(tag, active, n):
-    """Row in ``active[:n]`` of the active task of smallest virtual finish tag (the first on ties): the next to
-    finish under processor sharing."""
+def next_finish(tag, active, n, t, v):
+    """The next of the ``n`` active tasks to finish under processor sharing at time ``t`` and virtual time ``v``:
+    its row in ``active`` (smallest virtual finish tag, the first on ties), the task, and its finish date."""
     best = 0
     for a in range(1, n):
         if tag[active[a]] < tag[active[best]]:
             best = a
-    return best
+    i = active[best]
+    return best, i, t + (tag[i] - v) * n
 
 
 @njit(cache=True)
@@ -50,9 +51,7 @@ def server_dates(tasks, arrival, inp, p, out):  # pragma: no cover - compiled
     while nxt < k or n > 0:
         tj = start[order[nxt]] if nxt < k else np.inf
         while n > 0:
-            best = smallest_tag(tag, active, n)
-            i = active[best]
-            end = t + (tag[i] - v) * n
+            best, i, end = next_finish(tag, active, n, t, v)
             if end > tj:
                 break
             t = end
