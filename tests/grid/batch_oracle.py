@@ -58,6 +58,17 @@ def brute_force(inst: BatchInstance) -> dict:
     return best
 
 
+def tiny_stretch_instance(seed: int, n: int, integer: bool, load: float) -> BatchInstance:
+    """``n`` random jobs on one cluster of 2-6 processors (integer or real times, releases compressed by
+    ``load``): the instances the max-stretch bounds are checked on against :func:`brute_force`."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 7))
+    q = rng.integers(1, m + 1, n)
+    p = rng.integers(1, 7, n).astype(float) if integer else rng.uniform(0.2, 6, n)
+    r = (rng.integers(0, 6, n).astype(float) if integer else rng.uniform(0, 6, n)) / load
+    return BatchInstance.from_arrays(r, q, p[:, None], [m])
+
+
 def plain_check(inst: BatchInstance, cluster, start, *, tol: float = 1e-7) -> None:
     """The plain quadratic validity check that :func:`lowerbounds.batch.instance.check_batch_schedule` speeds up."""
     cluster = np.asarray(cluster, dtype=np.int64)

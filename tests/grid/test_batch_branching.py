@@ -16,7 +16,7 @@ from lowerbounds.batch._branching import blackout_feasible, branch_infeasible
 from lowerbounds.batch.branching import branching_pass, stretch_branching
 from lowerbounds.batch.instance import BatchInstance
 from lowerbounds.batch.quick import stretch_quick
-from tests.grid.batch_oracle import brute_force
+from tests.grid.batch_oracle import brute_force, tiny_stretch_instance
 
 EVERY_JOB = ((4, np.inf, 0.0), (16, np.inf, 0.0))
 """Passes for tiny instances: every job a candidate, every job counted."""
@@ -141,12 +141,7 @@ def test_no_schedule_has_a_max_stretch_below_the_bound_campaign(seed, n, integer
 
 
 def _check_against_brute_force(seed, n, integer, load):
-    rng = np.random.default_rng(seed)
-    m = int(rng.integers(2, 7))
-    q = rng.integers(1, m + 1, n)
-    p = rng.integers(1, 7, n).astype(float) if integer else rng.uniform(0.2, 6, n)
-    r = (rng.integers(0, 6, n).astype(float) if integer else rng.uniform(0, 6, n)) / load
-    inst = BatchInstance.from_arrays(r, q, p[:, None], [m])
+    inst = tiny_stretch_instance(seed, n, integer, load)
     best = brute_force(inst)["max_stretch"]  # exhaustive search over every active schedule
     for low in (1.0, stretch_quick(inst)):
         value, _ = stretch_branching(inst, low, passes=EVERY_JOB, rel_tol=1e-4)

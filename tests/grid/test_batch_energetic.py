@@ -13,7 +13,7 @@ from lowerbounds.batch._energetic import energetic_violation
 from lowerbounds.batch.energetic import dff_widths, energetic_infeasible, stretch_energetic
 from lowerbounds.batch.instance import BatchInstance
 from lowerbounds.batch.quick import stretch_quick
-from tests.grid.batch_oracle import brute_force
+from tests.grid.batch_oracle import brute_force, tiny_stretch_instance
 
 
 def _plain_infeasible(r, p, w, cap, stretch, slack):
@@ -102,12 +102,7 @@ def test_no_schedule_has_a_max_stretch_below_the_bound_campaign(seed, n, integer
 
 
 def _check_against_brute_force(seed, n, integer, load):
-    rng = np.random.default_rng(seed)
-    m = int(rng.integers(2, 7))
-    q = rng.integers(1, m + 1, n)
-    p = rng.integers(1, 7, n).astype(float) if integer else rng.uniform(0.2, 6, n)
-    r = (rng.integers(0, 6, n).astype(float) if integer else rng.uniform(0, 6, n)) / load
-    inst = BatchInstance.from_arrays(r, q, p[:, None], [m])
+    inst = tiny_stretch_instance(seed, n, integer, load)
     best = brute_force(inst)["max_stretch"]  # exhaustive search over every active schedule
     for low in (1.0, stretch_quick(inst)):
         assert stretch_energetic(inst, low, rel_tol=1e-4) <= best * (1 + 1e-9)
