@@ -53,6 +53,15 @@ def _queue_remove(qkey, qjob, qlen, i, work):
 
 
 @njit(cache=True)
+def cluster_state(procs, n):
+    """The clusters' state of a list schedule of ``n`` jobs, empty: free processors, each cluster's run list
+    (finishes, widths, jobs; at most ``max(procs) + 1`` entries), its length, and each job's row in it."""
+    K, cap = procs.size, procs.max() + 1
+    return (procs.copy(), np.zeros((K, cap)), np.zeros((K, cap), dtype=np.int64), np.zeros((K, cap), dtype=np.int64),
+            np.zeros(K, dtype=np.int64), np.zeros(n, dtype=np.int64))
+
+
+@njit(cache=True)
 def complete_first(hkey, hjob, hsize, cluster, width, free, run_fin, run_wid, run_job, run_cnt, slot):
     """The running job of earliest finish (top of the heap ``hkey, hjob[:hsize]``) completes: its processors are
     freed and it leaves its cluster's run list (the list's last entry takes its row); returns the heap's size."""
@@ -119,15 +128,9 @@ def list_schedule_counted(release, width, duration, procs, key, work):
     or scanned, running jobs sorted): a machine-independent measure of its cost, the unit of the search's
     budget (:mod:`lowerbounds.batch.clairvoyant`)."""
     n, K = duration.shape
-    cap = procs.max() + 1
     cluster = np.full(n, -1, dtype=np.int64)
     start = np.full(n, np.nan)
-    free = procs.copy()
-    run_fin = np.zeros((K, cap))
-    run_wid = np.zeros((K, cap), dtype=np.int64)
-    run_job = np.zeros((K, cap), dtype=np.int64)
-    run_cnt = np.zeros(K, dtype=np.int64)
-    slot = np.zeros(n, dtype=np.int64)
+    free, run_fin, run_wid, run_job, run_cnt, slot = cluster_state(procs, n)
     hkey = np.empty(n)
     hjob = np.empty(n, dtype=np.int64)
     hsize = 0

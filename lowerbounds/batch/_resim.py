@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from lowerbounds.batch._kernels import _push
-from lowerbounds.batch._listsched import _pass, _queue_insert, complete_first
+from lowerbounds.batch._listsched import _pass, _queue_insert, cluster_state, complete_first
 from lowerbounds.batch.instance import BSLD_TAU
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
@@ -79,13 +79,7 @@ def resimulate(release, width, duration, procs, key, old_cluster, old_start, i0,
     old schedule on entry; the jobs placed anew are overwritten. Returns ``(stop, d_response, d_bsld)``: the
     first job not placed anew, and the sums' differences, new minus old."""
     n, K = duration.shape
-    cap = procs.max() + 1
-    free = procs.copy()
-    run_fin = np.zeros((K, cap))
-    run_wid = np.zeros((K, cap), dtype=np.int64)
-    run_job = np.zeros((K, cap), dtype=np.int64)
-    run_cnt = np.zeros(K, dtype=np.int64)
-    slot = np.empty(n, dtype=np.int64)
+    free, run_fin, run_wid, run_job, run_cnt, slot = cluster_state(procs, n)
     hkey, hjob = np.empty(n), np.empty(n, dtype=np.int64)
     qkey, qjob = np.empty(n), np.empty(n, dtype=np.int64)
     pre, before = np.empty(n, dtype=np.int64), np.empty(K, dtype=np.int64)
