@@ -35,7 +35,8 @@ keeps the two equal)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    dsub = add_family(sub, "diet", help="DIET hierarchical request flow: agent tree, SeD queues, MA windows (seed 004)")
+    dsub = add_family(sub, "diet",
+                      help="DIET hierarchical request flow: agent tree, SeD queues, MA windows (seed 004)")
     s = dsub.add_parser("simulate", help="simulate one experiment of seed 004 §6 under one or all approaches")
     _workload_options(s)
     s.add_argument("--approach", required=True, choices=APPROACH_NAMES + ("all",),

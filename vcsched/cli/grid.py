@@ -76,7 +76,8 @@ _METRIC_COLUMNS = ["cluster", "jobs", "mean_wait", "max_wait", "mean_response", 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    gsub = add_family(sub, "grid", help="batch clusters (FCFS / CBF / EASY) on SWF traces, several sites with MCT (seed 000)")
+    gsub = add_family(sub, "grid",
+                      help="batch clusters (FCFS / CBF / EASY) on SWF traces, several sites with MCT (seed 000)")
     from vcsched.cli import grid_convert
 
     grid_convert.register(gsub)
