@@ -518,10 +518,5 @@ def _report_appendix(ok: pandas.DataFrame, everything: pandas.DataFrame, t1618: 
                                       digits=1)
     return text
 
-EXPERIMENT = Experiment(
-    name="timeshare",
-    description="MCT, HMCT, MP, MSF with the Historical Trace Manager on time-shared servers, scenarios (a)-(j) (seed 003)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("timeshare", "MCT, HMCT, MP, MSF with the Historical Trace Manager on time-shared servers, "
+                        "scenarios (a)-(j) (seed 003)", cells, run_cell, report)
