@@ -582,6 +582,87 @@ static size_t put_int(char *p, int64_t v) {
     return len;
 }
 
+#ifdef __SIZEOF_INT128__
+static const uint64_t POW10_U[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                     100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+                                     1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+                                     1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL};
+
+/* The k-decimal candidate of a = m / 2**s: *c = the integer nearest to a * 10**k (exact, in 128-bit integers).
+ * Returns 1 when *c / 10**k reads back as a (strictly inside a's rounding interval), 0 when it does not,
+ * -1 when the case is not decided here (a tie in the rounding, or *c / 10**k on the interval's boundary). */
+static int repr_candidate(uint64_t m, int s, int k, uint64_t *c) {
+    typedef unsigned __int128 u128;
+    u128 n = (u128)m * POW10_U[k], one = (u128)1 << s, rem = n & (one - 1), half = one >> 1, dist;
+    *c = (uint64_t)(n >> s);
+    if (rem > half) {
+        *c += 1;
+        dist = one - rem;
+    } else if (rem < half) {
+        dist = rem;
+    } else {
+        return -1;
+    }
+    /* |c / 10**k - a| = dist / (2**s 10**k) against half an ulp, 1 / 2**(s + 1) */
+    if (2 * dist == (u128)POW10_U[k]) return -1;
+    return 2 * dist < (u128)POW10_U[k];
+}
+#endif
+
+/* float.__repr__ of a finite double 1 <= |v| < 2**53, written at p (at most 19 bytes); returns the length, or
+ * 0 when this shortcut does not decide and the caller asks CPython (PyOS_double_to_string).
+ *
+ * repr is the shortest decimal that reads back as v, the nearest to v among the shortest. With
+ * v = m / 2**s (m < 2**53, s >= 1) and d integer digits, the candidate with k decimals is the integer
+ * nearest to v * 10**k, computed exactly; it reads back as v when it lies strictly within half an ulp of v
+ * (the rounding interval is symmetric unless m = 2**52, which is left to CPython). If some k-decimal
+ * number reads back, the nearest one does, and so does every candidate with more decimals: the
+ * smallest such k (1 <= k <= 17 - d) is found by bisection, and its candidate is the repr's digits.
+ * Ties and candidates on the interval's boundary are left to CPython. */
+static size_t put_repr_fast(char *p, double v) {
+#ifdef __SIZEOF_INT128__
+    double a = fabs(v);
+    if (!(a >= 1.0 && a < 9007199254740992.0)) return 0;
+    int e;
+    double f = frexp(a, &e); /* a = f 2**e, 0.5 <= f < 1 */
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    int s = 53 - e;
+    if (s < 1 || m == ((uint64_t)1 << 52)) return 0;
+    uint64_t ip = (uint64_t)a;
+    int d = 1;
+    while (d < 17 && ip >= POW10_U[d]) d++;
+    int lo = 1, hi = 17 - d;
+    if (hi < 1) return 0;
+    uint64_t c;
+    if (repr_candidate(m, s, hi, &c) != 1) return 0;
+    uint64_t best = c;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2, r = repr_candidate(m, s, mid, &c);
+        if (r < 0) return 0;
+        if (r) {
+            hi = mid;
+            best = c;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    char digits[24];
+    int len = (int)put_int(digits, (int64_t)best);
+    if (len != d + hi) return 0;
+    size_t out = 0;
+    if (v < 0) p[out++] = '-';
+    memcpy(p + out, digits, (size_t)d);
+    out += (size_t)d;
+    p[out++] = '.';
+    memcpy(p + out, digits + d, (size_t)hi);
+    return out + (size_t)hi;
+#else
+    (void)p;
+    (void)v;
+    return 0;
+#endif
+}
+
 /* The rows of a table as CSV text: columns[k] is a float64 array ('f': repr, NaN empty, as pandas'
  * to_csv), an int64 array ('i': %d) or a list ('s': each cell a str written as it is). Rows end with
  * '\n'. Returns bytes (UTF-8), or None when a cell of an 's' column is not a str or needs quotes
@@ -633,6 +714,11 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
                     s.len += put_int(s.p + s.len, (int64_t)v); /* repr of an integral float: digits and ".0" */
                     s.p[s.len++] = '.';
                     s.p[s.len++] = '0';
+                    continue;
+                }
+                size_t fast = put_repr_fast(s.p + s.len, v);
+                if (fast) {
+                    s.len += fast;
                     continue;
                 }
                 char *text = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL); /* float.__repr__ */
