@@ -667,6 +667,12 @@ static size_t put_repr_fast(char *p, double v) {
  * to_csv), an int64 array ('i': %d) or a list ('s': each cell a str written as it is). Rows end with
  * '\n'. Returns bytes (UTF-8), or None when a cell of an 's' column is not a str or needs quotes
  * (a comma, a double quote, a line break): the caller then writes the block itself. */
+typedef struct {
+    PyObject *cell; /* borrowed from the column's list, which the caller holds */
+    const char *text;
+    size_t len;
+} Cell;
+
 static PyObject *csv_rows(PyObject *self, PyObject *args) {
     PyObject *cols, *kinds_o;
     if (!PyArg_ParseTuple(args, "O!U", &PyList_Type, &cols, &kinds_o)) return NULL;
@@ -675,7 +681,12 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
     if (!kinds) return NULL;
     if ((Py_ssize_t)strlen(kinds) != ncol) return PyErr_Format(PyExc_ValueError, "one kind per column");
     Buf *b = PyMem_Calloc(ncol + 1, sizeof(Buf));
-    if (!b) return PyErr_NoMemory();
+    Cell *last = PyMem_Calloc(ncol + 1, sizeof(Cell)); /* each 's' column's last cell and its checked text */
+    if (!b || !last) {
+        PyMem_Free(b);
+        PyMem_Free(last);
+        return PyErr_NoMemory();
+    }
     Py_ssize_t rows = -1;
     PyObject *result = NULL;
     Text s = {NULL, 0, 0};
@@ -733,23 +744,28 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
                 PyMem_Free(text);
             } else {
                 PyObject *cell = PyList_GET_ITEM(PyList_GET_ITEM(cols, k), r);
-                Py_ssize_t tl;
-                const char *text = PyUnicode_Check(cell) ? PyUnicode_AsUTF8AndSize(cell, &tl) : NULL;
-                if (!text) {
-                    if (PyErr_Occurred()) goto done;
-                    result = Py_NewRef(Py_None); /* not a str: the caller writes this block */
-                    goto done;
-                }
-                for (Py_ssize_t i = 0; i < tl; i++) {
-                    char c = text[i];
-                    if (c == ',' || c == '"' || c == '\n' || c == '\r') {
-                        result = Py_NewRef(Py_None); /* a cell to quote: the caller writes this block */
+                if (cell != last[k].cell) { /* a column of repeated names holds the same str object row after row */
+                    Py_ssize_t tl;
+                    const char *text = PyUnicode_Check(cell) ? PyUnicode_AsUTF8AndSize(cell, &tl) : NULL;
+                    if (!text) {
+                        if (PyErr_Occurred()) goto done;
+                        result = Py_NewRef(Py_None); /* not a str: the caller writes this block */
                         goto done;
                     }
+                    for (Py_ssize_t i = 0; i < tl; i++) {
+                        char c = text[i];
+                        if (c == ',' || c == '"' || c == '\n' || c == '\r') {
+                            result = Py_NewRef(Py_None); /* a cell to quote: the caller writes this block */
+                            goto done;
+                        }
+                    }
+                    last[k].cell = cell;
+                    last[k].text = text;
+                    last[k].len = (size_t)tl;
                 }
-                if (text_reserve(&s, (size_t)tl) < 0) goto nomem;
-                memcpy(s.p + s.len, text, (size_t)tl);
-                s.len += (size_t)tl;
+                if (text_reserve(&s, last[k].len) < 0) goto nomem;
+                memcpy(s.p + s.len, last[k].text, last[k].len);
+                s.len += last[k].len;
             }
         }
         if (text_reserve(&s, 1) < 0) goto nomem;
@@ -762,6 +778,7 @@ nomem:
 done:
     release(b, (int)ncol);
     PyMem_Free(b);
+    PyMem_Free(last);
     PyMem_Free(s.p);
     return result;
 }
