@@ -568,18 +568,29 @@ done:
 
 /* ---------------------------------------------------------------- CSV rows */
 
-/* Decimal digits of v at p (what "%lld" writes); returns the number of bytes. */
+/* Decimal digits of v at p (what "%lld" writes), two digits at a time; returns the number of bytes. */
 static size_t put_int(char *p, int64_t v) {
+    static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
     char tmp[24];
-    size_t k = 0, len = 0;
+    size_t k = sizeof tmp, len = 0;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[k++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        const char *d = PAIRS + 2 * (u % 100);
+        u /= 100;
+        tmp[--k] = d[1];
+        tmp[--k] = d[0];
+    }
+    if (u >= 10) {
+        tmp[--k] = PAIRS[2 * u + 1];
+        tmp[--k] = PAIRS[2 * u];
+    } else {
+        tmp[--k] = (char)('0' + u);
+    }
     if (v < 0) p[len++] = '-';
-    while (k) p[len++] = tmp[--k];
-    return len;
+    memcpy(p + len, tmp + k, sizeof tmp - k);
+    return len + sizeof tmp - k;
 }
 
 #ifdef __SIZEOF_INT128__

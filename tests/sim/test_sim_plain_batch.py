@@ -161,12 +161,16 @@ def _repr_cases(rng, n: int) -> np.ndarray:
 @pytest.mark.parametrize("n", [5_000, pytest.param(500_000, marks=pytest.mark.slow)])
 def test_c_writer_float_text_is_repr(n):
     """The C writer's shortest-digits shortcut (exact 128-bit arithmetic, CPython for what it leaves) writes
-    ``repr`` of every double."""
+    ``repr`` of every double, and its integers are ``str``'s digits."""
     native = native_build.load()
     if native is None:
         pytest.skip("no C compiler: the C extension cannot be built")
     x = _repr_cases(np.random.default_rng(n), n)
     assert native.csv_rows([x], "f").decode().split("\n")[:-1] == list(map(repr, x.tolist()))
+    powers = 10 ** np.arange(19, dtype=np.int64)
+    ints = np.concatenate([np.arange(-200, 200), powers, powers - 1, -powers, [-2**63, 2**63 - 1],
+                           np.random.default_rng(0).integers(-2**63, 2**63 - 1, n, dtype=np.int64)])
+    assert native.csv_rows([ints], "i").decode().split("\n")[:-1] == list(map(str, ints.tolist()))
 
 
 @pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])
