@@ -91,3 +91,15 @@ def test_time_window_and_shift():
     assert win.submit_time[0] == 2 * 86400  # not mutated
     with pytest.raises(InvalidInputError, match="either end or days"):
         time_window(w, end=5.0, days=1)
+
+
+@pytest.mark.parametrize("submit", [[0, 5, 5, 9], [5, 0, 9, 5], [3, 3, 3, 3]])
+def test_job_table_in_submission_order_stable(submit):
+    """One workload, sorted or not: the job table is in submission order, ties in file order."""
+    from vcsched.sim import JobTable
+
+    w = from_arrays(submit, [1, 2, 3, 4], [10, 10, 10, 10], [1, 2, 3, 4])
+    t = JobTable.from_workloads([w])
+    order = np.argsort(np.asarray(submit, dtype=float), kind="stable")
+    assert t.submit.tolist() == np.asarray(submit, dtype=float)[order].tolist()
+    assert t.procs.tolist() == (order + 1).tolist() and t.job_id.tolist() == w.job_id[order].tolist()
