@@ -93,13 +93,17 @@ def test_time_window_and_shift():
         time_window(w, end=5.0, days=1)
 
 
-@pytest.mark.parametrize("submit", [[0, 5, 5, 9], [5, 0, 9, 5], [3, 3, 3, 3]])
-def test_job_table_in_submission_order_stable(submit):
-    """One workload, sorted or not: the job table is in submission order, ties in file order."""
+@pytest.mark.parametrize("perm", [[0, 1, 2, 3], [1, 0, 3, 2], [3, 2, 1, 0]])
+@pytest.mark.parametrize("submit", [[0, 5, 5, 9], [3, 3, 3, 3]])
+def test_job_table_in_submission_order_stable(submit, perm):
+    """One workload, its lines sorted or not: the job table is in submission order, ties in file order."""
+    import dataclasses
+
     from vcsched.sim import JobTable
 
     w = from_arrays(submit, [1, 2, 3, 4], [10, 10, 10, 10], [1, 2, 3, 4])
+    w = dataclasses.replace(w, fields=w.fields[perm])  # lines in another order
     t = JobTable.from_workloads([w])
-    order = np.argsort(np.asarray(submit, dtype=float), kind="stable")
-    assert t.submit.tolist() == np.asarray(submit, dtype=float)[order].tolist()
-    assert t.procs.tolist() == (order + 1).tolist() and t.job_id.tolist() == w.job_id[order].tolist()
+    order = np.argsort(w.fields[:, 1], kind="stable")
+    assert t.submit.tolist() == w.fields[order, 1].tolist()
+    assert t.job_id.tolist() == w.job_id[order].tolist() and t.procs.tolist() == w.processors[order].tolist()
