@@ -109,14 +109,16 @@ def test_the_parser_of_one_group_has_the_help_and_errors_of_the_whole_parser(cap
 
 
 def test_grid_simulate_to_jobs_csv_imports_only_what_it_needs(tmp_path):
-    """``grid simulate --trace T -o jobs.csv``: numpy, but neither the heavy packages nor tempfile (the output is
-    written through ``vcsched.files.atomic_write``'s own temporary name)."""
+    """``grid simulate --trace T -o jobs.csv``: numpy with one OpenBLAS thread, but neither the heavy packages nor
+    tempfile (the output is written through ``vcsched.files.atomic_write``'s own temporary name)."""
     trace = tmp_path / "t.swf"
     trace.write_text("; MaxProcs: 4\n" + "".join(f"{i} {i} 0 5 1 -1 -1 1 10 -1 1 1 1 1 1 -1 -1 -1\n" for i in range(1, 6)))
     mods = imported_after(
-        "import vcsched.cli\n"
+        "import os, vcsched.cli\n"
+        "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
         f"assert vcsched.cli.main(['grid', 'simulate', '--trace', {str(trace)!r}, '-o', {str(tmp_path / 'j.csv')!r},"
         " '--no-progress', '--json']) == 0\n"
+        "assert os.environ['OPENBLAS_NUM_THREADS'] == '1'\n"  # numpy's OpenBLAS started one thread
     )
     assert "numpy" in mods and (tmp_path / "j.csv").exists()
     assert not mods & set(HEAVY + ("tempfile", "tqdm")), sorted(mods & set(HEAVY + ("tempfile", "tqdm")))

@@ -53,6 +53,7 @@ from vcsched.cli.common import (
     check_output_path,
     duration_text,
     number_option,
+    one_blas_thread,
     option_given,
     print_json,
     print_table,
@@ -251,6 +252,7 @@ def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    one_blas_thread()  # the simulators do no linear algebra
     from vcsched.sim.output import write_jobs
 
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
