@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import logging
 import os
@@ -233,7 +234,10 @@ def _run(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             if not sys.warnoptions:
                 warnings.simplefilter("ignore", RuntimeWarning)
-            code = args.handler(args)
+            try:
+                code = args.handler(args)
+            finally:
+                gc.unfreeze()  # what the command froze (common.modules_loaded) is collectable again
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()

@@ -52,6 +52,7 @@ from vcsched.cli.common import (
     FIGURE_FORMATS,
     check_output_path,
     duration_text,
+    modules_loaded,
     number_option,
     one_blas_thread,
     option_given,
@@ -253,7 +254,10 @@ def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     one_blas_thread()  # the simulators do no linear algebra
-    from vcsched.sim.output import write_jobs
+    with modules_loaded():
+        from vcsched.scenarios.grid_build import build  # noqa: F401 - loaded here, used by build_workload
+        from vcsched.scenarios.grid_run import simulate_with_reference  # noqa: F401 - used by _simulate
+        from vcsched.sim.output import write_jobs
 
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
         raise InvalidInputError("--heterogeneous and --batch apply to --scenario; for a platform file set each "
