@@ -27,7 +27,9 @@ printed unless Python's warning options ask for them (``-W`` or
 Start-up: this package and the group modules import only the standard library
 and the core's light modules at import time; numpy, pandas, PuLP, numba,
 matplotlib and dask are imported inside the command that needs them, so
-``vcsched --help`` starts without them (tested in ``tests/cli``).
+``vcsched --help`` starts without them (tested in ``tests/cli``). :func:`main` builds the parser
+of the group named first only (:func:`groups_for`), and unfreezes at the end of a command what
+the command froze (:func:`vcsched.cli.common.modules_loaded`).
 """
 
 from __future__ import annotations
