@@ -568,24 +568,122 @@ done:
 
 /* ---------------------------------------------------------------- CSV rows */
 
-/* Decimal digits of v at p (what "%lld" writes); returns the number of bytes. */
+/* Decimal digits of v at p (what "%lld" writes), two digits at a time; returns the number of bytes. */
 static size_t put_int(char *p, int64_t v) {
+    static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
     char tmp[24];
-    size_t k = 0, len = 0;
+    size_t k = sizeof tmp, len = 0;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[k++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        const char *d = PAIRS + 2 * (u % 100);
+        u /= 100;
+        tmp[--k] = d[1];
+        tmp[--k] = d[0];
+    }
+    if (u >= 10) {
+        tmp[--k] = PAIRS[2 * u + 1];
+        tmp[--k] = PAIRS[2 * u];
+    } else {
+        tmp[--k] = (char)('0' + u);
+    }
     if (v < 0) p[len++] = '-';
-    while (k) p[len++] = tmp[--k];
-    return len;
+    memcpy(p + len, tmp + k, sizeof tmp - k);
+    return len + sizeof tmp - k;
+}
+
+#ifdef __SIZEOF_INT128__
+static const uint64_t POW10_U[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                     100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+                                     1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+                                     1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL};
+
+/* The k-decimal candidate of a = m / 2**s: *c = the integer nearest to a * 10**k (exact, in 128-bit integers).
+ * Returns 1 when *c / 10**k reads back as a (strictly inside a's rounding interval), 0 when it does not,
+ * -1 when the case is not decided here (a tie in the rounding, or *c / 10**k on the interval's boundary). */
+static int repr_candidate(uint64_t m, int s, int k, uint64_t *c) {
+    typedef unsigned __int128 u128;
+    u128 n = (u128)m * POW10_U[k], one = (u128)1 << s, rem = n & (one - 1), half = one >> 1, dist;
+    *c = (uint64_t)(n >> s);
+    if (rem > half) {
+        *c += 1;
+        dist = one - rem;
+    } else if (rem < half) {
+        dist = rem;
+    } else {
+        return -1;
+    }
+    /* |c / 10**k - a| = dist / (2**s 10**k) against half an ulp, 1 / 2**(s + 1) */
+    if (2 * dist == (u128)POW10_U[k]) return -1;
+    return 2 * dist < (u128)POW10_U[k];
+}
+#endif
+
+/* float.__repr__ of a finite double 1 <= |v| < 2**53, written at p (at most 19 bytes); returns the length, or
+ * 0 when this shortcut does not decide and the caller asks CPython (PyOS_double_to_string).
+ *
+ * repr is the shortest decimal that reads back as v, the nearest to v among the shortest. With
+ * v = m / 2**s (m < 2**53, s >= 1) and d integer digits, the candidate with k decimals is the integer
+ * nearest to v * 10**k, computed exactly; it reads back as v when it lies strictly within half an ulp of v
+ * (the rounding interval is symmetric unless m = 2**52, which is left to CPython). If some k-decimal
+ * number reads back, the nearest one does, and so does every candidate with more decimals: the
+ * smallest such k (1 <= k <= 17 - d) is found by bisection, and its candidate is the repr's digits.
+ * Ties and candidates on the interval's boundary are left to CPython. */
+static size_t put_repr_fast(char *p, double v) {
+#ifdef __SIZEOF_INT128__
+    double a = fabs(v);
+    if (!(a >= 1.0 && a < 9007199254740992.0)) return 0;
+    int e;
+    double f = frexp(a, &e); /* a = f 2**e, 0.5 <= f < 1 */
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    int s = 53 - e;
+    if (s < 1 || m == ((uint64_t)1 << 52)) return 0;
+    uint64_t ip = (uint64_t)a;
+    int d = 1;
+    while (d < 17 && ip >= POW10_U[d]) d++;
+    int lo = 1, hi = 17 - d;
+    if (hi < 1) return 0;
+    uint64_t c;
+    if (repr_candidate(m, s, hi, &c) != 1) return 0;
+    uint64_t best = c;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2, r = repr_candidate(m, s, mid, &c);
+        if (r < 0) return 0;
+        if (r) {
+            hi = mid;
+            best = c;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    char digits[24];
+    int len = (int)put_int(digits, (int64_t)best);
+    if (len != d + hi) return 0;
+    size_t out = 0;
+    if (v < 0) p[out++] = '-';
+    memcpy(p + out, digits, (size_t)d);
+    out += (size_t)d;
+    p[out++] = '.';
+    memcpy(p + out, digits + d, (size_t)hi);
+    return out + (size_t)hi;
+#else
+    (void)p;
+    (void)v;
+    return 0;
+#endif
 }
 
 /* The rows of a table as CSV text: columns[k] is a float64 array ('f': repr, NaN empty, as pandas'
  * to_csv), an int64 array ('i': %d) or a list ('s': each cell a str written as it is). Rows end with
  * '\n'. Returns bytes (UTF-8), or None when a cell of an 's' column is not a str or needs quotes
  * (a comma, a double quote, a line break): the caller then writes the block itself. */
+typedef struct {
+    PyObject *cell; /* borrowed from the column's list, which the caller holds */
+    const char *text;
+    size_t len;
+} Cell;
+
 static PyObject *csv_rows(PyObject *self, PyObject *args) {
     PyObject *cols, *kinds_o;
     if (!PyArg_ParseTuple(args, "O!U", &PyList_Type, &cols, &kinds_o)) return NULL;
@@ -594,7 +692,12 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
     if (!kinds) return NULL;
     if ((Py_ssize_t)strlen(kinds) != ncol) return PyErr_Format(PyExc_ValueError, "one kind per column");
     Buf *b = PyMem_Calloc(ncol + 1, sizeof(Buf));
-    if (!b) return PyErr_NoMemory();
+    Cell *last = PyMem_Calloc(ncol + 1, sizeof(Cell)); /* each 's' column's last cell and its checked text */
+    if (!b || !last) {
+        PyMem_Free(b);
+        PyMem_Free(last);
+        return PyErr_NoMemory();
+    }
     Py_ssize_t rows = -1;
     PyObject *result = NULL;
     Text s = {NULL, 0, 0};
@@ -635,6 +738,11 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
                     s.p[s.len++] = '0';
                     continue;
                 }
+                size_t fast = put_repr_fast(s.p + s.len, v);
+                if (fast) {
+                    s.len += fast;
+                    continue;
+                }
                 char *text = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL); /* float.__repr__ */
                 if (!text) goto done;
                 size_t tl = strlen(text);
@@ -647,23 +755,28 @@ static PyObject *csv_rows(PyObject *self, PyObject *args) {
                 PyMem_Free(text);
             } else {
                 PyObject *cell = PyList_GET_ITEM(PyList_GET_ITEM(cols, k), r);
-                Py_ssize_t tl;
-                const char *text = PyUnicode_Check(cell) ? PyUnicode_AsUTF8AndSize(cell, &tl) : NULL;
-                if (!text) {
-                    if (PyErr_Occurred()) goto done;
-                    result = Py_NewRef(Py_None); /* not a str: the caller writes this block */
-                    goto done;
-                }
-                for (Py_ssize_t i = 0; i < tl; i++) {
-                    char c = text[i];
-                    if (c == ',' || c == '"' || c == '\n' || c == '\r') {
-                        result = Py_NewRef(Py_None); /* a cell to quote: the caller writes this block */
+                if (cell != last[k].cell) { /* a column of repeated names holds the same str object row after row */
+                    Py_ssize_t tl;
+                    const char *text = PyUnicode_Check(cell) ? PyUnicode_AsUTF8AndSize(cell, &tl) : NULL;
+                    if (!text) {
+                        if (PyErr_Occurred()) goto done;
+                        result = Py_NewRef(Py_None); /* not a str: the caller writes this block */
                         goto done;
                     }
+                    for (Py_ssize_t i = 0; i < tl; i++) {
+                        char c = text[i];
+                        if (c == ',' || c == '"' || c == '\n' || c == '\r') {
+                            result = Py_NewRef(Py_None); /* a cell to quote: the caller writes this block */
+                            goto done;
+                        }
+                    }
+                    last[k].cell = cell;
+                    last[k].text = text;
+                    last[k].len = (size_t)tl;
                 }
-                if (text_reserve(&s, (size_t)tl) < 0) goto nomem;
-                memcpy(s.p + s.len, text, (size_t)tl);
-                s.len += (size_t)tl;
+                if (text_reserve(&s, last[k].len) < 0) goto nomem;
+                memcpy(s.p + s.len, last[k].text, last[k].len);
+                s.len += last[k].len;
             }
         }
         if (text_reserve(&s, 1) < 0) goto nomem;
@@ -676,6 +789,7 @@ nomem:
 done:
     release(b, (int)ncol);
     PyMem_Free(b);
+    PyMem_Free(last);
     PyMem_Free(s.p);
     return result;
 }

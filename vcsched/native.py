@@ -11,7 +11,8 @@ value other than ``0``). Every caller then runs the same rule in numba or plain 
 * a whole run of one FCFS/EASY cluster: :meth:`vcsched.sim.Grid.run`;
 * processor numbers and the rows of ``jobs.csv``: :mod:`vcsched.sim.output`.
 
-The C functions are tested equal to their fallbacks in ``tests/sim/test_sim_native.py``.
+The C functions are tested equal to their fallbacks in ``tests/sim/test_sim_whole_run.py`` and
+``tests/sim/test_sim_plain_batch.py`` (both paths in one run, :mod:`tests.sim.native_build`).
 """
 
 from __future__ import annotations

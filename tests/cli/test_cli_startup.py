@@ -80,3 +80,45 @@ def test_vc_solve_mcb8_on_parallel_jobs_imports_scipy_but_no_other_solver_packag
     mods = _solve_modules(path, "--method", "mcb8")
     assert "numpy" in mods  # the average-yield phase of parallel jobs is an LP (scipy's HiGHS)
     assert not mods & {"pandas", "matplotlib", "numba", "pulp", "dask", "pyarrow"}, sorted(mods)
+
+
+def _help_texts(parser, path=("vcsched",)) -> dict:
+    """Every parser's help text and usage-error line, by command path, below ``parser``."""
+    import argparse
+
+    texts = {path: parser.format_help()}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                texts.update(_help_texts(sub, path + (name,)))
+    return texts
+
+
+def test_the_parser_of_one_group_has_the_help_and_errors_of_the_whole_parser(capsys):
+    """``main`` builds only the group named first (``groups_for``): every command's help text is the whole
+    parser's, and a misspelt group or no group still gets the whole parser's text."""
+    from vcsched.cli import GROUPS, build_parser, groups_for
+
+    whole = _help_texts(build_parser())
+    for group in GROUPS:
+        assert groups_for([group, "x"]) == (group,)
+        one = _help_texts(build_parser(groups_for([group, "--help"])))
+        assert {k: v for k, v in whole.items() if k[1:2] == (group,)} == {k: v for k, v in one.items() if len(k) > 1}
+    assert groups_for([]) == groups_for(["--help"]) == groups_for(["gri"]) == groups_for(["--version", "grid"]) \
+        == GROUPS
+
+
+def test_grid_simulate_to_jobs_csv_imports_only_what_it_needs(tmp_path):
+    """``grid simulate --trace T -o jobs.csv``: numpy with one OpenBLAS thread, but neither the heavy packages nor
+    tempfile (the output is written through ``vcsched.files.atomic_write``'s own temporary name)."""
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 4\n" + "".join(f"{i} {i} 0 5 1 -1 -1 1 10 -1 1 1 1 1 1 -1 -1 -1\n" for i in range(1, 6)))
+    mods = imported_after(
+        "import os, vcsched.cli\n"
+        "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+        f"assert vcsched.cli.main(['grid', 'simulate', '--trace', {str(trace)!r}, '-o', {str(tmp_path / 'j.csv')!r},"
+        " '--no-progress', '--json']) == 0\n"
+        "assert os.environ['OPENBLAS_NUM_THREADS'] == '1'\n"  # numpy's OpenBLAS started one thread
+    )
+    assert "numpy" in mods and (tmp_path / "j.csv").exists()
+    assert not mods & set(HEAVY + ("tempfile", "tqdm")), sorted(mods & set(HEAVY + ("tempfile", "tqdm")))

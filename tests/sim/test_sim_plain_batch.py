@@ -144,6 +144,35 @@ def test_csv_float_columns_integral_or_not_write_their_repr(rows, tmp_path, monk
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
 
 
+def _repr_cases(rng, n: int) -> np.ndarray:
+    """Doubles whose repr the C writer's shortcut computes or leaves to CPython: quotients of integers (the
+    stretches), random bit patterns in [1, 2**53), neighbours of powers of ten and two, short decimals, dyadic
+    fractions (ties), negatives and values below 1."""
+    a, b = rng.integers(1, 10**7, n), rng.integers(1, 10**6, n)
+    bits = rng.integers(0x3FF0000000000000, 0x4340000000000000, n, dtype=np.int64).view(np.float64)
+    edges = np.concatenate([10.0 ** np.arange(16), 2.0 ** np.arange(54)])
+    parts = [a / b, (a + b) / b, bits, np.nextafter(bits, 0), np.nextafter(bits, np.inf), edges,
+             np.nextafter(edges, 0), np.nextafter(edges, np.inf), rng.integers(1, 10**6, n) / 10.0 ** rng.integers(1, 8, n),
+             rng.integers(1, 2**20, n) / 2.0 ** rng.integers(1, 20, n), np.exp(rng.uniform(-12, 37, n))]
+    x = np.concatenate(parts)
+    return np.concatenate([x, -x])
+
+
+@pytest.mark.parametrize("n", [5_000, pytest.param(500_000, marks=pytest.mark.slow)])
+def test_c_writer_float_text_is_repr(n):
+    """The C writer's shortest-digits shortcut (exact 128-bit arithmetic, CPython for what it leaves) writes
+    ``repr`` of every double, and its integers are ``str``'s digits."""
+    native = native_build.load()
+    if native is None:
+        pytest.skip("no C compiler: the C extension cannot be built")
+    x = _repr_cases(np.random.default_rng(n), n)
+    assert native.csv_rows([x], "f").decode().split("\n")[:-1] == list(map(repr, x.tolist()))
+    powers = 10 ** np.arange(19, dtype=np.int64)
+    ints = np.concatenate([np.arange(-200, 200), powers, powers - 1, -powers, [-2**63, 2**63 - 1],
+                           np.random.default_rng(0).integers(-2**63, 2**63 - 1, n, dtype=np.int64)])
+    assert native.csv_rows([ints], "i").decode().split("\n")[:-1] == list(map(str, ints.tolist()))
+
+
 @pytest.mark.parametrize("extra", ["", "1e3", "+5", "1.2.3"])
 @pytest.mark.parametrize("loop", ["c", "numba"])
 def test_compiled_swf_parser_equals_numpy(extra, loop, tmp_path, monkeypatch):

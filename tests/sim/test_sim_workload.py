@@ -91,3 +91,19 @@ def test_time_window_and_shift():
     assert win.submit_time[0] == 2 * 86400  # not mutated
     with pytest.raises(InvalidInputError, match="either end or days"):
         time_window(w, end=5.0, days=1)
+
+
+@pytest.mark.parametrize("perm", [[0, 1, 2, 3], [1, 0, 3, 2], [3, 2, 1, 0]])
+@pytest.mark.parametrize("submit", [[0, 5, 5, 9], [3, 3, 3, 3]])
+def test_job_table_in_submission_order_stable(submit, perm):
+    """One workload, its lines sorted or not: the job table is in submission order, ties in file order."""
+    import dataclasses
+
+    from vcsched.sim import JobTable
+
+    w = from_arrays(submit, [1, 2, 3, 4], [10, 10, 10, 10], [1, 2, 3, 4])
+    w = dataclasses.replace(w, fields=w.fields[perm])  # lines in another order
+    t = JobTable.from_workloads([w])
+    order = np.argsort(w.fields[:, 1], kind="stable")
+    assert t.submit.tolist() == w.fields[order, 1].tolist()
+    assert t.job_id.tolist() == w.job_id[order].tolist() and t.procs.tolist() == w.processors[order].tolist()

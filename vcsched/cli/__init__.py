@@ -27,13 +27,16 @@ printed unless Python's warning options ask for them (``-W`` or
 Start-up: this package and the group modules import only the standard library
 and the core's light modules at import time; numpy, pandas, PuLP, numba,
 matplotlib and dask are imported inside the command that needs them, so
-``vcsched --help`` starts without them (tested in ``tests/cli``).
+``vcsched --help`` starts without them (tested in ``tests/cli``). :func:`main` builds the parser
+of the group named first only (:func:`groups_for`), and unfreezes at the end of a command what
+the command froze (:func:`vcsched.cli.common.modules_loaded`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import logging
 import os
@@ -45,7 +48,7 @@ from collections.abc import Sequence
 
 from vcsched.errors import InvalidInputError, Terminated, VcschedError
 
-__all__ = ["main", "build_parser", "GROUPS"]
+__all__ = ["main", "build_parser", "groups_for", "GROUPS"]
 
 GROUPS = ("vc", "bench", "moldable", "grid", "timeshare", "diet", "dfrs")
 
@@ -59,7 +62,12 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(groups: Sequence[str] = GROUPS) -> argparse.ArgumentParser:
+    """The parser of the ``vcsched`` command with the command groups ``groups`` (default: all).
+
+    :func:`main` builds only the group named by the first argument when there is one
+    (:func:`groups_for`): a group's parser, its help and its errors do not depend on the
+    other groups, and building them all costs a few tens of milliseconds at every start."""
     parser = OneLineParser(
         prog="vcsched",
         description="Scheduling research toolkit: exact optima, bounds, heuristics and simulators.",
@@ -69,9 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"vcsched {__version__}")
     sub = parser.add_subparsers(dest="group", metavar="COMMAND")
     sub.required = True
-    for name in GROUPS:
+    for name in groups:
         importlib.import_module(f"vcsched.cli.{name}").register(sub)
     return parser
+
+
+def groups_for(argv: Sequence[str]) -> Sequence[str]:
+    """The command groups the parser of ``argv`` needs: the group named by the first argument, else all
+    (``vcsched --help``, ``--version``, a misspelt group: the top-level text lists every group)."""
+    return (argv[0],) if argv and argv[0] in GROUPS else GROUPS
 
 
 def _silence_stdout() -> None:
@@ -195,9 +209,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from vcsched.cli.common import StdoutUnwritable
 
     with _guarded_stdout():
-        parser = build_parser()
+        given = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(groups_for(given))
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(given)
         except StdoutUnwritable as err:  # a long --help text flushed while written
             return _stdout_failed(err)
         except SystemExit as exc:  # --help, --version (0) or a usage error (2): the text must reach stdout
@@ -209,7 +224,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 _silence_stdout()
                 return 141
             raise exc from None
-        args.argv = list(sys.argv[1:] if argv is None else argv)  # which options were written (check_options_apply)
+        args.argv = given  # which options were written (check_options_apply)
         with _sigterm_raises(), _notes_prefixed():
             return _run(args)
 
@@ -221,7 +236,10 @@ def _run(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             if not sys.warnoptions:
                 warnings.simplefilter("ignore", RuntimeWarning)
-            code = args.handler(args)
+            try:
+                code = args.handler(args)
+            finally:
+                gc.unfreeze()  # what the command froze (common.modules_loaded) is collectable again
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()

@@ -53,7 +53,9 @@ from vcsched.cli.common import (
     add_family,
     check_output_path,
     duration_text,
+    modules_loaded,
     number_option,
+    one_blas_thread,
     option_given,
     print_json,
     print_table,
@@ -251,7 +253,11 @@ def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from vcsched.sim.output import write_jobs
+    one_blas_thread()  # the simulators do no linear algebra
+    with modules_loaded():
+        from vcsched.scenarios.grid_build import build  # noqa: F401 - loaded here, used by build_workload
+        from vcsched.scenarios.grid_run import simulate_with_reference  # noqa: F401 - used by _simulate
+        from vcsched.sim.output import write_jobs
 
     if not args.scenario and (args.heterogeneous or args.batch != "fcfs"):
         raise InvalidInputError("--heterogeneous and --batch apply to --scenario; for a platform file set each "

@@ -165,9 +165,11 @@ class Cluster(abc.ABC):
         # run and requested times of every job on this cluster, precomputed (vectorised) for the event loop
         ratio = ctx.origin_speed / self.speed
         same = ctx.origin_speed == self.speed
-        self.run_here = np.where(same, ctx.run_time, ctx.run_time * ratio).tolist()
+        run_here = np.where(same, ctx.run_time, ctx.run_time * ratio)
         req_here = np.where(same, ctx.requested_time, ctx.requested_time * ratio)
-        self.req_here = req_here.tolist()
+        self.times_here = (run_here, req_here)  # as arrays; the lists run_here and req_here are made on first use
+        self.__dict__.pop("run_here", None)
+        self.__dict__.pop("req_here", None)
         # planned durations (planned_duration) and widths as arrays, for the vectorised ECTs
         self._planned = np.where(req_here > 0, req_here, 1.0)
         self._widths = np.asarray(ctx.widths, dtype=np.int64)
@@ -182,6 +184,15 @@ class Cluster(abc.ABC):
 
     def _reset(self) -> None:
         pass
+
+    def __getattr__(self, name: str):
+        """``run_here`` and ``req_here``, each job's run and requested time here as a list for the event loop, are
+        made from :attr:`times_here` on first use (a whole run in compiled code never needs them)."""
+        if name in ("run_here", "req_here") and "times_here" in self.__dict__:
+            value = self.__dict__["times_here"][name == "req_here"].tolist()
+            setattr(self, name, value)
+            return value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ job times on this cluster
     def run_time(self, j: int) -> float:

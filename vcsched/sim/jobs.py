@@ -72,17 +72,20 @@ class JobTable:
             if labels is not None:
                 ids = np.array([f"{labels[k]}!{i}" for i in ids.tolist()], dtype=object)
             parts.append((w.submit_time, w.effective_run_time, w.requested_time, w.processors,
-                          np.full(n, o, dtype=np.int64), ids, np.arange(n), w.profile))
+                          np.full(n, o, dtype=np.int64), ids, np.arange(n)))
         if not parts:
             raise InvalidInputError("no workload to simulate")
         submit = np.concatenate([p[0] for p in parts]).astype(np.float64)
         origin = np.concatenate([p[4] for p in parts])
         pos = np.concatenate([p[6] for p in parts])
-        order = np.lexsort((pos, origin, submit))
+        if len(parts) == 1 and bool((submit[1:] >= submit[:-1]).all()):
+            order = slice(None)  # one workload in submission order: the order of the sort below, without sorting
+        else:
+            order = np.lexsort((pos, origin, submit))
         ids = np.concatenate([np.asarray(p[5], dtype=object) for p in parts]) if labels is not None \
             else np.concatenate([p[5] for p in parts])
         named = any(len(w.profiles) for w in workloads)
-        profile = np.concatenate([p[7] for p in parts])[order] if named else None
+        profile = np.concatenate([w.profile for w in workloads])[order] if named else None
         return cls(job_id=ids[order], submit=submit[order], profile=profile,
                    run_time=np.concatenate([p[1] for p in parts]).astype(np.float64)[order],
                    requested_time=np.concatenate([p[2] for p in parts]).astype(np.float64)[order],

@@ -513,7 +513,7 @@ class Grid:
         start, finish, head = np.empty(n), np.empty(n), np.full(n, np.nan)
         easy = type(c) is EasyCluster
         passes = loop.simulate_one(np.ascontiguousarray(self.jobs.submit, dtype=np.float64),
-                                   np.array(c.run_here, dtype=np.float64), np.array(c.req_here, dtype=np.float64),
+                                   *(np.ascontiguousarray(t, dtype=np.float64) for t in c.times_here),
                                    np.ascontiguousarray(procs), c.procs, easy, start, finish, head)
         c.started, c.ended = DenseRecords(start), DenseRecords(finish)
         if easy:
