@@ -3,7 +3,7 @@
  * Built by setuptools as the optional extension vcsched._speedups (setup.py); vcsched/native.py loads
  * it and every caller falls back to the numba or pure-Python version of the same rule when it is
  * absent (no compiler at install time) or stale (VERSION differs). Each function is the same rule as
- * its fallback, tested equal in tests/sim/test_sim_native.py:
+ * its fallback, tested equal in tests/sim/test_sim_whole_run.py and tests/sim/test_sim_plain_batch.py:
  *
  *   parse_swf       vcsched/problems/swf_compiled.py (_parse, _number)
  *   simulate_one    vcsched/sim/whole_run.py (simulate_one, _backfill, _shadow)
