@@ -54,7 +54,6 @@ first; each result says how many schedules were evaluated and why the search sto
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numpy as np
@@ -63,6 +62,7 @@ from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
+from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from vcsched.errors import InvalidInputError
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
@@ -89,6 +89,9 @@ KEY_SHARE = 0.85
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
+STRETCH_STARTS = (1.5, 1.2, 2.0, 1.35, 1.1, 1.75, 2.5, 1.05, 3.0, 1.3, 1.6, 1.15, 4.0)
+"""First targets of the max-stretch repair's restarts, as multiples of the stretch lower bound (each restart runs
+its descent to the end; on KTH-SP2 the results of single starts ranged over 12.8-18.7 for targets 8-15)."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -253,68 +256,36 @@ class _Limit:
         return None
 
 
-def _deadline_schedule(ev, feats, target: float, rounds: int, limit: _Limit):
-    """Squeaky-wheel construction for the stretch target ``S``: the serial construction under the deadline key
-    ``d = r + S p``; while some job finishes after its deadline (and ``rounds`` and the ``limit`` allow), its key is
-    lowered by twice its lateness and the construction runs again. Returns ``(best metrics, cluster, start)``."""
-    p = feats["p"]
-    deadline = ev.release + target * p
-    key = deadline.copy()
-    best = None
-    for _ in range(rounds):
-        values, cluster, start = ev.run(key, "serial")
-        if best is None or values["max_stretch"] < best[0]["max_stretch"]:
-            best = (values, cluster, start)
-        late = (start[ev.order] + ev.duration[np.arange(p.size), cluster[ev.order]]) - deadline
-        late = np.where(p > 0, late, 0.0)
-        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any() or limit.stop():
+def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[_Best, str]:
+    """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from the deadline keys
+    ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn (restarts, while the
+    ``limit`` allows); the best list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), and kept
+    when better than ``best``. Returns (best, stopped)."""
+    low = max(low, 1.0)
+    base = ev.count
+    found, found_key, stopped = np.inf, None, "done"
+    for f in STRETCH_STARTS:
+        sr = StretchRepair(ev.release, ev.width, ev.duration, ev.procs, ev.release + f * low * feats["p"], f * low,
+                           ev._work)
+
+        def stop(sr=sr, base=base) -> str | None:
+            ev.count = base + sr.rounds  # each round builds a whole schedule
+            return limit.stop()
+
+        stopped = search_stretch(sr, stop)
+        base = ev.count
+        if sr.best_value < found:
+            found, found_key = sr.best_value, sr.best_key
+        if stopped != "done":
             break
-        key = key - 2.0 * np.maximum(late, 0.0)
-    return best
-
-
-def _stretch_bisection(ev, feats, best: _Best, low: float, limit: _Limit, rounds: int = 8):
-    """Bisection on the stretch target ``S`` (the deadline key ``r + S p`` by both constructions, the serial one
-    repaired by :func:`_deadline_schedule`); returns (best, stopped)."""
-    lo, hi = max(low, 1.0), best.value
-    while hi > lo * (1 + 1e-3):
-        stop = limit.stop()
-        if stop:
-            return best, stop
-        target = math.sqrt(lo * hi)
-        values, cluster, start = ev.run(ev.release + target * feats["p"], "easy")
-        candidates = [("easy", values, cluster, start), ("serial, repaired",
-                                                         *_deadline_schedule(ev, feats, target, rounds, limit))]
-        v = min(c[1]["max_stretch"] for c in candidates)
-        for kernel, values, cluster, start in candidates:
-            if values["max_stretch"] < best.value:
-                best = _Best(values["max_stretch"], "bisection",
-                             f"{kernel}, deadline key r + S p, S = {target:.6g}", cluster, start, "serial", target)
-        if v <= target:
-            hi = min(v, target)
-        else:
-            lo = target
-    return _stretch_descent(ev, feats, best, limit)
-
-
-def _stretch_descent(ev, feats, best: _Best, limit: _Limit, rounds: int = 16):
-    """After the bisection (the repair is not monotone in ``S``: a target can be met below one that was
-    missed): targets ``best (1 - step)``, the step halved after each target that gives nothing better, from
-    1/4 down to 1/100."""
-    step = 0.25
-    while step >= 0.01:
-        stop = limit.stop()
-        if stop:
-            return best, stop
-        target = best.value * (1 - step)
-        values, cluster, start = _deadline_schedule(ev, feats, target, rounds, limit)
-        if values["max_stretch"] < best.value:
-            best = _Best(values["max_stretch"], "bisection",
-                         f"serial, repaired, deadline key r + S p, S = {target:.6g} (descent)", cluster, start,
-                         "serial", target)
-        else:
-            step /= 2
-    return best, "done"
+    if found_key is None:
+        return best, stopped
+    values, cluster, start = ev.run(found_key, "serial")
+    assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
+    if values["max_stretch"] < best.value:
+        best = _Best(values["max_stretch"], "repair", f"serial, deadline repair ({ev.count} rounds)", cluster, start,
+                     "serial")
+    return best, stopped
 
 
 def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -435,7 +406,7 @@ def _closed(value: float, low: float | None) -> bool:
 def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
-        return _stretch_bisection(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
+        return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
         best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), patience)
     else:
