@@ -8,8 +8,8 @@ list is unchanged): if, on a cluster ``k``, those jobs leave ``q_j`` processors 
 ``j`` completes by ``s + p_jk`` (its earliest fit on ``k`` is at ``s`` or before, and the construction keeps the
 cluster where it completes first). :func:`promotions` finds, for each late job, the smallest such jump: over the
 clusters where it fits and a few starts ``s`` of its window ``[r_j, r_j + S p_jk - p_jk]``, the fewest jobs of
-highest rank to pass among those running during ``[s, s + p_jk)`` (a binary search on how many, the peak use of
-the rest computed by a sweep).
+highest rank to pass among those running during ``[s, s + p_jk)`` (passed in decreasing rank until the peak use of
+the rest, kept in a max tree over their starts, leaves room for ``j``).
 """
 
 from __future__ import annotations
@@ -25,30 +25,27 @@ START_POINTS = 8
 
 
 @njit(cache=True)
-def _peak(s0, s1, starts, fins, widths, first, count, work):
-    """Largest number of processors used during ``[s0, s1)`` by the intervals ``first .. count - 1`` of the arrays
-    (half-open ``[start, fin)``, clipped to the window): a sweep, finishes before starts at equal times."""
-    m = count - first
-    if m <= 0:
-        return 0
-    a = np.empty(m)
-    b = np.empty(m)
-    for x in range(m):
-        a[x] = max(starts[first + x], s0)
-        b[x] = min(fins[first + x], s1)
-    oa, ob = np.argsort(a), np.argsort(b)
-    work[0] += 4 * m
-    use, peak, ia, ib = 0, 0, 0, 0
-    while ia < m:
-        if ib < m and b[ob[ib]] <= a[oa[ia]]:
-            use -= widths[first + ob[ib]]
-            ib += 1
-        else:
-            use += widths[first + oa[ia]]
-            ia += 1
-            if use > peak:
-                peak = use
-    return peak
+def _tree_add(t, d, size, lo, hi, v):
+    """Add ``v`` to the leaves ``lo .. hi - 1`` of the max tree ``t`` (pending additions ``d``; ``t[1]`` the
+    maximum over the leaves)."""
+    lo += size
+    hi += size
+    l0, r0 = lo, hi - 1
+    while lo < hi:
+        if lo & 1:
+            t[lo] += v
+            d[lo] += v
+            lo += 1
+        if hi & 1:
+            hi -= 1
+            t[hi] += v
+            d[hi] += v
+        lo >>= 1
+        hi >>= 1
+    for x in (l0, r0):
+        while x > 1:
+            x >>= 1
+            t[x] = max(t[2 * x], t[2 * x + 1]) + d[x]
 
 
 @njit(cache=True)
@@ -74,19 +71,29 @@ def _jump(j, k, s, p, release, width, procs, cluster, start, duration, rank, tar
     if cnt == 0:
         return rank[j], 0
     order = np.argsort(-buf_r[:cnt])  # highest rank first: those are passed first
-    ss, ff, ww, rr = buf_s[:cnt][order], buf_f[:cnt][order], buf_w[:cnt][order], buf_r[:cnt][order]
+    # the use during [s, s + p) changes only at the (clipped) starts: one leaf per start, in time order
+    xs = np.sort(np.maximum(buf_s[:cnt], s))
+    size = 1
+    while size < cnt:
+        size *= 2
+    t = np.zeros(2 * size, dtype=np.int64)
+    d = np.zeros(2 * size, dtype=np.int64)
+    first = np.searchsorted(xs, np.maximum(buf_s[:cnt], s), side="left")
+    last = np.searchsorted(xs, buf_f[:cnt], side="left")
+    work[0] += 8 * cnt
+    for x in range(cnt):
+        _tree_add(t, d, size, first[x], last[x], buf_w[x])
     room = procs[k] - width[j]
-    if _peak(s, s + p, ss, ff, ww, 0, cnt, work) <= room:
+    passed, harm = 0, 0
+    while t[1] > room:  # pass the job of highest rank left (the peak of the rest only falls)
+        x = order[passed]
+        _tree_add(t, d, size, first[x], last[x], -buf_w[x])
+        harm += buf_t[x]
+        passed += 1
+    work[0] += 4 * passed
+    if passed == 0:
         return rank[j], 0
-    lo_m, hi_m = 1, cnt  # pass the first m of the list: the peak of the rest is non-increasing in m
-    while lo_m < hi_m:
-        mid = (lo_m + hi_m) // 2
-        if _peak(s, s + p, ss, ff, ww, mid, cnt, work) <= room:
-            hi_m = mid
-        else:
-            lo_m = mid + 1
-    tight = buf_t[:cnt][order]
-    return rr[lo_m - 1], int(tight[:lo_m].sum())
+    return buf_r[order[passed - 1]], harm
 
 
 @njit(cache=True)

@@ -31,11 +31,14 @@ from lowerbounds.batch._stretchrepair import promotions
 __all__ = ["StretchRepair", "ROUNDS", "STEP", "MIN_STEP", "ROUND_WORK"]
 
 ROUNDS = 12
-"""Rounds of repair without fewer late jobs before a target is given up."""
+"""Rounds of repair without fewer late jobs before a target is given up (the default ``patience``)."""
 STEP = 0.1
 """First relative step of the target below the best max stretch found."""
 MIN_STEP = 0.002
 """The descent stops when its step falls below this."""
+LATE_CAP = 256
+"""Late jobs moved in one round at most (the most stretched): moves of one round interfere, and each costs a scan
+of its window."""
 ROUND_WORK = 20
 """Work units charged per job and round besides the construction's and the promotions' own steps (NumPy)."""
 
@@ -54,15 +57,17 @@ class StretchRepair:
     ``procs``, from the list ``key`` (one per job) and the target ``target``; ``work``: the one-element counter of
     work units (the construction's and the promotions' steps, plus :data:`ROUND_WORK` per job and round)."""
 
-    def __init__(self, release, width, duration, procs, key, target: float, work: np.ndarray) -> None:
+    def __init__(self, release, width, duration, procs, key, target: float, work: np.ndarray,
+                 patience: int = ROUNDS) -> None:
         self.release, self.width, self.duration, self.procs = release, width, duration, procs
         self.work = work
         self.key = np.array(key, dtype=float)
         self.target = float(target)
         self.step = STEP
+        self.patience = patience
         self.rounds = 0
         self.best_value, self.best_key = np.inf, self.key.copy()
-        self._stalled, self._fewest = 0, None
+        self._stalled, self._fewest, self._at = 0, None, 0
 
     def _build(self):
         order = np.argsort(self.key, kind="stable")
@@ -82,17 +87,21 @@ class StretchRepair:
         if late.size == 0:
             self._next_target(min(value, self.target))
             return True
+        self._at += 1
         if self._fewest is None or late.size < self._fewest:
             self._fewest, self._stalled = late.size, 0
         else:
             self._stalled += 1
-        if self._stalled >= ROUNDS:
+        if self._stalled >= self.patience or self._at >= 3 * self.patience:
             self.step /= 2
             if self.step < MIN_STEP:
                 return False
             self.key = self.best_key.copy()
             self._next_target(self.best_value)
             return True
+        if late.size > LATE_CAP:  # the most stretched first
+            st = (start[late] + p[late] - self.release[late]) / p[late]
+            late = np.sort(late[np.argsort(-st, kind="stable")[:LATE_CAP]])
         rank = np.empty(order.size, dtype=np.int64)
         rank[order] = np.arange(order.size)
         to = promotions(late, self.release, self.width, self.duration, self.procs, cluster, start, rank,
@@ -103,7 +112,7 @@ class StretchRepair:
 
     def _next_target(self, below: float) -> None:
         self.target = below * (1 - self.step)
-        self._stalled, self._fewest = 0, None
+        self._stalled, self._fewest, self._at = 0, None, 0
 
 
 def search_stretch(sr: StretchRepair, stop) -> str:
