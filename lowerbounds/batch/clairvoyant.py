@@ -19,13 +19,11 @@ driven by a static key per job (smaller first); the search is over keys:
    every metric is read off its schedule.
 2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
 
-   * max stretch: bisection on the target ``S`` with the deadline key ``r + S p`` (EDF): ``easy`` once,
-     and ``serial`` repaired squeaky-wheel fashion (Joslin and Clements 1999: the key of each job that
-     misses its deadline is lowered by twice its lateness, and the construction runs again, up to 8
-     times). A target met (max stretch ``<= S``) becomes the new upper end, else the lower end
-     (geometric midpoints between the stretch lower bound and the best value found). The repair is
-     not monotone in ``S``, so a descent follows: targets ``best (1 - step)`` with 16 repair runs, the
-     step halved from 1/4 to 1/100 after each target that gives nothing better;
+   * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
+     construction's list: each late job moves up the list just far enough to meet its deadline
+     (:mod:`lowerbounds.batch.stretchrepair`), with restarts from several first targets
+     (:data:`STRETCH_STARTS`, multiples of the stretch lower bound); the best list's schedule is built in full and
+     checked;
    * the mean response time and mean bounded slowdown, when the best ``easy`` entry of the portfolio is within
      :data:`KEY_START` of the best entry: local search on that entry's key, one key per job, each move
      evaluated by incremental re-simulation (:mod:`lowerbounds.batch.keysearch`, :data:`KEY_SHARE` of the
@@ -103,7 +101,7 @@ _WEIGHT = {"makespan": 0.25}
 @dataclasses.dataclass(frozen=True)
 class ClairvoyantSchedule:
     """The best schedule found for one metric: its ``value`` (an upper bound on the optimum), the ``method``
-    (``portfolio``, ``local search`` or ``bisection``), ``detail`` (the key), ``seconds`` spent on the metric,
+    (``portfolio``, ``local search``, ``repair`` or ``exact``), ``detail`` (the key), ``seconds`` spent on the metric,
     ``evaluations`` (schedules built for it), ``stopped`` (``iterations``, ``patience``, ``time_limit`` or
     ``done``) and the schedule itself: ``cluster[j]``, ``start[j]`` (rows of the instance)."""
 
@@ -348,7 +346,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
         default :data:`WORK_PER_SECOND` ``* time_limit * 0.8``. The improvement steps share what the portfolio
         leaves, in the order of ``metrics``.
     iterations, patience : int, optional
-        Caps on the schedules per metric in the improvement step (the block search, the stretch bisection), and
+        Caps on the schedules per metric in the improvement step (the block search, the stretch repair's rounds), and
         moves without improvement before the block search stops (twice as many for the list moves); None: no cap.
     lower : dict, optional
         Lower bounds per metric: a metric whose portfolio value meets its bound within 1e-4 is not searched
@@ -358,7 +356,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     quick : bool
         The portfolio only (:data:`QUICK_PORTFOLIO`).
     stretch_low : float, optional
-        A lower bound on the max stretch, the bisection's lower end (default 1).
+        A lower bound on the max stretch, the unit of the repair's first targets (default 1).
 
     Returns
     -------
