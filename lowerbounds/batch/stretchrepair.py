@@ -39,6 +39,8 @@ MIN_STEP = 0.002
 LATE_CAP = 256
 """Late jobs moved in one round at most (the most stretched): moves of one round interfere, and each costs a scan
 of its window."""
+RAISE = 4
+"""A target that leaves more than ``RAISE * LATE_CAP`` jobs late is raised to the stretch that leaves that many."""
 ROUND_WORK = 20
 """Work units charged per job and round besides the construction's and the promotions' own steps (NumPy)."""
 
@@ -84,6 +86,11 @@ class StretchRepair:
         if value < self.best_value:
             self.best_value, self.best_key = value, self.key.copy()
         late = np.flatnonzero((p > 0) & (start + p > self.release + self.target * p * (1 + 1e-12)))
+        if late.size > RAISE * LATE_CAP:  # out of reach: the target that leaves that many late jobs
+            st = (start[late] + p[late] - self.release[late]) / p[late]
+            self.target = float(np.partition(st, st.size - RAISE * LATE_CAP)[st.size - RAISE * LATE_CAP])
+            self._stalled, self._fewest, self._at = 0, None, 0
+            late = late[st > self.target * (1 + 1e-12)]
         if late.size == 0:
             self._next_target(min(value, self.target))
             return True
