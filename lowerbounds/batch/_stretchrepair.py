@@ -121,7 +121,7 @@ def promotions(late, release, width, duration, procs, cluster, start, rank, targ
             p = duration[j, k]
             if not np.isfinite(p) or p <= 0.0:
                 continue
-            latest = release[j] + (target - 1.0) * p
+            latest = release[j] + max(target - 1.0, 0.0) * p
             for c in range(START_POINTS):
                 s = release[j] + (latest - release[j]) * c / (START_POINTS - 1)
                 r, harm = _jump(j, k, s, p, release, width, procs, cluster, start, duration, rank, target, by_start,

@@ -92,6 +92,8 @@ class StretchRepair:
             self._stalled, self._fewest, self._at = 0, None, 0
             late = late[st > self.target * (1 + 1e-12)]
         if late.size == 0:
+            if value <= 1.0:  # no job waits: nothing left to gain
+                return False
             self._next_target(min(value, self.target))
             return True
         self._at += 1

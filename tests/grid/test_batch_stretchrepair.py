@@ -51,7 +51,7 @@ def _plain_promotions(late, r, q, p, m, cluster, start, rank, target):
         for k in range(m.size):
             if not np.isfinite(p[j, k]) or p[j, k] <= 0:
                 continue
-            latest = r[j] + (target - 1) * p[j, k]
+            latest = r[j] + max(target - 1, 0) * p[j, k]
             for c in range(START_POINTS):
                 s = r[j] + (latest - r[j]) * c / (START_POINTS - 1)
                 to, harm = _plain_jump(j, k, s, p[j, k], r, q, m, cluster, start, p, rank, target)
@@ -62,7 +62,7 @@ def _plain_promotions(late, r, q, p, m, cluster, start, rank, target):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**6), st.integers(2, 25), st.integers(1, 2), st.sampled_from([1.0, 1.5, 3.0]))
+@given(st.integers(0, 10**6), st.integers(2, 25), st.integers(1, 2), st.sampled_from([0.9, 1.0, 1.5, 3.0]))
 def test_promotions_equal_the_plain_jump_and_meet_the_deadline(seed, n, K, target):
     rng = np.random.default_rng(seed)
     r, q, p, m = _arrays(rng, n, K)
@@ -82,7 +82,8 @@ def test_promotions_equal_the_plain_jump_and_meet_the_deadline(seed, n, K, targe
         new = np.concatenate([order[:to], [j], [i for i in order[to:] if i != j]])
         c2, s2 = serial_schedule(r, q, p, m, new)
         assert np.array_equal(s2[order[:to]], start[order[:to]])
-        assert s2[j] + p[j, c2[j]] <= max(r[j] + target * p[j, k] for k in range(K) if np.isfinite(p[j, k])) + 1e-9
+        reach = max(target, 1.0)  # below 1 no start meets the deadline: the jump aims at the submission
+        assert s2[j] + p[j, c2[j]] <= max(r[j] + reach * p[j, k] for k in range(K) if np.isfinite(p[j, k])) + 1e-9
 
 
 @pytest.mark.parametrize("seed", range(12))
