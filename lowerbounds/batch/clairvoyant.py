@@ -19,13 +19,11 @@ driven by a static key per job (smaller first); the search is over keys:
    every metric is read off its schedule.
 2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
 
-   * max stretch: bisection on the target ``S`` with the deadline key ``r + S p`` (EDF): ``easy`` once,
-     and ``serial`` repaired squeaky-wheel fashion (Joslin and Clements 1999: the key of each job that
-     misses its deadline is lowered by twice its lateness, and the construction runs again, up to 8
-     times). A target met (max stretch ``<= S``) becomes the new upper end, else the lower end
-     (geometric midpoints between the stretch lower bound and the best value found). The repair is
-     not monotone in ``S``, so a descent follows: targets ``best (1 - step)`` with 16 repair runs, the
-     step halved from 1/4 to 1/100 after each target that gives nothing better;
+   * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
+     construction's list: each late job moves up the list just far enough to meet its deadline
+     (:mod:`lowerbounds.batch.stretchrepair`), with restarts from several first targets
+     (:data:`STRETCH_STARTS`, multiples of the stretch lower bound); the best list's schedule is built in full and
+     checked;
    * the mean response time and mean bounded slowdown, when the best ``easy`` entry of the portfolio is within
      :data:`KEY_START` of the best entry: local search on that entry's key, one key per job, each move
      evaluated by incremental re-simulation (:mod:`lowerbounds.batch.keysearch`, :data:`KEY_SHARE` of the
@@ -54,7 +52,6 @@ first; each result says how many schedules were evaluated and why the search sto
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numpy as np
@@ -63,6 +60,7 @@ from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
+from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from vcsched.errors import InvalidInputError
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
@@ -89,6 +87,13 @@ KEY_SHARE = 0.85
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
+STRETCH_STARTS = ((1.5, 12), (1.2, 12), (2.0, 40), (1.35, 12), (1.1, 40), (1.75, 12), (2.5, 12), (1.05, 12),
+                  (3.0, 40), (1.3, 12), (1.6, 40), (1.15, 12), (4.0, 12))
+"""Restarts of the max-stretch repair: the first target as a multiple of the stretch lower bound, and the repair's
+patience (:class:`~lowerbounds.batch.stretchrepair.StretchRepair`). Each restart runs its descent to the end. The
+descent is chaotic (on KTH-SP2 single starts from 8-15 ended anywhere in 12.8-18.7, and a patience of 40 instead
+of 12 gave 18.6 instead of 12.8 from 12, while on CTC-SP2 it gave 64.8 instead of 123.7 from 15): the restarts vary
+both."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -96,7 +101,7 @@ _WEIGHT = {"makespan": 0.25}
 @dataclasses.dataclass(frozen=True)
 class ClairvoyantSchedule:
     """The best schedule found for one metric: its ``value`` (an upper bound on the optimum), the ``method``
-    (``portfolio``, ``local search`` or ``bisection``), ``detail`` (the key), ``seconds`` spent on the metric,
+    (``portfolio``, ``local search``, ``repair`` or ``exact``), ``detail`` (the key), ``seconds`` spent on the metric,
     ``evaluations`` (schedules built for it), ``stopped`` (``iterations``, ``patience``, ``time_limit`` or
     ``done``) and the schedule itself: ``cluster[j]``, ``start[j]`` (rows of the instance)."""
 
@@ -253,68 +258,36 @@ class _Limit:
         return None
 
 
-def _deadline_schedule(ev, feats, target: float, rounds: int, limit: _Limit):
-    """Squeaky-wheel construction for the stretch target ``S``: the serial construction under the deadline key
-    ``d = r + S p``; while some job finishes after its deadline (and ``rounds`` and the ``limit`` allow), its key is
-    lowered by twice its lateness and the construction runs again. Returns ``(best metrics, cluster, start)``."""
-    p = feats["p"]
-    deadline = ev.release + target * p
-    key = deadline.copy()
-    best = None
-    for _ in range(rounds):
-        values, cluster, start = ev.run(key, "serial")
-        if best is None or values["max_stretch"] < best[0]["max_stretch"]:
-            best = (values, cluster, start)
-        late = (start[ev.order] + ev.duration[np.arange(p.size), cluster[ev.order]]) - deadline
-        late = np.where(p > 0, late, 0.0)
-        if not (late > 1e-9 * np.maximum(deadline, 1.0)).any() or limit.stop():
+def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[_Best, str]:
+    """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from the deadline keys
+    ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn (restarts, while the
+    ``limit`` allows); the best list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), and kept
+    when better than ``best``. Returns (best, stopped)."""
+    low = max(low, 1.0)
+    base = ev.count
+    found, found_key, stopped = np.inf, None, "done"
+    for f, patience in STRETCH_STARTS:
+        sr = StretchRepair(ev.release, ev.width, ev.duration, ev.procs, ev.release + f * low * feats["p"], f * low,
+                           ev._work, patience)
+
+        def stop(sr=sr, base=base) -> str | None:
+            ev.count = base + sr.rounds  # each round builds a whole schedule
+            return limit.stop()
+
+        stopped = search_stretch(sr, stop)
+        base = ev.count
+        if sr.best_value < found:
+            found, found_key = sr.best_value, sr.best_key
+        if stopped != "done":
             break
-        key = key - 2.0 * np.maximum(late, 0.0)
-    return best
-
-
-def _stretch_bisection(ev, feats, best: _Best, low: float, limit: _Limit, rounds: int = 8):
-    """Bisection on the stretch target ``S`` (the deadline key ``r + S p`` by both constructions, the serial one
-    repaired by :func:`_deadline_schedule`); returns (best, stopped)."""
-    lo, hi = max(low, 1.0), best.value
-    while hi > lo * (1 + 1e-3):
-        stop = limit.stop()
-        if stop:
-            return best, stop
-        target = math.sqrt(lo * hi)
-        values, cluster, start = ev.run(ev.release + target * feats["p"], "easy")
-        candidates = [("easy", values, cluster, start), ("serial, repaired",
-                                                         *_deadline_schedule(ev, feats, target, rounds, limit))]
-        v = min(c[1]["max_stretch"] for c in candidates)
-        for kernel, values, cluster, start in candidates:
-            if values["max_stretch"] < best.value:
-                best = _Best(values["max_stretch"], "bisection",
-                             f"{kernel}, deadline key r + S p, S = {target:.6g}", cluster, start, "serial", target)
-        if v <= target:
-            hi = min(v, target)
-        else:
-            lo = target
-    return _stretch_descent(ev, feats, best, limit)
-
-
-def _stretch_descent(ev, feats, best: _Best, limit: _Limit, rounds: int = 16):
-    """After the bisection (the repair is not monotone in ``S``: a target can be met below one that was
-    missed): targets ``best (1 - step)``, the step halved after each target that gives nothing better, from
-    1/4 down to 1/100."""
-    step = 0.25
-    while step >= 0.01:
-        stop = limit.stop()
-        if stop:
-            return best, stop
-        target = best.value * (1 - step)
-        values, cluster, start = _deadline_schedule(ev, feats, target, rounds, limit)
-        if values["max_stretch"] < best.value:
-            best = _Best(values["max_stretch"], "bisection",
-                         f"serial, repaired, deadline key r + S p, S = {target:.6g} (descent)", cluster, start,
-                         "serial", target)
-        else:
-            step /= 2
-    return best, "done"
+    if found_key is None:
+        return best, stopped
+    values, cluster, start = ev.run(found_key, "serial")
+    assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
+    if values["max_stretch"] < best.value:
+        best = _Best(values["max_stretch"], "repair", f"serial, deadline repair ({ev.count} rounds)", cluster, start,
+                     "serial")
+    return best, stopped
 
 
 def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -373,7 +346,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
         default :data:`WORK_PER_SECOND` ``* time_limit * 0.8``. The improvement steps share what the portfolio
         leaves, in the order of ``metrics``.
     iterations, patience : int, optional
-        Caps on the schedules per metric in the improvement step (the block search, the stretch bisection), and
+        Caps on the schedules per metric in the improvement step (the block search, the stretch repair's rounds), and
         moves without improvement before the block search stops (twice as many for the list moves); None: no cap.
     lower : dict, optional
         Lower bounds per metric: a metric whose portfolio value meets its bound within 1e-4 is not searched
@@ -383,7 +356,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     quick : bool
         The portfolio only (:data:`QUICK_PORTFOLIO`).
     stretch_low : float, optional
-        A lower bound on the max stretch, the bisection's lower end (default 1).
+        A lower bound on the max stretch, the unit of the repair's first targets (default 1).
 
     Returns
     -------
@@ -435,7 +408,7 @@ def _closed(value: float, low: float | None) -> bool:
 def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
-        return _stretch_bisection(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
+        return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
         best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), patience)
     else:

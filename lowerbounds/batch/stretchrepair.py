@@ -1,0 +1,134 @@
+"""Max stretch: descent on the target stretch, each target met by repairing a serial list against its deadlines.
+
+A schedule has max stretch ``<= S`` when every job ``j`` completes by its deadline ``r_j + S p_jk`` on the
+cluster ``k`` where it runs. The serial construction (:func:`lowerbounds.batch._listsched.serial_schedule`,
+each job of a list at its earliest feasible start given the jobs before it in the list) reaches every active
+schedule; the search is over its list, held as one key per job (smaller first, ties by submission):
+
+* **Repair** (one round): build the list's schedule; every job that misses its deadline moves up the list just
+  far enough to meet it, were the jobs still before it placed as they are
+  (:func:`lowerbounds.batch._stretchrepair.promotions`: a job moved up the list is placed against an unchanged
+  prefix, so the jump is exact for that job alone; the jobs it passes are placed after it, and may then be late
+  in turn). The late jobs of a round move together.
+* **Descent**: from the deadline key ``r + S0 p`` (``S0`` the best value so far), each target met (no late job;
+  the schedule's max stretch ``v``) is followed by the target ``v (1 - step)``, the list kept; a target not met
+  within :data:`ROUNDS` rounds without fewer late jobs sends the search back to the best list found, with the
+  step halved (from :data:`STEP`, down to :data:`MIN_STEP`, where it stops).
+
+Every round's schedule is a schedule of the relaxation (the construction's); the best one is tracked by its max
+stretch, met target or not. The search is deterministic: a function of the instance, the start and the stop (work
+units, rounds), never of the clock but as a safety stop. The caller rebuilds the best list's schedule in full
+and checks it (:class:`lowerbounds.batch.clairvoyant._Evaluator`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lowerbounds.batch._listsched import serial_schedule_counted
+from lowerbounds.batch._stretchrepair import promotions
+
+__all__ = ["StretchRepair", "ROUNDS", "STEP", "MIN_STEP", "ROUND_WORK"]
+
+ROUNDS = 12
+"""Rounds of repair without fewer late jobs before a target is given up (the default ``patience``)."""
+STEP = 0.1
+"""First relative step of the target below the best max stretch found."""
+MIN_STEP = 0.002
+"""The descent stops when its step falls below this."""
+LATE_CAP = 256
+"""Late jobs moved in one round at most (the most stretched): moves of one round interfere, and each costs a scan
+of its window."""
+RAISE = 4
+"""A target that leaves more than ``RAISE * LATE_CAP`` jobs late is raised to the stretch that leaves that many."""
+ROUND_WORK = 20
+"""Work units charged per job and round besides the construction's and the promotions' own steps (NumPy)."""
+
+
+def max_stretch(release, duration, cluster, start) -> tuple[float, np.ndarray]:
+    """The max stretch of a schedule (jobs of positive duration) and each job's duration where it runs."""
+    p = duration[np.arange(release.size), cluster]
+    pos = p > 0
+    if not pos.any():
+        return 0.0, p
+    return float(((start[pos] + p[pos] - release[pos]) / p[pos]).max()), p
+
+
+class StretchRepair:
+    """The descent of the module docstring on the jobs ``release`` (sorted), ``width``, ``duration`` (n, K) and
+    ``procs``, from the list ``key`` (one per job) and the target ``target``; ``work``: the one-element counter of
+    work units (the construction's and the promotions' steps, plus :data:`ROUND_WORK` per job and round)."""
+
+    def __init__(self, release, width, duration, procs, key, target: float, work: np.ndarray,
+                 patience: int = ROUNDS) -> None:
+        self.release, self.width, self.duration, self.procs = release, width, duration, procs
+        self.work = work
+        self.key = np.array(key, dtype=float)
+        self.target = float(target)
+        self.step = STEP
+        self.patience = patience
+        self.rounds = 0
+        self.best_value, self.best_key = np.inf, self.key.copy()
+        self._stalled, self._fewest, self._at = 0, None, 0
+
+    def _build(self):
+        order = np.argsort(self.key, kind="stable")
+        cluster, start = serial_schedule_counted(self.release, self.width, self.duration, self.procs, order,
+                                                 self.work)
+        self.work[0] += ROUND_WORK * self.release.size
+        return order, cluster, start
+
+    def round(self) -> bool:
+        """One round (module docstring); False when the descent has ended."""
+        self.rounds += 1
+        order, cluster, start = self._build()
+        value, p = max_stretch(self.release, self.duration, cluster, start)
+        if value < self.best_value:
+            self.best_value, self.best_key = value, self.key.copy()
+        late = np.flatnonzero((p > 0) & (start + p > self.release + self.target * p * (1 + 1e-12)))
+        if late.size > RAISE * LATE_CAP:  # out of reach: the target that leaves that many late jobs
+            st = (start[late] + p[late] - self.release[late]) / p[late]
+            self.target = float(np.partition(st, st.size - RAISE * LATE_CAP)[st.size - RAISE * LATE_CAP])
+            self._stalled, self._fewest, self._at = 0, None, 0
+            late = late[st > self.target * (1 + 1e-12)]
+        if late.size == 0:
+            if value <= 1.0:  # no job waits: nothing left to gain
+                return False
+            self._next_target(min(value, self.target))
+            return True
+        self._at += 1
+        if self._fewest is None or late.size < self._fewest:
+            self._fewest, self._stalled = late.size, 0
+        else:
+            self._stalled += 1
+        if self._stalled >= self.patience or self._at >= 3 * self.patience:
+            self.step /= 2
+            if self.step < MIN_STEP:
+                return False
+            self.key = self.best_key.copy()
+            self._next_target(self.best_value)
+            return True
+        if late.size > LATE_CAP:  # the most stretched first
+            st = (start[late] + p[late] - self.release[late]) / p[late]
+            late = np.sort(late[np.argsort(-st, kind="stable")[:LATE_CAP]])
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        to = promotions(late, self.release, self.width, self.duration, self.procs, cluster, start, rank,
+                        self.target, self.work)
+        move = to < rank[late]
+        self.key[late[move]] = np.nextafter(self.key[order[to[move]]], -np.inf)
+        return True
+
+    def _next_target(self, below: float) -> None:
+        self.target = below * (1 - self.step)
+        self._stalled, self._fewest, self._at = 0, None, 0
+
+
+def search_stretch(sr: StretchRepair, stop) -> str:
+    """Rounds on ``sr`` until ``stop()`` names a reason or the descent ends (``done``); returns the reason."""
+    while True:
+        reason = stop()
+        if reason:
+            return reason
+        if not sr.round():
+            return "done"
