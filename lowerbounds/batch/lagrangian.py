@@ -38,6 +38,8 @@ __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "SLOTS"]
 SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
+DEFLECT = 0.5
+"""Weight of the previous direction in the next step's direction (deflected subgradient; 0: plain subgradient)."""
 _LEVELS = 5
 
 
@@ -95,10 +97,11 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
 
 def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_theta):
     """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
-    best value so far (or ``start``), the step factor halved (back at the best prices) after :data:`_STALL` steps
+    best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev`` (projected like
+    ``g``), the step factor halved (back at the best prices, the direction reset) after :data:`_STALL` steps
     without improvement, until it falls below ``min_theta``."""
     best, best_lam = -np.inf, lam
-    theta, stall, steps = 1.0, 0, 0
+    theta, stall, steps, direction = 1.0, 0, 0, None
     while steps < iterations and time.perf_counter() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau)
         steps += 1
@@ -107,14 +110,15 @@ def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_th
         else:
             stall += 1
             if stall >= _STALL:
-                theta, stall, lam = theta / 2, 0, best_lam
+                theta, stall, lam, direction = theta / 2, 0, best_lam, None
                 if theta < min_theta:
                     break
                 continue
-        g = np.where((lam <= 0) & (g < 0), 0.0, g)
-        norm = float((g * g).sum())
+        direction = g if direction is None else g + DEFLECT * direction
+        direction = np.where((lam <= 0) & (direction < 0), 0.0, direction)
+        norm = float((direction * direction).sum())
         if norm <= 0:
             break
         target = max(best, start) * 1.1 + 1.0
-        lam = np.maximum(lam + theta * (target - value) / norm * g, 0.0)
+        lam = np.maximum(lam + theta * (target - value) / norm * direction, 0.0)
     return best, best_lam, steps
