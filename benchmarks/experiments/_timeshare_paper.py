@@ -7,6 +7,8 @@ this module only reads its result rows.
 
 from __future__ import annotations
 
+import csv
+import pathlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,39 +16,55 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["PAPER", "PAPER_COMPLETED", "PAPER_NOISE", "PAPER_SLOW_SHARE", "PAPER_TYPE_SHARES", "FAST_0916", "SCALES",
-           "TS_DEVIATIONS", "deviation_table", "implied_speed_table"]
+__all__ = ["PAPER", "PAPER_COLUMNS", "PAPER_COMPLETED", "PAPER_NOISE", "PAPER_SLOW_SHARE", "PAPER_TYPE_SHARES",
+           "FAST_0916", "SCALES", "TS_DEVIATIONS", "deviation_table", "implied_speed_table"]
 
-# Averages of the paper's tables (seconds; sooner = % of tasks finishing >= 2 s sooner than with MCT).
-PAPER = {
-    ("b", "2", 20.0): {"mct": (10034, 22105, 147.3, 3.8, None), "hmct": (10019, 17519, 94.2, 2.7, 55),
-                       "mp": (10281, 28143, 393.4, 9.2, 53), "msf": (10019, 17482, 96.0, 2.7, 55)},  # Table 16
-    ("b", "2", 17.0): {"mct": (8532, 35380, 261.7, 7.0, None), "hmct": (8512, 26032, 187.2, 5.2, 69),
-                       "mp": (8826, 30955, 411.3, 10.4, 72), "msf": (8507, 25672, 181.6, 8.8, 69)},  # Table 17
-    ("b", "2", 15.0): {"mct": (7650, 68874, 542.2, 14.2, None), "hmct": (7598, 47605, 300.8, 8.9, 80),
-                       "mp": (7885, 38440, 464.4, 13.0, 84), "msf": (7614, 41359, 292.2, 10.8, 83)},  # Table 18
-    ("b", "1", 20.0): {"mct": (10056, 22844, 162, 3.7, None), "hmct": (10051, 18555, 105, 2.4, 65.4),
-                       "mp": (10107, 28451, 278, 1.9, 65.2), "msf": (10051, 18587, 112, 2.6, 64)},  # Table 9
-    ("b", "1", 15.0): {"mct": (7650, 54302, 306, 6.9, None), "hmct": (7615, 37156, 231, 4.8, 76.6),
-                       "mp": (7661, 31644, 323, 3.3, 82), "msf": (7614, 31457, 193, 3.9, 82.4)},  # Table 8
-    ("a", "dgemm", 20.0): {"mct": (9906, 25922, 230, 12.8, None), "hmct": (9908, 19934, 103, 5.8, 65),
-                           "mp": (10162, 26383, 517, 3.7, 66), "msf": (9905, 19702, 97, 5.3, 65)},  # Table 6
-    ("a", "dgemm", 15.0): {"mct": (7880, 89254, 1780, 99, None), "hmct": (5600, 25092, 500, 27.8, 85),
-                           "mp": (7648, 34677, 720, 6.3, 84), "msf": (7626, 31375, 250, 11.3, 87)},  # Table 7
-}
+PAPER_COLUMNS = ("makespan", "sumflow", "maxflow", "maxstretch", "sooner_than_mct")
+"""The values of each heuristic in :data:`PAPER`, in this order."""
+_DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "timeshare"
+"""The paper's numbers, one CSV line per configuration and heuristic: ``paper_averages.csv`` (the averages
+of Tables 6-9 and 16-18; seconds; ``sooner``: % of tasks finishing >= 2 s sooner than with MCT; ``-``: not
+given) and ``paper_type_shares.csv`` (MEAN blocks of Tables 10, 12, 14: % of the 500 tasks of types 1, 2, 3
+on spinnaker and on artimon)."""
+
+
+def _value(text: str):
+    """A cell of the paper's tables: ``-`` (not given) is None, a number keeps the paper's spelling (an integer
+    or a decimal), any other text is a name."""
+    if text == "-":
+        return None
+    if text.isdigit():
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _rows(name: str) -> list[list]:
+    """The lines of one of the paper's tables (:data:`_DATA`), header left out, as lists of cells."""
+    with open(_DATA / name, newline="", encoding="utf-8") as f:
+        return [[_value(cell) for cell in line] for line in list(csv.reader(f))[1:]]
+
+
+def _nest(pairs) -> dict:
+    """``{outer: {heuristic: values}}`` from ``(outer, heuristic, values)`` in the tables' order."""
+    out: dict = {}
+    for outer, heuristic, values in pairs:
+        out.setdefault(outer, {})[heuristic] = values
+    return out
+
+
+PAPER = _nest(((s, str(p), float(mu)), h, tuple(values))
+              for s, p, mu, _table, h, *values in _rows("paper_averages.csv"))
+"""``PAPER[(scenario, platform, mu)][heuristic]``: the paper's averages (:data:`PAPER_COLUMNS`)."""
+PAPER_TYPE_SHARES = _nest((float(mu), h, (tuple(shares[:3]), tuple(shares[3:])))
+                          for mu, h, *shares in _rows("paper_type_shares.csv"))
+"""``PAPER_TYPE_SHARES[mu][heuristic]``: ((spinnaker's % of types 1-3), (artimon's))."""
 # % of tasks on soyotte + fonck, MEAN blocks of Tables 10, 12, 14.
 PAPER_SLOW_SHARE = {20.0: "MCT 0, HMCT 0, MP 10.8, MSF 0", 17.0: "MCT 0, HMCT 0, MP 11.8, MSF 0.5",
                     15.0: "MCT 1.1, HMCT 2.5, MP 10.9, MSF 4.4"}
 PAPER_COMPLETED = {("a", "dgemm", 15.0): {"mct": 495, "hmct": 358, "mp": 500, "msf": 500}}
-# MEAN blocks of Tables 10, 12, 14: % of the 500 tasks of types 1, 2, 3 on (spinnaker, artimon).
-PAPER_TYPE_SHARES = {
-    20.0: {"mct": ((19.4, 18.6, 19.3), (13.6, 14.3, 14.7)), "hmct": ((19.8, 19.7, 20.6), (13.3, 13.2, 13.4)),
-           "mp": ((17.7, 17.2, 18.2), (11.8, 12.5, 11.9)), "msf": ((19.8, 18.9, 20.2), (13.3, 14.0, 13.8))},
-    17.0: {"mct": ((18.9, 18.3, 18.8), (14.2, 14.6, 15.2)), "hmct": ((17.1, 19.1, 18.9), (16.0, 13.8, 15.1)),
-           "mp": ((17.4, 16.8, 16.3), (11.6, 12.0, 14.1)), "msf": ((17.0, 18.6, 18.9), (15.6, 14.3, 15.1))},
-    15.0: {"mct": ((18.2, 17.3, 18.3), (14.6, 15.2, 15.3)), "hmct": ((16.4, 17.3, 18.3), (15.4, 14.5, 15.6)),
-           "mp": ((16.4, 16.2, 16.0), (13.7, 13.0, 13.8)), "msf": ((15.2, 17.8, 18.1), (14.4, 14.2, 15.9))},
-}
 PAPER_NOISE = 0.04
 """Coefficient of variation of the repeated-run cells: the root mean square of the HTM's errors in the
 paper's Table 1 (0.02-10.6 %, RMS 3.9 %)."""
@@ -147,45 +165,42 @@ _INFORMATION = (
     "product as the paper did, adds 7 points to the sooner and later shares at mu = 20 and at most 2 at "
     "mu = 17 and 15")
 
+def _at(stat, *args, **fixed):
+    """``(df, variant) -> value``: ``stat(df, *args, **config)`` at the configuration ``fixed``, which the
+    variant's own settings override (a variant of ``mu`` replaces the row's ``mu``)."""
+    return lambda d, c: stat(d, *args, **{**fixed, **c})
+
+
+_A = {"scenario": "a", "platform": "dgemm"}
 TS_DEVIATIONS = (
-    ("(b) mu=15 HMCT vs MCT sumflow (%)", -30.9, lambda d, c: _hmct_vs_mct(d, **c), B_VARIANTS, _CONGESTION),
-    ("(b) mu=15 HMCT sumflow (s)", 47605.0, lambda d, c: _avg(d, "sumflow", heuristic="hmct", **{"mu": 15.0, **c}),
-     B_VARIANTS, "as above"),
-    ("(b) mu=15 MCT sumflow (s)", 68874.0, lambda d, c: _avg(d, "sumflow", heuristic="mct", **{"mu": 15.0, **c}),
-     B_VARIANTS, "MCT is within the paper's seed-to-seed range (46,647-83,120)"),
-    ("(b) mu=15 MCT makespan - last arrival (s)", 150.0, lambda d, c: _overhang(d, **c), B_VARIANTS,
+    ("(b) mu=15 HMCT vs MCT sumflow (%)", -30.9, _at(_hmct_vs_mct), B_VARIANTS, _CONGESTION),
+    ("(b) mu=15 HMCT sumflow (s)", 47605.0, _at(_avg, "sumflow", heuristic="hmct", mu=15.0), B_VARIANTS, "as above"),
+    ("(b) mu=15 MCT sumflow (s)", 68874.0, _at(_avg, "sumflow", heuristic="mct", mu=15.0), B_VARIANTS,
+     "MCT is within the paper's seed-to-seed range (46,647-83,120)"),
+    ("(b) mu=15 MCT makespan - last arrival (s)", 150.0, _at(_overhang), B_VARIANTS,
      "backlog when the arrivals stop (paper: makespan - 500 mu, +-50 s): ours is larger at mu = 15 (and "
      "within the paper's error at mu = 17 and 20): our fast servers are more loaded than the paper's"),
-    ("(b) mu=20 HMCT vs MCT sumflow (%)", -20.7, lambda d, c: _hmct_vs_mct(d, **{"mu": 20.0, **c}), _MODEL_ONLY,
-     _INFORMATION),
-    ("(b) mu=17 HMCT vs MCT sumflow (%)", -26.4, lambda d, c: _hmct_vs_mct(d, **{"mu": 17.0, **c}), _MODEL_ONLY,
-     "as above"),
-    ("(b) mu=20 MCT sumflow (s)", 22105.0, lambda d, c: _avg(d, "sumflow", heuristic="mct", **{"mu": 20.0, **c}),
+    ("(b) mu=20 HMCT vs MCT sumflow (%)", -20.7, _at(_hmct_vs_mct, mu=20.0), _MODEL_ONLY, _INFORMATION),
+    ("(b) mu=17 HMCT vs MCT sumflow (%)", -26.4, _at(_hmct_vs_mct, mu=17.0), _MODEL_ONLY, "as above"),
+    ("(b) mu=20 MCT sumflow (s)", 22105.0, _at(_avg, "sumflow", heuristic="mct", mu=20.0), _MODEL_ONLY, "as above"),
+    ("(b) mu=17 MCT sumflow (s)", 35380.0, _at(_avg, "sumflow", heuristic="mct", mu=17.0), _MODEL_ONLY, "as above"),
+    ("(b) mu=20 HMCT % sooner than MCT", 55.0, _at(_avg, "sooner_than_mct", heuristic="hmct", mu=20.0),
+     _MODEL_ONLY, _INFORMATION),
+    ("(b) mu=20 HMCT % later than MCT", 18.0, _at(_avg, "later_than_mct", heuristic="hmct", mu=20.0),
      _MODEL_ONLY, "as above"),
-    ("(b) mu=17 MCT sumflow (s)", 35380.0, lambda d, c: _avg(d, "sumflow", heuristic="mct", **{"mu": 17.0, **c}),
+    ("(b) mu=17 HMCT % sooner than MCT", 69.0, _at(_avg, "sooner_than_mct", heuristic="hmct", mu=17.0),
      _MODEL_ONLY, "as above"),
-    ("(b) mu=20 HMCT % sooner than MCT", 55.0,
-     lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **{"mu": 20.0, **c}), _MODEL_ONLY, _INFORMATION),
-    ("(b) mu=20 HMCT % later than MCT", 18.0,
-     lambda d, c: _avg(d, "later_than_mct", heuristic="hmct", **{"mu": 20.0, **c}), _MODEL_ONLY, "as above"),
-    ("(b) mu=17 HMCT % sooner than MCT", 69.0,
-     lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **{"mu": 17.0, **c}), _MODEL_ONLY, "as above"),
-    ("(b) mu=15 HMCT % sooner than MCT", 80.0,
-     lambda d, c: _avg(d, "sooner_than_mct", heuristic="hmct", **c), B_VARIANTS,
+    ("(b) mu=15 HMCT % sooner than MCT", 80.0, _at(_avg, "sooner_than_mct", heuristic="hmct"), B_VARIANTS,
      "needs both causes: the congestion of the first row and MCT's information"),
-    ("(a) mu=15 MSF completed", 500.0,
-     lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="msf", **c), A_VARIANTS,
+    ("(a) mu=15 MSF completed", 500.0, _at(_avg, "completed", heuristic="msf", **_A), A_VARIANTS,
      "capacity = physical memory (our default) makes MSF lose 1-2 % at a few peaks; with RAM + half the "
      "swap it completes all 500 while HMCT still loses tasks"),
-    ("(a) mu=15 MP completed", 500.0,
-     lambda d, c: _avg(d, "completed", scenario="a", platform="dgemm", heuristic="mp", **c), A_VARIANTS,
+    ("(a) mu=15 MP completed", 500.0, _at(_avg, "completed", heuristic="mp", **_A), A_VARIANTS,
      "MP spreads the tasks and never fills a server"),
-    ("(a) mu=15 HMCT completed (best run)", 358.0,
-     lambda d, c: _best(d, "completed", scenario="a", platform="dgemm", heuristic="hmct", **c), A_VARIANTS,
+    ("(a) mu=15 HMCT completed (best run)", 358.0, _at(_best, "completed", heuristic="hmct", **_A), A_VARIANTS,
      "a loss of this size needs a collapse: a server that ran out of memory stays closed and HMCT, without "
      "feedback, keeps sending tasks to it; refusals alone lose at most 12 tasks"),
-    ("(a) mu=15 MCT completed (best run)", 495.0,
-     lambda d, c: _best(d, "completed", scenario="a", platform="dgemm", heuristic="mct", **c), A_VARIANTS,
+    ("(a) mu=15 MCT completed (best run)", 495.0, _at(_best, "completed", heuristic="mct", **_A), A_VARIANTS,
      "MCT's retries save it unless its servers close"),
 )
 """The deviations of our reproduction from seed 003 that the deviation table follows."""

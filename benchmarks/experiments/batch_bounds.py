@@ -243,10 +243,5 @@ def _band_figure(trace: str, sub: pandas.DataFrame, out_dir: pathlib.Path) -> No
     plt.close(fig)
 
 
-EXPERIMENT = Experiment(
-    name="batch-bounds",
-    description="FCFS/EASY/CBF on every trace vs the lower bounds; bound quality against exact optima of small windows",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("batch-bounds", "FCFS/EASY/CBF on every trace vs the lower bounds; bound quality against exact "
+                        "optima of small windows", cells, run_cell, report)

@@ -149,10 +149,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return head + "\n" + text_table(table)
 
 
-EXPERIMENT = Experiment(
-    name="demo",
-    description="a few 4x10 VCSched instances: MILP optimum, LP bound and every registered heuristic (seconds)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("demo", "a few 4x10 VCSched instances: MILP optimum, LP bound and every registered heuristic "
+                        "(seconds)", cells, run_cell, report)

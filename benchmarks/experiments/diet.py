@@ -512,10 +512,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return head + "\n\n" + "\n".join(parts)
 
 
-EXPERIMENT = Experiment(
-    name="diet",
-    description="DIET hierarchical request flow (seed 004 §6): bursty arrivals, SeDs added mid-run, steady state",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("diet", "DIET hierarchical request flow (seed 004 §6): bursty arrivals, SeDs added mid-run, "
+                        "steady state", cells, run_cell, report)

@@ -585,10 +585,5 @@ def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
     return line + f"; slowest cell {what}: {float(slow['cell_seconds']):,.0f} s"
 
 
-EXPERIMENT = Experiment(
-    name="grid-realloc",
-    description="seed 000: reallocation algorithms 1/2 x six heuristics on the paper's grid scenarios (Tables 2-17)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("grid-realloc", "seed 000: reallocation algorithms 1/2 x six heuristics on the paper's grid "
+                        "scenarios (Tables 2-17)", cells, run_cell, report)

@@ -252,10 +252,5 @@ def headlines(table: pandas.DataFrame) -> pandas.DataFrame:
     return pd.DataFrame(out)
 
 
-EXPERIMENT = Experiment(
-    name="moldable",
-    description="seed 002: bi-criteria moldable scheduling vs baselines, ratios to the interval LP bound (Figs 3-7)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("moldable", "seed 002: bi-criteria moldable scheduling vs baselines, ratios to the interval LP "
+                        "bound (Figs 3-7)", cells, run_cell, report)

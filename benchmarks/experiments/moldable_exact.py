@@ -153,10 +153,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return "\n".join(lines)
 
 
-EXPERIMENT = Experiment(
-    name="moldable-exact",
-    description="seed 002: interval and refined minsum bounds and the heuristics against proven optima",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("moldable-exact", "seed 002: interval and refined minsum bounds and the heuristics against "
+                        "proven optima", cells, run_cell, report)

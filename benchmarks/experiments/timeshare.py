@@ -49,6 +49,7 @@ from benchmarks.experiments._timeshare_bounds import bound_cells, bound_report, 
 from benchmarks.experiments._timeshare_paper import (
     FAST_0916,
     PAPER,
+    PAPER_COLUMNS,
     PAPER_COMPLETED,
     PAPER_NOISE,
     PAPER_SLOW_SHARE,
@@ -289,8 +290,7 @@ def tables_16_18(df: pandas.DataFrame) -> pandas.DataFrame:
             elif m == "later_than_mct":
                 line["paper_avg"] = np.nan
             else:
-                idx = {"makespan": 0, "sumflow": 1, "maxflow": 2, "maxstretch": 3, "sooner_than_mct": 4}[m]
-                val = paper[idx] if paper is not None else None
+                val = paper[PAPER_COLUMNS.index(m)] if paper is not None else None
                 line["paper_avg"] = float(val) if val is not None else np.nan
             line["n"], line["ci95"] = int(g[m].notna().sum()), ci95_half(g[m].astype(float))
             lines.append(line)
@@ -518,10 +518,5 @@ def _report_appendix(ok: pandas.DataFrame, everything: pandas.DataFrame, t1618: 
                                       digits=1)
     return text
 
-EXPERIMENT = Experiment(
-    name="timeshare",
-    description="MCT, HMCT, MP, MSF with the Historical Trace Manager on time-shared servers, scenarios (a)-(j) (seed 003)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("timeshare", "MCT, HMCT, MP, MSF with the Historical Trace Manager on time-shared servers, "
+                        "scenarios (a)-(j) (seed 003)", cells, run_cell, report)

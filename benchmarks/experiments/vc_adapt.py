@@ -152,10 +152,5 @@ def report(df, out_dir: pathlib.Path) -> str:
     return "\n".join(lines)
 
 
-EXPERIMENT = Experiment(
-    name="vc-adapt",
-    description="dynamic VCSched: min yield vs memory migrated per adaptation policy and budget (beyond seed 001 §6)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-adapt", "dynamic VCSched: min yield vs memory migrated per adaptation policy and budget "
+                        "(beyond seed 001 §6)", cells, run_cell, report)

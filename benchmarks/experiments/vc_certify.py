@@ -276,10 +276,5 @@ def _instance_count(df: pandas.DataFrame) -> int:
     return int(len(df.drop_duplicates(key))) if key else int(len(df))
 
 
-EXPERIMENT = Experiment(
-    name="vc-certify",
-    description="certified optima on the whole large set (10,800 instances): MCB8's gap to the truth vs to the LP",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-certify", "certified optima on the whole large set (10,800 instances): MCB8's gap to the "
+                        "truth vs to the LP", cells, run_cell, report)

@@ -91,10 +91,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return "vc-hetero: mean gap (%) of each heuristic to the best bound available\n" + text_table(table, digits=2)
 
 
-EXPERIMENT = Experiment(
-    name="vc-hetero",
-    description="VCSched with host types and d rigid resources: each heuristic's gap to the best bound (certify, LP)",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-hetero", "VCSched with host types and d rigid resources: each heuristic's gap to the best "
+                        "bound (certify, LP)", cells, run_cell, report)

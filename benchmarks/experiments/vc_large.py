@@ -110,10 +110,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return vcc.headline_report(items, deg, out_dir, name="vc-large (seed 001 §4.2.3)", table="Fig. 7 table")
 
 
-EXPERIMENT = Experiment(
-    name="vc-large",
-    description="seed 001 large set (10,800 instances): MCB Fig. 7 table, Figs 6, 8-10; heuristics vs LP bound, Figs 15-18",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-large", "seed 001 large set (10,800 instances): MCB Fig. 7 table, Figs 6, 8-10; heuristics "
+                        "vs LP bound, Figs 15-18", cells, run_cell, report)

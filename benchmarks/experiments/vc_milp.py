@@ -253,10 +253,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-EXPERIMENT = Experiment(
-    name="vc-milp",
-    description="exact MILP on the 1,440 small instances vs the paper's GLPK times and the literal model; LP at 64x500",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-milp", "exact MILP on the 1,440 small instances vs the paper's GLPK times and the literal "
+                        "model; LP at 64x500", cells, run_cell, report)

@@ -108,11 +108,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
             "(instances certify closed), hits = optimum reached\n" + text_table(heur, digits=2))
 
 
-EXPERIMENT = Experiment(
-    name="vc-pack",
-    description="vector bin packing: certified optima of a .vbp folder (default: the shipped set) and each "
-                "heuristic's excess over them",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-pack", "vector bin packing: certified optima of a .vbp folder (default: the shipped set) "
+                        "and each heuristic's excess over them", cells, run_cell, report)

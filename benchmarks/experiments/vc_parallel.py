@@ -83,10 +83,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return "vc-parallel (seed 001 §5.2)\n" + text_table(heads)
 
 
-EXPERIMENT = Experiment(
-    name="vc-parallel",
-    description="seed 001 §5.2 parallel jobs (Lublin task counts): SG, MCB8 and the LP bound, Figs 19-22",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-parallel", "seed 001 §5.2 parallel jobs (Lublin task counts): SG, MCB8 and the LP bound, "
+                        "Figs 19-22", cells, run_cell, report)

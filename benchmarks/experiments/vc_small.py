@@ -98,10 +98,5 @@ def report(df: pandas.DataFrame, out_dir: pathlib.Path) -> str:
     return vcc.headline_report(items, deg, out_dir, name="vc-small (seed 001 §4.2.1-4.2.2)", table="Table 1")
 
 
-EXPERIMENT = Experiment(
-    name="vc-small",
-    description="seed 001 small set (1,440 instances): MCB1-8 Table 1, Figs 2-5; all heuristics vs MILP/LP, Figs 11-14",
-    cells=cells,
-    run_cell=run_cell,
-    report=report,
-)
+EXPERIMENT = Experiment("vc-small", "seed 001 small set (1,440 instances): MCB1-8 Table 1, Figs 2-5; all heuristics vs "
+                        "MILP/LP, Figs 11-14", cells, run_cell, report)

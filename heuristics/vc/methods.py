@@ -74,10 +74,6 @@ a model with PuLP takes 50-100 microseconds per variable (5-10 s at the limit, m
 a shared 2-core machine), outside the solver's time limit; a larger one is refused at once."""
 
 
-
-
-
-
 @dataclasses.dataclass(frozen=True)
 class Method:
     """One way of solving a VCSched instance and what it may do.

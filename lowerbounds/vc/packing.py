@@ -56,6 +56,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -75,6 +76,7 @@ __all__ = [
     "Column",
     "MasterLP",
     "improving_columns",
+    "smoothed_pricing",
 ]
 
 
@@ -88,13 +90,13 @@ _SWAP_PAIRS = 256
 _SWAP_ITEMS = 8
 """Types at most in a configuration for the 1-2 exchanges (bins of a few large items, where they matter)."""
 _SEARCH_TYPES = 2048
+"""Types at most that the local search of the cheap pricing considers (the most valuable)."""
 GREEDY_FIRST_TYPES = 2048
 """Above this many item types, every pricing round tries the greedy columns before the branch and bound."""
 _PRICING_NODES = 1_000_000
+"""Nodes at most of one pricing branch and bound (beyond, its bound is weaker but still valid)."""
 _SMOOTHING = 0.5
 """Weight of the stability centre in the pricing duals (Wentges 1997 smoothing)."""
-"""Nodes at most of one pricing branch and bound (beyond, its bound is weaker but still valid)."""
-"""Types at most that the local search of the cheap pricing considers (the most valuable)."""
 
 Column = tuple[np.ndarray, np.ndarray]
 """A configuration, sparse: the item types it holds and how many copies of each."""
@@ -438,6 +440,33 @@ def improving_columns(pi: np.ndarray, columns) -> list[Column]:
     return [c for c in columns if _value(pi, c) > 1 + 1e-9]
 
 
+def smoothed_pricing(pi: np.ndarray, center: np.ndarray | None, best: float, demand: np.ndarray,
+                     price: Callable[[np.ndarray], tuple[float, list[Column]]]
+                     ) -> tuple[list[Column], float, float, np.ndarray | None]:
+    """One pricing round of a configuration LP's column generation, with Wentges smoothing and Farley's bound.
+
+    ``price(y)`` gives ``(V, columns met)``, ``V`` a proven upper bound on the best configuration's dual
+    value at the duals ``y``; for any ``y >= 0``, ``(y . demand) / max(V, 1)`` is a proven lower bound on
+    the bins (Farley), and the duals of the best one so far are the stability centre. The round prices at
+    ``pi`` moved towards the centre (``_SMOOTHING``), and at ``pi`` itself when that point found no column
+    improving at ``pi`` (mispriced). Returns ``(columns improving at pi, V of the last pricing, best bound,
+    centre)``.
+    """
+    sep = pi if center is None else _SMOOTHING * center + (1.0 - _SMOOTHING) * pi
+    v, found = price(sep)
+    new = improving_columns(pi, found)
+    bins = float(sep @ demand) / max(v, 1.0)  # Farley: valid for any duals >= 0
+    if bins > best:
+        best, center = bins, sep
+    if not new and sep is not pi:  # mispriced at the smoothed point: price at the master's duals
+        v, found = price(pi)
+        new = improving_columns(pi, found)
+        bins = float(pi @ demand) / max(v, 1.0)
+        if bins > best:
+            best, center = bins, pi
+    return new, v, best, center
+
+
 def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: float, deadline: float | None,
               max_iterations: int) -> tuple[float, float | None, int, bool]:
     """The column generation of :func:`configuration_lp`: ``(best proven bins, last master value,
@@ -447,6 +476,10 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
     best_bins, lp_value, it, complete = 0.0, None, 0, False
     center = None  # the duals of the best Farley bound so far (the stability centre)
     greedy_first = demand.size > GREEDY_FIRST_TYPES
+
+    def price(y: np.ndarray) -> tuple[float, list[Column]]:
+        return _exact_pricing(y, sizes_c, items.mem, demand, cap)
+
     while it < max_iterations:
         it += 1
         solved = master.solve(deadline)
@@ -465,19 +498,7 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
                 for col in new:
                     master.add(col)
                 continue
-        # Wentges smoothing: price at a point between the best-bound duals and the master's
-        sep = pi if center is None else _SMOOTHING * center + (1.0 - _SMOOTHING) * pi
-        v, found = _exact_pricing(sep, sizes_c, items.mem, demand, cap)
-        new = improving_columns(pi, found)
-        bins = float(sep @ demand) / max(v, 1.0)  # Farley: valid for any duals >= 0
-        if bins > best_bins:
-            best_bins, center = bins, sep
-        if not new and center is not None and sep is not pi:  # mispriced: price at the master's duals
-            v, found = _exact_pricing(pi, sizes_c, items.mem, demand, cap)
-            new = improving_columns(pi, found)
-            bins = float(pi @ demand) / max(v, 1.0)
-            if bins > best_bins:
-                best_bins, center = bins, pi
+        new, v, best_bins, center = smoothed_pricing(pi, center, best_bins, demand, price)
         if _ceil(best_bins) > H:
             complete = True
             break

@@ -33,13 +33,12 @@ import time
 
 import numpy as np
 
-from lowerbounds.vc.packing import CAP_TOL, Column, MasterLP, improving_columns
+from lowerbounds.vc.packing import CAP_TOL, Column, MasterLP, improving_columns, smoothed_pricing
 from lowerbounds.vector.knapsack import knapsack_nd
 
 __all__ = ["ConfigurationLP", "singletons", "columns_of_bins", "configuration_lp"]
 
 _PRICE_TOL = 1e-7
-_SMOOTHING = 0.5
 _NODES = 1_000_000
 """Nodes at most of one pricing branch and bound (beyond, its bound is weaker but still valid)."""
 _QUICK_NODES = 20_000
@@ -110,16 +109,7 @@ def configuration_lp(sizes: np.ndarray, count: np.ndarray, *, start_columns=(), 
         if solved is None:
             break
         lp_value, pi = solved
-        sep = pi if center is None else _SMOOTHING * center + (1 - _SMOOTHING) * pi
-        v, found = _price(sep, sizes, count)
-        new = improving_columns(pi, found)
-        if float(sep @ count) / max(v, 1.0) > best:
-            best, center = float(sep @ count) / max(v, 1.0), sep
-        if not new and sep is not pi:  # mispriced at the smoothed point: price at the master's duals
-            v, found = _price(pi, sizes, count)
-            new = improving_columns(pi, found)
-            if float(pi @ count) / max(v, 1.0) > best:
-                best, center = float(pi @ count) / max(v, 1.0), pi
+        new, v, best, center = smoothed_pricing(pi, center, best, count, lambda y: _price(y, sizes, count))
         if not new:
             complete = v <= 1 + 1e-9 + 2 * _PRICE_TOL
             break

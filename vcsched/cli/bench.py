@@ -16,16 +16,14 @@ import argparse
 import os
 import sys
 
-from vcsched.cli.common import check_path_text, positive_int, seed_option
+from vcsched.cli.common import add_family, check_path_text, positive_int, seed_option
 from vcsched.errors import InvalidInputError
 
 __all__ = ["register", "cmd_list", "cmd_run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="experiments: parameter sweeps with tables and figures (benchmarks/)")
-    bsub = p.add_subparsers(dest="bench_command", metavar="ACTION")
-    bsub.required = True
+    bsub = add_family(sub, "bench", help="experiments: parameter sweeps with tables and figures (benchmarks/)")
 
     ls = bsub.add_parser("list", help="list the experiments")
     ls.set_defaults(handler=cmd_list)

@@ -23,7 +23,8 @@ __all__ = ["print_json", "jsonable", "positive_float", "nonneg_float", "positive
            "seed_option", "write_output", "write_stdout", "write_text", "option_given",
            "SEED_MAX", "GuardedStdout", "StdoutUnwritable", "add_set_options", "wants_instance_set",
            "run_instance_set", "short_message", "status_line", "duration_text", "remember_defaults",
-           "check_options_apply", "check_single_file_options", "check_path_text", "add_solve_tail", "draw_figure"]
+           "check_options_apply", "check_single_file_options", "check_path_text", "add_solve_tail", "draw_figure",
+           "add_family", "add_time_window"]
 
 
 def jsonable(value: Any) -> Any:
@@ -342,6 +343,25 @@ SET_COLUMNS = {"vc": ["file", "method", "status", "min_yield", "bound", "gap", "
 
 SET_PATTERNS = {"vc-pack": ("*.vbp", "*.json")}
 """The files of a folder that ``solve`` takes as the instance set (default ``*.json``)."""
+
+
+def add_family(sub: argparse._SubParsersAction, name: str, *, help: str) -> argparse._SubParsersAction:
+    """The command group ``vcsched NAME ACTION``: its parser under ``sub`` (described by ``help``) and the
+    sub-parsers of its actions (an action is required; its name is in ``args.NAME_command``)."""
+    group = sub.add_parser(name, help=help)
+    actions = group.add_subparsers(dest=f"{name}_command", metavar="ACTION")
+    actions.required = True
+    return actions
+
+
+def add_time_window(parser: argparse.ArgumentParser, *, days_help: str) -> None:
+    """``--start``, ``--end`` (the trace's clock, seconds) and ``--days``: the jobs a trace command keeps."""
+    parser.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
+                        help="keep jobs submitted at or after this time (trace clock, s)")
+    parser.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
+                        help="keep jobs submitted before this time (trace clock, s)")
+    parser.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
+                        help=days_help)
 
 
 def add_set_options(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,8 @@ import argparse
 import math
 
 from vcsched.cli.common import (
+    add_family,
+    add_time_window,
     check_output_path,
     number_option,
     print_json,
@@ -39,12 +41,7 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--jobs", type=number_option(int, low=1, high=10**7), default=None, help="--workload lublin: jobs")
     s.add_argument("--load", type=number_option(float, low=0, low_open=True, high=10), default=None,
                    help="--workload lublin: offered load (arrivals scaled to it)")
-    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted at or after this time (trace clock, s)")
-    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted before this time (trace clock, s)")
-    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
-                   help="keep this many days from --start (or the first job)")
+    add_time_window(s, days_help="keep this many days from --start (or the first job)")
     s.add_argument("--hosts", type=number_option(int, low=1, high=10**6), default=None,
                    help="hosts (default: the trace's processors / --cores; 64 for --workload lublin)")
     s.add_argument("--cores", type=number_option(int, low=1, high=1024), default=1, help="cores per host (default 1)")
@@ -61,9 +58,7 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("dfrs", help="dynamic fractional resource scheduling vs batch on HPC workloads")
-    dsub = p.add_subparsers(dest="dfrs_command", metavar="ACTION")
-    dsub.required = True
+    dsub = add_family(sub, "dfrs", help="dynamic fractional resource scheduling vs batch on HPC workloads")
     s = dsub.add_parser("simulate", help="run fractional and batch policies on one workload, paired")
     _workload_options(s)
     s.add_argument("--policy", default=",".join(DEFAULT_POLICIES),

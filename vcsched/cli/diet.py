@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from vcsched.cli.common import number_option, print_json, print_table, seed_option
+from vcsched.cli.common import add_family, number_option, print_json, print_table, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.diet import APPROACHES as APPROACH_NAMES
 from vcsched.names.diet import EXPERIMENTS as EXPERIMENT_NAMES
@@ -35,9 +35,8 @@ keeps the two equal)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diet", help="DIET hierarchical request flow: agent tree, SeD queues, MA windows (seed 004)")
-    dsub = p.add_subparsers(dest="diet_command", metavar="ACTION")
-    dsub.required = True
+    dsub = add_family(sub, "diet",
+                      help="DIET hierarchical request flow: agent tree, SeD queues, MA windows (seed 004)")
     s = dsub.add_parser("simulate", help="simulate one experiment of seed 004 §6 under one or all approaches")
     _workload_options(s)
     s.add_argument("--approach", required=True, choices=APPROACH_NAMES + ("all",),

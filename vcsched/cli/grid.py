@@ -50,6 +50,7 @@ import sys
 from vcsched.cli import grid_bound
 from vcsched.cli.common import (
     FIGURE_FORMATS,
+    add_family,
     check_output_path,
     duration_text,
     number_option,
@@ -75,9 +76,8 @@ _METRIC_COLUMNS = ["cluster", "jobs", "mean_wait", "max_wait", "mean_response", 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("grid", help="batch clusters (FCFS / CBF / EASY) on SWF traces, several sites with MCT (seed 000)")
-    gsub = p.add_subparsers(dest="grid_command", metavar="ACTION")
-    gsub.required = True
+    gsub = add_family(sub, "grid",
+                      help="batch clusters (FCFS / CBF / EASY) on SWF traces, several sites with MCT (seed 000)")
     from vcsched.cli import grid_convert
 
     grid_convert.register(gsub)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from vcsched.cli.common import number_option, seed_option
+from vcsched.cli.common import add_time_window, number_option, seed_option
 
 
 def add_workload_options(s: argparse.ArgumentParser) -> None:
@@ -21,12 +21,8 @@ def add_workload_options(s: argparse.ArgumentParser) -> None:
                    help="processors of the cluster (default: the trace header's MaxProcs, else MaxNodes)")
     s.add_argument("--speed", type=number_option(float, low=0, low_open=True, high=1e6), default=1.0,
                    help="speed of the single cluster, in (0, 1e6] (default 1)")
-    s.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted at or after this time (trace clock, s)")
-    s.add_argument("--end", type=number_option(float, low=0, high=1e12), default=None,
-                   help="keep jobs submitted before this time (trace clock, s)")
-    s.add_argument("--days", type=number_option(float, low=0, low_open=True, high=36500), default=None,
-                   help="keep this many days from --start (or the first job); with --scenario, the first days")
+    add_time_window(s, days_help="keep this many days from --start (or the first job); with --scenario, the first "
+                    "days")
     s.add_argument("--no-shift", action="store_true", help="keep each trace's own clock (default: first job at time 0 "
                    "when several traces are combined)")
     s.add_argument("--heterogeneous", action="store_true", help="--scenario: speeds 1.0/1.2/1.4 (default all 1)")

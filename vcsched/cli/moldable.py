@@ -47,9 +47,7 @@ given that no chosen method takes is refused, :func:`vcsched.cli.common.check_op
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("moldable", help="moldable tasks, weighted minsum and makespan (seed 002)")
-    msub = p.add_subparsers(dest="moldable_command", metavar="ACTION")
-    msub.required = True
+    msub = common.add_family(sub, "moldable", help="moldable tasks, weighted minsum and makespan (seed 002)")
 
     g = msub.add_parser("generate", help="generate an instance as in seed 002 §4.1")
     g.add_argument("--m", type=common.number_option(int, low=1, high=MAX_GENERATE), default=200,

@@ -22,6 +22,7 @@ import argparse
 import sys
 
 from vcsched.cli.common import (
+    add_family,
     nonneg_int,
     number_option,
     option_given,
@@ -54,9 +55,7 @@ JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("timeshare", help="time-shared servers: MCT, HMCT, MP, MSF with the HTM (seed 003)")
-    tsub = p.add_subparsers(dest="timeshare_command", metavar="ACTION")
-    tsub.required = True
+    tsub = add_family(sub, "timeshare", help="time-shared servers: MCT, HMCT, MP, MSF with the HTM (seed 003)")
     s = tsub.add_parser("simulate", help="simulate a scenario (a)-(j) of Table 2 under one or all heuristics")
     _workload_options(s)
     s.add_argument("--heuristic", required=True, type=str.lower, choices=list(HEURISTICS) + ["all"])

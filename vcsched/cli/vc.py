@@ -48,9 +48,7 @@ that no chosen method takes is refused, :func:`vcsched.cli.common.check_options_
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vc", help="VCSched: max-min yield allocation of VMs on identical hosts (seed 001)")
-    vsub = p.add_subparsers(dest="vc_command", metavar="ACTION")
-    vsub.required = True
+    vsub = common.add_family(sub, "vc", help="VCSched: max-min yield allocation of VMs on identical hosts (seed 001)")
 
     g = vsub.add_parser("generate", help="generate an instance as in seed 001 §4.1")
     g.add_argument("--hosts", type=common.number_option(int, low=1, high=MAX_GENERATE), required=True,

@@ -38,6 +38,8 @@ PARTIAL_ROWS = 16
 
 @dataclasses.dataclass(frozen=True)
 class ModelSize:
+    """Upper bounds on an exact model's ``variables`` and ``nonzeros``; ``formulation`` names the model."""
+
     formulation: str
     variables: int
     nonzeros: int

@@ -55,12 +55,10 @@ class DietPlatform:
     """Memory/cache interference ``a`` in [0, 1] between jobs competing on a SeD's CPUs (§6.4.3; 0: none)."""
 
     def __post_init__(self) -> None:
-        for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead", "queue_sync"):
+        for name in ("hop_latency", "agent_time", "sed_time", "submit_overhead", "queue_sync", "exec_cv"):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise InvalidInputError(f"DietPlatform.{name} must be a finite number >= 0, got {v}")
-        if not (self.exec_cv >= 0 and math.isfinite(self.exec_cv)):
-            raise InvalidInputError(f"DietPlatform.exec_cv must be a finite number >= 0, got {self.exec_cv}")
         if not (0 <= self.interference <= MAX_INTERFERENCE):
             raise InvalidInputError(f"DietPlatform.interference must be a number in [0, {MAX_INTERFERENCE:g}], "
                                     f"got {self.interference}")

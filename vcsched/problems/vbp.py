@@ -47,7 +47,7 @@ import numpy as np
 from vcsched.errors import InvalidInputError
 from vcsched.problems.jsonfile import read_input_bytes
 
-__all__ = ["VectorPacking", "FIT_TOL", "read_vbp", "parse_vbp", "vbp_text", "write_vbp", "packing_from_vc",
+__all__ = ["ItemTypes", "VectorPacking", "FIT_TOL", "read_vbp", "parse_vbp", "vbp_text", "write_vbp", "packing_from_vc",
            "bins_problem", "items_once_problem", "oversized_item", "MAX_ITEMS", "MAX_DIMENSIONS"]
 
 FIT_TOL = 1e-12
@@ -61,18 +61,9 @@ MAX_DIMENSIONS = 1_000
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
-@dataclasses.dataclass(frozen=True)
-class VectorPacking:
-    """``capacity`` (d,), ``demand`` (m, d) per item type, ``count`` (m,) copies per type, ``name``."""
-
-    capacity: np.ndarray
-    demand: np.ndarray
-    count: np.ndarray
-    name: str = ""
-
-    @property
-    def d(self) -> int:
-        return int(self.capacity.size)
+class ItemTypes:
+    """Items given by type, numbered type by type: ``demand`` (m, d) of each type and ``count`` (m,) copies
+    of it (the item side of :class:`VectorPacking` and :class:`~vcsched.problems.vbp_typed.TypedBinPacking`)."""
 
     @property
     def n_types(self) -> int:
@@ -85,6 +76,24 @@ class VectorPacking:
     def item_type(self) -> np.ndarray:
         """The type of every item (items numbered type by type)."""
         return np.repeat(np.arange(self.n_types), self.count)
+
+    def item_demand(self) -> np.ndarray:
+        """Demands of every item, shape (n, d)."""
+        return np.repeat(self.demand, self.count, axis=0)
+
+
+@dataclasses.dataclass(frozen=True)
+class VectorPacking(ItemTypes):
+    """``capacity`` (d,), ``demand`` (m, d) per item type, ``count`` (m,) copies per type, ``name``."""
+
+    capacity: np.ndarray
+    demand: np.ndarray
+    count: np.ndarray
+    name: str = ""
+
+    @property
+    def d(self) -> int:
+        return int(self.capacity.size)
 
     def sizes(self) -> np.ndarray:
         """Demands per type divided by the capacities, shape (m, d): bins become ``(1, ..., 1)``."""

@@ -27,13 +27,13 @@ import os
 
 import numpy as np
 
-from vcsched.problems.vbp import FIT_TOL, VectorPacking, items_once_problem, packing_from_vc, read_vbp
+from vcsched.problems.vbp import FIT_TOL, ItemTypes, VectorPacking, items_once_problem, packing_from_vc, read_vbp
 
 __all__ = ["TypedBinPacking", "packing_from_hetero", "typed_oversized_item", "typed_bins_problem", "load_packing"]
 
 
 @dataclasses.dataclass(frozen=True)
-class TypedBinPacking:
+class TypedBinPacking(ItemTypes):
     """``demand`` (m, d) and ``count`` (m,) per item type; ``bin_caps`` (K, d) and ``bin_count`` (K,) per
     bin type; ``dims`` (d names), ``name``."""
 
@@ -49,19 +49,8 @@ class TypedBinPacking:
         return int(self.demand.shape[1])
 
     @property
-    def n_items(self) -> int:
-        return int(self.count.sum())
-
-    @property
     def n_bin_types(self) -> int:
         return int(self.bin_count.size)
-
-    def item_type(self) -> np.ndarray:
-        return np.repeat(np.arange(self.count.size), self.count)
-
-    def item_demand(self) -> np.ndarray:
-        """Demands of every item, shape (n, d)."""
-        return np.repeat(self.demand, self.count, axis=0)
 
     def dim_name(self, k: int) -> str:
         return self.dims[k] if k < len(self.dims) else f"dimension {k + 1}"
