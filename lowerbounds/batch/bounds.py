@@ -224,21 +224,26 @@ _LAGRANGE_FLOOR = 0.2
 """Share of the LP time the Lagrangian bound keeps even when the window LPs overran theirs."""
 _LAGRANGE_SHARE = {"mean_response": 0.6, "mean_bounded_slowdown": 1.0}
 """Share of the Lagrangian time each flow metric takes (of what is left when its turn comes)."""
+_LAGRANGE_REFINE = 8
+"""Finest price grid: up to this many times :data:`lowerbounds.batch.lagrangian.SLOTS` slots, reached only when the
+coarser grids have converged before the time limit."""
 
 
 def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float) -> None:
     """The Lagrangian bound (:mod:`lowerbounds.batch.lagrangian`) of the whole workload for the mean response time
     (``mode`` 0) and the mean bounded slowdown (``mode`` 1), each started from its bound so far."""
     n = len(inst)
-    _t0, delta, slots = slot_grid(inst)
     for mode, name in enumerate(("mean_response", "mean_bounded_slowdown")):
         t0 = time.perf_counter()
         left = _LAGRANGE_SHARE[name] * (deadline - t0)
         if left <= 0:
             break
-        value, steps = lagrangian_bound(inst, mode, time_limit=left, start=bounds[name].value * n)
+        value, steps, slots = lagrangian_bound(inst, mode, time_limit=left, start=bounds[name].value * n,
+                                               refine=_LAGRANGE_REFINE)
+        delta = slot_grid(inst, slots)[1]
         _improve(bounds, name, value / n, "lagrangian", time.perf_counter() - t0,
-                 f"capacity of {slots} slots of {delta:.6g} s priced, {steps} subgradient steps")
+                 f"capacity of {slots} slots of {delta:.6g} s priced (coarse to fine), {steps} deflected "
+                 "subgradient steps")
 
 
 _STRETCH_SHARE = 0.2

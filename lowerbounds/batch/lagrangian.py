@@ -38,6 +38,8 @@ __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "SLOTS"]
 SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
+DEFLECT = 0.5
+"""Weight of the previous direction in the next step's direction (deflected subgradient; 0: plain subgradient)."""
 _LEVELS = 5
 
 
@@ -68,37 +70,43 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
 
 
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
-                     iterations: int = 10_000, start: float | None = None, tau: float = BSLD_TAU) -> tuple[float, int]:
-    """Best ``L(lam)`` found within ``time_limit`` seconds or ``iterations`` steps: ``(bound on sum_j f_j, steps)``.
+                     iterations: int = 10_000, start: float | None = None, tau: float = BSLD_TAU,
+                     refine: int = 1) -> tuple[float, int, int]:
+    """Best ``L(lam)`` found within ``time_limit`` seconds or ``iterations`` steps: ``(bound on sum_j f_j, steps,
+    slots of the finest grid searched)``.
 
     Coarse to fine: the prices are first searched on ``slots / 2^l`` slots (:data:`_LEVELS` levels), and each
     level's best prices, every slot split in two at the same price, start the next (the same ``L`` on the finer
-    grid, which it can only improve). ``start``, a known lower bound on the sum, sets the first target.
+    grid, which it can only improve). When the level of ``slots`` slots has converged with time and steps left,
+    the grid keeps doubling, up to ``refine x slots``. ``start``, a known lower bound on the sum, sets the first
+    target.
     """
     if len(inst) == 0:
-        return 0.0, 0
+        return 0.0, 0, 0
     deadline = time.perf_counter() + time_limit
     levels = [max(slots >> level, 1) for level in range(_LEVELS - 1, -1, -1)]
+    levels += [slots << level for level in range(1, max(int(refine), 1).bit_length())]
     best, steps, lam = -np.inf, 0, None
     for i, T in enumerate(levels):
         t0, delta, T = slot_grid(inst, T)
         lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
         left = deadline - time.perf_counter()
-        stage_end = time.perf_counter() + left / (len(levels) - i)
+        stage_end = time.perf_counter() + left / max(_LEVELS - i, 1)
         value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, stage_end, iterations - steps,
-                                   max(best, start or 0.0), 1e-4 if i == len(levels) - 1 else 1e-2)
+                                   max(best, start or 0.0), 1e-4 if i >= _LEVELS - 1 else 1e-2)
         best, steps = max(best, value), steps + done
         if steps >= iterations or time.perf_counter() >= deadline:
             break
-    return float(best), steps
+    return float(best), steps, T
 
 
 def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_theta):
     """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
-    best value so far (or ``start``), the step factor halved (back at the best prices) after :data:`_STALL` steps
+    best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev`` (projected like
+    ``g``), the step factor halved (back at the best prices, the direction reset) after :data:`_STALL` steps
     without improvement, until it falls below ``min_theta``."""
     best, best_lam = -np.inf, lam
-    theta, stall, steps = 1.0, 0, 0
+    theta, stall, steps, direction = 1.0, 0, 0, None
     while steps < iterations and time.perf_counter() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau)
         steps += 1
@@ -107,14 +115,15 @@ def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_th
         else:
             stall += 1
             if stall >= _STALL:
-                theta, stall, lam = theta / 2, 0, best_lam
+                theta, stall, lam, direction = theta / 2, 0, best_lam, None
                 if theta < min_theta:
                     break
                 continue
-        g = np.where((lam <= 0) & (g < 0), 0.0, g)
-        norm = float((g * g).sum())
+        direction = g if direction is None else g + DEFLECT * direction
+        direction = np.where((lam <= 0) & (direction < 0), 0.0, direction)
+        norm = float((direction * direction).sum())
         if norm <= 0:
             break
         target = max(best, start) * 1.1 + 1.0
-        lam = np.maximum(lam + theta * (target - value) / norm * g, 0.0)
+        lam = np.maximum(lam + theta * (target - value) / norm * direction, 0.0)
     return best, best_lam, steps

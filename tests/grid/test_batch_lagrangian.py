@@ -74,7 +74,7 @@ def test_any_prices_give_a_bound_below_brute_force_and_match_the_plain_scan(seed
        mode=st.sampled_from([0, 1]))
 def test_the_subgradient_search_stays_below_brute_force(seed, n, K, integer, mode):
     inst = _instance(seed, n, K, integer)
-    value, steps = lagrangian_bound(inst, mode, time_limit=5.0, slots=16, iterations=300)
+    value, steps, _ = lagrangian_bound(inst, mode, time_limit=5.0, slots=16, iterations=300)
     assert steps >= 1
     assert value <= brute_force(inst)[_METRIC[mode]] * n * (1 + TOL) + TOL
 
@@ -84,7 +84,7 @@ def test_prices_raise_the_bound_where_a_wide_job_blocks_others():
     # started first, it is released alone) is 10 + 10 + 11 = 31 (plus waiting); the fluid bound sees less
     inst = BatchInstance.from_arrays([0.0, 0.5, 0.5], [1, 1, 1], [[10.0], [1.0], [1.0]], [1])
     best = brute_force(inst)["mean_response"] * 3
-    value, _ = lagrangian_bound(inst, 0, time_limit=5.0, slots=64, iterations=2000)
+    value, _, _ = lagrangian_bound(inst, 0, time_limit=5.0, slots=64, iterations=2000)
     assert flow_quick(inst) < value <= best * (1 + TOL)
 
 
@@ -100,5 +100,17 @@ def test_never_above_the_best_schedule_on_a_trace_window():
     upper = clairvoyant_schedules(inst, metrics=("mean_response", "mean_bounded_slowdown"), time_limit=2.0,
                                   iterations=5, quick=True)
     for mode, quick in ((0, flow_quick), (1, bsld_quick)):
-        value, _ = lagrangian_bound(inst, mode, time_limit=1.0, slots=512, start=quick(inst))
+        value, _, _ = lagrangian_bound(inst, mode, time_limit=1.0, slots=512, start=quick(inst))
         assert value / n <= upper[_METRIC[mode]].value * (1 + TOL)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 4), mode=st.sampled_from([0, 1]))
+def test_finer_grids_after_convergence_never_lower_the_bound(seed, n, mode):
+    # the search is deterministic when neither the clock nor the step cap stops it: with refinement the same levels
+    # run first, then finer ones start from their best prices (the same L), so the best value cannot fall
+    inst = _instance(seed, n, 1, True)
+    plain, steps, slots = lagrangian_bound(inst, mode, time_limit=1e6, slots=8, iterations=10**6)
+    finer, more, finest = lagrangian_bound(inst, mode, time_limit=1e6, slots=8, iterations=10**6, refine=4)
+    assert (slots, finest) == (8, 32) and more >= steps
+    assert plain <= finer <= brute_force(inst)[_METRIC[mode]] * n * (1 + TOL) + TOL
