@@ -227,10 +227,16 @@ def _plan_state(grid) -> list:
     out = []
     for c in grid.clusters:
         plan = getattr(c, "_plan", None)  # FCFS and EASY (vcsched.sim.queued); CBF has none
-        state = (list(c.waiting_jobs.items()), getattr(c, "_tickets", None), c._pass_pending)
+        queue = list(c.waiting_jobs.items())
+        run = getattr(c, "_run", None)  # FCFS: a bulk adoption's jobs and tickets as arrays, ahead of waiting_jobs
+        if run is not None:
+            live = run.values == run.values
+            queue = list(zip(run.jobs[live].tolist(), run.values[live].astype(np.int64).tolist())) + queue
+        state = (queue, getattr(c, "_tickets", None), c._pass_pending)
         if plan is not None:
-            state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(plan.starts.items()), plan.lower,
-                      min(plan.heap) if plan.heap else None)
+            planned = plan.planned()
+            state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(planned.items()), plan.lower,
+                      min(((s, j) for j, s in planned.items()), default=None))
         out.append(state)
     return out
 

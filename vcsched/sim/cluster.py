@@ -326,15 +326,27 @@ class Cluster(abc.ABC):
         """Start the waiting jobs the policy allows now (one pass of the policy at this instant)."""
 
     # ------------------------------------------------------------------ estimates
-    def _ect_many_on(self, prof: Profile, starts: dict, lower: float, jobs) -> np.ndarray:
-        """ECT of ``jobs`` (iterable or array of rows): planned ``starts`` + duration, else the earliest slot of ``prof``."""
+    def _ect_many_on(self, prof: Profile, starts: dict, lower: float, jobs, run=None) -> np.ndarray:
+        """ECT of ``jobs`` (iterable or array of rows): planned ``starts`` + duration, else the earliest slot of ``prof``.
+
+        ``run`` (optional, :class:`vcsched.sim.queued._Run`) holds more planned starts, as arrays."""
         rows = jobs if isinstance(jobs, np.ndarray) else np.array(list(jobs), dtype=np.int64)
         d = self._planned[rows]
         queued = _planned_mask(rows, starts, self._widths.size)
+        in_run = None
+        if run is not None and run.alive:
+            in_run, run_starts = run.lookup(rows)
+            queued = queued | in_run
         if not queued.any():
             return prof.earliest_many(self._widths[rows], d, lower) + d
         out = np.empty(rows.size)
-        out[queued] = np.array([starts[j] for j in rows[queued].tolist()]) + d[queued]
+        if in_run is not None:
+            out[in_run] = run_starts[in_run] + d[in_run]
+            mine = queued & ~in_run
+        else:
+            mine = queued
+        if mine.any():
+            out[mine] = np.array([starts[j] for j in rows[mine].tolist()]) + d[mine]
         other = ~queued
         if other.any():
             out[other] = prof.earliest_many(self._widths[rows[other]], d[other], lower) + d[other]
