@@ -262,13 +262,13 @@ class Reallocation:
         """One reallocation event (Algorithm 1 or 2) on the current state of ``grid``."""
         if len(grid.clusters) < 2:
             return
-        waiting = sorted(grid.waiting())
-        if not waiting:
+        waiting = np.sort(grid.waiting_rows())
+        if not waiting.size:
             return
         t0 = time.perf_counter()
         self.events += 1
         if self.algorithm == "no-cancel":
-            self._algorithm1(grid, waiting)
+            self._algorithm1(grid, waiting.tolist())
         else:
             self._algorithm2(grid, waiting)
         self.seconds += time.perf_counter() - t0
@@ -385,13 +385,12 @@ class Reallocation:
                 dirty.update((a, b))  # MCT: every later row needs these two columns again
 
     # ------------------------------------------------------------------ Algorithm 2
-    def _algorithm2(self, grid, waiting: list) -> None:
-        """Algorithm 2: cancel every waiting job, resubmit them one by one (heuristic order and cluster)."""
-        jobs = np.asarray(waiting, dtype=np.int64)
-        location = grid.location
-        prev = np.array(list(map(location.__getitem__, waiting)), dtype=np.int64)
+    def _algorithm2(self, grid, jobs: np.ndarray) -> None:
+        """Algorithm 2: cancel every waiting job (``jobs``, in row order), resubmit them one by one (heuristic order
+        and cluster)."""
+        prev = np.array(grid.location[jobs], dtype=np.int64)
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
-        grid.cancel_many(waiting)
+        grid.cancel_many(jobs)
         self._resubmit(grid, jobs, prev, planned)
         if self.queue_order == "submission":
             self._requeue_in_submission_order(grid, jobs)
@@ -414,7 +413,7 @@ class Reallocation:
             fastevent.plan_event(snap.state, choice)
         rows, dest, starts = snap.reserved()
         if self.bulk_submit:
-            grid.submit_many(jobs[rows].tolist(), dest.tolist())
+            grid.submit_many(jobs[rows], dest)
         else:
             for j, b in zip(jobs[rows].tolist(), dest.tolist()):
                 grid.submit(j, b)

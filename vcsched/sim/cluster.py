@@ -201,6 +201,10 @@ class Cluster(abc.ABC):
         """Waiting jobs (rows of the job table) in their submission order on this cluster."""
         return list(self.waiting_jobs)
 
+    def waiting_rows(self) -> np.ndarray:
+        """:meth:`waiting` as an array of job rows."""
+        return np.fromiter(self.waiting_jobs, dtype=np.int64, count=len(self.waiting_jobs))
+
     def running(self) -> list[int]:
         return list(self.running_jobs)
 

@@ -40,8 +40,8 @@ class FCFSCluster(QueuedCluster):
     def busy(self) -> bool:
         return bool(self.waiting_jobs or self.running_jobs) or (self._run is not None and self._run.alive > 0)
 
-    def _queue_rows(self) -> np.ndarray:
-        rows = super()._queue_rows()
+    def waiting_rows(self) -> np.ndarray:
+        rows = super().waiting_rows()
         run = self._run
         if run is None or not run.alive:
             return rows

@@ -272,10 +272,6 @@ class QueuedCluster(Cluster):
             self._plan_started(j, self.kernel.now)
         Cluster._start(self, j)
 
-    def _queue_rows(self) -> np.ndarray:
-        """The waiting jobs in their queue order, as an array."""
-        return np.fromiter(self.waiting_jobs, dtype=np.int64, count=len(self.waiting_jobs))
-
     # ------------------------------------------------------------------ estimates
     def _running_profile(self) -> Profile:
         """The profile of the running jobs until their requested ends (a job past its requested end: until now)."""
@@ -319,7 +315,7 @@ class QueuedCluster(Cluster):
         plan = self._plan
         if plan is None or not plan.current(now):
             plan = _EstimatePlan(self._running_profile(), now, self.plan_in_order, self._widths.size)
-            rows = self._queue_rows()
+            rows = self.waiting_rows()
             plan.extend(rows, self._widths[rows], self._planned[rows], now)
             self._plan = plan
         return plan
