@@ -468,8 +468,10 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     _, gid = np.unique(code, return_inverse=True)  # groups numbered in (width, origin, zero request) order
     gid = gid.ravel()
     sign = -1.0 if maximise else 1.0
-    keys = [np.arange(n)] + [sign * D[:, k] for k in reversed(range(K))] + [gid]
-    gorder = np.lexsort(keys)
+    # by group, then the D row (each distinct column once: an equal column orders nothing more), then row order
+    # (lexsort is stable, so rows that tie on every key keep their order)
+    distinct = [k for k in range(K) if not any(np.array_equal(D[:, k], D[:, q]) for q in range(k))]
+    gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
     g, Ds = gid[gorder], D[gorder]
     same_group = g[1:] == g[:-1]
     steps = sign * (Ds[1:] - Ds[:-1])  # >= 0 on every column between rows of one group
