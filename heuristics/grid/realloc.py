@@ -428,9 +428,10 @@ class Reallocation:
         moved = np.flatnonzero(dest != prev)
         if moved.size:
             self.reallocations += moved.size
-            np.add.at(self.moves_out, prev[moved], 1)
-            np.add.at(self.moves_in, dest[moved], 1)
-            np.add.at(self.job_moves, jobs[moved], 1)
+            K = self.moves_out.size
+            self.moves_out += np.bincount(prev[moved], minlength=K)
+            self.moves_in += np.bincount(dest[moved], minlength=K)
+            self.job_moves[jobs[moved]] += 1  # an event resubmits each job once
 
     @staticmethod
     def _planned(grid, jobs: np.ndarray, where: np.ndarray) -> np.ndarray:
