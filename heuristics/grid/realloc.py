@@ -463,11 +463,10 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     not ordered on every column. Returns ``(uw, rw, gorder, gstart, gend, blockend)``.
     """
     n, K = D.shape
-    uw, rw = np.unique(widths, return_inverse=True)
+    uw, rw = _small_unique(np.asarray(widths, dtype=np.int64))
     origin = np.asarray(origin, dtype=np.int64)
     code = (rw * (int(origin.max()) + 1 if n else 1) + origin) * 2 + np.asarray(zero_request, dtype=np.int64)
-    _, gid = np.unique(code, return_inverse=True)  # groups numbered in (width, origin, zero request) order
-    gid = gid.ravel()
+    _, gid = _small_unique(code)  # groups numbered in (width, origin, zero request) order
     sign = -1.0 if maximise else 1.0
     # by group, then the D row (each distinct column once: an equal column orders nothing more), then row order
     # (lexsort is stable, so rows that tie on every key keep their order)
@@ -487,3 +486,17 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     gend = np.append(gstart[1:], n)
     return (uw.astype(np.int64), rw.astype(np.int64), gorder.astype(np.int64), gstart.astype(np.int64),
             gend.astype(np.int64), blockend.astype(np.int64))
+
+
+def _small_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(values, return_inverse=True)`` for non-negative integers: by counting when their range is
+    small (widths, group codes: no sort of the rows), else by numpy."""
+    values = values.ravel()
+    top = int(values.max()) if values.size else -1
+    if values.size == 0 or int(values.min()) < 0 or top > 4 * values.size + 4096:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return uniq, inverse.ravel()
+    present = np.bincount(values, minlength=top + 1) > 0
+    uniq = np.flatnonzero(present)
+    rank = np.cumsum(present) - 1
+    return uniq.astype(values.dtype), rank[values]

@@ -352,3 +352,18 @@ def test_grid_algorithm2_refuses_clusters_without_a_resubmission_plan_and_keys_w
     with pytest.raises(InvalidInputError, match="no compiled key"):
         Reallocation("cancel", "lifo")
     assert Reallocation("no-cancel", "lifo").label == "Lifo"  # Algorithm 1 takes any key (numpy selection)
+
+
+@pytest.mark.parametrize("top", [1, 3, 700, 10**7])
+def test_small_unique_is_numpys_unique_with_inverse(top):
+    """The counting form used for the groups' widths and codes gives numpy's sorted values and inverse (a large
+    range falls back to numpy)."""
+    from heuristics.grid.realloc import _small_unique
+
+    rng = np.random.default_rng(top)
+    for n in (1, 2, 50, 3000):
+        values = rng.integers(0, top, n)
+        uniq, inverse = _small_unique(values)
+        want, want_inverse = np.unique(values, return_inverse=True)
+        np.testing.assert_array_equal(uniq, want)
+        np.testing.assert_array_equal(inverse, want_inverse.ravel())

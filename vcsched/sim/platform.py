@@ -352,8 +352,9 @@ class Grid:
         appearance (arrays in, arrays out)."""
         if not rows.size:
             return []
-        keys, first = np.unique(where, return_index=True)
-        keys = keys[np.argsort(first)].tolist()  # in order of first appearance; a grid has a few clusters
+        present = np.flatnonzero(np.bincount(where + 1)) - 1  # a grid has a few clusters (-1: nowhere yet)
+        firsts = [int(np.argmax(where == k)) for k in present.tolist()]
+        keys = present[np.argsort(firsts)].tolist()  # in order of first appearance
         if len(keys) == 1:
             return [(int(keys[0]), rows)]
         return [(int(k), rows[where == k]) for k in keys]
