@@ -234,9 +234,10 @@ class Cluster(abc.ABC):
     def cancel(self, j: int) -> bool:
         """Cancel waiting job ``j``; False (and nothing done) when it is not waiting here."""
 
-    def cancel_many(self, jobs: list[int]) -> None:
-        """Cancel waiting jobs ``jobs``: the same as :meth:`cancel` for each (jobs not waiting here are ignored)."""
-        for j in jobs:
+    def cancel_many(self, jobs) -> None:
+        """Cancel waiting jobs ``jobs`` (a list or an array of rows): the same as :meth:`cancel` for each (jobs not
+        waiting here are ignored)."""
+        for j in (jobs.tolist() if isinstance(jobs, np.ndarray) else jobs):
             self.cancel(j)
 
     def submit_many(self, jobs: list[int]) -> None:

@@ -89,7 +89,7 @@ class FCFSCluster(QueuedCluster):
             self._fifo.popleft()
             self._start(j)
 
-    def cancel_many(self, jobs: list[int]) -> None:
+    def cancel_many(self, jobs) -> None:
         """:meth:`Cluster.cancel_many` with one plan drop and one pass request (FCFS's cancellation hook only drops
         the plan)."""
         gone = False
@@ -100,6 +100,7 @@ class FCFSCluster(QueuedCluster):
                 self._run = None
         waiting = self.waiting_jobs
         if waiting:
+            jobs = jobs.tolist() if isinstance(jobs, np.ndarray) else jobs
             if len(jobs) >= len(waiting) and waiting.keys() <= set(jobs):  # every waiting job (Algorithm 2's case)
                 waiting.clear()
                 gone = True

@@ -276,7 +276,7 @@ class Grid:
         rows = np.asarray(jobs, dtype=np.int64)
         for k, part in self._by_cluster(rows, self.location[rows]):
             if k >= 0:
-                self.clusters[k].cancel_many(part.tolist())
+                self.clusters[k].cancel_many(part)
 
     def submit_many(self, jobs: Sequence[int], clusters: Sequence[int]) -> None:
         """Submit ``jobs[i]`` to ``clusters[i]`` now, in this order: the same as :meth:`submit` for each (tested),
