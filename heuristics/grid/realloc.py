@@ -459,18 +459,22 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     Rows are grouped by width, origin site and requested time zero (planned as 1 s); in a
     group the planned durations on every cluster are the requested time times one ratio
     per cluster, so ordering the rows by their ``D`` row (largest first when maximising)
-    orders every column. This is checked here, not assumed: None if some group's rows are
+    orders every column. When every column of ``D`` is the same (clusters of one speed),
+    the rows are grouped by width only: one column orders them all. This is checked here, not assumed: None if some group's rows are
     not ordered on every column. Returns ``(uw, rw, gorder, gstart, gend, blockend)``.
     """
     n, K = D.shape
     uw, rw = _small_unique(np.asarray(widths, dtype=np.int64))
-    origin = np.asarray(origin, dtype=np.int64)
-    code = (rw * (int(origin.max()) + 1 if n else 1) + origin) * 2 + np.asarray(zero_request, dtype=np.int64)
-    _, gid = _small_unique(code)  # groups numbered in (width, origin, zero request) order
+    distinct = [k for k in range(K) if not any(np.array_equal(D[:, k], D[:, q]) for q in range(k))]
+    if len(distinct) == 1:  # every cluster plans a job for the same time: the rows of one width are comparable
+        gid = rw
+    else:
+        origin = np.asarray(origin, dtype=np.int64)
+        code = (rw * (int(origin.max()) + 1 if n else 1) + origin) * 2 + np.asarray(zero_request, dtype=np.int64)
+        _, gid = _small_unique(code)  # groups numbered in (width, origin, zero request) order
     sign = -1.0 if maximise else 1.0
     # by group, then the D row (each distinct column once: an equal column orders nothing more), then row order
     # (lexsort is stable, so rows that tie on every key keep their order)
-    distinct = [k for k in range(K) if not any(np.array_equal(D[:, k], D[:, q]) for q in range(k))]
     gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
     g, Ds = gid[gorder], D[gorder]
     same_group = g[1:] == g[:-1]

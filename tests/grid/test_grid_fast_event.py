@@ -367,3 +367,23 @@ def test_small_unique_is_numpys_unique_with_inverse(top):
         want, want_inverse = np.unique(values, return_inverse=True)
         np.testing.assert_array_equal(uniq, want)
         np.testing.assert_array_equal(inverse, want_inverse.ravel())
+
+
+def test_comparable_groups_of_clusters_of_one_speed_are_the_widths():
+    """Equal duration columns (clusters of one speed): one group per width whatever the origin and the zero
+    request, each ordered by duration (largest first for MaxMin) then by row; otherwise by width, origin and
+    zero request."""
+    from heuristics.grid.realloc import _comparable_groups
+
+    rng = np.random.default_rng(4)
+    n = 200
+    widths, origin = rng.integers(1, 6, n), rng.integers(0, 3, n)
+    zero = rng.random(n) < 0.2
+    d = np.where(zero, 1.0, rng.integers(1, 30, n).astype(float))
+    uw, rw, order, start, end, _ = _comparable_groups(widths, origin, zero, np.column_stack([d, d, d]), True)
+    assert uw.tolist() == sorted(set(widths.tolist())) and start.size == uw.size
+    for g in range(start.size):
+        rows = order[start[g]:end[g]]
+        assert (widths[rows] == uw[g]).all() and rows.tolist() == sorted(rows.tolist(), key=lambda r: (-d[r], r))
+    other = _comparable_groups(widths, origin, zero, np.column_stack([d, 1.3 * d, d]), True)
+    assert other is not None and other[3].size == len(set(zip(widths.tolist(), origin.tolist(), zero.tolist())))
