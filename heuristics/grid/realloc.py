@@ -262,13 +262,13 @@ class Reallocation:
         """One reallocation event (Algorithm 1 or 2) on the current state of ``grid``."""
         if len(grid.clusters) < 2:
             return
-        waiting = sorted(grid.waiting())
-        if not waiting:
+        waiting = np.sort(grid.waiting_rows())
+        if not waiting.size:
             return
         t0 = time.perf_counter()
         self.events += 1
         if self.algorithm == "no-cancel":
-            self._algorithm1(grid, waiting)
+            self._algorithm1(grid, waiting.tolist())
         else:
             self._algorithm2(grid, waiting)
         self.seconds += time.perf_counter() - t0
@@ -385,13 +385,12 @@ class Reallocation:
                 dirty.update((a, b))  # MCT: every later row needs these two columns again
 
     # ------------------------------------------------------------------ Algorithm 2
-    def _algorithm2(self, grid, waiting: list) -> None:
-        """Algorithm 2: cancel every waiting job, resubmit them one by one (heuristic order and cluster)."""
-        jobs = np.asarray(waiting, dtype=np.int64)
-        location = grid.location
-        prev = np.array(list(map(location.__getitem__, waiting)), dtype=np.int64)
+    def _algorithm2(self, grid, jobs: np.ndarray) -> None:
+        """Algorithm 2: cancel every waiting job (``jobs``, in row order), resubmit them one by one (heuristic order
+        and cluster)."""
+        prev = np.array(grid.location[jobs], dtype=np.int64)
         planned = self._planned(grid, jobs, prev) if self.current_ect == "planned" else None
-        grid.cancel_many(waiting)
+        grid.cancel_many(jobs)
         self._resubmit(grid, jobs, prev, planned)
         if self.queue_order == "submission":
             self._requeue_in_submission_order(grid, jobs)
@@ -414,7 +413,7 @@ class Reallocation:
             fastevent.plan_event(snap.state, choice)
         rows, dest, starts = snap.reserved()
         if self.bulk_submit:
-            grid.submit_many(jobs[rows].tolist(), dest.tolist())
+            grid.submit_many(jobs[rows], dest)
         else:
             for j, b in zip(jobs[rows].tolist(), dest.tolist()):
                 grid.submit(j, b)
@@ -429,9 +428,10 @@ class Reallocation:
         moved = np.flatnonzero(dest != prev)
         if moved.size:
             self.reallocations += moved.size
-            np.add.at(self.moves_out, prev[moved], 1)
-            np.add.at(self.moves_in, dest[moved], 1)
-            np.add.at(self.job_moves, jobs[moved], 1)
+            K = self.moves_out.size
+            self.moves_out += np.bincount(prev[moved], minlength=K)
+            self.moves_in += np.bincount(dest[moved], minlength=K)
+            self.job_moves[jobs[moved]] += 1  # an event resubmits each job once
 
     @staticmethod
     def _planned(grid, jobs: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -459,18 +459,23 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     Rows are grouped by width, origin site and requested time zero (planned as 1 s); in a
     group the planned durations on every cluster are the requested time times one ratio
     per cluster, so ordering the rows by their ``D`` row (largest first when maximising)
-    orders every column. This is checked here, not assumed: None if some group's rows are
+    orders every column. When every column of ``D`` is the same (clusters of one speed),
+    the rows are grouped by width only: one column orders them all. This is checked here, not assumed: None if some group's rows are
     not ordered on every column. Returns ``(uw, rw, gorder, gstart, gend, blockend)``.
     """
     n, K = D.shape
-    uw, rw = np.unique(widths, return_inverse=True)
-    origin = np.asarray(origin, dtype=np.int64)
-    code = (rw * (int(origin.max()) + 1 if n else 1) + origin) * 2 + np.asarray(zero_request, dtype=np.int64)
-    _, gid = np.unique(code, return_inverse=True)  # groups numbered in (width, origin, zero request) order
-    gid = gid.ravel()
+    uw, rw = _small_unique(np.asarray(widths, dtype=np.int64))
+    distinct = [k for k in range(K) if not any(np.array_equal(D[:, k], D[:, q]) for q in range(k))]
+    if len(distinct) == 1:  # every cluster plans a job for the same time: the rows of one width are comparable
+        gid = rw
+    else:
+        origin = np.asarray(origin, dtype=np.int64)
+        code = (rw * (int(origin.max()) + 1 if n else 1) + origin) * 2 + np.asarray(zero_request, dtype=np.int64)
+        _, gid = _small_unique(code)  # groups numbered in (width, origin, zero request) order
     sign = -1.0 if maximise else 1.0
-    keys = [np.arange(n)] + [sign * D[:, k] for k in reversed(range(K))] + [gid]
-    gorder = np.lexsort(keys)
+    # by group, then the D row (each distinct column once: an equal column orders nothing more), then row order
+    # (lexsort is stable, so rows that tie on every key keep their order)
+    gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
     g, Ds = gid[gorder], D[gorder]
     same_group = g[1:] == g[:-1]
     steps = sign * (Ds[1:] - Ds[:-1])  # >= 0 on every column between rows of one group
@@ -485,3 +490,17 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     gend = np.append(gstart[1:], n)
     return (uw.astype(np.int64), rw.astype(np.int64), gorder.astype(np.int64), gstart.astype(np.int64),
             gend.astype(np.int64), blockend.astype(np.int64))
+
+
+def _small_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(values, return_inverse=True)`` for non-negative integers: by counting when their range is
+    small (widths, group codes: no sort of the rows), else by numpy."""
+    values = values.ravel()
+    top = int(values.max()) if values.size else -1
+    if values.size == 0 or int(values.min()) < 0 or top > 4 * values.size + 4096:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return uniq, inverse.ravel()
+    present = np.bincount(values, minlength=top + 1) > 0
+    uniq = np.flatnonzero(present)
+    rank = np.cumsum(present) - 1
+    return uniq.astype(values.dtype), rank[values]

@@ -227,10 +227,16 @@ def _plan_state(grid) -> list:
     out = []
     for c in grid.clusters:
         plan = getattr(c, "_plan", None)  # FCFS and EASY (vcsched.sim.queued); CBF has none
-        state = (list(c.waiting_jobs.items()), getattr(c, "_tickets", None), c._pass_pending)
+        queue = list(c.waiting_jobs.items())
+        run = getattr(c, "_run", None)  # FCFS: a bulk adoption's jobs and tickets as arrays, ahead of waiting_jobs
+        if run is not None:
+            live = run.values == run.values
+            queue = list(zip(run.jobs[live].tolist(), run.values[live].astype(np.int64).tolist())) + queue
+        state = (queue, getattr(c, "_tickets", None), c._pass_pending)
         if plan is not None:
-            state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(plan.starts.items()), plan.lower,
-                      min(plan.heap) if plan.heap else None)
+            planned = plan.planned()
+            state += (plan.prof.t.tolist(), plan.prof.f.tolist(), sorted(planned.items()), plan.lower,
+                      min(((s, j) for j, s in planned.items()), default=None))
         out.append(state)
     return out
 
@@ -314,8 +320,8 @@ def test_grid_submit_many_and_cancel_many_equal_one_by_one():
 
 def _assert_same_grids(a, b) -> None:
     assert _plan_state(a) == _plan_state(b)
-    assert (a.location, a.resubmissions, a.submission_seq, a.submitted_at) == \
-           (b.location, b.resubmissions, b.submission_seq, b.submitted_at)
+    for name in ("location", "resubmissions", "submission_seq", "submitted_at"):  # the per-job bookkeeping
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert [_live_fifo(c) for c in a.clusters] == [_live_fifo(c) for c in b.clusters]
     assert [c.waiting() for c in a.clusters] == [c.waiting() for c in b.clusters]
 
@@ -346,3 +352,38 @@ def test_grid_algorithm2_refuses_clusters_without_a_resubmission_plan_and_keys_w
     with pytest.raises(InvalidInputError, match="no compiled key"):
         Reallocation("cancel", "lifo")
     assert Reallocation("no-cancel", "lifo").label == "Lifo"  # Algorithm 1 takes any key (numpy selection)
+
+
+@pytest.mark.parametrize("top", [1, 3, 700, 10**7])
+def test_small_unique_is_numpys_unique_with_inverse(top):
+    """The counting form used for the groups' widths and codes gives numpy's sorted values and inverse (a large
+    range falls back to numpy)."""
+    from heuristics.grid.realloc import _small_unique
+
+    rng = np.random.default_rng(top)
+    for n in (1, 2, 50, 3000):
+        values = rng.integers(0, top, n)
+        uniq, inverse = _small_unique(values)
+        want, want_inverse = np.unique(values, return_inverse=True)
+        np.testing.assert_array_equal(uniq, want)
+        np.testing.assert_array_equal(inverse, want_inverse.ravel())
+
+
+def test_comparable_groups_of_clusters_of_one_speed_are_the_widths():
+    """Equal duration columns (clusters of one speed): one group per width whatever the origin and the zero
+    request, each ordered by duration (largest first for MaxMin) then by row; otherwise by width, origin and
+    zero request."""
+    from heuristics.grid.realloc import _comparable_groups
+
+    rng = np.random.default_rng(4)
+    n = 200
+    widths, origin = rng.integers(1, 6, n), rng.integers(0, 3, n)
+    zero = rng.random(n) < 0.2
+    d = np.where(zero, 1.0, rng.integers(1, 30, n).astype(float))
+    uw, rw, order, start, end, _ = _comparable_groups(widths, origin, zero, np.column_stack([d, d, d]), True)
+    assert uw.tolist() == sorted(set(widths.tolist())) and start.size == uw.size
+    for g in range(start.size):
+        rows = order[start[g]:end[g]]
+        assert (widths[rows] == uw[g]).all() and rows.tolist() == sorted(rows.tolist(), key=lambda r: (-d[r], r))
+    other = _comparable_groups(widths, origin, zero, np.column_stack([d, 1.3 * d, d]), True)
+    assert other is not None and other[3].size == len(set(zip(widths.tolist(), origin.tolist(), zero.tolist())))

@@ -31,7 +31,7 @@ def literal_ects(cluster, jobs) -> np.ndarray:
     for j, end in cluster.running_jobs.items():
         prof.add(now, end, -cluster.P[j])
     starts, lower = {}, now
-    for j in cluster.waiting_jobs:
+    for j in cluster.waiting():
         d = planned_duration(cluster.requested_time(j))
         s = prof.earliest(cluster.P[j], d, lower)
         prof.reserve(s, d, cluster.P[j])
@@ -200,5 +200,14 @@ def test_estimate_plan_extend_equals_append_one_by_one(fcfs):
         plans[1].extend(jobs, widths, durations, 120.0)
         a, b = plans
         assert a.prof.t.tolist() == b.prof.t.tolist() and a.prof.f.tolist() == b.prof.f.tolist()
-        assert a.starts == b.starts and a.lower == b.lower
-        assert sorted(a.heap) == sorted(b.heap) and (min(a.heap) == min(b.heap) if a.heap else not b.heap)
+        assert a.planned() == b.planned() and a.lower == b.lower
+        assert b.run is not None or not jobs  # extend on an empty plan keeps the starts as arrays
+        least = min(a.planned().values(), default=None)
+        for now in ([] if least is None else [least - 1, least, least + 0.5]):  # the earliest planned start
+            assert a.current(now) == b.current(now) == (now <= least)
+        for j in jobs[: n // 2]:  # jobs leaving (starting) one by one: the same starts, the same staleness
+            sa, sb = a.pop(j), b.pop(j)
+            assert sa == sb and sa is not None and b.planned_start(j) is None and a.planned() == b.planned()
+            least = min(a.planned().values(), default=None)
+            if least is not None:
+                assert a.current(least) == b.current(least) and not b.current(least + 1)

@@ -212,6 +212,10 @@ class Cluster(abc.ABC):
         """Waiting jobs (rows of the job table) in their submission order on this cluster."""
         return list(self.waiting_jobs)
 
+    def waiting_rows(self) -> np.ndarray:
+        """:meth:`waiting` as an array of job rows."""
+        return np.fromiter(self.waiting_jobs, dtype=np.int64, count=len(self.waiting_jobs))
+
     def running(self) -> list[int]:
         return list(self.running_jobs)
 
@@ -241,9 +245,10 @@ class Cluster(abc.ABC):
     def cancel(self, j: int) -> bool:
         """Cancel waiting job ``j``; False (and nothing done) when it is not waiting here."""
 
-    def cancel_many(self, jobs: list[int]) -> None:
-        """Cancel waiting jobs ``jobs``: the same as :meth:`cancel` for each (jobs not waiting here are ignored)."""
-        for j in jobs:
+    def cancel_many(self, jobs) -> None:
+        """Cancel waiting jobs ``jobs`` (a list or an array of rows): the same as :meth:`cancel` for each (jobs not
+        waiting here are ignored)."""
+        for j in (jobs.tolist() if isinstance(jobs, np.ndarray) else jobs):
             self.cancel(j)
 
     def submit_many(self, jobs: list[int]) -> None:
@@ -337,15 +342,27 @@ class Cluster(abc.ABC):
         """Start the waiting jobs the policy allows now (one pass of the policy at this instant)."""
 
     # ------------------------------------------------------------------ estimates
-    def _ect_many_on(self, prof: Profile, starts: dict, lower: float, jobs) -> np.ndarray:
-        """ECT of ``jobs`` (iterable or array of rows): planned ``starts`` + duration, else the earliest slot of ``prof``."""
+    def _ect_many_on(self, prof: Profile, starts: dict, lower: float, jobs, run=None) -> np.ndarray:
+        """ECT of ``jobs`` (iterable or array of rows): planned ``starts`` + duration, else the earliest slot of ``prof``.
+
+        ``run`` (optional, :class:`vcsched.sim.queued._Run`) holds more planned starts, as arrays."""
         rows = jobs if isinstance(jobs, np.ndarray) else np.array(list(jobs), dtype=np.int64)
         d = self._planned[rows]
         queued = _planned_mask(rows, starts, self._widths.size)
+        in_run = None
+        if run is not None and run.alive:
+            in_run, run_starts = run.lookup(rows)
+            queued = queued | in_run
         if not queued.any():
             return prof.earliest_many(self._widths[rows], d, lower) + d
         out = np.empty(rows.size)
-        out[queued] = np.array([starts[j] for j in rows[queued].tolist()]) + d[queued]
+        if in_run is not None:
+            out[in_run] = run_starts[in_run] + d[in_run]
+            mine = queued & ~in_run
+        else:
+            mine = queued
+        if mine.any():
+            out[mine] = np.array([starts[j] for j in rows[mine].tolist()]) + d[mine]
         other = ~queued
         if other.any():
             out[other] = prof.earliest_many(self._widths[rows[other]], d[other], lower) + d[other]

@@ -15,7 +15,6 @@ goes to its origin cluster.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
@@ -136,10 +135,11 @@ class Grid:
         speeds = np.array([c.speed for c in self.clusters])
         self.P = jobs.procs.tolist()
         self.origin_speed_array = speeds[origin] if n else np.zeros(0)
-        self.submitted_at = [_INF] * n
-        self.location = [-1] * n  # cluster where the job currently waits or runs
-        self.resubmissions = [0] * n
-        self.submission_seq = [-1] * n  # rank of the job's last (re)submission among all submissions
+        # per-job bookkeeping as arrays (a reallocation event updates tens of thousands of jobs at once)
+        self.submitted_at = np.full(n, _INF)
+        self.location = np.full(n, -1, dtype=np.int64)  # cluster where the job currently waits or runs
+        self.resubmissions = np.zeros(n, dtype=np.int64)
+        self.submission_seq = np.full(n, -1, dtype=np.int64)  # rank of the job's last (re)submission
         self._submissions = itertools.count()
         self.log: list | None = [] if record else None
         self._submit_list = jobs.submit.tolist()
@@ -201,6 +201,11 @@ class Grid:
             out.extend(c.waiting())
         return out
 
+    def waiting_rows(self) -> np.ndarray:
+        """:meth:`waiting` of every cluster as one array of job rows (in cluster order)."""
+        parts = [c.waiting_rows() for c in self.clusters]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
     def ect(self, job: int, cluster: int) -> float:
         """Estimated completion time of ``job`` on ``cluster`` (queued there or not); ``inf`` if too wide."""
         c = self.clusters[cluster]
@@ -232,16 +237,17 @@ class Grid:
 
     def current_cluster(self, job: int) -> int:
         """Cluster where ``job`` waits or runs (``-1`` before its arrival)."""
-        return self.location[job]
+        return int(self.location[job])
 
     def submit(self, job: int, cluster: int) -> None:
         """Submit ``job`` to ``cluster`` now (an arrival, or a resubmission after a cancel)."""
         c = self.clusters[cluster]
         self._snapshot = None
-        if self.location[job] >= 0 and self.clusters[self.location[job]].is_waiting(job):
+        k = int(self.location[job])
+        if k >= 0 and self.clusters[k].is_waiting(job):
             raise self._already_waiting(job)
         c.submit(job)
-        if self.location[job] >= 0:
+        if k >= 0:
             self.resubmissions[job] += 1
         self.location[job] = cluster
         self.submitted_at[job] = self.kernel.now
@@ -251,7 +257,7 @@ class Grid:
 
     def cancel(self, job: int) -> bool:
         """Cancel ``job`` if it is waiting somewhere; True when it was."""
-        k = self.location[job]
+        k = int(self.location[job])
         if k < 0:
             return False
         self._snapshot = None
@@ -267,7 +273,8 @@ class Grid:
             for j in jobs:
                 self.cancel(j)
             return
-        for k, part in self._by_cluster(jobs, list(map(self.location.__getitem__, jobs))):
+        rows = np.asarray(jobs, dtype=np.int64)
+        for k, part in self._by_cluster(rows, self.location[rows]):
             if k >= 0:
                 self.clusters[k].cancel_many(part)
 
@@ -281,28 +288,27 @@ class Grid:
         whose plan did not change adopts the snapshot's plan instead of planning the jobs
         again (:meth:`Cluster.adopt_plan`).
         """
-        jobs, clusters = list(jobs), np.asarray(clusters, dtype=np.int64).tolist()
+        rows, where = np.asarray(jobs, dtype=np.int64).ravel(), np.asarray(clusters, dtype=np.int64).ravel()
         snap, self._snapshot = self._snapshot, None
         if self.log is not None:
-            for j, k in zip(jobs, clusters):
+            for j, k in zip(rows.tolist(), where.tolist()):
                 self.submit(j, k)
             return
-        self._refuse_waiting(jobs)
-        if len(set(jobs)) < len(jobs):
+        self._refuse_waiting(rows)
+        if rows.size and np.bincount(rows).max() > 1:
             raise InvalidInputError("submit_many: a job appears twice in one call; submit each job once")
-        location, resub, now = self.location, self.resubmissions, self.kernel.now
+        now = self.kernel.now
         base = next(self._submissions)
-        for j in [j for j in jobs if location[j] >= 0]:
-            resub[j] += 1
-        _consume(map(location.__setitem__, jobs, clusters))  # the per-job bookkeeping as C-level loops
-        _consume(map(self.submitted_at.__setitem__, jobs, itertools.repeat(now, len(jobs))))
-        _consume(map(self.submission_seq.__setitem__, jobs, range(base, base + len(jobs))))
-        self._submissions = itertools.count(base + len(jobs))
-        adopt = snap is not None and snap.state.now == now and _same_submissions(snap, jobs, clusters)
-        for k, part in self._by_cluster(jobs, clusters):
+        self.resubmissions[rows[self.location[rows] >= 0]] += 1
+        self.location[rows] = where
+        self.submitted_at[rows] = now
+        self.submission_seq[rows] = np.arange(base, base + rows.size)
+        self._submissions = itertools.count(base + rows.size)
+        adopt = snap is not None and snap.state.now == now and _same_submissions(snap, rows, where)
+        for k, part in self._by_cluster(rows, where):
             c = self.clusters[k]
             if not (adopt and c.adopt_plan(part, *snap.cluster_plan(k), snap.tokens[k])):
-                c.submit_many(part)
+                c.submit_many(part.tolist())
 
     def planning_snapshot(self, jobs: Sequence[int]) -> PlanningSnapshot | None:
         """A :class:`vcsched.sim.planning.PlanningSnapshot` of every cluster for ``jobs`` (rows of the job table),
@@ -327,30 +333,31 @@ class Grid:
         self._snapshot = snap
         return snap
 
-    def _refuse_waiting(self, jobs: list) -> None:
-        """Raise :meth:`submit`'s error for the first of ``jobs`` that is already waiting somewhere."""
+    def _refuse_waiting(self, rows: np.ndarray) -> None:
+        """Raise :meth:`submit`'s error for the first of ``rows`` (array of jobs) that is already waiting somewhere."""
         busy = [waiting for waiting in (c.waiting() for c in self.clusters) if waiting]
         if not busy:
             return
-        clash = set().union(*(set(jobs).intersection(waiting) for waiting in busy))
-        if clash:
-            raise self._already_waiting(next(j for j in jobs if j in clash))
+        clash = np.isin(rows, np.concatenate([np.asarray(w, dtype=np.int64) for w in busy]))
+        if clash.any():
+            raise self._already_waiting(int(rows[np.argmax(clash)]))
 
     def _already_waiting(self, job: int) -> InvalidInputError:
         return InvalidInputError(f"job {self.jobs.job_id[job]} is already waiting on "
                                  f"{self.clusters[self.location[job]].name!r}; cancel it first")
 
     @staticmethod
-    def _by_cluster(jobs: list, where: list) -> list[tuple[int, list]]:
-        """``jobs`` split by cluster (``where``), each part in the jobs' order, the parts in order of first appearance."""
-        if not jobs:
+    def _by_cluster(rows: np.ndarray, where: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """Jobs ``rows`` split by cluster (``where``), each part in the jobs' order, the parts in order of first
+        appearance (arrays in, arrays out)."""
+        if not rows.size:
             return []
-        keys = list(dict.fromkeys(where))  # in order of first appearance; a grid has a few clusters
-        picked = np.asarray(jobs, dtype=np.int64)
+        present = np.flatnonzero(np.bincount(where + 1)) - 1  # a grid has a few clusters (-1: nowhere yet)
+        firsts = [int(np.argmax(where == k)) for k in present.tolist()]
+        keys = present[np.argsort(firsts)].tolist()  # in order of first appearance
         if len(keys) == 1:
-            return [(int(keys[0]), picked.tolist())]
-        where = np.asarray(where, dtype=np.int64)
-        return [(int(k), picked[where == k].tolist()) for k in keys]
+            return [(int(keys[0]), rows)]
+        return [(int(k), rows[where == k]) for k in keys]
 
     def every(self, period: float, callback: Callable[[Grid], None], *, first: float | None = None) -> None:
         """Call ``callback(grid)`` every ``period`` seconds (at ``PRIORITY_PERIODIC``) while :meth:`active`.
@@ -519,7 +526,7 @@ class Grid:
         if easy:
             blocked = np.flatnonzero(~np.isnan(head))
             c.head_reservations.update(zip(blocked.tolist(), head[blocked].tolist()))
-        self.location = [0] * n
+        self.location = np.zeros(n, dtype=np.int64)
         self.submitted_at = np.array(self.jobs.submit, dtype=np.float64)
         self.submission_seq = np.arange(n)
         self._submissions = itertools.count(n)
@@ -541,16 +548,10 @@ class Grid:
                                 events=self.kernel.processed, log=self.log)
 
 
-def _consume(iterator) -> None:
-    """Run ``iterator`` to its end, keeping nothing (for ``map`` over a list's ``__setitem__``)."""
-    collections.deque(iterator, maxlen=0)
-
-
-def _same_submissions(snap, jobs: list, clusters: list) -> bool:
-    """Whether ``jobs`` submitted to ``clusters`` are exactly the reservations made on ``snap``, in order."""
+def _same_submissions(snap, rows: np.ndarray, clusters: np.ndarray) -> bool:
+    """Whether jobs ``rows`` submitted to ``clusters`` are exactly the reservations made on ``snap``, in order."""
     done, where, _ = snap.reservations()
-    return (done.size == len(jobs) and bool((done == np.asarray(jobs, dtype=np.int64)).all())
-            and bool((where == np.asarray(clusters, dtype=np.int64)).all()))
+    return done.size == rows.size and bool((done == rows).all()) and bool((where == clusters).all())
 
 
 def simulate_grid(clusters: Sequence[Cluster], jobs: JobTable, *, meta: MetaScheduler | None = None,
