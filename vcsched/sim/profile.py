@@ -38,6 +38,19 @@ from vcsched.errors import InvalidInputError
 __all__ = ["Profile"]
 
 _ROOM = 16  # initial room of the arrays (doubled when needed)
+
+
+def _step_arrays(t: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The breakpoint and free-count arrays of a profile, with room for twice ``t`` (at least ``_ROOM``): ``t`` and
+    ``f`` copied at their heads (``f`` may be shorter than ``t``; the rest is assigned later)."""
+    room = max(_ROOM, 2 * t.size)
+    T = np.empty(room)
+    T[: t.size] = t
+    F = np.empty(room, dtype=np.int64)
+    F[: f.size] = f
+    return T, F
+
+
 _compiled = None
 
 
@@ -98,11 +111,7 @@ class Profile:
                                     f"got {t.size} breakpoints and {f.size} counts")
         prof = cls.__new__(cls)
         prof.total = int(total)
-        room = max(_ROOM, 2 * t.size)
-        prof._T = np.empty(room)
-        prof._F = np.empty(room, dtype=np.int64)
-        prof._T[: t.size] = t
-        prof._F[: t.size] = f
+        prof._T, prof._F = _step_arrays(t, f)
         prof._n = t.size
         return prof
 
@@ -114,13 +123,8 @@ class Profile:
     @t.setter
     def t(self, value) -> None:
         value = np.asarray(value, dtype=np.float64).ravel()
-        room = max(_ROOM, 2 * value.size)
-        T = np.empty(room)
-        T[: value.size] = value
-        F = np.empty(room, dtype=np.int64)
-        keep = min(self._n, value.size)
-        F[:keep] = self._F[:keep]
-        self._T, self._F, self._n = T, F, value.size
+        self._T, self._F = _step_arrays(value, self._F[: min(self._n, value.size)])
+        self._n = value.size
 
     @property
     def f(self) -> np.ndarray:
