@@ -50,7 +50,14 @@ from lowerbounds.timeshare.lp import (
     makespan_lp,
     sumflow_interval_lp,
 )
-from lowerbounds.timeshare.pairs import default_window, max_group_bounds, sumflow_pair_bound
+from lowerbounds.timeshare.pairs import (
+    backlog_edges,
+    default_window,
+    max_group_bounds,
+    sumflow_backlog_bound,
+    sumflow_pair_bound,
+    tracked_servers,
+)
 from lowerbounds.timeshare.types import INTERRUPTED, METRICS, BoundsInterrupted, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.references import BOUND_METHODS
@@ -199,6 +206,7 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
         tic = time.perf_counter()
         done["sumflow"] = sumflow_pair_bound(*args) + rest
         wide = merge_slow_servers(*args) or args
+        _backlog(wide, done, rest, deadline)
         _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic, deadline)
     except KeyboardInterrupt:
         raise BoundsInterrupted(done) from None
@@ -231,6 +239,39 @@ def merge_slow_servers(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
     zero = np.zeros((p.shape[0], 1))
     return (arrival, np.hstack([inp[:, keep], dur[:, None]]), np.hstack([p[:, keep], zero]),
             np.hstack([out[:, keep], zero]))
+
+
+BACKLOG_STEPS = ((1, 8), (1, 16), (1, 32), (2, 32), (1, 64))
+"""The backlog bound's runs (:func:`_backlog`): ``(window, d)``, buckets ``d`` times finer than the least computation
+on a tracked server; each run is done when its projected time fits before the deadline."""
+
+
+def _backlog(args: tuple, done: dict, rest: float, deadline: float | None) -> None:
+    """:func:`pairs_bounds`'s backlog bounds (:func:`~lowerbounds.timeshare.pairs.sumflow_backlog_bound`, on the
+    labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run of :data:`BACKLOG_STEPS`
+    completes (at most :data:`WIDE_STATE_LIMIT` states each); the next run is projected at the last one's time times the ratio of their states times
+    :data:`WINDOW_GROWTH`, and done only when that fits before the deadline."""
+    p = args[2]
+    tracked = tracked_servers(p)
+    if deadline is None or not tracked:
+        return
+    least = float(min(p[:, s].min() for s in tracked))
+    if not least > 0:
+        return
+    last = units = None
+    for window, finer in BACKLOG_STEPS:
+        step = least / finer
+        size = p.shape[1] ** window * backlog_edges(p, tracked, step).size ** len(tracked)
+        if size > WIDE_STATE_LIMIT:
+            return
+        if last is not None and time.perf_counter() + WINDOW_GROWTH * last * size / units >= deadline:
+            return
+        tic = time.perf_counter()
+        value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked, deadline=deadline)
+        if value is None:
+            return
+        done["sumflow"] = max(done["sumflow"], value + rest)
+        last, units = time.perf_counter() - tic, size
 
 
 def _widen(args: tuple, done: dict, rest: float, K: int, last: float, deadline: float | None) -> None:
