@@ -371,9 +371,9 @@ def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, tasks:
     return lo if outcome.objective is None else max(lo, outcome.objective)
 
 
-PAIR_SHARE = 0.6
-"""Share of ``lp_bounds``'s time limit by which the pair bound stops widening its window (at 500 tasks the pair
-bound, not the interval LP, gives the sumflow bound)."""
+PAIR_SHARE = 0.75
+"""Share of ``lp_bounds``'s time limit by which the pair and backlog bounds stop refining (at 500 tasks they, not
+the interval LP, give the sumflow bound, and the bisections' LPs do not improve on the group bounds)."""
 TIME_SHARE = {"makespan": 0.1, "sumflow": 0.5, "maxflow": 0.2, "maxstretch": 0.2}
 """Share of the time limit of each metric's LP bound (the time one leaves unused goes to the next ones)."""
 
