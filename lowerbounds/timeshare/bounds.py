@@ -248,9 +248,12 @@ on a tracked server; each run is done when its projected time fits before the de
 
 def _backlog(args: tuple, done: dict, rest: float, deadline: float | None) -> None:
     """:func:`pairs_bounds`'s backlog bounds (:func:`~lowerbounds.timeshare.pairs.sumflow_backlog_bound`, on the
-    labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run of :data:`BACKLOG_STEPS`
-    completes (at most :data:`WIDE_STATE_LIMIT` states each); the next run is projected at the last one's time times the ratio of their states times
-    :data:`WINDOW_GROWTH`, and done only when that fits before the deadline."""
+    labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run completes.
+
+    The runs are those of :data:`BACKLOG_STEPS` with at most :data:`WIDE_STATE_LIMIT` states. The first one is
+    always run; then each later run is projected at the last one's time times the ratio of their states times
+    :data:`WINDOW_GROWTH`, and the finest whose projection fits before the deadline is run next (the ones between
+    are skipped: a finer run gives the larger bound)."""
     p = args[2]
     tracked = tracked_servers(p)
     if deadline is None or not tracked:
@@ -258,14 +261,22 @@ def _backlog(args: tuple, done: dict, rest: float, deadline: float | None) -> No
     least = float(min(p[:, s].min() for s in tracked))
     if not least > 0:
         return
-    last = units = None
+    runs = []
     for window, finer in BACKLOG_STEPS:
-        step = least / finer
-        size = p.shape[1] ** window * backlog_edges(p, tracked, step).size ** len(tracked)
-        if size > WIDE_STATE_LIMIT:
-            return
-        if last is not None and time.perf_counter() + WINDOW_GROWTH * last * size / units >= deadline:
-            return
+        size = p.shape[1] ** window * backlog_edges(p, tracked, least / finer).size ** len(tracked)
+        if size <= WIDE_STATE_LIMIT:
+            runs.append((window, least / finer, size))
+    last = units = None
+    head = tuple(a[:3] for a in args)  # loads the compiled code, so that the first run's time projects the others'
+    sumflow_backlog_bound(*head, window=1, step=least, tracked=tracked)
+    while runs:
+        if last is not None:
+            fits = [r for r, run in enumerate(runs)
+                     if time.perf_counter() + WINDOW_GROWTH * last * run[2] / units < deadline]
+            if not fits:
+                return
+            runs = runs[fits[-1]:]
+        window, step, size = runs.pop(0)
         tic = time.perf_counter()
         value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked, deadline=deadline)
         if value is None:
