@@ -50,7 +50,14 @@ from lowerbounds.timeshare.lp import (
     makespan_lp,
     sumflow_interval_lp,
 )
-from lowerbounds.timeshare.pairs import default_window, max_group_bounds, sumflow_pair_bound
+from lowerbounds.timeshare.pairs import (
+    backlog_edges,
+    default_window,
+    max_group_bounds,
+    sumflow_backlog_bound,
+    sumflow_pair_bound,
+    tracked_servers,
+)
 from lowerbounds.timeshare.types import INTERRUPTED, METRICS, BoundsInterrupted, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.references import BOUND_METHODS
@@ -199,6 +206,7 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str
         tic = time.perf_counter()
         done["sumflow"] = sumflow_pair_bound(*args) + rest
         wide = merge_slow_servers(*args) or args
+        _backlog(wide, done, rest, deadline)
         _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic, deadline)
     except KeyboardInterrupt:
         raise BoundsInterrupted(done) from None
@@ -231,6 +239,50 @@ def merge_slow_servers(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
     zero = np.zeros((p.shape[0], 1))
     return (arrival, np.hstack([inp[:, keep], dur[:, None]]), np.hstack([p[:, keep], zero]),
             np.hstack([out[:, keep], zero]))
+
+
+BACKLOG_STEPS = ((1, 8), (1, 16), (1, 32), (2, 32), (1, 64))
+"""The backlog bound's runs (:func:`_backlog`): ``(window, d)``, buckets ``d`` times finer than the least computation
+on a tracked server; each run is done when its projected time fits before the deadline."""
+
+
+def _backlog(args: tuple, done: dict, rest: float, deadline: float | None) -> None:
+    """:func:`pairs_bounds`'s backlog bounds (:func:`~lowerbounds.timeshare.pairs.sumflow_backlog_bound`, on the
+    labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run completes.
+
+    The runs are those of :data:`BACKLOG_STEPS` with at most :data:`WIDE_STATE_LIMIT` states. The first one is
+    always run; then each later run is projected at the last one's time times the ratio of their states times
+    :data:`WINDOW_GROWTH`, and the finest whose projection fits before the deadline is run next (the ones between
+    are skipped: a finer run gives the larger bound)."""
+    p = args[2]
+    tracked = tracked_servers(p)
+    if deadline is None or not tracked:
+        return
+    least = float(min(p[:, s].min() for s in tracked))
+    if not least > 0:
+        return
+    runs = []
+    for window, finer in BACKLOG_STEPS:
+        size = p.shape[1] ** window * backlog_edges(p, tracked, least / finer).size ** len(tracked)
+        if size <= WIDE_STATE_LIMIT:
+            runs.append((window, least / finer, size))
+    last = units = None
+    head = tuple(a[:3] for a in args)  # loads the compiled code, so that the first run's time projects the others'
+    sumflow_backlog_bound(*head, window=1, step=least, tracked=tracked)
+    while runs:
+        if last is not None:
+            fits = [r for r, run in enumerate(runs)
+                     if time.perf_counter() + WINDOW_GROWTH * last * run[2] / units < deadline]
+            if not fits:
+                return
+            runs = runs[fits[-1]:]
+        window, step, size = runs.pop(0)
+        tic = time.perf_counter()
+        value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked, deadline=deadline)
+        if value is None:
+            return
+        done["sumflow"] = max(done["sumflow"], value + rest)
+        last, units = time.perf_counter() - tic, size
 
 
 def _widen(args: tuple, done: dict, rest: float, K: int, last: float, deadline: float | None) -> None:
@@ -330,9 +382,9 @@ def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, tasks:
     return lo if outcome.objective is None else max(lo, outcome.objective)
 
 
-PAIR_SHARE = 0.6
-"""Share of ``lp_bounds``'s time limit by which the pair bound stops widening its window (at 500 tasks the pair
-bound, not the interval LP, gives the sumflow bound)."""
+PAIR_SHARE = 0.75
+"""Share of ``lp_bounds``'s time limit by which the pair and backlog bounds stop refining (at 500 tasks they, not
+the interval LP, give the sumflow bound, and the bisections' LPs do not improve on the group bounds)."""
 TIME_SHARE = {"makespan": 0.1, "sumflow": 0.5, "maxflow": 0.2, "maxstretch": 0.2}
 """Share of the time limit of each metric's LP bound (the time one leaves unused goes to the next ones)."""
 

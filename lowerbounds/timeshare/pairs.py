@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from lowerbounds.timeshare._backlog_dp import backlog_bound_compiled
 from lowerbounds.timeshare._pairs_dp import pair_bound_compiled
 from vcsched.sim.processor_sharing import ps_completion_times
 
-__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "default_window", "max_group_bounds"]
+__all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "default_window", "max_group_bounds",
+           "sumflow_backlog_bound", "backlog_edges", "tracked_servers"]
 
 
 STATE_LIMIT = 1 << 15
@@ -107,6 +109,74 @@ def sumflow_pair_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
         return 0.0
     K = default_window(S, n, shared) if window is None else window
     return pair_bound_compiled(arrival, inp, p, out, K, shared=shared, deadline=deadline)
+
+
+TRACKED = 2
+"""Most servers whose work left the backlog bound keeps in its state (the fastest ones, by mean computation)."""
+FINE_RANGE = 3.0
+"""The backlog buckets have width ``step`` up to this many times the largest computation on a tracked server."""
+COARSE_BUCKETS, COARSE_RATIO = 10, 1.3
+"""Above, this many buckets, each this many times as wide as the previous one's start."""
+
+
+def tracked_servers(p: np.ndarray) -> tuple[int, ...]:
+    """The servers whose work left :func:`sumflow_backlog_bound` tracks: those that compute (a merged label of
+    :func:`lowerbounds.timeshare.bounds.merge_slow_servers` does not), at most :data:`TRACKED`, fastest first."""
+    computing = np.flatnonzero(p.max(axis=0) > 0) if p.size else np.empty(0, dtype=int)
+    fastest = computing[np.argsort(p[:, computing].mean(axis=0), kind="stable")][:TRACKED]
+    return tuple(int(s) for s in sorted(fastest.tolist()))
+
+
+def backlog_edges(p: np.ndarray, tracked, step: float) -> np.ndarray:
+    """Lower edges of the buckets of one tracked server's work left: ``step`` wide up to :data:`FINE_RANGE` times
+    the largest computation there, then :data:`COARSE_BUCKETS` growing by :data:`COARSE_RATIO`."""
+    top = FINE_RANGE * float(max((p[:, s].max() for s in tracked), default=0.0))
+    edges = list(np.arange(0.0, top, step)) if top > 0 else [0.0]
+    x = max(top, step)
+    for _ in range(COARSE_BUCKETS):
+        edges.append(x)
+        x *= COARSE_RATIO
+    return np.array(edges)
+
+
+def sumflow_backlog_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, *, window: int = 2,
+                          step: float, tracked=None, deadline: float | None = None) -> float | None:
+    """:func:`sumflow_pair_bound` that also sees the work left on the tracked servers by every earlier task.
+
+    The programme's state adds, per tracked server ``s`` (:func:`tracked_servers` by default), a lower bound ``W_s``
+    on the work left, at the reference date ``θ_t`` (the latest join on a tracked server of the tasks so far), of
+    the tasks placed on ``s`` so far, in buckets (:func:`backlog_edges` with ``step``). Task ``t`` on ``s`` costs
+    ``d_ts + 2 max(A, B, C)`` with ``A`` the window's pair terms, ``R = max(W_s - (join_ts - θ_{t-1}), 0)``,
+    ``B = far(R)`` and ``C = A + far(R - Σ p`` of the window's tasks on ``s)``, where ``far(R) = ⌊R/P⌋ min(P, p_ts) +
+    min(R - ⌊R/P⌋ P, p_ts)`` and ``P`` the largest computation on ``s``
+    (:func:`lowerbounds.timeshare._backlog_dp.far`).
+
+    **Validity.** Under processor sharing the sumflow is exactly ``Σ_i d_i + 2 Σ_{pairs on one server} ov_ij``, where
+    ``ov_ij`` is the service each of ``i`` and ``j`` receives while both are present (the same for both), and for
+    ``j`` joining first ``ov_ij = min(rem_j(r_i), p_i)`` (from ``r_i`` on they are served alike until one ends).
+    Charge each pair to its later task in arrival order. For task ``t`` on ``s``:
+
+    * every earlier task has joined by ``θ_{t-1} <= r_t`` (when ``r_t < θ_{t-1}`` only ``A`` is used);
+    * ``W_s`` is a lower bound on the work left of the earlier tasks on ``s`` in the system of those tasks alone:
+      by induction, from ``θ_{t-1}`` to ``θ_t`` they receive at most ``θ_t - θ_{t-1}`` of service, and the new task
+      has at least ``p_ts - (θ_t - join_ts)`` left; adding tasks never gives the others more service, so their work
+      left in the real system is at least that, and at ``r_t`` at least ``R``;
+    * the earlier tasks' works left ``rem_j <= p_j <= P`` sum to at least ``R`` (to at least ``R - Σ p`` outside the
+      window), and ``Σ_j min(rem_j, p_ts)`` is then at least ``far(R)`` (a concave function's least value over that
+      polytope is at a vertex: every ``rem_j`` at 0 or ``P`` but one);
+    * so each of ``A`` (the pair property), ``B`` and ``C`` bounds ``Σ_{j < t on s} ov_jt`` from below.
+
+    The sum over the tasks of a mapping's costs is then at most its sumflow. Merging the states of one window whose
+    ``W`` fall in one bucket into one with the least value and the least ``W`` per server keeps a relaxation (the
+    later costs never decrease with ``W``), so the programme's minimum is a lower bound on every mapping's sumflow.
+    Servers not tracked get ``A`` only. ``deadline``: as :func:`sumflow_pair_bound` (``None`` when it passes).
+    """
+    n, S = p.shape
+    if n == 0:
+        return 0.0
+    tracked = tracked_servers(p) if tracked is None else tuple(tracked)
+    edges = backlog_edges(p, tracked, step)
+    return backlog_bound_compiled(arrival, inp, p, out, window, tracked, edges, deadline=deadline)
 
 
 def max_group_bounds(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, den: np.ndarray, *,

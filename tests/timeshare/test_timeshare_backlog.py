@@ -1,0 +1,90 @@
+"""The sumflow backlog bound (:func:`lowerbounds.timeshare.pairs.sumflow_backlog_bound`) against brute force."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from lowerbounds.timeshare import TaskCosts
+from lowerbounds.timeshare._backlog_dp import far
+from lowerbounds.timeshare.bounds import merge_slow_servers, pairs_bounds
+from lowerbounds.timeshare.mapping import evaluate_mapping
+from lowerbounds.timeshare.pairs import sumflow_backlog_bound, sumflow_pair_bound, tracked_servers
+from vcsched.problems.timeshare import Platform
+from vcsched.problems.timeshare import TimeshareWorkload as Workload
+
+
+def best_sumflow(costs):
+    """The least sumflow over every mapping, each evaluated with the simulator's sharing routine."""
+    best = np.inf
+    for mapping in itertools.product(range(costs.p.shape[1]), repeat=costs.n):
+        best = min(best, float((evaluate_mapping(costs, mapping) - costs.arrival).sum()))
+    return best
+
+
+def busy_instance(seed, n=6, servers=3):
+    """Arrivals much closer than the computations: the servers build a backlog."""
+    rng = np.random.default_rng(seed)
+    compute = rng.uniform(3.0, 12.0, size=(servers, 2)) * np.linspace(1.0, 6.0, servers)[:, None]
+    platform = Platform(name="busy", servers=tuple(f"s{i}" for i in range(servers)),
+                        input=rng.uniform(0.0, 1.0, size=(servers, 2)), compute=compute,
+                        output=rng.uniform(0.0, 0.5, size=(servers, 2)), memory=np.full(servers, np.inf),
+                        task_memory=np.zeros(2))
+    workload = Workload.independent(np.sort(rng.uniform(0, 12, size=n)), rng.integers(0, 2, size=n))
+    return TaskCosts.of(platform, workload)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_backlog_bound_stays_below_the_brute_force_optimum_and_above_the_pair_bound(seed):
+    costs = busy_instance(seed)
+    truth = best_sumflow(costs)
+    args = (costs.arrival, costs.inp, costs.p, costs.out)
+    for window in (1, 3):
+        pair = sumflow_pair_bound(*args, window=window)
+        for step in (4.0, 0.5):
+            for tracked in (None, (0,), (0, 1, 2)[:2]):
+                value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked)
+                assert pair * (1 - 1e-12) <= value <= truth * (1 + 1e-9)
+    merged = merge_slow_servers(*args)
+    if merged is not None:
+        assert sumflow_backlog_bound(*merged, window=2, step=0.1) <= truth * (1 + 1e-9)
+    assert pairs_bounds(costs, deadline=time.perf_counter() + 2)["sumflow"] <= truth * (1 + 1e-9)
+
+
+def test_on_one_busy_server_the_backlog_bound_sees_what_the_window_misses():
+    # six tasks of 10 s every 2 s on one server: with a window of 1 the pair terms see one neighbour only
+    p = np.full((6, 1), 10.0)
+    a = np.arange(6) * 2.0
+    zero = np.zeros_like(p)
+    costs_truth = float(evaluate_mapping(_costs_of(a, p), (0,) * 6).sum() - a.sum())
+    pair = sumflow_pair_bound(a, zero, p, zero, window=1)
+    backlog = sumflow_backlog_bound(a, zero, p, zero, window=1, step=0.01)
+    assert pair < backlog <= costs_truth * (1 + 1e-9)
+    assert backlog > 1.2 * pair
+
+
+def _costs_of(a, p):
+    platform = Platform(name="one", servers=("s",), input=np.zeros((1, 1)), compute=p[:1].T.copy(),
+                        output=np.zeros((1, 1)), memory=np.full(1, np.inf), task_memory=np.zeros(1))
+    return TaskCosts.of(platform, Workload.independent(a, np.zeros(a.size, dtype=int)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_far_is_the_least_shared_service_over_works_left(seed):
+    rng = np.random.default_rng(seed)
+    P, q = 5.0, float(rng.uniform(0.5, 7.0))
+    for _ in range(200):
+        works = rng.uniform(0.0, P, size=int(rng.integers(1, 6)))
+        works[rng.random(works.size) < 0.3] = P
+        assert far(works.sum(), P, q) <= np.minimum(works, q).sum() + 1e-12
+    R = 13.0
+    assert far(R, P, q) == pytest.approx(2 * min(P, q) + min(3.0, q))  # two full tasks and the rest: attained
+
+
+def test_tracked_servers_are_the_fastest_that_compute():
+    p = np.array([[5.0, 1.0, 0.0, 2.0], [6.0, 1.5, 0.0, 2.5]])
+    assert tracked_servers(p) == (1, 3)
+    assert tracked_servers(p[:, 2:3]) == ()
+    value = sumflow_backlog_bound(np.arange(2.0), np.zeros_like(p), p, np.zeros_like(p), window=1, step=0.5)
+    assert value == pytest.approx(sumflow_pair_bound(np.arange(2.0), np.zeros_like(p), p, np.zeros_like(p), window=1))
