@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from lowerbounds.batch.clairvoyant import clairvoyant_schedules
 from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, batch_instance
-from lowerbounds.batch.lagrangian import lagrangian_bound, lagrangian_value, slot_grid
+from lowerbounds.batch.lagrangian import FINEST_SHARE, lagrangian_bound, lagrangian_value, slot_grid
 from lowerbounds.batch.quick import bsld_quick, flow_quick
 from tests.conftest import require_trace
 from tests.grid.batch_oracle import brute_force
@@ -114,3 +114,13 @@ def test_finer_grids_after_convergence_never_lower_the_bound(seed, n, mode):
     finer, more, finest = lagrangian_bound(inst, mode, time_limit=1e6, slots=8, iterations=10**6, refine=4)
     assert (slots, finest) == (8, 32) and more >= steps
     assert plain <= finer <= brute_force(inst)[_METRIC[mode]] * n * (1 + TOL) + TOL
+
+
+def test_no_finer_grid_once_a_slot_is_a_small_share_of_the_shortest_job():
+    # 3 jobs of 1 to 3 s over a horizon of 7 s: from 128 slots on, a slot is shorter than 1/16 of the shortest job,
+    # so from 64 slots refine=8 searches no finer grid (on such workloads it only spent the time limit); from 4
+    # slots, the grid of 8 is searched
+    inst = BatchInstance.from_arrays([0.0, 0.5, 1.0], [1, 2, 1], [[1.0], [2.0], [3.0]], [2])
+    assert slot_grid(inst, 128)[1] * FINEST_SHARE < float(inst.pmin.min()) <= slot_grid(inst, 64)[1] * FINEST_SHARE
+    assert lagrangian_bound(inst, 0, time_limit=1e6, slots=64, iterations=10**5, refine=8)[2] == 64
+    assert lagrangian_bound(inst, 0, time_limit=1e6, slots=4, iterations=10**5, refine=2)[2] == 8
