@@ -45,6 +45,9 @@ FINEST_SHARE = 16
 """Grids finer than ``slots`` are searched only while a slot stays at least ``1 / FINEST_SHARE`` of the shortest
 job: below that, starts rounded to slots already move every job by less than that share of its duration, and on a
 small workload (a few jobs over a short horizon) the finer grids would only spend the time limit."""
+SLOTS_PER_JOB = 8
+"""Nor beyond this many slots per job: a whole trace (tens of thousands of jobs) refines up to ``refine x slots``,
+a window of a few jobs does not refine at all."""
 
 
 def slot_grid(inst: BatchInstance, slots: int = SLOTS) -> tuple[float, float, int]:
@@ -82,9 +85,9 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     Coarse to fine: the prices are first searched on ``slots / 2^l`` slots (:data:`_LEVELS` levels), and each
     level's best prices, every slot split in two at the same price, start the next (the same ``L`` on the finer
     grid, which it can only improve). When the level of ``slots`` slots has converged with time and steps left,
-    the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least
-    ``1 / FINEST_SHARE`` of the shortest job). ``start``, a known lower bound on the sum, sets the first
-    target.
+    the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
+    shortest job and there are at most ``SLOTS_PER_JOB`` slots per job). ``start``, a known lower bound on the sum,
+    sets the first target.
     """
     if len(inst) == 0:
         return 0.0, 0, 0
@@ -92,7 +95,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     levels = [max(slots >> level, 1) for level in range(_LEVELS - 1, -1, -1)]
     shortest = float(inst.pmin.min())
     levels += [slots << level for level in range(1, max(int(refine), 1).bit_length())
-               if slot_grid(inst, slots << level)[1] * FINEST_SHARE >= shortest]
+               if slot_grid(inst, slots << level)[1] * FINEST_SHARE >= shortest
+               and slots << level <= SLOTS_PER_JOB * len(inst)]
     best, steps, lam = -np.inf, 0, None
     for i, T in enumerate(levels):
         t0, delta, T = slot_grid(inst, T)

@@ -110,9 +110,9 @@ def test_finer_grids_after_convergence_never_lower_the_bound(seed, n, mode):
     # the search is deterministic when neither the clock nor the step cap stops it: with refinement the same levels
     # run first, then finer ones start from their best prices (the same L), so the best value cannot fall
     inst = _instance(seed, n, 1, True)
-    plain, steps, slots = lagrangian_bound(inst, mode, time_limit=1e6, slots=8, iterations=10**6)
-    finer, more, finest = lagrangian_bound(inst, mode, time_limit=1e6, slots=8, iterations=10**6, refine=4)
-    assert (slots, finest) == (8, 32) and more >= steps
+    plain, steps, slots = lagrangian_bound(inst, mode, time_limit=1e6, slots=4, iterations=10**6)
+    finer, more, finest = lagrangian_bound(inst, mode, time_limit=1e6, slots=4, iterations=10**6, refine=4)
+    assert (slots, finest) == (4, 16) and more >= steps
     assert plain <= finer <= brute_force(inst)[_METRIC[mode]] * n * (1 + TOL) + TOL
 
 
