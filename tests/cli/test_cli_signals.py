@@ -34,6 +34,17 @@ def hard_instance() -> VCInstance:
                                   np.clip(rng.normal(0.1, 0.025, 40), 0.001, 1).tolist())
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """SIGINT handled by Python (``KeyboardInterrupt``) while each test runs, whatever an earlier test in this
+    worker process left: with SIGINT ignored (``SIG_IGN``), ``_thread.interrupt_main`` does nothing and every
+    child process starts with SIGINT ignored too (the disposition survives exec), so neither interrupt would land.
+    In one full run of the suite in a fresh clone both tests below failed that way (and passed alone)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _highs_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "highs"]
 
