@@ -29,7 +29,7 @@ and the core's light modules at import time; numpy, pandas, PuLP, numba,
 matplotlib and dask are imported inside the command that needs them, so
 ``vcsched --help`` starts without them (tested in ``tests/cli``). :func:`main` builds the parser
 of the group named first only (:func:`groups_for`), and unfreezes at the end of a command what
-the command froze (:func:`vcsched.cli.common.modules_loaded`).
+the command froze (:func:`vcsched.cli.startup.modules_loaded`).
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def _run(args: argparse.Namespace) -> int:
             try:
                 code = args.handler(args)
             finally:
-                gc.unfreeze()  # what the command froze (common.modules_loaded) is collectable again
+                gc.unfreeze()  # what the command froze (startup.modules_loaded) is collectable again
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()

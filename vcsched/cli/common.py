@@ -8,7 +8,6 @@ can be a numpy one), so that ``vcsched --help`` starts fast.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import sys
@@ -302,39 +301,6 @@ def print_table(rows: Iterable[dict], columns: list[str], floatfmt: str = "{:.4f
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     for row in cells:
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
-
-
-def one_blas_thread() -> None:
-    """For a command that does no linear algebra, called before numpy is first imported: OpenBLAS starts one
-    thread (``OPENBLAS_NUM_THREADS=1``, unless the environment sets it).
-
-    numpy's OpenBLAS otherwise starts a thread per core at import, which spins waiting for work that never
-    comes: about 20 ms of CPU in every process (measured on 2 cores), about 5 % of a whole-trace FCFS run."""
-    if "numpy" not in sys.modules:
-        import os
-
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-@contextlib.contextmanager
-def modules_loaded():
-    """``with modules_loaded(): import ...``: a command's modules imported with the cyclic garbage collector
-    off, then moved out of its reach (``gc.freeze``) until the command ends (:func:`vcsched.cli.main` calls
-    ``gc.unfreeze``).
-
-    Imports make objects that live until exit (numpy's alone about a hundred thousand); as their number
-    grows, the collector walks all of them again and again. Measured on a whole-trace FCFS run: 12 to
-    16 ms of CPU, 3 to 4 % of the command."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def progress_bar(total: float, *, disable: bool, desc: str, unit: str = "it", bar_format: str | None = None):

@@ -53,9 +53,7 @@ from vcsched.cli.common import (
     add_family,
     check_output_path,
     duration_text,
-    modules_loaded,
     number_option,
-    one_blas_thread,
     option_given,
     print_json,
     print_table,
@@ -253,6 +251,8 @@ def _set_cbf_replan(args: argparse.Namespace, clusters) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from vcsched.cli.startup import modules_loaded, one_blas_thread
+
     one_blas_thread()  # the simulators do no linear algebra
     with modules_loaded():
         from vcsched.scenarios.grid_build import build  # noqa: F401 - loaded here, used by build_workload
