@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from lowerbounds.timeshare._pairs_dp import _slowdowns
+from lowerbounds.timeshare._pairs_dp import _slowdowns, window_sums
 from vcsched.jit import njit
 
 __all__ = ["backlog_bound_compiled", "far"]
@@ -73,16 +73,11 @@ def _step(value, rep, u, t, K, S, G, edges, join, p, dur, theta, tracked, cap, l
                 continue
             if not filled:
                 filled = True
+                window_sums(digits, live0, K, u, masks, acc)
                 for s in range(S):
-                    masks[s] = 0
-                    acc[s] = 0.0
                     win[s] = 0.0
                 for k in range(live0, K):
-                    masks[digits[k]] |= 1 << k
-                for k in range(live0, K):
-                    d = digits[k]
-                    acc[d] += u[d, masks[d], k]
-                    win[d] += p[t - K + k, d]
+                    win[digits[k]] += p[t - K + k, digits[k]]
             base = value[state, b]
             rest = (state - digits[0] * SK1) * S
             for s in range(S):

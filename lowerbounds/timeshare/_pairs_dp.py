@@ -105,6 +105,21 @@ def _slowdowns(join, p, t, K, shared):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def window_sums(digits, live0, K, u, masks, acc):  # pragma: no cover - compiled
+    """For the state ``digits`` (the server of each of the ``K`` recent tasks), filled in place per server ``s``: the
+    mask of its live tasks (from ``live0``) in ``masks[s]`` and the sum of their unary terms ``u[s, mask, k]`` in
+    ``acc[s]``."""
+    for s in range(masks.size):
+        masks[s] = 0
+        acc[s] = 0.0
+    for k in range(live0, K):
+        masks[digits[k]] |= 1 << k
+    for k in range(live0, K):
+        d = digits[k]
+        acc[d] += u[d, masks[d], k]
+
+
+@njit(cache=True)
 def _step(value, u, dur_t, K, live0):  # pragma: no cover - compiled
     """The values after adding one task: ``new[rest * S + s] = min over the oldest slot of value + cost``."""
     S = dur_t.size
@@ -122,14 +137,7 @@ def _step(value, u, dur_t, K, live0):  # pragma: no cover - compiled
                 digits[k] = 0
                 k -= 1
                 digits[k] += 1
-        for s in range(S):
-            masks[s] = 0
-            acc[s] = 0.0
-        for k in range(live0, K):
-            masks[digits[k]] |= 1 << k
-        for k in range(live0, K):
-            d = digits[k]
-            acc[d] += u[d, masks[d], k]
+        window_sums(digits, live0, K, u, masks, acc)
         base = value[state]
         rest = (state - digits[0] * SK1) * S  # the state without its oldest slot, shifted
         for s in range(S):
