@@ -57,6 +57,7 @@ import time
 import numpy as np
 
 from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_counted
+from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
@@ -101,7 +102,7 @@ _WEIGHT = {"makespan": 0.25}
 @dataclasses.dataclass(frozen=True)
 class ClairvoyantSchedule:
     """The best schedule found for one metric: its ``value`` (an upper bound on the optimum), the ``method``
-    (``portfolio``, ``local search``, ``repair`` or ``exact``), ``detail`` (the key), ``seconds`` spent on the metric,
+    (``portfolio``, ``local search``, ``repair``, ``exhaustive`` (the optimum of a tiny workload) or ``exact``), ``detail`` (the key), ``seconds`` spent on the metric,
     ``evaluations`` (schedules built for it), ``stopped`` (``iterations``, ``patience``, ``time_limit`` or
     ``done``) and the schedule itself: ``cluster[j]``, ``start[j]`` (rows of the instance)."""
 
@@ -173,19 +174,32 @@ def run_key(inst: BatchInstance, key: np.ndarray, kernel: str = "easy"):
 
 
 def _features(ev: _Evaluator) -> dict:
-    return {"p": ev.duration.min(axis=1)}
+    """``p``: each job's shortest duration; ``span``: more than the spread of the submissions (a tier's offset)."""
+    return {"p": ev.duration.min(axis=1), "span": float(ev.release[-1] - ev.release[0]) + 1.0}
 
 
 PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy", 64.0), ("easy", "spt"),
              ("easy", "lpt"), ("serial", 0.0), ("serial", 1.0), ("serial", 4.0), ("serial", 16.0),
-             ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"))
-"""The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p`` (see the module
-docstring)."""
-QUICK_PORTFOLIO = (("easy", 4.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0), ("serial", 256.0))
+             ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"), ("serial", "tier 600"), ("serial", "tier 1200"),
+             ("serial", "tier 2400"), ("serial", "tier 4800"))
+"""The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p``, ``tier X`` the key
+``r`` with the jobs of ``p >= X`` seconds after all the others (see the module docstring)."""
+QUICK_PORTFOLIO = (("easy", 4.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0), ("serial", 256.0),
+                   ("serial", "tier 1200"))
 """The pairs of ``quick``: those that were best, or within a few per cent of the best, for some metric on the
 whole traces KTH-SP2, CTC-SP2, SDSC-SP2, HPC2N and lublin_256 (``easy, r + 4 p`` for the response time on
 SDSC-SP2, ``spt`` elsewhere; ``serial, r`` for the makespan; ``serial, r + 16 p`` and ``r + 256 p`` for the
-slowdown and the stretch)."""
+slowdown and the stretch; ``serial, tier 1200`` for the slowdown on CTC-SP2 and SDSC-SP2)."""
+
+
+def _tier(a) -> float | None:
+    """The threshold ``X`` of a key ``tier X``, else None."""
+    return float(a.split()[1]) if isinstance(a, str) and a.startswith("tier ") else None
+
+
+def _tier_key(r: np.ndarray, f: dict, threshold) -> np.ndarray:
+    """Submission order, the jobs of ``p >= threshold`` (one per job, or one for all) after every other."""
+    return r + f["span"] * (f["p"] >= threshold)
 
 
 def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
@@ -193,10 +207,14 @@ def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
         return f["p"].copy()
     if a == "lpt":
         return -f["p"]
+    if _tier(a) is not None:
+        return _tier_key(r, f, _tier(a))
     return r + float(a) * f["p"]
 
 
 def _name(kernel: str, a) -> str:
+    if _tier(a) is not None:
+        return f"{kernel}, key r, jobs of p >= {_tier(a):g} s after the others"
     return f"{kernel}, key {a if isinstance(a, str) else f'r + {a:g} p'}"
 
 
@@ -211,13 +229,14 @@ class _Best:
     a: object = None
 
 
-def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, deadline: float, pairs: tuple = PORTFOLIO):
-    """Run every pair; ``(best, best_easy)``: per metric the best entry, and the best entry of the list construction
-    (the start of the key search)."""
+def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pairs: tuple = PORTFOLIO):
+    """Run every pair, in order, until the work counter reaches ``work_end`` (never the clock: the portfolio's
+    schedules are a function of the instance and the budget); ``(best, best_easy)``: per metric the best entry, and
+    the best entry of the list construction (the start of the key search)."""
     best: dict = {}
     best_easy: dict = {}
     for kernel, a in pairs:
-        if best and time.perf_counter() > deadline:
+        if best and ev.work >= work_end:
             break
         values, cluster, start = ev.run(_portfolio_key(a, ev.release, feats), kernel)
         for m in metrics:
@@ -290,19 +309,27 @@ def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[
     return best, stopped
 
 
-def _block_key(ev, feature: np.ndarray, coef: np.ndarray) -> np.ndarray:
+def _block_key(ev, feats: dict, coef: np.ndarray, tier: bool = False) -> np.ndarray:
+    """``r + a_b p`` (``coef``: one ``a_b`` per block), or with ``tier`` the submission order with the jobs of
+    ``p >= X_b`` after the others (``coef``: one threshold ``X_b`` per block)."""
     blocks = np.minimum(np.arange(ev.release.size) * coef.size // max(ev.release.size, 1), coef.size - 1)
-    return ev.release + coef[blocks] * feature
+    if tier:
+        return _tier_key(ev.release, feats, coef[blocks])
+    return ev.release + coef[blocks] * feats["p"]
 
 
 def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
-    """First-improvement local search on per-block coefficients; returns (best, stopped)."""
-    kernel, feature = best.kernel, feats["p"]
-    pure = isinstance(best.a, str)
-    coef = np.full(BLOCKS, 64.0 if pure else float(best.a))  # a pure key is approached by a large coefficient
+    """First-improvement local search on per-block coefficients (or tier thresholds, from a ``tier X`` key); returns
+    (best, stopped)."""
+    kernel, threshold = best.kernel, _tier(best.a)
+    tier = threshold is not None
+    pure = isinstance(best.a, str) and not tier
+    reset = threshold if tier else 1.0  # a block's value after the factor 0
+    coef = np.full(BLOCKS, 64.0 if pure else threshold if tier else float(best.a))  # a pure key: a large coefficient
+    label = f"{kernel}, per-block " + ("tiers of r (p >= X_b last), X" if tier else "keys r + a_b p, a")
     current = best.value
     if pure:  # evaluate the starting point
-        values, cluster, start = ev.run(_block_key(ev, feature, coef), kernel)
+        values, cluster, start = ev.run(_block_key(ev, feats, coef), kernel)
         current = values[metric]
         if current < best.value:
             best = _Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
@@ -313,14 +340,14 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patie
             return best, stop
         b = int(rng.integers(coef.size))
         trial = coef.copy()
-        trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else 1.0
-        values, cluster, start = ev.run(_block_key(ev, feature, trial), kernel)
+        trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else reset
+        values, cluster, start = ev.run(_block_key(ev, feats, trial, tier), kernel)
         v = values[metric]
         if v < current:
             coef, current, idle = trial, v, 0
             if v < best.value:
-                best = _Best(v, "local search", f"{kernel}, per-block keys r + a_b p, a = "
-                             + ",".join(f"{a:g}" for a in coef), cluster, start, kernel)
+                best = _Best(v, "local search", f"{label} = " + ",".join(f"{a:g}" for a in coef), cluster, start,
+                             kernel)
         else:
             idle += 1
 
@@ -373,7 +400,9 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     t0 = time.perf_counter()
     ev = _Evaluator(inst)
     feats = _features(ev)
-    best, best_easy = _portfolio(ev, feats, metrics, t0 + time_limit, QUICK_PORTFOLIO if quick else PORTFOLIO)
+    total = WORK_PER_SECOND * 0.8 * time_limit if budget is None else budget
+    best, best_easy = _portfolio(ev, feats, metrics, total, QUICK_PORTFOLIO if quick else PORTFOLIO)
+    solved = set() if quick else _exhaust(ev, metrics, best)
     spent = {m: (time.perf_counter() - t0) / len(metrics) for m in metrics}
     count = {m: ev.count for m in metrics}
     stopped = {m: "done" for m in metrics}
@@ -381,8 +410,9 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     if list_moves is None and iterations is not None:
         list_moves = 5 * iterations
     lower = lower or {}
-    todo = [] if quick else [m for m in metrics if m in best and not _closed(best[m].value, lower.get(m))]
-    whole = _Limit(ev, WORK_PER_SECOND * 0.8 * time_limit if budget is None else budget, t0 + time_limit)
+    todo = [] if quick else [m for m in metrics if m in best and m not in solved and not _closed(best[m].value,
+                                                                                                lower.get(m))]
+    whole = _Limit(ev, total, t0 + time_limit)
     finished: set = set()
     try:
         for i, m in enumerate(todo):
@@ -398,6 +428,19 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
             if m not in finished:
                 stopped[m] = "interrupted"
     return {m: _result(m, best.get(m), spent[m], count[m], stopped[m], len(inst)) for m in metrics}
+
+
+def _exhaust(ev: _Evaluator, metrics: tuple, best: dict) -> set:
+    """On a tiny workload (:data:`~lowerbounds.batch.exhaust.EXHAUST_CAP`), the optimal schedule of each metric
+    replaces the portfolio's (method ``exhaustive``); returns the metrics so solved (none on a larger workload)."""
+    found = exhaustive_schedules(ev.inst, metrics, ev._work)
+    if found is None:
+        return set()
+    ev.count += enumeration_size(ev.inst)
+    for m, (value, cluster, start) in found.items():
+        best[m] = _Best(value, "exhaustive", "serial generation over every list and cluster assignment (the optimum)",
+                        cluster, start, "serial")
+    return set(found)
 
 
 def _closed(value: float, low: float | None) -> bool:

@@ -151,7 +151,8 @@ def test_interrupt_prints_what_was_found_and_writes_no_file(tmp_path, capsys, mo
 
     monkeypatch.setattr(cv, "_list_search", interrupt)
     quick, searched = tmp_path / "quick", tmp_path / "searched"
-    argv = ["grid", "bound", "--trace", str(trace(tmp_path)), "--json", "--time-limit", "5", "--iterations", "3"]
+    more = JOBS + ((6, 4, 6, 1, -1), (7, 4, 3, 2, -1), (8, 5, 9, 3, -1))  # too many jobs to enumerate: a search runs
+    argv = ["grid", "bound", "--trace", str(trace(tmp_path, more)), "--json", "--time-limit", "5", "--iterations", "3"]
     assert main(argv + ["--method", "quick", "--schedule", str(quick)]) == 0  # quick runs no search
     assert sorted(p.name for p in quick.iterdir()) == sorted(f"{m}.csv" for m in METRIC_NAMES)
     capsys.readouterr()
