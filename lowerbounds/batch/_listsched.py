@@ -27,7 +27,7 @@ from lowerbounds.batch._kernels import _pop, _push
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 from vcsched.sim.whole_run import pair_position
 
-__all__ = ["list_schedule", "serial_schedule", "list_schedule_counted", "serial_schedule_counted"]
+__all__ = ["list_schedule", "serial_schedule", "list_schedule_counted", "serial_schedule_counted", "shadow_cache"]
 
 
 @njit(cache=True)
@@ -98,14 +98,31 @@ def _shadow(t, need, free_k, run_fin, run_wid, count, work):
 
 
 @njit(cache=True)
-def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt, work):
-    """Cluster where job ``j`` completes first (ties: earlier start, lower index), its start and leftover."""
+def shadow_cache(K):
+    """An empty cache of shadow times: per cluster the job it was computed for (-1: none), the time, the leftover."""
+    return np.full(K, -1, dtype=np.int64), np.zeros(K), np.zeros(K, dtype=np.int64)
+
+
+@njit(cache=True)
+def _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt, sh_job, sh_time, sh_extra, work):
+    """Cluster where job ``j`` completes first (ties: earlier start, lower index), its start and leftover.
+
+    A cluster's shadow time for ``j`` is kept in the cache (``sh_job[k] == j``) until a job starts on that cluster
+    other than as a backfill that respects ``j``'s reservation there (:func:`_pass` clears the entry). The cached
+    value stays exact: durations are exact, so the running jobs complete at the finishes the shadow was computed
+    from (a completion frees processors already counted at its finish), and a backfill that respects the reservation
+    ends by the shadow time or uses the leftover processors, which :func:`_pass` lowers in the cache."""
     best_k, best_c, best_s, best_x = -1, np.inf, np.inf, 0
     for k in range(free.size):
         p = duration[j, k]
         if not np.isfinite(p):
             continue
-        s, extra = _shadow(t, width[j], free[k], run_fin[k], run_wid[k], run_cnt[k], work)
+        if free[k] < width[j] and sh_job[k] == j:
+            s, extra = sh_time[k], sh_extra[k]
+        else:
+            s, extra = _shadow(t, width[j], free[k], run_fin[k], run_wid[k], run_cnt[k], work)
+            if s > t:
+                sh_job[k], sh_time[k], sh_extra[k] = j, s, extra
         c = s + p
         if c < best_c or (c == best_c and s < best_s):
             best_k, best_c, best_s, best_x = k, c, s, extra
@@ -131,6 +148,7 @@ def list_schedule_counted(release, width, duration, procs, key, work):
     cluster = np.full(n, -1, dtype=np.int64)
     start = np.full(n, np.nan)
     free, run_fin, run_wid, run_job, run_cnt, slot = cluster_state(procs, n)
+    sh_job, sh_time, sh_extra = shadow_cache(K)
     hkey = np.empty(n)
     hjob = np.empty(n, dtype=np.int64)
     hsize = 0
@@ -157,7 +175,7 @@ def list_schedule_counted(release, width, duration, procs, key, work):
             else:
                 qlen = _queue_insert(qkey, qjob, qlen, key[j], j, work)
         qlen, hsize = _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
-                            qkey, qjob, qlen, hkey, hjob, hsize, work)
+                            qkey, qjob, qlen, hkey, hjob, hsize, sh_job, sh_time, sh_extra, work)
     return cluster, start
 
 
@@ -175,15 +193,19 @@ def _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, s
 
 @njit(cache=True)
 def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start, qkey, qjob, qlen,
-          hkey, hjob, hsize, work):
-    """One scheduling pass at time ``t``: start heads while they fit, then backfill around the reservation."""
+          hkey, hjob, hsize, sh_job, sh_time, sh_extra, work):
+    """One scheduling pass at time ``t``: start heads while they fit, then backfill around the reservation (the
+    shadow times cached in ``sh_job, sh_time, sh_extra``, :func:`_head_choice`)."""
     res_k, shadow, extra = -1, np.inf, 0
+    head = -1
     while qlen > 0:
         j = qjob[0]
-        k, s, x = _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt, work)
+        k, s, x = _head_choice(t, j, width, duration, free, run_fin, run_wid, run_cnt, sh_job, sh_time, sh_extra,
+                               work)
         if s > t:
-            res_k, shadow, extra = k, s, x
+            res_k, shadow, extra, head = k, s, x, j
             break
+        sh_job[k] = -1
         hsize = _start(t, j, k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
                        hkey, hjob, hsize)
         qlen = _queue_remove(qkey, qjob, qlen, 0, work)
@@ -207,8 +229,14 @@ def _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cl
         if best_k < 0:
             i += 1
             continue
-        if best_k == res_k and best_c > shadow:
-            extra -= width[j]
+        if best_k == res_k and sh_job[best_k] == head:  # the reservation is respected: the cache stays exact
+            if best_c > shadow:
+                extra -= width[j]
+                sh_extra[best_k] = extra
+        else:
+            if best_k == res_k and best_c > shadow:
+                extra -= width[j]
+            sh_job[best_k] = -1
         hsize = _start(t, j, best_k, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
                        hkey, hjob, hsize)
         qlen = _queue_remove(qkey, qjob, qlen, i, work)

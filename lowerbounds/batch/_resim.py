@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from lowerbounds.batch._kernels import _push
-from lowerbounds.batch._listsched import _pass, _queue_insert, cluster_state, complete_first
+from lowerbounds.batch._listsched import _pass, _queue_insert, cluster_state, complete_first, shadow_cache
 from lowerbounds.batch.instance import BSLD_TAU
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 
@@ -80,6 +80,7 @@ def resimulate(release, width, duration, procs, key, old_cluster, old_start, i0,
     first job not placed anew, and the sums' differences, new minus old."""
     n, K = duration.shape
     free, run_fin, run_wid, run_job, run_cnt, slot = cluster_state(procs, n)
+    sh_job, sh_time, sh_extra = shadow_cache(K)
     hkey, hjob = np.empty(n), np.empty(n, dtype=np.int64)
     qkey, qjob = np.empty(n), np.empty(n, dtype=np.int64)
     pre, before = np.empty(n, dtype=np.int64), np.empty(K, dtype=np.int64)
@@ -107,7 +108,7 @@ def resimulate(release, width, duration, procs, key, old_cluster, old_start, i0,
                 qlen = _queue_insert(qkey, qjob, qlen, key[j], j, work)
         before[:] = run_cnt
         qlen, hsize = _pass(t, width, duration, free, run_fin, run_wid, run_job, run_cnt, slot, cluster, start,
-                            qkey, qjob, qlen, hkey, hjob, hsize, work)
+                            qkey, qjob, qlen, hkey, hjob, hsize, sh_job, sh_time, sh_extra, work)
         horizon = _started_horizon(duration, old_cluster, old_start, cluster, start, before, run_job, run_cnt,
                                    horizon, work)
         if nxt > jmax and horizon <= t and _queue_unstarted(old_start, qjob, qlen, t, jmax, work):

@@ -85,3 +85,79 @@ def plain_check(inst: BatchInstance, cluster, start, *, tol: float = 1e-7) -> No
             t = start[j]
             running = on[(start[on] <= t + tol) & (finish[on] > t + tol)]
             assert inst.width[running].sum() <= inst.procs[k], f"cluster {k} over capacity at {t}"
+
+
+def _plain_shadow(t, need, free_k, running_k):
+    """Earliest time ``need`` processors are free on a cluster (``running_k``: (finish, width) of its running jobs),
+    and the processors left over then."""
+    if free_k >= need:
+        return t, free_k - need
+    avail = free_k
+    for f in sorted({f for f, _ in running_k}):
+        avail += sum(w for g, w in running_k if g == f)
+        if avail >= need:
+            return f, avail - need
+    return np.inf, 0
+
+
+def plain_list_schedule(release, width, duration, procs, key):
+    """List scheduling with EASY backfilling and exact durations, written plainly (the shadow time recomputed at
+    every pass, the queue re-sorted at every event): the oracle of the compiled
+    :func:`lowerbounds.batch._listsched.list_schedule` (same rules, same ties)."""
+    n, K = duration.shape
+    cluster, start = np.full(n, -1, dtype=np.int64), np.full(n, np.nan)
+    free = [int(m) for m in procs]
+    running = []  # (finish, job, cluster)
+    queue: list = []
+    nxt = 0
+    while nxt < n or running or queue:
+        t = min([release[nxt] if nxt < n else np.inf] + [f for f, _, _ in running])
+        for f, j, k in [x for x in running if x[0] <= t]:
+            free[k] += int(width[j])
+            running.remove((f, j, k))
+        while nxt < n and release[nxt] <= t:
+            k0 = int(np.argmin(duration[nxt]))
+            if duration[nxt, k0] == 0.0:
+                cluster[nxt], start[nxt] = k0, t
+            else:
+                queue.append(nxt)
+            nxt += 1
+        queue.sort(key=lambda j: (key[j], j))
+        _plain_pass(t, width, duration, free, running, queue, cluster, start)
+    return cluster, start
+
+
+def _plain_pass(t, width, duration, free, running, queue, cluster, start):
+    res_k, shadow, extra = -1, np.inf, 0
+    while queue:
+        j = queue[0]
+        best = (np.inf, np.inf, -1, 0)  # (completion, start, cluster, leftover)
+        for k in range(len(free)):
+            if np.isfinite(duration[j, k]):
+                s, x = _plain_shadow(t, int(width[j]), free[k], [(f, int(width[i])) for f, i, c in running if c == k])
+                if (s + duration[j, k], s) < best[:2]:
+                    best = (s + duration[j, k], s, k, x)
+        if best[1] > t:
+            res_k, shadow, extra = best[2], best[1], best[3]
+            break
+        _plain_start(t, j, best[2], width, duration, free, running, cluster, start)
+        queue.pop(0)
+    i = 1
+    while i < len(queue) and max(free) > 0:
+        j = queue[i]
+        ok = [k for k in range(len(free)) if np.isfinite(duration[j, k]) and free[k] >= width[j]
+              and not (k == res_k and t + duration[j, k] > shadow and width[j] > extra)]
+        if not ok:
+            i += 1
+            continue
+        k = min(ok, key=lambda k: (duration[j, k], k))
+        if k == res_k and t + duration[j, k] > shadow:
+            extra -= int(width[j])
+        _plain_start(t, j, k, width, duration, free, running, cluster, start)
+        queue.pop(i)
+
+
+def _plain_start(t, j, k, width, duration, free, running, cluster, start):
+    cluster[j], start[j] = k, t
+    free[k] -= int(width[j])
+    running.append((t + duration[j, k], j, k))

@@ -11,7 +11,7 @@ from lowerbounds.batch._resim import resimulate, restart_point
 from lowerbounds.batch.clairvoyant import clairvoyant_schedules
 from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KeySearch
-from tests.grid.batch_oracle import plain_check
+from tests.grid.batch_oracle import plain_check, plain_list_schedule
 
 
 def _instance(rng, n, K, integer):
@@ -27,6 +27,24 @@ def _sums(inst, cluster, start):
     p = inst.duration[np.arange(len(inst)), cluster]
     resp = start + p - inst.release
     return resp.sum(), np.maximum(1.0, resp / np.maximum(p, BSLD_TAU)).sum()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(1, 60), st.integers(1, 3), st.booleans())
+def test_the_compiled_construction_is_the_plain_one(seed, n, K, integer):
+    """The compiled list construction (its shadow times cached between passes) builds the schedule of the plain one
+    (every shadow time recomputed), keys with ties or not."""
+    rng = np.random.default_rng(seed)
+    m = rng.integers(2, 9, size=K)
+    s = rng.choice((1.0, 1.5, 2.0), size=K) if K > 1 else np.ones(1)
+    r = np.sort(rng.integers(0, n // 2 + 1, size=n)).astype(float) if integer else np.sort(rng.uniform(0, n / 2, n))
+    base = rng.integers(0, 20, size=n).astype(float) if integer else rng.uniform(0.1, 20, size=n)
+    inst = BatchInstance.from_arrays(r, rng.integers(1, m.max() + 1, size=n), base[:, None] * s[0] / s[None, :], m, s)
+    key = rng.choice((0.0, 1.0, 2.0), size=n) if rng.random() < 0.3 else rng.uniform(0, 10, size=n)
+    args = (inst.release, inst.width.astype(np.int64), inst.duration, inst.procs.astype(np.int64), key)
+    cluster, start = list_schedule(*args)
+    plain_c, plain_s = plain_list_schedule(*args)
+    assert np.array_equal(cluster, plain_c) and np.array_equal(start, plain_s)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
