@@ -77,6 +77,8 @@ EASY_WORK = 4
 BLOCKS = 16
 """Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
 _FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
+_RESET = (1.0, 1200.0)
+"""A block's coefficient ``a_b`` and tier threshold ``X_b`` after a move from 0 (``X_b = 0``: no tier)."""
 LNS_SHARE = 0.2
 """Share of a metric's budget (mean response, mean bounded slowdown) for the window MILPs (the last step)."""
 LNS_WINDOW = 24
@@ -309,26 +311,34 @@ def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[
     return best, stopped
 
 
-def _block_key(ev, feats: dict, coef: np.ndarray, tier: bool = False) -> np.ndarray:
-    """``r + a_b p`` (``coef``: one ``a_b`` per block), or with ``tier`` the submission order with the jobs of
-    ``p >= X_b`` after the others (``coef``: one threshold ``X_b`` per block)."""
-    blocks = np.minimum(np.arange(ev.release.size) * coef.size // max(ev.release.size, 1), coef.size - 1)
-    if tier:
-        return _tier_key(ev.release, feats, coef[blocks])
-    return ev.release + coef[blocks] * feats["p"]
+def _block_key(ev, feats: dict, coef: np.ndarray) -> np.ndarray:
+    """``r + a_b p`` with, where ``X_b > 0``, the jobs of ``p >= X_b`` after the others (``coef``: the rows ``a_b`` and
+    ``X_b``, one column per block of consecutive jobs)."""
+    blocks = np.minimum(np.arange(ev.release.size) * coef.shape[1] // max(ev.release.size, 1), coef.shape[1] - 1)
+    a, x = coef[0, blocks], coef[1, blocks]
+    return ev.release + a * feats["p"] + feats["span"] * ((x > 0) & (feats["p"] >= x))
+
+
+def _block_start(best: _Best) -> np.ndarray:
+    """The block coefficients of a portfolio entry: a pure key (``spt``, ``lpt``) is approached by ``a = 64``."""
+    coef = np.zeros((2, BLOCKS))
+    threshold = _tier(best.a)
+    if threshold is not None:
+        coef[1] = threshold
+        coef[0] = 16.0
+    else:
+        coef[0] = 64.0 if isinstance(best.a, str) else float(best.a)
+    return coef
 
 
 def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
-    """First-improvement local search on per-block coefficients (or tier thresholds, from a ``tier X`` key); returns
-    (best, stopped)."""
-    kernel, threshold = best.kernel, _tier(best.a)
-    tier = threshold is not None
-    pure = isinstance(best.a, str) and not tier
-    reset = threshold if tier else 1.0  # a block's value after the factor 0
-    coef = np.full(BLOCKS, 64.0 if pure else threshold if tier else float(best.a))  # a pure key: a large coefficient
-    label = f"{kernel}, per-block " + ("tiers of r (p >= X_b last), X" if tier else "keys r + a_b p, a")
+    """First-improvement local search on per-block coefficients ``a_b`` and, for the bounded slowdown or from a
+    ``tier X`` key, per-block tier thresholds ``X_b`` (:func:`_block_key`); returns (best, stopped)."""
+    kernel = best.kernel
+    rows = 2 if metric == "mean_bounded_slowdown" or _tier(best.a) is not None else 1
+    coef = _block_start(best)
     current = best.value
-    if pure:  # evaluate the starting point
+    if isinstance(best.a, str):  # evaluate the starting point
         values, cluster, start = ev.run(_block_key(ev, feats, coef), kernel)
         current = values[metric]
         if current < best.value:
@@ -338,18 +348,25 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patie
         stop = limit.stop(idle, patience)
         if stop:
             return best, stop
-        b = int(rng.integers(coef.size))
+        row, b = int(rng.integers(rows)), int(rng.integers(BLOCKS))
         trial = coef.copy()
-        trial[b] = coef[b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[b] > 0 else reset
-        values, cluster, start = ev.run(_block_key(ev, feats, trial, tier), kernel)
+        trial[row, b] = coef[row, b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[row, b] > 0 else \
+            _RESET[row]
+        values, cluster, start = ev.run(_block_key(ev, feats, trial), kernel)
         v = values[metric]
         if v < current:
             coef, current, idle = trial, v, 0
             if v < best.value:
-                best = _Best(v, "local search", f"{label} = " + ",".join(f"{a:g}" for a in coef), cluster, start,
-                             kernel)
+                best = _Best(v, "local search", _block_label(kernel, coef), cluster, start, kernel)
         else:
             idle += 1
+
+
+def _block_label(kernel: str, coef: np.ndarray) -> str:
+    text = f"{kernel}, per-block keys r + a_b p, a = " + ",".join(f"{a:g}" for a in coef[0])
+    if coef[1].any():
+        text += ", jobs of p >= X_b after the others, X = " + ",".join(f"{x:g}" for x in coef[1])
+    return text
 
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
