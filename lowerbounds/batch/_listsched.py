@@ -83,15 +83,17 @@ def _shadow(t, need, free_k, run_fin, run_wid, count, work):
     widths), and the processors left over then; ``(t, free - need)`` when they are free now."""
     if free_k >= need:
         return t, free_k - need
-    order = np.argsort(run_fin[:count])
+    hk, hj = np.empty(count), np.empty(count, dtype=np.int64)
+    size = 0
+    for i in range(count):  # a heap, not np.argsort: a cached kernel with numba's sort crashed once loaded beside
+        size = _push(hk, hj, size, run_fin[i], i)  # another cached module's sort (lowerbounds.batch._energetic)
     work[0] += count
     avail = free_k
-    i = 0
-    while i < count:
-        f = run_fin[order[i]]
-        while i < count and run_fin[order[i]] == f:  # every job ending at f frees its processors at f
-            avail += run_wid[order[i]]
-            i += 1
+    while size > 0:
+        f = hk[0]
+        while size > 0 and hk[0] == f:  # every job ending at f frees its processors at f
+            avail += run_wid[hj[0]]
+            size = _pop(hk, hj, size)
         if avail >= need:
             return f, avail - need
     return np.inf, 0
