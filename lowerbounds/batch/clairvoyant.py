@@ -61,6 +61,7 @@ from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
+from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from vcsched.errors import InvalidInputError
 
@@ -77,6 +78,9 @@ EASY_WORK = 4
 BLOCKS = 16
 """Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
 _FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
+SATURATION = 4
+"""Without a patience, a step stops after this many times its neighbourhood's size of moves without improvement
+(:func:`_patience`)."""
 _RESET = (1.0, 1200.0)
 """A block's coefficient ``a_b`` and tier threshold ``X_b`` after a move from 0 (``X_b = 0``: no tier)."""
 LNS_SHARE = 0.2
@@ -180,46 +184,6 @@ def _features(ev: _Evaluator) -> dict:
     return {"p": ev.duration.min(axis=1), "span": float(ev.release[-1] - ev.release[0]) + 1.0}
 
 
-PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy", 64.0), ("easy", "spt"),
-             ("easy", "lpt"), ("serial", 0.0), ("serial", 1.0), ("serial", 4.0), ("serial", 16.0),
-             ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"), ("serial", "tier 600"), ("serial", "tier 1200"),
-             ("serial", "tier 2400"), ("serial", "tier 4800"))
-"""The (construction, key) pairs of the first step: a number ``a`` is the key ``r + a p``, ``tier X`` the key
-``r`` with the jobs of ``p >= X`` seconds after all the others (see the module docstring)."""
-QUICK_PORTFOLIO = (("easy", 4.0), ("easy", "spt"), ("serial", 0.0), ("serial", 16.0), ("serial", 256.0),
-                   ("serial", "tier 1200"))
-"""The pairs of ``quick``: those that were best, or within a few per cent of the best, for some metric on the
-whole traces KTH-SP2, CTC-SP2, SDSC-SP2, HPC2N and lublin_256 (``easy, r + 4 p`` for the response time on
-SDSC-SP2, ``spt`` elsewhere; ``serial, r`` for the makespan; ``serial, r + 16 p`` and ``r + 256 p`` for the
-slowdown and the stretch; ``serial, tier 1200`` for the slowdown on CTC-SP2 and SDSC-SP2)."""
-
-
-def _tier(a) -> float | None:
-    """The threshold ``X`` of a key ``tier X``, else None."""
-    return float(a.split()[1]) if isinstance(a, str) and a.startswith("tier ") else None
-
-
-def _tier_key(r: np.ndarray, f: dict, threshold) -> np.ndarray:
-    """Submission order, the jobs of ``p >= threshold`` (one per job, or one for all) after every other."""
-    return r + f["span"] * (f["p"] >= threshold)
-
-
-def _portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
-    if a == "spt":
-        return f["p"].copy()
-    if a == "lpt":
-        return -f["p"]
-    if _tier(a) is not None:
-        return _tier_key(r, f, _tier(a))
-    return r + float(a) * f["p"]
-
-
-def _name(kernel: str, a) -> str:
-    if _tier(a) is not None:
-        return f"{kernel}, key r, jobs of p >= {_tier(a):g} s after the others"
-    return f"{kernel}, key {a if isinstance(a, str) else f'r + {a:g} p'}"
-
-
 @dataclasses.dataclass
 class _Best:
     value: float
@@ -240,10 +204,10 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pai
     for kernel, a in pairs:
         if best and ev.work >= work_end:
             break
-        values, cluster, start = ev.run(_portfolio_key(a, ev.release, feats), kernel)
+        values, cluster, start = ev.run(portfolio_key(a, ev.release, feats), kernel)
         for m in metrics:
             v = values[m]
-            entry = _Best(v, "portfolio", _name(kernel, a), cluster, start, kernel, a)
+            entry = _Best(v, "portfolio", key_name(kernel, a), cluster, start, kernel, a)
             if v is not None and (m not in best or v < best[m].value):
                 best[m] = entry
             if v is not None and kernel == "easy" and (m not in best_easy or v < best_easy[m].value):
@@ -322,7 +286,7 @@ def _block_key(ev, feats: dict, coef: np.ndarray) -> np.ndarray:
 def _block_start(best: _Best) -> np.ndarray:
     """The block coefficients of a portfolio entry: a pure key (``spt``, ``lpt``) is approached by ``a = 64``."""
     coef = np.zeros((2, BLOCKS))
-    threshold = _tier(best.a)
+    threshold = tier_of(best.a)
     if threshold is not None:
         coef[1] = threshold
         coef[0] = 16.0
@@ -335,7 +299,7 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patie
     """First-improvement local search on per-block coefficients ``a_b`` and, for the bounded slowdown or from a
     ``tier X`` key, per-block tier thresholds ``X_b`` (:func:`_block_key`); returns (best, stopped)."""
     kernel = best.kernel
-    rows = 2 if metric == "mean_bounded_slowdown" or _tier(best.a) is not None else 1
+    rows = 2 if metric == "mean_bounded_slowdown" or tier_of(best.a) is not None else 1
     coef = _block_start(best)
     current = best.value
     if isinstance(best.a, str):  # evaluate the starting point
@@ -391,7 +355,9 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
         leaves, in the order of ``metrics``.
     iterations, patience : int, optional
         Caps on the schedules per metric in the improvement step (the block search, the stretch repair's rounds), and
-        moves without improvement before the block search stops (twice as many for the list moves); None: no cap.
+        moves without improvement before the block search stops (twice as many for the list moves); None: no cap on
+        the schedules, and each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
+        improvement (:func:`_patience`: a small workload ends at once, a whole trace on its budget).
     lower : dict, optional
         Lower bounds per metric: a metric whose portfolio value meets its bound within 1e-4 is not searched
         (the makespan, usually).
@@ -465,20 +431,31 @@ def _closed(value: float, low: float | None) -> bool:
     return low is not None and value <= low * (1 + 1e-4)
 
 
+def _patience(patience: int | None, n: int) -> dict:
+    """Moves without improvement before each step stops: from ``patience`` (key moves :data:`KEY_PATIENCE` times,
+    list moves twice as many), or without it, :data:`SATURATION` times the size of each step's neighbourhood: about
+    ``2 n^2`` key moves (each job before or after each other), ``2 n^2`` list moves, ``n`` windows, and for the block
+    search its factors on every block and row. A whole trace never meets these; a small workload stops at once."""
+    if patience is not None:
+        return {"key": KEY_PATIENCE * patience, "block": patience, "list": 2 * patience, "lns": patience}
+    square = SATURATION * 2 * n * n
+    return {"key": square, "block": SATURATION * 2 * BLOCKS * len(_FACTORS), "list": square, "lns": SATURATION * n}
+
+
 def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
+    idle = _patience(patience, ev.release.size)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
-        best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), patience)
+        best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), idle["key"])
     else:
-        best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), patience)
+        best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), idle["block"])
     best = _justify(ev, m, best)
-    best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves),
-                                 None if patience is None else 2 * patience)
+    best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves), idle["list"])
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
-    best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), patience)
+    best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
 
 
@@ -486,7 +463,7 @@ def _key_search(ev, metric: str, best: _Best, easy: _Best, rng, limit: _Limit, p
     """Local search on the list construction's per-job keys (:mod:`lowerbounds.batch.keysearch`) from the key of
     ``easy`` (the best portfolio entry of that construction); the final keys' schedule is rebuilt in full and
     checked (:meth:`_Evaluator.run`), and kept when better than ``best``."""
-    key = _portfolio_key(easy.a, ev.release, _features(ev))
+    key = portfolio_key(easy.a, ev.release, _features(ev))
     ks = KeySearch(ev.release, ev.width, ev.duration, ev.procs, key, metric, ev._work, EASY_WORK)
     base = ev.count
 
@@ -494,7 +471,7 @@ def _key_search(ev, metric: str, best: _Best, easy: _Best, rng, limit: _Limit, p
         ev.count = base + ks.moves  # each move builds (part of) a schedule
         return limit.stop(idle)
 
-    search_keys(ks, rng, stop, None if patience is None else KEY_PATIENCE * patience)
+    search_keys(ks, rng, stop, patience)
     values, cluster, start = ev.run(ks.key, "easy")
     assert abs(values[metric] - ks.value) <= 1e-6 * max(abs(ks.value), 1.0), "incremental and full schedules differ"
     if values[metric] < best.value:
@@ -554,6 +531,7 @@ def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None)
     runs over the new start order; kept when the metric improves. Each window costs :data:`LNS_WORK` work units
     per MILP column. Returns (best, stopped)."""
     idle = 0
+    tried: set = set()  # the windows re-solved without improvement since the last one that improved
     while True:
         stop = limit.stop(idle, patience)
         if stop:
@@ -564,6 +542,10 @@ def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None)
             return best, "done"
         j = min(int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right")), weight.size - 1)
         rows = window_around(ev.inst, best.cluster, best.start, int(ev.order[j]), LNS_WINDOW)
+        if rows.tobytes() in tried:  # the same MILP again: the same answer
+            idle += 1
+            continue
+        tried.add(rows.tobytes())
         value, cluster, start, columns = solve_window(ev.inst, best.cluster, best.start, rows, metric)
         ev.charge(LNS_WORK * max(columns, 1))
         if value is None:
@@ -574,7 +556,7 @@ def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None)
             value, cluster, start = values[metric], c2, s2
         best = _Best(value, "local search", best.detail.split(";")[0] + "; list moves, window MILPs", cluster,
                      start, "serial", best.a)
-        idle = 0
+        idle, tried = 0, set()
 
 
 def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
