@@ -12,11 +12,15 @@ driven by a static key per job (smaller first); the search is over keys:
   key order at its earliest feasible start given the jobs placed before it, submitted earlier or later
   (clairvoyant: room is kept for a short job that will arrive).
 
-1. **Portfolio** (:data:`PORTFOLIO`): keys built from the submission ``r_j`` and the shortest duration
-   ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
+0. **Tiny workloads** (:mod:`lowerbounds.batch.exhaust`): when every list and cluster assignment can be
+   enumerated, the serial construction over all of them gives each metric's optimum (method ``exhaustive``),
+   and no search runs.
+1. **Portfolio** (:data:`~lowerbounds.batch.portfolio.PORTFOLIO`): keys built from the submission ``r_j`` and the
+   shortest duration ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
    deadline of stretch ``S``, so the key is EDF for that target), shortest first (``p``, ``easy``
-   only) and longest first (``-p``, for the makespan), with each construction. Each is run once and
-   every metric is read off its schedule.
+   only), longest first (``-p``, for the makespan), with each construction, and tiers (``serial``: submission
+   order, the jobs of ``p >= X`` after the others, for the bounded slowdown). Each is run once, until the work
+   budget is spent (never stopped by the clock), and every metric is read off its schedule.
 2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
 
    * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
@@ -31,7 +35,8 @@ driven by a static key per job (smaller first); the search is over keys:
    * otherwise, and for the makespan (when the portfolio's value is not already within 1e-4 of the lower bound
      passed in ``lower``): local search on the key. The trace is cut, in submission order, into
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
-     from the best portfolio entry (its construction, and its ``a``; 64 for a pure key).
+     from the best portfolio entry (its construction, and its ``a``; 64 for a pure key); for the bounded slowdown
+     or from a tier, each block also has a tier threshold ``X_b`` (:func:`_block_key`).
      Then the serial construction runs once over the best schedule's start order (it often moves
      jobs earlier into room the first construction left), kept when better; then local search on that
      list (a squeaky-wheel move): a job drawn with probability proportional to what it adds to the
@@ -44,8 +49,11 @@ driven by a static key per job (smaller first); the search is over keys:
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
 
+Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
+improvement (:func:`_patience`), so that a small workload ends at once.
+
 Reproducibility: the moves are drawn from ``numpy.random.default_rng(seed)``, and the result is a
-function of ``(seed, iterations, patience)`` alone whenever the time limit does not stop the search
+function of ``(seed, budget, iterations, patience)`` alone whenever the time limit does not stop the search
 first; each result says how many schedules were evaluated and why the search stopped.
 """
 
