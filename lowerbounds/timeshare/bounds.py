@@ -170,7 +170,7 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     return max(best, lower) + rest
 
 
-WORK_PER_SECOND = 8_000_000
+WORK_PER_SECOND = 9_000_000
 """Work units (one state of a programme for one task: ``states × tasks``) the pair and backlog programmes of
 :func:`pairs_bounds` may spend per second of their time share (about 34 ns of CPU each for the backlog programme
 at 500 tasks, so about a quarter of a core: the runs are chosen by this count, not by the clock, and a run gives
@@ -256,8 +256,9 @@ def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float 
     labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run completes; returns the work left.
 
     The runs are those of :data:`BACKLOG_STEPS` with at most :data:`WIDE_STATE_LIMIT` states, each costing its states
-    times the tasks. The first one is always run; then the finest run whose cost fits in the work left is run next
-    (the ones between are skipped: a finer run gives the larger bound), and so on."""
+    times the tasks, in that order (each finer than the last) while the next one's cost fits in the work left; the
+    first one is always run. Each completed run's bound stands, so a run the safety deadline stops loses only its
+    own refinement."""
     p = args[2]
     tracked = tracked_servers(p)
     if not tracked:
@@ -270,15 +271,9 @@ def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float 
         size = p.shape[1] ** window * backlog_edges(p, tracked, least / finer).size ** len(tracked)
         if size <= WIDE_STATE_LIMIT:
             runs.append((window, least / finer, size * p.shape[0]))
-    first = True
-    while runs:
-        if not first:
-            fits = [r for r, run in enumerate(runs) if run[2] <= work]
-            if not fits:
-                break
-            runs = runs[fits[-1]:]
-        first = False
-        window, step, cost = runs.pop(0)
+    for r, (window, step, cost) in enumerate(runs):
+        if r and cost > work:
+            break
         work -= cost
         value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked, deadline=deadline)
         if value is None:

@@ -109,6 +109,8 @@ def test_the_references_share_a_work_budget_not_the_clock(monkeypatch):
 
     monkeypatch.setattr(refs, "search_mapping", recorded)
     monkeypatch.setattr(refs, "SEARCH_RATE", 1000)
+    quick = refs.timeshare_bounds
+    monkeypatch.setattr(refs, "timeshare_bounds", lambda *a, **kw: quick(*a, **{**kw, "method": "quick"}))
     rng = np.random.default_rng(0)
     platform = random_platform(rng, servers=2)
     workload = Workload.independent(np.sort(rng.uniform(0, 40, size=30)), rng.integers(0, 2, size=30))
@@ -120,16 +122,51 @@ def test_the_references_share_a_work_budget_not_the_clock(monkeypatch):
     assert seen[1][1] == int(total * weights[1] / sum(weights[1:]))  # the first search used no move: all passes on
 
 
-def test_the_same_bound_command_twice_gives_the_same_brackets(capsys):
+@pytest.mark.slow
+def test_the_same_bound_command_twice_gives_the_same_brackets(capsys, monkeypatch):
+    """Both sides sized by work: two runs of one command agree (a small pair-programme budget and few moves, so that
+    the clock, a safety at 10 s, is far)."""
     import json
 
+    import lowerbounds.timeshare.bounds as ts_bounds
     from vcsched.cli import main
 
-    args = ["timeshare", "bound", "--scenario", "b", "--mu", "15", "--seed", "2", "--tasks", "24", "--time-limit", "2",
-            "--iterations", "300", "--json"]
+    monkeypatch.setattr(ts_bounds, "WORK_PER_SECOND", 300_000)
+    args = ["timeshare", "bound", "--scenario", "b", "--mu", "15", "--seed", "2", "--tasks", "24", "--time-limit", "10",
+            "--iterations", "60", "--json"]
     runs = []
     for _ in range(2):
         assert main(args) == 0
         out = json.loads(capsys.readouterr().out)
-        runs.append({m: (r["lower"]["value"], r["upper"]["value"], r["status"]) for m, r in out.items()})
+        runs.append({m: (r["lower"]["value"], r["upper"]["value"], r["upper"]["stopped"]) for m, r in out.items()})
     assert runs[0] == runs[1]
+    assert {stopped for _, _, stopped in runs[0].values()} <= {"iterations", "bound reached"}
+
+
+def test_the_pair_and_backlog_runs_are_chosen_by_work_not_by_the_clock(monkeypatch):
+    """The same ``work`` gives the same runs (and bound) with a far or a near safety deadline that does not bite, and
+    the runs go finer while their cost (states x tasks) fits."""
+    import time
+
+    import lowerbounds.timeshare.bounds as ts_bounds
+    from tests.timeshare.test_timeshare_bounds import b_prefix
+
+    platform, workload = b_prefix(12, 15, 1)
+    costs = TaskCosts.of(platform, workload)
+    runs = []
+    real = ts_bounds.sumflow_backlog_bound
+
+    def recorded(*args, **kwargs):
+        runs.append((kwargs["window"], kwargs["step"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ts_bounds, "sumflow_backlog_bound", recorded)
+    small = ts_bounds.pairs_bounds(costs, work=1.0, deadline=time.perf_counter() + 1000)
+    first = list(runs)
+    runs.clear()
+    large = ts_bounds.pairs_bounds(costs, work=3e6, deadline=time.perf_counter() + 1000)
+    chosen = list(runs)
+    runs.clear()
+    again = ts_bounds.pairs_bounds(costs, work=3e6, deadline=time.perf_counter() + 500)
+    assert len(first) == 1 and len(chosen) > 1 and runs == chosen and first == chosen[:1]
+    assert again == large and large["sumflow"] >= small["sumflow"] - 1e-9
