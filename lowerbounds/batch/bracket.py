@@ -9,7 +9,8 @@ whole-workload bound (:func:`lowerbounds.batch.bounds.instance_bounds`), the sch
 
 On an exactly solved window the MILP's optimal schedule joins the upper side (for the mean response
 time and the makespan, each proven optimum is then the upper end as well). While the makespan's bracket is
-open, the greedy packings of :mod:`lowerbounds.batch.packing` (list scheduling without reservations) join it too.
+open, the packings of :mod:`lowerbounds.batch.packing` (wide jobs first, with EASY backfilling or without
+reservations) join it too.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def _given_upper(inst: BatchInstance, schedules: dict, given: dict) -> None:
 
 
 def _packing_upper(inst: BatchInstance, bounds: BatchBounds, schedules: dict) -> None:
-    """Let the best greedy packing (:func:`lowerbounds.batch.packing.makespan_packings`, checked) replace the makespan
+    """Let the best packing (:func:`lowerbounds.batch.packing.makespan_packings`, checked) replace the makespan
     schedule when it is better; only while the makespan's bracket is open (deterministic, no time limit)."""
     old = schedules.get("makespan")
     low = bounds.bounds["makespan"].value
@@ -120,7 +121,7 @@ def _packing_upper(inst: BatchInstance, bounds: BatchBounds, schedules: dict) ->
     if found is not None and found[0] < old.value:
         value, key, clus, start = found
         schedules["makespan"] = dataclasses.replace(
-            old, value=value, method="packing", detail=f"list scheduling without reservations, {key}",
+            old, value=value, method="packing", detail=key,
             seconds=old.seconds + time.perf_counter() - tic, cluster=clus, start=start)
 
 

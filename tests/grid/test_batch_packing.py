@@ -1,5 +1,5 @@
-"""The makespan's greedy packing (lowerbounds.batch.packing): valid, never below the brute-force optimum, and the
-makespan bracket's upper end when it is better than the portfolio's."""
+"""The makespan's packings (lowerbounds.batch.packing): valid, never below the brute-force optimum, and the
+makespan bracket's upper end when better than the portfolio's."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_the_packing_reaches_the_optimum_where_the_wide_job_must_go_first():
     inst = BatchInstance.from_arrays([0, 0, 0, 0], [1, 2, 1, 1], [[4.0], [1.0], [2.0], [2.0]], [2])
     value, key, cluster, start = makespan_packings(inst)
     assert value == pytest.approx(brute_force(inst)["makespan"]) == pytest.approx(5.0)
-    assert key in PACKING_KEYS
+    assert any(name in key for name in PACKING_KEYS)
 
 
 def test_the_bracket_takes_a_better_packing_only_while_the_makespan_is_open(monkeypatch):
