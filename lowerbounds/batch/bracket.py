@@ -8,7 +8,9 @@ whole-workload bound (:func:`lowerbounds.batch.bounds.instance_bounds`), the sch
 ``patience`` moves without improvement.
 
 On an exactly solved window the MILP's optimal schedule joins the upper side (for the mean response
-time and the makespan, each proven optimum is then the upper end as well).
+time and the makespan, each proven optimum is then the upper end as well). While the makespan's bracket is
+open, the packings of :mod:`lowerbounds.batch.packing` (wide jobs first, with EASY backfilling or without
+reservations) join it too.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from lowerbounds.batch.instance import (
     check_batch_schedule,
     schedule_metrics,
 )
-from lowerbounds.reference import Bracket, Side
+from lowerbounds.batch.packing import makespan_packings
+from lowerbounds.reference import OPTIMAL_RTOL, Bracket, Side
 
 __all__ = ["BatchReferences", "batch_references", "instance_references", "search_budget", "LOWER_SHARE",
            "BEST_PATIENCE", "policy_references"]
@@ -106,6 +109,22 @@ def _given_upper(inst: BatchInstance, schedules: dict, given: dict) -> None:
                                                    cluster=clus, start=start)
 
 
+def _packing_upper(inst: BatchInstance, bounds: BatchBounds, schedules: dict) -> None:
+    """Let the best packing (:func:`lowerbounds.batch.packing.makespan_packings`, checked) replace the makespan
+    schedule when it is better; only while the makespan's bracket is open (deterministic, no time limit)."""
+    old = schedules.get("makespan")
+    low = bounds.bounds["makespan"].value
+    if old is None or old.value is None or old.value <= low * (1 + OPTIMAL_RTOL):
+        return
+    tic = time.perf_counter()
+    found = makespan_packings(inst)
+    if found is not None and found[0] < old.value:
+        value, key, clus, start = found
+        schedules["makespan"] = dataclasses.replace(
+            old, value=value, method="packing", detail=key,
+            seconds=old.seconds + time.perf_counter() - tic, cluster=clus, start=start)
+
+
 def instance_references(inst: BatchInstance, *, method: str = "best", time_limit: float = 60.0, seed: int = 0,
                         iterations: int | None = None, patience: int | None = None,
                         given: dict | None = None) -> BatchReferences:
@@ -130,6 +149,7 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
             cut_short = True
         _exact_upper(inst, bounds, schedules)
         _given_upper(inst, schedules, given or {})
+        _packing_upper(inst, bounds, schedules)
     brackets = {m: _bracket(m, bounds.bounds[m], schedules.get(m)) for m in METRICS}
     return BatchReferences(inst, bounds, schedules, brackets, cut_short)
 

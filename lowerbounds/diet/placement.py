@@ -389,7 +389,7 @@ def best_placement(inst: DietInstance, objective: str, *, time_limit: float = 60
     milp = objective == "makespan" and inst.n <= MILP_MAX_TASKS and milp_node_limit != 0
     search = _Search(inst, objective, t0 + (time_limit / 2 if milp else time_limit), node_limit)
     # with a node limit (reproducible runs) the local search is bounded by its passes, not by the clock
-    polish = math.inf if node_limit is not None else t0 + time_limit / 4
+    polish = t0 + time_limit if node_limit is not None else t0 + time_limit / 4  # the whole limit: a safety stop
     search.best_plan = greedy
     search.best = evaluate(inst, greedy[0] + search.p[np.arange(inst.n), greedy[1]], objective)
     if search.best > _closed(root):

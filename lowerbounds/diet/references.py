@@ -17,7 +17,8 @@ approach with. For each metric a :class:`~lowerbounds.reference.Bracket` that co
 
 Time: ``quick`` gives the closed forms and :data:`QUICK_SECONDS` of placement search per objective; the other
 methods give :data:`LOWER_SHARE` of ``time_limit`` to the relaxation and the rest to the search, shared by the
-two objectives.
+two objectives. The search is sized by counts (``node_limit``, or rates per second of its share: nodes, MILP nodes
+and local-search rounds), so a run gives the same brackets on any load; the clock stops it only as a safety.
 
 Workloads of sequential users (the steady experiment) have no placement search (the number of requests depends
 on the placement); their feasible end is the clairvoyant closed-loop list schedule of
@@ -48,6 +49,14 @@ LOWER_SHARE = 0.4
 """Share of ``time_limit`` for the relaxation (methods ``lp``, ``best``, ``exact``)."""
 QUICK_SECONDS = 1.0
 """Seconds of placement search per objective for ``quick``."""
+SEARCH_NODES_PER_SECOND = 2_000
+"""Without ``node_limit``: branch-and-bound nodes per second of an objective's search share (the search is sized by
+these counts, so that a run gives the same brackets on any load; the clock stops it only as a safety)."""
+MILP_NODES_PER_SECOND = 10
+"""Without ``node_limit``: HiGHS branch-and-bound nodes of the makespan MILP per second of its share."""
+POLISH_ROUNDS_PER_SECOND = 2
+"""Without ``node_limit``: improvements of the local search (:func:`~lowerbounds.diet.placement.improve`) per second
+of an objective's share (each round scans every move: about 40 ms of CPU on add-seds' 54 requests)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,8 +92,9 @@ def diet_references(scenario: Any, *, seed: int = 0, method: str = "best", time_
     """Per metric of :data:`lowerbounds.diet.METRICS`, the bracket of the optimum (module docstring).
 
     ``method`` ``exact`` is :func:`diet_bounds`'s exact search (``time_limit`` per objective), read as brackets
-    (:func:`_from_exact`); the other methods search too, within their share of ``time_limit``. ``node_limit`` bounds the
-    branch and bound and the MILP by nodes as well, so that a run does not depend on the machine's speed.
+    (:func:`_from_exact`); the other methods search too, sized by :func:`_work` for their share of ``time_limit`` (the
+    clock stops them only as a safety). ``node_limit`` bounds the branch and bound and the MILP by that many nodes
+    (and the local search by 200 improvements) instead.
     """
     if method not in BOUND_METHODS:
         raise InvalidInputError(f"--method must be one of {', '.join(BOUND_METHODS)}, got {method!r}")
@@ -103,11 +113,13 @@ def diet_references(scenario: Any, *, seed: int = 0, method: str = "best", time_
     if any(b.interrupted for b in bounds.values()):
         return _interrupted(bounds, out)
     stop = time.perf_counter() + (time_limit - lower_limit)
+    nominal = QUICK_SECONDS if method == "quick" else (time_limit - lower_limit) / len(OBJECTIVES)
+    work = _work(nominal, node_limit)
     try:
         for r, objective in enumerate(OBJECTIVES):
             share = (QUICK_SECONDS if method == "quick"
                      else max((stop - time.perf_counter()) / (len(OBJECTIVES) - r), 0.1))
-            out[objective] = _minimise(inst, bounds[objective], share, node_limit)
+            out[objective] = _minimise(inst, bounds[objective], share, *work)
     except KeyboardInterrupt:
         if "makespan" in out:
             out["throughput"] = _throughput(inst.n, bounds["throughput"], out["makespan"])
@@ -173,10 +185,20 @@ def _from_exact(b: MetricBound) -> DietReference:
     return DietReference(b, bracket, b.placement, None, "")
 
 
-def _minimise(inst, bound: MetricBound, share: float, node_limit: int | None) -> DietReference:
+def _work(seconds: float, node_limit: int | None) -> tuple[int, int, int]:
+    """``(nodes, MILP nodes, polish rounds)`` of one objective's search: ``node_limit`` for both node counts and 200
+    rounds when given, else the rates per second of ``seconds`` (:data:`SEARCH_NODES_PER_SECOND`,
+    :data:`MILP_NODES_PER_SECOND`, :data:`POLISH_ROUNDS_PER_SECOND`; at least one round)."""
+    if node_limit is not None:
+        return node_limit, node_limit, 200
+    return (int(SEARCH_NODES_PER_SECOND * seconds), int(MILP_NODES_PER_SECOND * seconds),
+            max(1, int(POLISH_ROUNDS_PER_SECOND * seconds)))
+
+
+def _minimise(inst, bound: MetricBound, share: float, nodes: int, milp_nodes: int, rounds: int) -> DietReference:
     """The bracket of ``makespan`` or ``mean_turnaround``: the best placement found against the larger bound."""
-    res = best_placement(inst, bound.metric, time_limit=share, root_bound=bound.value, node_limit=node_limit,
-                         milp_node_limit=node_limit)
+    res = best_placement(inst, bound.metric, time_limit=share, root_bound=bound.value, node_limit=nodes,
+                         milp_node_limit=milp_nodes, polish_rounds=rounds)
     lower = Side(bound.value, bound.method, bound.seconds)
     if res.bound is not None and res.bound > bound.value:
         lower = Side(float(res.bound), "exact search bound", bound.seconds + res.seconds)

@@ -170,44 +170,49 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     return max(best, lower) + rest
 
 
-WINDOW_GROWTH = 1.25
-"""The pair bound's next window (``K + 1``) is projected to cost ``S`` times the last one's times this (the
-compiled programme has ``S^K`` states, and ``2^K`` sharing replays per task and server): the window grows
-only when that projection fits in the time left."""
+WORK_PER_SECOND = 9_000_000
+"""Work units (one state of a programme for one task: ``states × tasks``) the pair and backlog programmes of
+:func:`pairs_bounds` may spend per second of their time share (about 34 ns of CPU each for the backlog programme
+at 500 tasks, so about a quarter of a core: the runs are chosen by this count, not by the clock, and a run gives
+the same bound on a loaded machine; the deadline only stops a run as a safety)."""
 
 
 WIDE_STATE_LIMIT = 1 << 22
 """Most states (``S^K``) of the pair bound's programme when the window widens (32 MiB per value array)."""
 
 
-def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None) -> dict[str, float]:
+def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None, work: float | None = None) -> dict[str, float]:
     """The processor-sharing pair bounds (:mod:`lowerbounds.timeshare.pairs`) of sumflow, maxflow and maxstretch.
 
     Only the tasks without parents enter (a DAG task's flow starts at a schedule-dependent date);
     the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
-    With a ``deadline`` (a ``perf_counter`` date), the sumflow bound is computed again with windows one task
-    wider (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...) while the
-    next one is projected (the last one's time times ``S`` times :data:`WINDOW_GROWTH`) to end by then and has
-    at most :data:`WIDE_STATE_LIMIT` states; a window the deadline overtakes is given up. Every window gives a
-    valid bound (the pairs dropped have non-negative terms), a wider one keeps more pairs, and the largest is
-    kept. The wider windows run with the slow servers merged into one label (:func:`merge_slow_servers`, when
-    at least two are slow), which makes each window cheaper. An interrupt raises :class:`~lowerbounds.timeshare.types.BoundsInterrupted` with the bounds computed
-    before it (the sumflow of the last window completed).
+    ``work`` (default: :data:`WORK_PER_SECOND` times the seconds to the ``deadline``, a ``perf_counter`` date; no
+    refinement without either) is spent on the backlog bound's runs (:func:`_backlog`), then on wider windows of the
+    pair bound (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...), each costing
+    its states times the tasks, while the next one fits in what is left and has at most :data:`WIDE_STATE_LIMIT`
+    states. The choice depends on ``work`` alone; the ``deadline`` only stops a run that overruns it (given up).
+    Every window gives a valid bound (the pairs dropped have non-negative terms), a wider one keeps more pairs, and
+    the largest is kept. The wider windows run with the slow servers merged into one label
+    (:func:`merge_slow_servers`, when at least two are slow), which makes each window cheaper. An interrupt raises
+    :class:`~lowerbounds.timeshare.types.BoundsInterrupted` with the bounds computed before it (the sumflow of the
+    last window completed).
     """
     idx = np.flatnonzero(costs.fixed)
     rest = float(costs.dur.min(axis=1)[~costs.fixed].sum()) if costs.n else 0.0
     if idx.size == 0:
         return {"sumflow": rest, "maxflow": 0.0, "maxstretch": 0.0}
+    if work is None and deadline is not None:
+        work = WORK_PER_SECOND * max(deadline - time.perf_counter(), 0.0)
     sub = costs.subset(idx)
     args = (sub.arrival, sub.inp, sub.p, sub.out)
     done: dict[str, float] = {}
     try:
         done["maxflow"], done["maxstretch"] = max_group_bounds(*args, sub.den)
-        tic = time.perf_counter()
         done["sumflow"] = sumflow_pair_bound(*args) + rest
-        wide = merge_slow_servers(*args) or args
-        _backlog(wide, done, rest, deadline)
-        _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), time.perf_counter() - tic, deadline)
+        if work is not None:
+            wide = merge_slow_servers(*args) or args
+            left = _backlog(wide, done, rest, work, deadline)
+            _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), left, deadline)
     except KeyboardInterrupt:
         raise BoundsInterrupted(done) from None
     return done
@@ -241,62 +246,53 @@ def merge_slow_servers(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
             np.hstack([out[:, keep], zero]))
 
 
-BACKLOG_STEPS = ((1, 8), (1, 16), (1, 32), (2, 32), (1, 64))
+BACKLOG_STEPS = ((1, 8), (1, 16), (1, 32), (2, 32), (1, 64), (2, 64))
 """The backlog bound's runs (:func:`_backlog`): ``(window, d)``, buckets ``d`` times finer than the least computation
-on a tracked server; each run is done when its projected time fits before the deadline."""
+on a tracked server; each run is done when its cost fits in the work left."""
 
 
-def _backlog(args: tuple, done: dict, rest: float, deadline: float | None) -> None:
+def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float | None) -> float:
     """:func:`pairs_bounds`'s backlog bounds (:func:`~lowerbounds.timeshare.pairs.sumflow_backlog_bound`, on the
-    labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run completes.
+    labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run completes; returns the work left.
 
-    The runs are those of :data:`BACKLOG_STEPS` with at most :data:`WIDE_STATE_LIMIT` states. The first one is
-    always run; then each later run is projected at the last one's time times the ratio of their states times
-    :data:`WINDOW_GROWTH`, and the finest whose projection fits before the deadline is run next (the ones between
-    are skipped: a finer run gives the larger bound)."""
+    The runs are those of :data:`BACKLOG_STEPS` with at most :data:`WIDE_STATE_LIMIT` states, each costing its states
+    times the tasks, in that order (each finer than the last) while the next one's cost fits in the work left; the
+    first one is always run. Each completed run's bound stands, so a run the safety deadline stops loses only its
+    own refinement."""
     p = args[2]
     tracked = tracked_servers(p)
-    if deadline is None or not tracked:
-        return
+    if not tracked:
+        return work
     least = float(min(p[:, s].min() for s in tracked))
     if not least > 0:
-        return
+        return work
     runs = []
     for window, finer in BACKLOG_STEPS:
         size = p.shape[1] ** window * backlog_edges(p, tracked, least / finer).size ** len(tracked)
         if size <= WIDE_STATE_LIMIT:
-            runs.append((window, least / finer, size))
-    last = units = None
-    head = tuple(a[:3] for a in args)  # loads the compiled code, so that the first run's time projects the others'
-    sumflow_backlog_bound(*head, window=1, step=least, tracked=tracked)
-    while runs:
-        if last is not None:
-            fits = [r for r, run in enumerate(runs)
-                     if time.perf_counter() + WINDOW_GROWTH * last * run[2] / units < deadline]
-            if not fits:
-                return
-            runs = runs[fits[-1]:]
-        window, step, size = runs.pop(0)
-        tic = time.perf_counter()
+            runs.append((window, least / finer, size * p.shape[0]))
+    for r, (window, step, cost) in enumerate(runs):
+        if r and cost > work:
+            break
+        work -= cost
         value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked, deadline=deadline)
         if value is None:
-            return
+            return 0.0
         done["sumflow"] = max(done["sumflow"], value + rest)
-        last, units = time.perf_counter() - tic, size
+    return max(work, 0.0)
 
 
-def _widen(args: tuple, done: dict, rest: float, K: int, last: float, deadline: float | None) -> None:
-    """:func:`pairs_bounds`'s wider windows, raising ``done["sumflow"]`` as each one completes."""
+def _widen(args: tuple, done: dict, rest: float, K: int, work: float, deadline: float | None) -> None:
+    """:func:`pairs_bounds`'s wider windows, raising ``done["sumflow"]`` as each one completes (window ``K`` costs
+    ``S^K`` times the tasks of ``work``)."""
     S, n = args[2].shape[1], args[2].shape[0]
-    while (deadline is not None and K + 1 < n and S ** (K + 1) <= WIDE_STATE_LIMIT
-           and time.perf_counter() + WINDOW_GROWTH * S * last < deadline):
+    while K + 1 < n and S ** (K + 1) <= WIDE_STATE_LIMIT and S ** (K + 1) * n <= work:
         K += 1
-        tic = time.perf_counter()
+        work -= S ** K * n
         wider = sumflow_pair_bound(*args, window=K, deadline=deadline)
         if wider is None:
             return
         done["sumflow"] = max(done["sumflow"], wider + rest)
-        last = time.perf_counter() - tic
 
 
 def _grid_for(release: np.ndarray, deadline: np.ndarray, p: np.ndarray, budget: int) -> float | None:
@@ -383,8 +379,9 @@ def makespan_lp_bound(costs: TaskCosts, *, deadline: float | None = None, tasks:
 
 
 PAIR_SHARE = 0.75
-"""Share of ``lp_bounds``'s time limit by which the pair and backlog bounds stop refining (at 500 tasks they, not
-the interval LP, give the sumflow bound, and the bisections' LPs do not improve on the group bounds)."""
+"""Share of ``lp_bounds``'s time limit that sizes the pair and backlog bounds' work (:data:`WORK_PER_SECOND` per
+second of it; at 500 tasks they, not the interval LP, give the sumflow bound, and the bisections' LPs do not improve
+on the group bounds). The clock stops them only at the whole time limit, as a safety."""
 TIME_SHARE = {"makespan": 0.1, "sumflow": 0.5, "maxflow": 0.2, "maxstretch": 0.2}
 """Share of the time limit of each metric's LP bound (the time one leaves unused goes to the next ones)."""
 
@@ -404,7 +401,7 @@ def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) ->
     tic = time.perf_counter()
     interrupted = False
     try:
-        pairs = (pairs_bounds(costs, deadline=tic + PAIR_SHARE * time_limit)
+        pairs = (pairs_bounds(costs, deadline=tic + time_limit, work=WORK_PER_SECOND * PAIR_SHARE * time_limit)
                  if set(ordered) & {"sumflow", "maxflow", "maxstretch"} else {})
     except BoundsInterrupted as exc:
         pairs, interrupted = exc.partial, True

@@ -11,10 +11,12 @@ end is the value of the best clairvoyant mapping known:
   mapping and the mappings given as ``starts`` (the command line gives the runs of MCT, HMCT, MP and MSF),
   or from the greedy mapping when there is none.
 
-Time: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
-the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side and the rest to the
-search, shared between the metrics by :data:`SEARCH_WEIGHT`. The search's result depends on
-``(seed, iterations)`` alone unless the clock stops it first (its ``stopped`` says which). DAG workloads have no search (the moves map
+Work: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
+the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side (sized by work units,
+:data:`lowerbounds.timeshare.bounds.WORK_PER_SECOND`) and the rest to the search, :data:`SEARCH_RATE` moves per
+second shared between the metrics by :data:`SEARCH_WEIGHT` (or ``iterations`` moves per metric). So a run's
+brackets depend on ``(time_limit, seed, iterations)`` and not on the machine's load, unless the clock (the whole
+time limit, a safety) stops a part first (a search's ``stopped`` then says ``time_limit``). DAG workloads have no search (the moves map
 independent tasks): their upper end is unknown (status ``bound``) unless the exact search closed them.
 
 An interrupt (SIGINT) stops everything: during the lower side, each metric keeps the bound proven before it
@@ -35,7 +37,7 @@ from lowerbounds.timeshare.search import search_mapping
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
-__all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_EVALUATIONS",
+__all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_RATE",
            "SEARCH_WEIGHT"]
 
 LOWER_SHARE = 0.5
@@ -43,14 +45,16 @@ LOWER_SHARE = 0.5
 of search moves the upper end by 1-2 %, while a wider window of the pair bound moves the lower end by 6 %."""
 QUICK_EVALUATIONS = 100
 """Moves tried per metric by ``quick``'s search."""
-SEARCH_EVALUATIONS = 5_000_000
-"""Default moves per metric for the other methods: more than the clock allows at scale (about 15,000 moves a
-second on 500 tasks), so the time share stops the search there; ``--iterations`` makes a run reproducible."""
+SEARCH_RATE = 100_000
+"""Moves per second of the search's share of the time limit, ``(1 - LOWER_SHARE) time_limit``, for the other methods:
+the search is sized by this count, not by the clock (the compiled search tries about 300,000 moves per CPU second on
+500 tasks, so a loaded machine that gives the run a third of a core still ends it in time); ``--iterations`` sets
+the moves of every metric instead. The clock (the whole time limit) stops a search only as a safety."""
 
 
-SEARCH_WEIGHT = {"makespan": 1.0, "sumflow": 3.0, "maxflow": 1.0, "maxstretch": 1.0}
-"""Relative shares of the search time (what a metric leaves unused goes to the next ones): sumflow, whose bracket
-the mapping search moves most, gets three times the others'."""
+SEARCH_WEIGHT = {"makespan": 1.0, "sumflow": 4.0, "maxflow": 1.0, "maxstretch": 1.0}
+"""Relative shares of the search's moves (what a metric leaves unused goes to the next ones): sumflow, whose bracket
+the mapping search moves most, gets four times the others'."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,7 +99,7 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     bounds = timeshare_bounds(platform, workload, work_factor=work_factor, method=method, time_limit=lower_limit,
                               metrics=metrics)
     costs = TaskCosts.of(platform, workload, work_factor)
-    moves = iterations if iterations is not None else QUICK_EVALUATIONS if method == "quick" else SEARCH_EVALUATIONS
+    budget = None if iterations is not None or method == "quick" else SEARCH_RATE * (1 - LOWER_SHARE) * time_limit
     stop = tic + time_limit
     names = list(metrics)
     out = {}
@@ -103,12 +107,17 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
         if any(b.interrupted for b in bounds.values()) or any(ref.stopped == "interrupted" for ref in out.values()):
             out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
             continue
-        weight = SEARCH_WEIGHT.get(metric, 1.0) / sum(SEARCH_WEIGHT.get(m, 1.0) for m in names[r:])
-        share = max((stop - time.perf_counter()) * weight, 0.05)
+        if budget is None:
+            moves = iterations if iterations is not None else QUICK_EVALUATIONS
+        else:
+            moves = int(budget * SEARCH_WEIGHT.get(metric, 1.0) / sum(SEARCH_WEIGHT.get(m, 1.0) for m in names[r:]))
+        share = max(stop - time.perf_counter(), 0.05)
         try:
             out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
         except KeyboardInterrupt:  # before the search had a mapping (choosing its start): no upper end
             out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
+        if budget is not None:
+            budget -= out[metric].evaluations
     return out
 
 

@@ -29,7 +29,7 @@ from lowerbounds.timeshare.mapping import _cost, _order, _value, evaluate_mappin
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError
 
-__all__ = ["MappingSearch", "search_mapping", "timeshare_brackets"]
+__all__ = ["MappingSearch", "search_mapping", "timeshare_brackets", "compiled_applies", "kernel_arrays"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +151,8 @@ def _kick(costs: TaskCosts, metric: str, mapping: np.ndarray, rng) -> _State:
 
 
 def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float = 15.0, seed: int = 0,
-                   iterations: int = 2000, start=None, target: float | None = None) -> MappingSearch:
+                   iterations: int = 2000, start=None, target: float | None = None,
+                   compiled: bool | None = None) -> MappingSearch:
     """Local search over mappings of independent tasks from ``start`` (default: the greedy mapping).
 
     Each step draws a task (:func:`_pick`) and applies the best of its moves (:func:`_moves`: relocations
@@ -161,6 +162,10 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
     ``target``: a proven lower bound; the search stops (``stopped``: ``bound reached``) once its best value is
     within :data:`~lowerbounds.reference.OPTIMAL_RTOL` of it, since nothing better can be found.
 
+    ``compiled``: use the compiled kernel (:mod:`lowerbounds.timeshare._search_kernel`; default: when
+    :func:`compiled_applies`; forcing it on a workload with memory needs is refused). Its moves and rules are the
+    same, its random stream another (SplitMix64 seeded by ``seed``): the two paths find different mappings.
+
     Raises :class:`~vcsched.errors.InvalidInputError` for DAG applications (the moves map independent tasks).
     """
     if metric not in METRICS:
@@ -169,20 +174,84 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
         raise InvalidInputError("the mapping search maps independent tasks (this workload has DAG applications)")
     tic = time.perf_counter()
     mapping = np.asarray(greedy_mapping(costs, metric)[0] if start is None else start, dtype=np.int64)
-    state = _State(costs, mapping, metric)
-    value = state.value()
-    rng = np.random.default_rng(seed)
+    enough = -math.inf if target is None else target * (1 + OPTIMAL_RTOL)
     count = [0]
-    best_value, best_mapping = value, state.mapping.copy()
-    try:
-        stopped = _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count,
-                           -math.inf if target is None else target * (1 + OPTIMAL_RTOL))
-    except KeyboardInterrupt:  # the best mapping seen so far stands (its value is re-evaluated below)
-        stopped = "interrupted"
+    if compiled and _needs_memory(costs):
+        raise InvalidInputError("the compiled mapping search does not model memory (this workload needs it)")
+    if compiled or (compiled is None and compiled_applies(costs)):
+        best_mapping = mapping.copy()
+        try:
+            stopped = _compiled_descent(costs, metric, best_mapping, seed, iterations, tic, time_limit, enough, count)
+        except KeyboardInterrupt:  # the best mapping of the last chunk completed stands
+            stopped = "interrupted"
+    else:
+        state = _State(costs, mapping, metric)
+        rng = np.random.default_rng(seed)
+        best_value, best_mapping = state.value(), state.mapping.copy()
+        try:
+            stopped = _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping,
+                               count, enough)
+        except KeyboardInterrupt:  # the best mapping seen so far stands (its value is re-evaluated below)
+            stopped = "interrupted"
     used = count[0]
     final = tuple(int(x) for x in best_mapping)
     exact = _value(metric, costs, evaluate_mapping(costs, final), final)
     return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
+
+
+COMPILED_MIN_TASKS = 64
+"""Workloads of at least this many independent tasks, none needing memory, are searched by the compiled kernel
+(:mod:`lowerbounds.timeshare._search_kernel`, moves evaluated on the changed busy periods only); smaller ones, or
+with memory needs, by the plain loop below (same moves, NumPy's generator, whole servers evaluated again)."""
+CHUNK = 20_000
+"""Evaluations per call of the compiled kernel: the clock and interrupts are checked between calls."""
+METRIC_CODE = {"makespan": 0, "sumflow": 1, "maxflow": 2, "maxstretch": 3}
+
+
+def _needs_memory(costs: TaskCosts) -> bool:
+    return bool((costs.task_memory > 0).any() and np.isfinite(costs.memory).any())
+
+
+def compiled_applies(costs: TaskCosts) -> bool:
+    """Does :func:`search_mapping` use the compiled kernel on ``costs`` by default?"""
+    return costs.n >= COMPILED_MIN_TASKS and not _needs_memory(costs) and costs.p.shape[1] > 1
+
+
+def kernel_arrays(costs: TaskCosts) -> tuple:
+    """Per server (rows) and task: computation start (arrival + input), computation, output, stretch denominator."""
+    rows = [(costs.arrival[:, None] + costs.inp), costs.p, costs.out, costs.den]
+    return tuple(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in rows)
+
+
+def _compiled_descent(costs, metric, best_mapping, seed, iterations, tic, time_limit, enough, count) -> str:
+    """:func:`search_mapping` by the compiled kernel, in chunks of :data:`CHUNK` evaluations (the path does not
+    depend on the chunks); ``best_mapping`` (updated after each chunk) is the best seen, ``count[0]`` the evaluations."""
+    from lowerbounds.timeshare import _search_kernel as K
+
+    if costs.p.shape[1] < 2 or costs.n == 0:  # no move exists
+        return "done"
+    st, p, out, den = kernel_arrays(costs)
+    code = METRIC_CODE[metric]
+    state = K.new_state(costs.n, costs.p.shape[1])
+    state["mapping"][:] = best_mapping
+    head = (st, p, out, costs.arrival, den, code, state["lst"], state["cnt"], state["pm"], state["end"],
+            state["cost"], state["agg"])
+    K.rebuild(state["mapping"], *head)
+    best = state["mapping"].copy()
+    info = np.array([float(state["agg"].sum() if code == 1 else state["agg"].max()), 0.0, 0.0])
+    rng = np.array([np.uint64(int(seed) % (1 << 64))], dtype=np.uint64)
+    while True:
+        if info[0] <= enough:
+            return "bound reached"
+        if info[2] >= iterations:
+            return "iterations"
+        if time.perf_counter() - tic > time_limit:
+            return "time_limit"
+        reached = K.search_chunk(*head, state["mapping"], best, info, rng, iterations, info[2] + CHUNK, enough)
+        best_mapping[:] = best
+        count[0] = int(info[2])
+        if reached:
+            return "bound reached"
 
 
 def _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value, best_mapping, count,

@@ -52,3 +52,25 @@ def test_simulate_bound_adds_the_ratio_interval(capsys):
         assert 1 - 1e-9 <= lo <= hi <= row[m] / row[f"{m}_bound"] * (1 + 1e-9)
     lo, hi = row["throughput_ratio_to_opt"]
     assert lo <= hi <= 1 + 1e-9
+
+
+def test_without_a_node_limit_the_search_is_sized_by_work_and_runs_agree(monkeypatch):
+    """The default search gets nodes, MILP nodes and local-search rounds per second of its share (not the clock):
+    the same call twice gives the same brackets, and the counts reach the placement search."""
+    import lowerbounds.diet.references as refs_mod
+
+    seen = []
+    real = refs_mod.best_placement
+
+    def recorded(*args, **kwargs):
+        seen.append((kwargs["node_limit"], kwargs["milp_node_limit"], kwargs["polish_rounds"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(refs_mod, "best_placement", recorded)
+    scenario = tiny(arrivals=[0, 0.5, 0.5, 1, 2, 2], costs=[10, 10, 12, 10, 7, 9], speeds=[1.0, 1.5], cv=0.1)
+    runs = [{m: (r.bracket.lower.value, r.bracket.upper.value) for m, r in
+             diet_references(scenario, seed=1, method="best", time_limit=5).items()} for _ in range(2)]
+    assert runs[0] == runs[1]
+    share = 5 * (1 - refs_mod.LOWER_SHARE) / 2
+    assert seen[0] == (int(refs_mod.SEARCH_NODES_PER_SECOND * share), int(refs_mod.MILP_NODES_PER_SECOND * share),
+                       int(refs_mod.POLISH_ROUNDS_PER_SECOND * share))

@@ -88,7 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the mapping search (default 0)")
     b.add_argument("--iterations", type=number_option(int, low=0, high=10**7), default=None,
                    help="moves tried per metric by the mapping search (default: 100 with --method quick, else "
-                        "20,000; the time limit may stop it first)")
+                        "100,000 per second of the search's half of --time-limit, shared by the metrics, sumflow "
+                        "four times the others; the time limit stops it only as a safety)")
     b.add_argument("--json", action="store_true", help="print JSON: one object per metric")
     b.set_defaults(handler=cmd_bound)
 
