@@ -45,6 +45,8 @@ FINEST_SHARE = 16
 """Grids finer than ``slots`` are searched only while a slot stays at least ``1 / FINEST_SHARE`` of the shortest
 job: below that, starts rounded to slots already move every job by less than that share of its duration, and on a
 small workload (a few jobs over a short horizon) the finer grids would only spend the time limit."""
+CANDIDATE_WORK = (1, 2)
+"""Work units per candidate start priced, mean response (mode 0) and bounded slowdown (mode 1, a division more)."""
 JOB_WORK = 12
 """Work units per job and step (its cost at its release, the scans' set-up, its usage)."""
 PRICE_WORK = 32
@@ -78,7 +80,7 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
                         np.ascontiguousarray(inst.width, dtype=np.int64), np.ascontiguousarray(inst.duration, dtype=float),
                         lam, float(t0), float(delta), float(tau), usage, count)
     if work is not None:
-        work[0] += step_work(int(count[0]), len(inst), lam.size)
+        work[0] += step_work(int(count[0]), len(inst), lam.size, int(mode))
     cap = (inst.procs.astype(float) * delta)[:, None]
     priced = float((lam * cap).sum())
     total = float(minima.sum())
@@ -87,11 +89,11 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
     return value, usage - cap
 
 
-def step_work(candidates: int, jobs: int, prices: int) -> int:
-    """Work units of one step: the candidate starts priced, :data:`JOB_WORK` per job and :data:`PRICE_WORK` per
-    price (the step's array operations). A count, the same on every machine: about :data:`WORK_PER_SECOND` of them
-    take a second of one idle core."""
-    return int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices)
+def step_work(candidates: int, jobs: int, prices: int, mode: int = 0) -> int:
+    """Work units of one step: the candidate starts priced (:data:`CANDIDATE_WORK` each, by ``mode``),
+    :data:`JOB_WORK` per job and :data:`PRICE_WORK` per price (the step's array operations). A count, the same on
+    every machine: about :data:`WORK_PER_SECOND` of them take a second of one idle core."""
+    return CANDIDATE_WORK[mode] * int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices)
 
 
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
