@@ -126,7 +126,7 @@ def test_no_finer_grid_once_a_slot_is_a_small_share_of_the_shortest_job():
     assert lagrangian_bound(inst, 0, time_limit=1e6, slots=4, iterations=10**5, refine=2)[2] == 8
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 6), integer=st.booleans(), slots=st.integers(1, 12),
        mode=st.sampled_from([0, 1]))
 def test_the_subgradient_is_the_usage_of_the_chosen_starts(seed, n, integer, slots, mode):
