@@ -9,7 +9,7 @@ cluster ``k`` started at ``s`` its priced area is
 nondecreasing in ``s``. The cost is piecewise linear in ``s`` with breakpoints where ``s`` or
 ``s + p`` crosses a slot boundary (and the slowdown's kink), so its minimum over ``s >= r`` is at
 ``r`` or at one of them; a scan stops once ``f`` alone reaches the best cost found (the price
-term is ``>= 0``).
+term is ``>= 0``), and none runs when the start at ``r`` pays no price (``f`` is lowest at ``r``).
 """
 
 from __future__ import annotations
@@ -49,42 +49,65 @@ def _cost(mode, s, r, p, q, tau, cum, lam, t0, delta):
 
 @njit(cache=True)
 def _scan(mode, r, p, q, tau, cum, lam, t0, delta, shift, best, best_s):
-    """Candidates ``s = t0 + u delta - shift >= r`` by increasing ``u`` while ``f(s) < best``."""
+    """Candidates ``s = t0 + u delta - shift >= r`` by increasing ``u`` while ``f(s) < best``: ``(best, its start,
+    candidates priced)``."""
     T = lam.size
     u = int(np.ceil((r + shift - t0) / delta))
     if u < 0:
         u = 0
+    priced = 0
     while u <= T:
         s = t0 + u * delta - shift
         if s >= r:
             if _term(mode, s, r, p, tau) >= best:
                 break
             c = _cost(mode, s, r, p, q, tau, cum, lam, t0, delta)
+            priced += 1
             if c < best:
                 best, best_s = c, s
         u += 1
-    return best, best_s
+    return best, best_s, priced
 
 
 @njit(cache=True)
-def _add_usage(usage, k, s, p, q, t0, delta):
-    """Adds ``q |[s, s + p) cap slot u|`` to ``usage[k, u]`` for each slot ``u``."""
+def _add_usage(usage, full, k, s, p, q, t0, delta):
+    """Adds ``q |[s, s + p) cap slot u|`` to ``usage[k, u]`` for each slot ``u``: the two partial slots at once, the
+    whole slots between them as a difference (``full[k, a] += q delta``, ``full[k, b] -= q delta``, summed by
+    :func:`_add_full`), so a long job costs two updates on a fine grid."""
     T = usage.shape[1]
     a = (s - t0) / delta
     b = (s + p - t0) / delta
-    u = max(int(np.floor(a)), 0)
-    while u < T and u < b:
-        lo = max(a, float(u))
-        hi = min(b, float(u + 1))
-        if hi > lo:
-            usage[k, u] += q * (hi - lo) * delta
-        u += 1
+    ua = max(int(np.floor(a)), 0)
+    ub = int(np.floor(b))
+    if ua >= T:
+        return
+    if ub <= ua:
+        usage[k, ua] += q * (b - a) * delta
+        return
+    usage[k, ua] += q * (ua + 1 - a) * delta
+    if ub < T:
+        usage[k, ub] += q * (b - ub) * delta
+    full[k, ua + 1] += q * delta
+    full[k, min(ub, T)] -= q * delta
 
 
 @njit(cache=True)
-def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage):
+def _add_full(usage, full):
+    """Adds the running sums of the differences ``full`` to ``usage``."""
+    K, T = usage.shape
+    for k in range(K):
+        run = 0.0
+        for u in range(T):
+            run += full[k, u]
+            usage[k, u] += run
+
+
+@njit(cache=True)
+def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage, work):
     """Per job the minimum of its priced cost over clusters and starts; fills ``usage`` (the chosen
-    starts' area per cluster and slot, the subgradient's first term). Returns the per-job minima."""
+    starts' area per cluster and slot, the subgradient's first term) and adds to ``work[0]`` the
+    candidate starts priced (a count of the work done, the same on every machine). Returns the
+    per-job minima."""
     n = release.size
     K, T = lam.shape
     cum = np.zeros((K, T + 1))
@@ -92,6 +115,7 @@ def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage):
         for u in range(T):
             cum[k, u + 1] = cum[k, u] + lam[k, u] * delta
     out = np.empty(n)
+    full = np.zeros((K, T + 1))
     for j in range(n):
         r = release[j]
         q = float(width[j])
@@ -102,16 +126,23 @@ def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage):
                 continue
             c = _cost(mode, r, r, p, q, tau, cum[k], lam[k], t0, delta)
             b, bs = c, r
+            if c <= _term(mode, r, r, p, tau):  # no price over [r, r + p): no later start costs less
+                work[0] += 1
+                if b < best:
+                    best, best_s, best_k = b, bs, k
+                continue
             if mode == 1 and tau > p:
                 kink = r + tau - p
                 ck = _cost(mode, kink, r, p, q, tau, cum[k], lam[k], t0, delta)
                 if ck < b:
                     b, bs = ck, kink
-            b, bs = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, 0.0, b, bs)
-            b, bs = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, p, b, bs)
+            b, bs, c0 = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, 0.0, b, bs)
+            b, bs, c1 = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, p, b, bs)
+            work[0] += 2 + c0 + c1
             if b < best:
                 best, best_s, best_k = b, bs, k
         out[j] = best
         if best_k >= 0:
-            _add_usage(usage, best_k, best_s, dur[j, best_k], q, t0, delta)
+            _add_usage(usage, full, best_k, best_s, dur[j, best_k], q, t0, delta)
+    _add_full(usage, full)
     return out

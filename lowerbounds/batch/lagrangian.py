@@ -33,7 +33,7 @@ import numpy as np
 from lowerbounds.batch._lagrange_kernels import job_minima
 from lowerbounds.batch.instance import BSLD_TAU, BatchInstance
 
-__all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "SLOTS"]
+__all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "step_work", "SLOTS", "WORK_PER_SECOND"]
 
 SLOTS = 16384
 """Slots of the price grid over the horizon."""
@@ -45,6 +45,15 @@ FINEST_SHARE = 16
 """Grids finer than ``slots`` are searched only while a slot stays at least ``1 / FINEST_SHARE`` of the shortest
 job: below that, starts rounded to slots already move every job by less than that share of its duration, and on a
 small workload (a few jobs over a short horizon) the finer grids would only spend the time limit."""
+CANDIDATE_WORK = (1, 2)
+"""Work units per candidate start priced, mean response (mode 0) and bounded slowdown (mode 1, a division more)."""
+JOB_WORK = 12
+"""Work units per job and step (its cost at its release, the scans' set-up, its usage)."""
+PRICE_WORK = 32
+"""Work units per price and step (the subgradient, direction, projection and cumulated prices)."""
+WORK_PER_SECOND = 150_000_000
+"""Work units (:func:`step_work`) that a step takes about a second of one idle core to do; callers derive a work cap
+from their time limit with it."""
 SLOTS_PER_JOB = 8
 """Nor beyond this many slots per job: a whole trace (tens of thousands of jobs) refines up to ``refine x slots``,
 a window of a few jobs does not refine at all."""
@@ -61,13 +70,17 @@ def slot_grid(inst: BatchInstance, slots: int = SLOTS) -> tuple[float, float, in
 
 
 def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float, delta: float,
-                     tau: float = BSLD_TAU) -> tuple[float, np.ndarray]:
-    """``(L(lam), subgradient)`` at prices ``lam`` (shape ``(K, T)``, ``>= 0``): a lower bound on ``sum_j f_j``."""
+                     tau: float = BSLD_TAU, work: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """``(L(lam), subgradient)`` at prices ``lam`` (shape ``(K, T)``, ``>= 0``): a lower bound on ``sum_j f_j``.
+    ``work`` (one int64), if given, is increased by the step's :func:`step_work`."""
     lam = np.ascontiguousarray(np.maximum(lam, 0.0), dtype=float)
     usage = np.zeros_like(lam)
+    count = np.zeros(1, dtype=np.int64)
     minima = job_minima(int(mode), np.ascontiguousarray(inst.release, dtype=float),
                         np.ascontiguousarray(inst.width, dtype=np.int64), np.ascontiguousarray(inst.duration, dtype=float),
-                        lam, float(t0), float(delta), float(tau), usage)
+                        lam, float(t0), float(delta), float(tau), usage, count)
+    if work is not None:
+        work[0] += step_work(int(count[0]), len(inst), lam.size, int(mode))
     cap = (inst.procs.astype(float) * delta)[:, None]
     priced = float((lam * cap).sum())
     total = float(minima.sum())
@@ -76,11 +89,18 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
     return value, usage - cap
 
 
+def step_work(candidates: int, jobs: int, prices: int, mode: int = 0) -> int:
+    """Work units of one step: the candidate starts priced (:data:`CANDIDATE_WORK` each, by ``mode``),
+    :data:`JOB_WORK` per job and :data:`PRICE_WORK` per price (the step's array operations). A count, the same on
+    every machine: about :data:`WORK_PER_SECOND` of them take a second of one idle core."""
+    return CANDIDATE_WORK[mode] * int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices)
+
+
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
                      iterations: int = 10_000, start: float | None = None, tau: float = BSLD_TAU,
-                     refine: int = 1) -> tuple[float, int, int]:
-    """Best ``L(lam)`` found within ``time_limit`` seconds or ``iterations`` steps: ``(bound on sum_j f_j, steps,
-    slots of the finest grid searched)``.
+                     refine: int = 1, work: float | None = None) -> tuple[float, int, int]:
+    """Best ``L(lam)`` found within ``time_limit`` seconds, ``iterations`` steps and ``work`` work units
+    (:func:`step_work`; None: no cap): ``(bound on sum_j f_j, steps, slots of the finest grid searched)``.
 
     Coarse to fine: the prices are first searched on ``slots / 2^l`` slots (:data:`_LEVELS` levels), and each
     level's best prices, every slot split in two at the same price, start the next (the same ``L`` on the finer
@@ -88,38 +108,53 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
     shortest job and there are at most ``SLOTS_PER_JOB`` slots per job). ``start``, a known lower bound on the sum,
     sets the first target.
+
+    Each level gets its share of what is left, ``1 / (levels left among the first 5)``: of the work units when
+    ``work`` is given (so the search, and the bound, are the same on every run whenever the clock does not stop
+    it first; the clock is then a safety stop for the whole search), else of the time.
     """
     if len(inst) == 0:
         return 0.0, 0, 0
     deadline = time.perf_counter() + time_limit
-    levels = [max(slots >> level, 1) for level in range(_LEVELS - 1, -1, -1)]
-    shortest = float(inst.pmin.min())
-    levels += [slots << level for level in range(1, max(int(refine), 1).bit_length())
-               if slot_grid(inst, slots << level)[1] * FINEST_SHARE >= shortest
-               and slots << level <= SLOTS_PER_JOB * len(inst)]
+    cap = np.inf if work is None else float(work)
+    spent = np.zeros(1, dtype=np.int64)
     best, steps, lam = -np.inf, 0, None
-    for i, T in enumerate(levels):
+    for i, T in enumerate(_levels(inst, slots, refine)):
         t0, delta, T = slot_grid(inst, T)
         lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
-        left = deadline - time.perf_counter()
-        stage_end = time.perf_counter() + left / max(_LEVELS - i, 1)
-        value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, stage_end, iterations - steps,
-                                   max(best, start or 0.0), 1e-4 if i >= _LEVELS - 1 else 1e-2)
+        share = 1.0 / max(_LEVELS - i, 1)
+        now = time.perf_counter()
+        stage_end = deadline if work is not None else now + (deadline - now) * share
+        limits = (stage_end, iterations - steps, spent[0] + (cap - spent[0]) * share, spent)
+        value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
+                                   1e-4 if i >= _LEVELS - 1 else 1e-2)
         best, steps = max(best, value), steps + done
-        if steps >= iterations or time.perf_counter() >= deadline:
+        if steps >= iterations or spent[0] >= cap or time.perf_counter() >= deadline:
             break
     return float(best), steps, T
 
 
-def _ascent(inst, mode, lam, t0, delta, tau, deadline, iterations, start, min_theta):
+def _levels(inst: BatchInstance, slots: int, refine: int) -> list[int]:
+    """Slot counts searched in turn: ``slots / 2^l`` (:data:`_LEVELS` levels), then up to ``refine x slots``."""
+    levels = [max(slots >> level, 1) for level in range(_LEVELS - 1, -1, -1)]
+    shortest = float(inst.pmin.min())
+    return levels + [slots << level for level in range(1, max(int(refine), 1).bit_length())
+                     if slot_grid(inst, slots << level)[1] * FINEST_SHARE >= shortest
+                     and slots << level <= SLOTS_PER_JOB * len(inst)]
+
+
+def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
     """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
     best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev`` (projected like
     ``g``), the step factor halved (back at the best prices, the direction reset) after :data:`_STALL` steps
-    without improvement, until it falls below ``min_theta``."""
+    without improvement, until it falls below ``min_theta``. ``limits``: ``(clock deadline, steps, work units
+    level, spent)``, the steps stopping at the deadline, after ``steps`` or once ``spent[0]`` (increased by each
+    step's work) reaches the level."""
+    deadline, iterations, work_end, spent = limits
     best, best_lam = -np.inf, lam
     theta, stall, steps, direction = 1.0, 0, 0, None
-    while steps < iterations and time.perf_counter() < deadline:
-        value, g = lagrangian_value(inst, lam, mode, t0, delta, tau)
+    while steps < iterations and spent[0] < work_end and time.perf_counter() < deadline:
+        value, g = lagrangian_value(inst, lam, mode, t0, delta, tau, spent)
         steps += 1
         if value > best * (1 + 1e-6) if best > 0 else value > best:
             best, best_lam, stall = value, lam, 0

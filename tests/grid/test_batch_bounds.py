@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -211,3 +213,39 @@ def test_wide_jobs_raise_the_stretch_bound():
     inst = BatchInstance.from_arrays([0, 0, 0], [3, 3, 3], [[1], [1], [1]], [4])
     assert stretch_quick(inst) == pytest.approx(3.0, rel=1e-5)
     assert stretch_quick(inst) <= brute_force(inst)["max_stretch"] + 1e-9
+
+
+def test_hopeless_window_sums_stop_without_a_value(monkeypatch):
+    # once the windows' sum cannot reach the target the loop stops: no sum, and no quick bound of the windows left
+    import lowerbounds.batch.bounds as bounds_module
+
+    monkeypatch.setattr(bounds_module, "_PATIENCE", 0.0)
+    inst = _instance(np.random.default_rng(3), 6, 1)
+    windows = bounds_module._windows(inst, 2)
+    calls = []
+
+    def quick(sub):
+        calls.append(len(sub))
+        return flow_quick(sub)
+
+    deadline = time.perf_counter() + 60.0
+    assert bounds_module._lp_sum(inst, windows, lp_flow, quick, deadline, target=1e12) == (None, 0)
+    assert len(calls) == 1
+    total, solved = bounds_module._lp_sum(inst, windows, lp_flow, quick, deadline, target=None)
+    assert solved == len(windows) and total <= brute_force(inst)["mean_response"] * 6 * (1 + TOL) + TOL
+
+
+def test_the_lagrangian_step_gives_the_same_bound_under_any_clock():
+    # the Lagrangian searches of instance_bounds are sized by work units from the time limit: two clocks that
+    # both leave it room give the same bounds (the start is the quick bound, whatever the window LPs gave)
+    import lowerbounds.batch.bounds as bounds_module
+
+    inst = _instance(np.random.default_rng(5), 6, 1)
+    quick = {"mean_response": flow_quick(inst) / 6, "mean_bounded_slowdown": bsld_quick(inst) / 6}
+    found = []
+    for clock in (1e6, 60.0):
+        bounds = {name: bounds_module.MetricBound(value, "quick", 0.0) for name, value in quick.items()}
+        bounds_module._apply_lagrangian(inst, bounds, time.perf_counter() + clock, quick, 1e-3)
+        found.append({name: (b.value, b.detail) for name, b in bounds.items()})
+    assert found[0] == found[1]
+    assert found[0]["mean_response"][0] <= brute_force(inst)["mean_response"] * (1 + TOL) + TOL

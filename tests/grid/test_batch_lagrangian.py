@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from lowerbounds.batch.clairvoyant import clairvoyant_schedules
 from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, batch_instance
-from lowerbounds.batch.lagrangian import FINEST_SHARE, lagrangian_bound, lagrangian_value, slot_grid
+from lowerbounds.batch.lagrangian import FINEST_SHARE, lagrangian_bound, lagrangian_value, slot_grid, step_work
 from lowerbounds.batch.quick import bsld_quick, flow_quick
 from tests.conftest import require_trace
 from tests.grid.batch_oracle import brute_force
@@ -124,3 +124,48 @@ def test_no_finer_grid_once_a_slot_is_a_small_share_of_the_shortest_job():
     assert slot_grid(inst, 128)[1] * FINEST_SHARE < float(inst.pmin.min()) <= slot_grid(inst, 64)[1] * FINEST_SHARE
     assert lagrangian_bound(inst, 0, time_limit=1e6, slots=64, iterations=10**5, refine=8)[2] == 64
     assert lagrangian_bound(inst, 0, time_limit=1e6, slots=4, iterations=10**5, refine=2)[2] == 8
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 6), integer=st.booleans(), slots=st.integers(1, 12),
+       mode=st.sampled_from([0, 1]))
+def test_the_subgradient_is_the_usage_of_the_chosen_starts(seed, n, integer, slots, mode):
+    # at zero prices every job starts at its release (one cluster): the usage of each slot, summed plainly, minus
+    # the capacity; the compiled kernel adds whole slots as differences
+    inst = _instance(seed, n, 1, integer)
+    t0, delta, T = slot_grid(inst, slots)
+    _, grad = lagrangian_value(inst, np.zeros((1, T)), mode, t0, delta)
+    plain = np.zeros(T)
+    for j in range(n):
+        r, p = float(inst.release[j]), float(inst.duration[j, 0])
+        for u in range(T):
+            plain[u] += inst.width[j] * max(0.0, min(r + p, t0 + (u + 1) * delta) - max(r, t0 + u * delta))
+    assert grad[0] == pytest.approx(plain - inst.procs[0] * delta, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 5), mode=st.sampled_from([0, 1]))
+def test_a_work_cap_gives_the_same_bound_whatever_the_clock(seed, n, mode):
+    # the work units are counted, not timed: the same cap gives the same steps and value under any generous clock;
+    # a cap of one unit stops after the first step; the bound stays below brute force
+    inst = _instance(seed, n, 2, True)
+    work = 400 * step_work(0, n, 32)
+    runs = [lagrangian_bound(inst, mode, time_limit=limit, slots=32, iterations=10**6, work=work)
+            for limit in (1e6, 30.0)]
+    assert runs[0] == runs[1] and runs[0][1] >= 1
+    assert lagrangian_bound(inst, mode, time_limit=1e6, slots=32, iterations=10**6, work=1)[1] == 1
+    assert runs[0][0] <= brute_force(inst)[_METRIC[mode]] * n * (1 + TOL) + TOL
+
+
+def test_the_work_count_counts_the_candidates_a_step_prices():
+    # one job on one cluster, free prices: priced once at its release, no scan; with a price on its first slot the
+    # scans price later starts too, and the step's units grow by the same count
+    inst = BatchInstance.from_arrays([0.0], [1], [[3.0]], [1])
+    t0, delta, T = slot_grid(inst, 4)
+    free, priced = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    lagrangian_value(inst, np.zeros((1, T)), 0, t0, delta, work=free)
+    lam = np.zeros((1, T))
+    lam[0, 0] = 10.0
+    lagrangian_value(inst, lam, 0, t0, delta, work=priced)
+    assert free[0] == step_work(1, 1, T)
+    assert priced[0] > free[0] + 2
