@@ -119,13 +119,13 @@ def _quick(inst: BatchInstance, out: dict) -> dict:
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
                  "mean_bounded_slowdown": "weighted mean busy time",
                  "max_stretch": "EDF bisection on the fluid machine and on the wide jobs, then branching on long jobs' "
-                 "starts (first pass) and the jobs submitted while a wide job runs"}
+                 "starts (first pass) and the jobs that cannot run beside a wide job"}
 
 
 def _stretch_quick(inst: BatchInstance) -> float | None:
     """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
     :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
-    submitted while a wide job runs (:func:`~lowerbounds.batch.blackout.stretch_blackout`)."""
+    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`)."""
     value = stretch_quick(inst)
     if value is None:
         return None
