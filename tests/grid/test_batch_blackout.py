@@ -1,4 +1,4 @@
-"""The max-stretch bound from the jobs submitted while one job runs (:mod:`lowerbounds.batch.blackout`): the scan
+"""The max-stretch bound from the jobs that cannot run beside one job (:mod:`lowerbounds.batch.blackout`): the scan
 over starts equals a plain evaluation at every start of a fine grid, and a forced case where it beats the fluid
 bound. Its validity against brute force is in ``test_batch_stretch_brute.py``."""
 

@@ -1,6 +1,6 @@
 """No schedule has a max stretch below the one-cluster stretch bounds (branching on a long job's start,
-:mod:`lowerbounds.batch.branching`; energetic reasoning, :mod:`lowerbounds.batch.energetic`; the jobs submitted while
-a wide job runs, :mod:`lowerbounds.batch.blackout`): each bound, raised from
+:mod:`lowerbounds.batch.branching`; energetic reasoning, :mod:`lowerbounds.batch.energetic`; the jobs that cannot
+run beside a wide job, :mod:`lowerbounds.batch.blackout`): each bound, raised from
 1 and from the quick bound, against an exhaustive search over every active schedule of random tiny instances."""
 
 from __future__ import annotations
