@@ -41,6 +41,7 @@ import time
 
 import numpy as np
 
+from lowerbounds.batch.blackout import stretch_blackout
 from lowerbounds.batch.branching import PASSES as BRANCH_PASSES
 from lowerbounds.batch.branching import QUICK_BRANCH_WORK, branching_pass, stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
@@ -118,18 +119,20 @@ def _quick(inst: BatchInstance, out: dict) -> dict:
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
                  "mean_bounded_slowdown": "weighted mean busy time",
                  "max_stretch": "EDF bisection on the fluid machine and on the wide jobs, then branching on long jobs' "
-                 "starts (first pass)"}
+                 "starts (first pass) and the jobs that cannot run beside a wide job"}
 
 
 def _stretch_quick(inst: BatchInstance) -> float | None:
     """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
-    :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock)."""
+    :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
+    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`)."""
     value = stretch_quick(inst)
     if value is None:
         return None
     pieces, horizon, min_width = BRANCH_PASSES[0]
-    return branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
-                          max_work=QUICK_BRANCH_WORK)[0]
+    value = branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
+                           max_work=QUICK_BRANCH_WORK)[0]
+    return stretch_blackout(inst, value)
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:

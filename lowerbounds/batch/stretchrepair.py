@@ -14,6 +14,12 @@ schedule; the search is over its list, held as one key per job (smaller first, t
   the schedule's max stretch ``v``) is followed by the target ``v (1 - step)``, the list kept; a target not met
   within :data:`ROUNDS` rounds without fewer late jobs sends the search back to the best list found, with the
   step halved (from :data:`STEP`, down to :data:`MIN_STEP`, where it stops).
+* **Keys that follow the target** (``follow``, the job sizes ``p`` of the deadline keys): each key is held as the
+  deadline ``r_j + S p_j`` at the current target ``S`` minus an advance ``a_j`` (0 at the start; a promotion sets
+  it so that the job lands just before the job it passes). When the target changes, every key moves with it: the
+  list is the deadline order of the new target, shifted by the advances learned, instead of the list kept as it
+  was (a long job keyed for a low first target then stays ahead of the short jobs submitted after it even once the
+  target is raised).
 
 Every round's schedule is a schedule of the relaxation (the construction's); the best one is tracked by its max
 stretch, met target or not. The search is deterministic: a function of the instance, the start and the stop (work
@@ -57,14 +63,18 @@ def max_stretch(release, duration, cluster, start) -> tuple[float, np.ndarray]:
 class StretchRepair:
     """The descent of the module docstring on the jobs ``release`` (sorted), ``width``, ``duration`` (n, K) and
     ``procs``, from the list ``key`` (one per job) and the target ``target``; ``work``: the one-element counter of
-    work units (the construction's and the promotions' steps, plus :data:`ROUND_WORK` per job and round)."""
+    work units (the construction's and the promotions' steps, plus :data:`ROUND_WORK` per job and round);
+    ``follow``: the job sizes ``p`` of keys that follow the target (module docstring), None to keep the list."""
 
     def __init__(self, release, width, duration, procs, key, target: float, work: np.ndarray,
-                 patience: int = ROUNDS) -> None:
+                 patience: int = ROUNDS, follow: np.ndarray | None = None) -> None:
         self.release, self.width, self.duration, self.procs = release, width, duration, procs
         self.work = work
         self.key = np.array(key, dtype=float)
         self.target = float(target)
+        self.follow = follow
+        self.advance = None if follow is None else self.release + self.target * follow - self.key
+        self.best_advance = None if follow is None else self.advance.copy()
         self.step = STEP
         self.patience = patience
         self.rounds = 0
@@ -85,12 +95,17 @@ class StretchRepair:
         value, p = max_stretch(self.release, self.duration, cluster, start)
         if value < self.best_value:
             self.best_value, self.best_key = value, self.key.copy()
+            if self.follow is not None:
+                self.best_advance = self.advance.copy()
         late = np.flatnonzero((p > 0) & (start + p > self.release + self.target * p * (1 + 1e-12)))
         if late.size > RAISE * LATE_CAP:  # out of reach: the target that leaves that many late jobs
             st = (start[late] + p[late] - self.release[late]) / p[late]
             self.target = float(np.partition(st, st.size - RAISE * LATE_CAP)[st.size - RAISE * LATE_CAP])
             self._stalled, self._fewest, self._at = 0, None, 0
             late = late[st > self.target * (1 + 1e-12)]
+            if self.follow is not None:  # the keys move with the target: the next round builds them
+                self._rekey()
+                return True
         if late.size == 0:
             if value <= 1.0:  # no job waits: nothing left to gain
                 return False
@@ -106,6 +121,8 @@ class StretchRepair:
             if self.step < MIN_STEP:
                 return False
             self.key = self.best_key.copy()
+            if self.follow is not None:
+                self.advance = self.best_advance.copy()
             self._next_target(self.best_value)
             return True
         if late.size > LATE_CAP:  # the most stretched first
@@ -117,11 +134,20 @@ class StretchRepair:
                         self.target, self.work)
         move = to < rank[late]
         self.key[late[move]] = np.nextafter(self.key[order[to[move]]], -np.inf)
+        if self.follow is not None:  # the advance that puts the job just before the one it passes
+            mv = late[move]
+            self.advance[mv] = self.release[mv] + self.target * self.follow[mv] - self.key[mv]
         return True
 
     def _next_target(self, below: float) -> None:
         self.target = below * (1 - self.step)
         self._stalled, self._fewest, self._at = 0, None, 0
+        self._rekey()
+
+    def _rekey(self) -> None:
+        """With keys that follow the target: each key is the deadline at the current target minus its advance."""
+        if self.follow is not None:
+            self.key = self.release + self.target * self.follow - self.advance
 
 
 def search_stretch(sr: StretchRepair, stop) -> str:

@@ -213,3 +213,31 @@ def test_a_window_of_every_job_reaches_the_proven_optimum(seed):
     got = schedule_metrics(sub, c2, s2)["mean_response"]
     assert got == pytest.approx(ex.mean_response, rel=1e-9)  # upper = optimum (value None: FCFS was optimal)
     plain_check(sub, c2, s2)
+
+
+def test_the_stretch_repair_starts_from_the_quick_bound_not_a_timed_one(monkeypatch):
+    # a timed bound (here the LP's 1.22, stood in for by 1.1 times the quick bound 1.055, below it) must not set the
+    # repair's first targets: they stay multiples of the quick bound, so a second run finds the same schedules
+    import lowerbounds.batch.bracket as bracket
+    from lowerbounds.batch.bounds import _stretch_quick
+    from tests.grid.batch_oracle import tiny_stretch_instance
+
+    inst = tiny_stretch_instance(2, 4, True, 3.0)
+    quick = _stretch_quick(inst)
+    real_bounds, real_search = bracket.instance_bounds, bracket.clairvoyant_schedules
+    seen = {}
+
+    def timed(inst, **kw):
+        out = real_bounds(inst, method="quick", time_limit=kw["time_limit"])
+        out.bounds["max_stretch"] = dataclasses.replace(out.bounds["max_stretch"], value=1.1 * quick, method="lp")
+        return out
+
+    def spy(*args, **kw):
+        seen["low"] = kw["stretch_low"]
+        return real_search(*args, **kw)
+
+    monkeypatch.setattr(bracket, "instance_bounds", timed)
+    monkeypatch.setattr(bracket, "clairvoyant_schedules", spy)
+    refs = bracket.instance_references(inst, method="lp", time_limit=1, iterations=1)
+    assert refs.brackets["max_stretch"].lower.value == pytest.approx(1.1 * quick)
+    assert seen["low"] == quick

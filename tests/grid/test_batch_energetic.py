@@ -75,7 +75,8 @@ def test_energetic_reasoning_sees_a_mandatory_part_that_edf_misses():
     assert quick == pytest.approx(1.1, rel=1e-4) and best == pytest.approx(1.2)
     assert value == pytest.approx(best, rel=1e-3) and value <= best
     bounds = instance_bounds(inst, method="lp", time_limit=5).bounds["max_stretch"]
-    assert quick * 1.05 < bounds.value <= best * (1 + 1e-9) and bounds.method in ("branching", "energetic", "lp")
+    assert quick * 1.05 < bounds.value <= best * (1 + 1e-9)  # the quick bound's blackout part reaches it too
+    assert bounds.method in ("quick", "branching", "energetic", "lp")
 
 
 def test_jobs_wider_than_half_the_cluster_form_one_machine():

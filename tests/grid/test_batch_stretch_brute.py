@@ -1,5 +1,6 @@
 """No schedule has a max stretch below the one-cluster stretch bounds (branching on a long job's start,
-:mod:`lowerbounds.batch.branching`; energetic reasoning, :mod:`lowerbounds.batch.energetic`): each bound, raised from
+:mod:`lowerbounds.batch.branching`; energetic reasoning, :mod:`lowerbounds.batch.energetic`; the jobs that cannot
+run beside a wide job, :mod:`lowerbounds.batch.blackout`): each bound, raised from
 1 and from the quick bound, against an exhaustive search over every active schedule of random tiny instances."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lowerbounds.batch.blackout import stretch_blackout
 from lowerbounds.batch.branching import stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.quick import stretch_quick
@@ -20,6 +22,7 @@ EVERY_JOB = ((4, np.inf, 0.0), (16, np.inf, 0.0))
 BOUNDS = {
     "branching": lambda inst, low: stretch_branching(inst, low, passes=EVERY_JOB, rel_tol=1e-4)[0],
     "energetic": lambda inst, low: stretch_energetic(inst, low, rel_tol=1e-4),
+    "blackout": lambda inst, low: stretch_blackout(inst, low, min_share=0.0),
 }
 
 

@@ -115,3 +115,20 @@ def test_descent_tracks_its_best_schedule_and_reaches_a_known_optimum():
     assert schedule_metrics(inst, cluster, start)["max_stretch"] == pytest.approx(sr.best_value)
     assert sr.best_value == pytest.approx(opt)
     assert work[0] > 0
+
+
+def test_keys_that_follow_the_target_are_its_deadlines_less_the_advances_and_reach_the_optimum():
+    # the forced case above, with keys that follow the target: after every round (targets met, raised or given
+    # up, promotions) each key is r + S p - a at the current target S, and the descent still finds the optimum
+    r = np.array([0.0, 0.0, 1.0, 10.0])
+    q = np.array([4, 2, 3, 4], dtype=np.int64)
+    p = np.array([[1.0], [8.0], [5.0], [1.0]])
+    m = np.array([4], dtype=np.int64)
+    inst = BatchInstance.from_arrays(r, q, p, m)
+    sr = StretchRepair(r, q, p, m, r + 3.0 * p[:, 0], 3.0, np.zeros(1, dtype=np.int64), follow=p[:, 0])
+    targets = set()
+    while sr.rounds < 200 and sr.round():
+        targets.add(sr.target)
+        assert np.allclose(sr.key, r + sr.target * p[:, 0] - sr.advance, rtol=1e-12, atol=1e-9)
+    assert len(targets) > 1
+    assert sr.best_value == pytest.approx(brute_force(inst)["max_stretch"])
