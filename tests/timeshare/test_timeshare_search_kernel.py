@@ -2,10 +2,16 @@
 re-simulation, the search against brute force and the simulator, and runs sized by work (reproducible).
 
 The kernel's tests compile it (about 13 s of CPU in a fresh clone), so they are ``slow``; the work-sizing tests of
-the references run the plain search (fewer than 64 tasks) and stay in the default suite.
+the references run the plain search (fewer than 64 tasks) and stay in the default suite, and two of the kernel's
+checks run there as plain Python (numba's JIT disabled in a child process).
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,3 +176,18 @@ def test_the_pair_and_backlog_runs_are_chosen_by_work_not_by_the_clock(monkeypat
     again = ts_bounds.pairs_bounds(costs, work=3e6, deadline=time.perf_counter() + 500)
     assert len(first) == 1 and len(chosen) > 1 and runs == chosen and first == chosen[:1]
     assert again == large and large["sumflow"] >= small["sumflow"] - 1e-9
+
+
+def test_the_kernels_moves_and_search_run_as_plain_python_in_the_default_suite():
+    """The two checks above that could fail on the kernel's logic (busy-period moves equal to whole rebuilds, the
+    search never below brute force), run once in the default suite without compiling: in a child process with
+    ``NUMBA_DISABLE_JIT=1`` the same code runs as Python (about 2 s instead of the 13 s compile)."""
+    root = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().relative_to(root)
+    tests = [f"{here}::test_a_moves_busy_periods_give_the_whole_servers_value[0]",
+             f"{here}::test_the_compiled_search_never_goes_below_the_brute_force_optimum_and_is_the_simulators_value[1]"]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-m", "slow", *tests], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "2 passed" in run.stdout
