@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz.test_fuzz_readers import DEADLINE, DEFAULT_EXAMPLES, SLOW_EXAMPLES, bounded
-from vcsched.cli import build_parser
+from vcsched.cli import build_parser, groups_for
 from vcsched.errors import InvalidInputError
 
 
@@ -43,7 +43,7 @@ def parse_one_line(argv: list[str]) -> None:
     err = io.StringIO()
     with bounded(), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            build_parser().parse_args(argv)
+            build_parser(groups_for(argv)).parse_args(argv)  # as main() parses: the named group's parser only
         except SystemExit as exc:
             assert exc.code == 2, (argv, exc.code)
             text = err.getvalue()
