@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz.test_fuzz_readers import DEADLINE, DEFAULT_EXAMPLES, SLOW_EXAMPLES, bounded
+from tests.fuzz.test_fuzz_readers import DEADLINE, SLOW_EXAMPLES, bounded
 from vcsched.cli import build_parser, groups_for
 from vcsched.errors import InvalidInputError
 
@@ -34,6 +34,9 @@ def _typed_options() -> list[tuple[list[str], str]]:
 
 
 OPTIONS = _typed_options()
+OPTION_EXAMPLES = 400
+SEED_EXAMPLES = 200
+"""Examples in the default suite (each parse builds only the named group's parser, as ``main`` does: cheap)."""
 texts = (st.text(max_size=30) | st.sampled_from(["1e300", "-1e300", "5e-324", "nan", "inf", "-0", "0x10", "1_000",
                                                   "9223372036854775808", "１２", "1e-300", "auto", " 3 ", "3.0"])
          | st.integers(-2**70, 2**70).map(str) | st.floats().map(repr))
@@ -85,11 +88,11 @@ def test_options_count():
 
 
 def test_fuzz_options():
-    fuzz_options(DEFAULT_EXAMPLES * 2)
+    fuzz_options(OPTION_EXAMPLES)
 
 
 def test_fuzz_seeds():
-    fuzz_seeds(DEFAULT_EXAMPLES)
+    fuzz_seeds(SEED_EXAMPLES)
 
 
 @pytest.mark.slow
