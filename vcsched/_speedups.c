@@ -150,19 +150,29 @@ typedef struct {
     Py_ssize_t size;
 } Heap;
 
+/* Entry `from` of the heap's three arrays copied to slot `to`. */
+static inline void heap_move(Heap *h, Py_ssize_t to, Py_ssize_t from) {
+    h->t[to] = h->t[from];
+    h->s[to] = h->s[from];
+    h->j[to] = h->j[from];
+}
+
+/* Entry (t, s, j) stored at slot `i`. */
+static inline void heap_put(Heap *h, Py_ssize_t i, double t, int64_t s, int64_t j) {
+    h->t[i] = t;
+    h->s[i] = s;
+    h->j[i] = j;
+}
+
 static void heap_push(Heap *h, double t, int64_t s, int64_t j) {
     Py_ssize_t i = h->size++;
     while (i > 0) {
         Py_ssize_t parent = (i - 1) / 2;
         if (h->t[parent] < t || (h->t[parent] == t && h->s[parent] < s)) break;
-        h->t[i] = h->t[parent];
-        h->s[i] = h->s[parent];
-        h->j[i] = h->j[parent];
+        heap_move(h, i, parent);
         i = parent;
     }
-    h->t[i] = t;
-    h->s[i] = s;
-    h->j[i] = j;
+    heap_put(h, i, t, s, j);
 }
 
 static int64_t heap_pop(Heap *h) {
@@ -176,14 +186,10 @@ static int64_t heap_pop(Heap *h) {
         if (c >= size) break;
         if (c + 1 < size && (h->t[c + 1] < h->t[c] || (h->t[c + 1] == h->t[c] && h->s[c + 1] < h->s[c]))) c++;
         if (t < h->t[c] || (t == h->t[c] && s < h->s[c])) break;
-        h->t[i] = h->t[c];
-        h->s[i] = h->s[c];
-        h->j[i] = h->j[c];
+        heap_move(h, i, c);
         i = c;
     }
-    h->t[i] = t;
-    h->s[i] = s;
-    h->j[i] = j;
+    heap_put(h, i, t, s, j);
     return top;
 }
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -243,6 +243,7 @@ class MasterLP:
         self.h.addRows(n, demand.astype(float), np.full(n, self.inf), 0, empty_i, empty_i, np.array([]))
         self.n_cols = 0
         self.kept: list[Column] | None = None  # a list: every column added from now on is kept
+        self.solves = 0  # master solves of the last :meth:`rounds`
 
     def add(self, col: Column) -> None:
         """One column, given as ``(indices, counts)``."""
@@ -273,6 +274,18 @@ class MasterLP:
             return None
         pi = np.maximum(np.asarray(self.h.getSolution().row_dual, dtype=float), 0.0)
         return float(self.h.getInfo().objective_function_value), pi
+
+    def rounds(self, deadline: float | None, max_iterations: int) -> Iterator[tuple[float, np.ndarray]]:
+        """Column generation's master optima: ``(value, pi)`` of :meth:`solve`, solved again each time
+        the caller asks for the next one (after adding its columns), at most ``max_iterations`` times;
+        ends early at the first solve without an optimal basis. :attr:`solves` counts the solves."""
+        self.solves = 0
+        while self.solves < max_iterations:
+            self.solves += 1
+            solved = self.solve(deadline)
+            if solved is None:
+                return
+            yield solved
 
 
 @dataclasses.dataclass(frozen=True)
@@ -473,19 +486,14 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
     iterations, complete)``; ``complete`` is True when the test decided (a proof, a master value
     ``<= H``, or the LP solved: no configuration of dual value above 1 + 1e-9 exists)."""
     H, demand = items.hosts, items.demand
-    best_bins, lp_value, it, complete = 0.0, None, 0, False
+    best_bins, lp_value, complete = 0.0, None, False
     center = None  # the duals of the best Farley bound so far (the stability centre)
     greedy_first = demand.size > GREEDY_FIRST_TYPES
 
     def price(y: np.ndarray) -> tuple[float, list[Column]]:
         return _exact_pricing(y, sizes_c, items.mem, demand, cap)
 
-    while it < max_iterations:
-        it += 1
-        solved = master.solve(deadline)
-        if solved is None:
-            break
-        value, pi = solved
+    for value, pi in master.rounds(deadline, max_iterations):
         lp_value = value
         if _ceil(value) <= H:
             complete = True  # the LP optimum is <= value <= H: no proof possible
@@ -509,7 +517,7 @@ def _generate(master: MasterLP, items: PackingItems, sizes_c: np.ndarray, cap: f
             break
         for col in new:
             master.add(col)
-    return best_bins, lp_value, it, complete
+    return best_bins, lp_value, master.solves, complete
 
 
 def configuration_lp(items: PackingItems, load: float | None, *, deadline: float | None = None,

@@ -102,13 +102,9 @@ def configuration_lp(sizes: np.ndarray, count: np.ndarray, *, start_columns=(), 
     master.add_singletons(singletons(sizes, count))
     for col in start_columns:
         master.add(col)
-    best, center, lp_value, it, complete = 0.0, None, None, 0, False
-    while it < max_iterations:
-        it += 1
-        solved = master.solve(deadline)
-        if solved is None:
-            break
-        lp_value, pi = solved
+    best, center, lp_value, complete = 0.0, None, None, False
+    for value, pi in master.rounds(deadline, max_iterations):
+        lp_value = value
         new, v, best, center = smoothed_pricing(pi, center, best, count, lambda y: _price(y, sizes, count))
         if not new:
             complete = v <= 1 + 1e-9 + 2 * _PRICE_TOL
@@ -117,4 +113,5 @@ def configuration_lp(sizes: np.ndarray, count: np.ndarray, *, start_columns=(), 
             break
         for col in new:
             master.add(col)
-    return ConfigurationLP(_ceil(best), best, lp_value, complete, list(master.kept), it, time.perf_counter() - t0)
+    return ConfigurationLP(_ceil(best), best, lp_value, complete, list(master.kept), master.solves,
+                           time.perf_counter() - t0)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz.test_fuzz_readers import DEADLINE, DEFAULT_EXAMPLES, SLOW_EXAMPLES, bounded
-from vcsched.cli import build_parser
+from tests.fuzz.test_fuzz_readers import DEADLINE, SLOW_EXAMPLES, bounded
+from vcsched.cli import build_parser, groups_for
 from vcsched.errors import InvalidInputError
 
 
@@ -34,6 +34,9 @@ def _typed_options() -> list[tuple[list[str], str]]:
 
 
 OPTIONS = _typed_options()
+OPTION_EXAMPLES = 400
+SEED_EXAMPLES = 200
+"""Examples in the default suite (each parse builds only the named group's parser, as ``main`` does: cheap)."""
 texts = (st.text(max_size=30) | st.sampled_from(["1e300", "-1e300", "5e-324", "nan", "inf", "-0", "0x10", "1_000",
                                                   "9223372036854775808", "１２", "1e-300", "auto", " 3 ", "3.0"])
          | st.integers(-2**70, 2**70).map(str) | st.floats().map(repr))
@@ -43,7 +46,7 @@ def parse_one_line(argv: list[str]) -> None:
     err = io.StringIO()
     with bounded(), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            build_parser().parse_args(argv)
+            build_parser(groups_for(argv)).parse_args(argv)  # as main() parses: the named group's parser only
         except SystemExit as exc:
             assert exc.code == 2, (argv, exc.code)
             text = err.getvalue()
@@ -85,11 +88,11 @@ def test_options_count():
 
 
 def test_fuzz_options():
-    fuzz_options(DEFAULT_EXAMPLES * 2)
+    fuzz_options(OPTION_EXAMPLES)
 
 
 def test_fuzz_seeds():
-    fuzz_seeds(DEFAULT_EXAMPLES)
+    fuzz_seeds(SEED_EXAMPLES)
 
 
 @pytest.mark.slow

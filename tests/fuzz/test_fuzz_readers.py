@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from vcsched.errors import InvalidInputError
 
-DEFAULT_EXAMPLES = 200
+DEFAULT_EXAMPLES = 100
 SLOW_EXAMPLES = 10_000
 DEADLINE = datetime.timedelta(seconds=5)
 HANG_SECONDS = 20

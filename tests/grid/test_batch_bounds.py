@@ -86,7 +86,7 @@ def _check_against_brute_force(seed, n, K, integer, load):
     assert bsld_quick(inst) / n <= best["mean_bounded_slowdown"] + TOL
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 4), K=st.integers(1, 2), integer=st.booleans(),
        load=st.sampled_from([0.5, 1.0, 3.0]))
 def test_no_bound_above_the_brute_force_optimum(seed, n, K, integer, load):

@@ -27,7 +27,7 @@ from vcsched.formulations.moldable_milp import solve_exact
 from vcsched.formulations.moldable_rounded import solve_rounded
 from vcsched.problems.moldable import MoldableInstance, check_schedule
 
-EXAMPLES = 100
+EXAMPLES = 50
 SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 10_000))
 """Instances per method behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
 REL = 1e-6

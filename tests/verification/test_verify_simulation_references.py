@@ -21,8 +21,8 @@ from tests.diet.test_diet_bounds import test_hypothesis_bounds_below_placement_a
 from tests.grid.test_batch_bounds import _check_against_brute_force as _batch
 from tests.timeshare.test_timeshare_bounds import test_bounds_never_exceed_the_best_mapping as _timeshare
 
-EXAMPLES = 100
-BATCH_EXAMPLES = 7
+EXAMPLES = 50
+BATCH_EXAMPLES = 5
 SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 5_000))
 """Instances per check behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
 SLOW_BATCH_EXAMPLES = min(SLOW_EXAMPLES, 1_000)

@@ -23,7 +23,7 @@ from vcsched.formulations.vc_milp import solve_vc_milp
 from vcsched.problems.vc import VCInstance, check_allocation
 from vcsched.result import OPTIMAL_GAP, Status
 
-EXAMPLES = 150
+EXAMPLES = 75
 SLOW_EXAMPLES = int(os.environ.get("VCSCHED_CAMPAIGN_EXAMPLES", 10_000))
 """Instances per method behind ``-m slow`` (``VCSCHED_CAMPAIGN_EXAMPLES`` overrides)."""
 TOL = 1e-7
