@@ -15,7 +15,7 @@ import numpy as np
 
 from vcsched.jit import njit
 
-__all__ = ["server_dates", "next_finish"]
+__all__ = ["server_dates", "next_finish", "share_until"]
 
 
 @njit(cache=True)
@@ -28,6 +28,23 @@ def next_finish(tag, active, n, t, v):
             best = a
     i = active[best]
     return best, i, t + (tag[i] - v) * n
+
+
+@njit(cache=True, inline="always")
+def share_until(tag, active, n, t, v, tj, ends):
+    """Processor sharing from date ``t`` (virtual time ``v``, ``n`` tasks in ``active``) up to date ``tj``: each
+    task that finishes by ``tj`` leaves ``active`` with its finish date in ``ends``; returns ``(n, t, v)`` at ``tj``
+    (at the last finish when ``tj`` is infinite), the state in which a task joining at ``tj`` gets its tag."""
+    while n > 0:
+        best, i, end = next_finish(tag, active, n, t, v)
+        if end > tj:
+            return n, tj, v + (tj - t) / n
+        t = end
+        v = tag[i]
+        ends[i] = end
+        n -= 1
+        active[best] = active[n]
+    return 0, (tj if tj < np.inf else t), v
 
 
 @njit(cache=True)
@@ -50,23 +67,14 @@ def server_dates(tasks, arrival, inp, p, out):  # pragma: no cover - compiled
     nxt = 0
     while nxt < k or n > 0:
         tj = start[order[nxt]] if nxt < k else np.inf
-        while n > 0:
-            best, i, end = next_finish(tag, active, n, t, v)
-            if end > tj:
-                break
-            t = end
-            v = tag[i]
-            res[i] = end + out[tasks[i]]
-            n -= 1
-            active[best] = active[n]
+        n, t, v = share_until(tag, active, n, t, v, tj, res)
         if nxt >= k:
             break
-        if n > 0:
-            v += (tj - t) / n
-        t = tj
         i = order[nxt]
         tag[i] = v + p[tasks[i]]
         active[n] = i
         n += 1
         nxt += 1
+    for i in range(k):
+        res[i] += out[tasks[i]]
     return res

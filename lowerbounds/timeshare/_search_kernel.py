@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.timeshare._ps import next_finish
+from lowerbounds.timeshare._ps import share_until
 from vcsched.jit import njit
 
 __all__ = ["new_state", "search_chunk", "rebuild", "SWAPS", "KICK"]
@@ -70,20 +70,9 @@ def _simulate(lst, lo, hi, st, p, end, scratch_tag, scratch_act):  # pragma: no 
     nxt = lo
     while nxt < hi or n > 0:
         tj = st[lst[nxt]] if nxt < hi else np.inf
-        while n > 0:
-            best, i, e = next_finish(scratch_tag, scratch_act, n, t, v)
-            if e > tj:
-                break
-            t = e
-            v = scratch_tag[i]
-            end[i] = e
-            n -= 1
-            scratch_act[best] = scratch_act[n]
+        n, t, v = share_until(scratch_tag, scratch_act, n, t, v, tj, end)
         if nxt >= hi:
             break
-        if n > 0:
-            v += (tj - t) / n
-        t = tj
         i = lst[nxt]
         scratch_tag[i] = v + p[i]
         scratch_act[n] = i
@@ -199,34 +188,26 @@ def _resimulate(s, drop, add, lst, cnt, pm, st, p, out, arrival, den, metric, co
     v = 0.0
     nxt = b
     stop = k
-    new_total = 0.0
     while nxt < k or n_act > 0:
         tj = st[s, nl[nxt]] if nxt < k else np.inf
-        while n_act > 0:
-            best, i, end_i = next_finish(tag, act, n_act, t, v)
-            if end_i > tj:
-                break
-            t = end_i
-            v = tag[i]
-            e[i] = end_i
-            n_act -= 1
-            act[best] = act[n_act]
-            c = _cost(metric, end_i, out[s, i], arrival[i], den[s, i])
-            new_total = new_total + c if metric == 1 else max(new_total, c)
+        n_act, t, v = share_until(tag, act, n_act, t, v, tj, e)
         if nxt >= k:
             break
         if n_act == 0 and nxt >= last and (op[nxt] == 0 or pm[s, op[nxt] - 1] <= st[s, nl[nxt]]):
             stop = nxt
             break
-        if n_act > 0:
-            v += (tj - t) / n_act
-        t = tj
         i = nl[nxt]
         tag[i] = v + p[s, i]
         act[n_act] = i
         n_act += 1
         nxt += 1
-    # the old tasks outside the simulated stretch keep their costs (before the first change both lists agree)
+    # every task of the simulated stretch has finished; the old tasks outside it keep their costs (before the
+    # first change both lists agree)
+    new_total = 0.0
+    for a in range(b, stop):
+        i = nl[a]
+        c = _cost(metric, e[i], out[s, i], arrival[i], den[s, i])
+        new_total = new_total + c if metric == 1 else max(new_total, c)
     old_lo = b
     old_hi = op[stop] if stop < k else cnt[s]
     if metric == 1:
