@@ -15,7 +15,7 @@ import numpy as np
 
 from vcsched.jit import njit
 
-__all__ = ["server_dates", "next_finish", "share_until"]
+__all__ = ["server_dates", "next_finish", "share_list", "share_until"]
 
 
 @njit(cache=True)
@@ -48,6 +48,26 @@ def share_until(tag, active, n, t, v, tj, ends):
 
 
 @njit(cache=True)
+def share_list(lst, lo, hi, st, p, ends, tag, active):  # pragma: no cover - compiled
+    """Processor sharing of the tasks ``lst[lo:hi]`` (sorted by start ``st``, the server idle at the first one's
+    start; work ``p``): their computation's finish dates into ``ends`` (``tag`` and ``active`` are scratch)."""
+    n = 0
+    t = st[lst[lo]]
+    v = 0.0
+    nxt = lo
+    while nxt < hi or n > 0:
+        tj = st[lst[nxt]] if nxt < hi else np.inf
+        n, t, v = share_until(tag, active, n, t, v, tj, ends)
+        if nxt >= hi:
+            break
+        i = lst[nxt]
+        tag[i] = v + p[i]
+        active[n] = i
+        n += 1
+        nxt += 1
+
+
+@njit(cache=True)
 def server_dates(tasks, arrival, inp, p, out):  # pragma: no cover - compiled
     """End dates (output transfer included) of ``tasks`` sharing one server whose columns are ``inp``, ``p``,
     ``out`` (per task of the workload): computation from ``arrival + inp`` for ``p`` seconds alone."""
@@ -59,22 +79,10 @@ def server_dates(tasks, arrival, inp, p, out):  # pragma: no cover - compiled
     for i in range(k):
         start[i] = arrival[tasks[i]] + inp[tasks[i]]
     order = np.argsort(start, kind="mergesort")
-    tag = np.empty(k)
-    active = np.empty(k, dtype=np.int64)
-    n = 0
-    t = start[order[0]]
-    v = 0.0
-    nxt = 0
-    while nxt < k or n > 0:
-        tj = start[order[nxt]] if nxt < k else np.inf
-        n, t, v = share_until(tag, active, n, t, v, tj, res)
-        if nxt >= k:
-            break
-        i = order[nxt]
-        tag[i] = v + p[tasks[i]]
-        active[n] = i
-        n += 1
-        nxt += 1
+    work = np.empty(k)
+    for i in range(k):
+        work[i] = p[tasks[i]]
+    share_list(order, 0, k, start, work, res, np.empty(k), np.empty(k, dtype=np.int64))
     for i in range(k):
         res[i] += out[tasks[i]]
     return res

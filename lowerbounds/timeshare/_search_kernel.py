@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.timeshare._ps import share_until
+from lowerbounds.timeshare._ps import share_list, share_until
 from vcsched.jit import njit
 
 __all__ = ["new_state", "search_chunk", "rebuild", "SWAPS", "KICK"]
@@ -60,26 +60,6 @@ def _cost(metric, e, out, arrival, den):  # pragma: no cover - compiled
     return c - arrival
 
 
-@njit(cache=True)
-def _simulate(lst, lo, hi, st, p, end, scratch_tag, scratch_act):  # pragma: no cover - compiled
-    """Processor sharing of the tasks ``lst[lo:hi]`` (sorted by start ``st``, the server idle at the first one's
-    start): their computation ends into ``end``."""
-    n = 0
-    t = st[lst[lo]]
-    v = 0.0
-    nxt = lo
-    while nxt < hi or n > 0:
-        tj = st[lst[nxt]] if nxt < hi else np.inf
-        n, t, v = share_until(scratch_tag, scratch_act, n, t, v, tj, end)
-        if nxt >= hi:
-            break
-        i = lst[nxt]
-        scratch_tag[i] = v + p[i]
-        scratch_act[n] = i
-        n += 1
-        nxt += 1
-
-
 def new_state(n, S):
     """Empty arrays of a search state for ``n`` tasks on ``S`` servers (filled by :func:`rebuild`)."""
     return dict(lst=np.zeros((S, n + 2), dtype=np.int64), cnt=np.zeros(S, dtype=np.int64),
@@ -106,7 +86,7 @@ def _build_server(s, mapping, st, p, out, arrival, den, metric, lst, cnt, pm, en
         lst[s, a] = tmp[order[a]]
     e = end.copy()
     if k > 0:
-        _simulate(lst[s], 0, k, st[s], p[s], e, tag, act)
+        share_list(lst[s], 0, k, st[s], p[s], e, tag, act)
     m = -np.inf
     total = 0.0
     for a in range(k):
