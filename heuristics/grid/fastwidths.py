@@ -47,14 +47,15 @@ BLOCK = 16
 """Consecutive widths per block of :func:`plan_event_widths`."""
 
 
-@njit(cache=True)
-def _steps(st, k, SP, SC):
-    """Cluster ``k``'s record rows after its lower bound: free counts ``SP[k, :m]`` (increasing, at most the
-    cluster's processors) and starts ``SC[k, :m]`` (clipped to the lower bound); returns ``m``."""
-    n = st.rows[k]
-    lo = st.lower[k]
-    Tk, Fk = st.T[k], st.F[k]
-    total = st.total[k]
+@njit(cache=True, inline="always")
+def _steps(T, F, rows, lower, totals, k, SP, SC):
+    """Cluster ``k``'s record rows after its lower bound (profile ``T``, ``F``, ``rows`` of a
+    :class:`~vcsched.sim.planning.PlanState`): free counts ``SP[k, :m]`` (increasing, at most the cluster's
+    processors) and starts ``SC[k, :m]`` (clipped to the lower bound); returns ``m``."""
+    n = rows[k]
+    lo = lower[k]
+    Tk, Fk = T[k], F[k]
+    total = totals[k]
     r = row_of(Tk, n, lo)
     if r < 0:
         r = 0
@@ -69,7 +70,7 @@ def _steps(st, k, SP, SC):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _merge(SP, SC, ns, MP, MC, at):
     """``c(p) = min_k A_k(p)`` as steps: thresholds ``MP[:m]`` (increasing) and values ``MC[:m]`` (``c(p)`` is
     ``MC`` at the first threshold at least ``p``; ``inf`` past the last). Returns ``m``."""
@@ -97,7 +98,7 @@ def _merge(SP, SC, ns, MP, MC, at):
         m += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_value(P, C, m, p):
     """The value at the first threshold of ``P[:m]`` at least ``p``; ``inf`` when there is none."""
     for j in range(m):
@@ -106,7 +107,7 @@ def _step_value(P, C, m, p):
     return _INF
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tie_row_c(c, key, g, ptr, gorder, gend, blockend, alive, D):
     """:func:`heuristics.grid.fastevent._tie_row` with one duration per job: the smallest row of group ``g``
     whose key ``fl(c + D[x, 0])`` equals its head's ``key``, block by block from the head's."""
@@ -127,7 +128,7 @@ def _tie_row_c(c, key, g, ptr, gorder, gend, blockend, alive, D):
     return row
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block_extreme(hv, a, b, maximise):
     """The largest (``maximise``) or smallest head duration of widths ``a .. b-1``."""
     e = -_INF if maximise else _INF
@@ -138,7 +139,7 @@ def _block_extreme(hv, a, b, maximise):
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scan_block(a, b, uw, MP, MC, nm, hv, head, after, AD, top, chosen, maximise,
                 ptr, gorder, gend, blockend, alive, D):
     """Widths ``a .. b-1`` read against the best ``(top, chosen)`` so far; returns the new best."""
@@ -165,7 +166,7 @@ def _scan_block(a, b, uw, MP, MC, nm, hv, head, after, AD, top, chosen, maximise
     return top, chosen
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bounds(nb, W, uw, MP, MC, nm, bext, bound, maximise):
     """Each block's bound on its keys (``nan``: no alive row); returns the block with the best bound."""
     j = 0
@@ -195,7 +196,7 @@ def plan_event_widths(st, ch, gr):
     on such clusters): the same choices and reservations, by blocks of widths (see the module notes)."""
     n, K = st.D.shape
     uw, rw, gorder, gstart, gend, blockend = gr
-    D = st.D
+    D, T, F, rows, lower, totals = st.D, st.T, st.F, st.rows, st.lower, st.total
     W = uw.size
     maximise = ch.maximise
     alive = np.ones(n, dtype=np.bool_)
@@ -214,12 +215,12 @@ def plan_event_widths(st, ch, gr):
     for blk in range(nb):
         bext[blk] = _block_extreme(hv, blk * BLOCK, min(blk * BLOCK + BLOCK, W), maximise)
     bound = np.empty(nb)
-    room = st.T.shape[1]
+    room = T.shape[1]
     SP = np.empty((K, room), dtype=np.int64)
     SC = np.empty((K, room))
     ns = np.empty(K, dtype=np.int64)
     for k in range(K):
-        ns[k] = _steps(st, k, SP, SC)
+        ns[k] = _steps(T, F, rows, lower, totals, k, SP, SC)
     MP = np.empty(K * room, dtype=np.int64)
     MC = np.empty(K * room)
     at = np.empty(K, dtype=np.int64)
@@ -249,5 +250,5 @@ def plan_event_widths(st, ch, gr):
             E[k] = _step_value(SP[k], SC[k], ns[k], p) + D[i, k]
         b = _destination(ch, E, i)
         reserve_on(st, i, b)
-        ns[b] = _steps(st, b, SP, SC)
+        ns[b] = _steps(T, F, rows, lower, totals, b, SP, SC)
         nm = _merge(SP, SC, ns, MP, MC, at)
