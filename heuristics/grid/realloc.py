@@ -487,7 +487,11 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     sign = -1.0 if maximise else 1.0
     # by group, then the D row (each distinct column once: an equal column orders nothing more), then row order
     # (lexsort is stable, so rows that tie on every key keep their order)
-    gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
+    if len(distinct) == 1 and gid.size and int(gid.max()) < 2 ** 15:  # the same order by two stable sorts, the
+        gorder = np.argsort(sign * D[:, distinct[0]], kind="stable")  # second a radix sort of small group numbers
+        gorder = gorder[np.argsort(gid[gorder].astype(np.int16), kind="stable")]
+    else:
+        gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
     g, Ds = gid[gorder], D[gorder]
     same_group = g[1:] == g[:-1]
     steps = sign * (Ds[1:] - Ds[:-1])  # >= 0 on every column between rows of one group
