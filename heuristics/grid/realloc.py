@@ -80,7 +80,7 @@ import time
 
 import numpy as np
 
-from heuristics.grid import fastevent, fastselect, make_meta
+from heuristics.grid import fastevent, fastselect, fastwidths, make_meta
 from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
 from vcsched.problems.grid_limits import MAX_REALLOC_EVENTS, MIN_PERIOD
@@ -402,12 +402,16 @@ class Reallocation:
         spec = HEURISTICS.get(self.heuristic)
         choice = fastevent.Choice(spec.code, spec.maximise, prev, planned if planned is not None else np.zeros(jobs.size),
                                   planned is not None, self.threshold if self.cancel_threshold else 0.0, self.prune)
-        groups = None
+        groups, distinct = None, []
         if self.grouped and spec.code in (fastselect.MINMIN, fastselect.MAXMIN) and snap.state.advances.all() \
                 and planning.monotone_after_lower(snap.state):
+            distinct = _distinct_columns(snap.state.D)
             groups = _comparable_groups(snap.state.widths, np.asarray(grid.jobs.origin[jobs]),
-                                        np.asarray(grid.jobs.requested_time[jobs]) == 0, snap.state.D, spec.maximise)
-        if groups is not None:
+                                        np.asarray(grid.jobs.requested_time[jobs]) == 0, snap.state.D, spec.maximise,
+                                        distinct)
+        if groups is not None and len(distinct) == 1:  # one duration per job: the groups are the widths
+            fastwidths.plan_event_widths(snap.state, choice, fastevent.Groups(*groups))
+        elif groups is not None:
             fastevent.plan_event_grouped(snap.state, choice, fastevent.Groups(*groups))
         else:
             fastevent.plan_event(snap.state, choice)
@@ -452,8 +456,14 @@ class Reallocation:
             grid.submit(j, k)
 
 
+def _distinct_columns(D: np.ndarray) -> list[int]:
+    """The columns of ``D`` not equal to an earlier one (``[0]`` when every cluster plans a job for the same
+    time)."""
+    return [k for k in range(D.shape[1]) if not any(np.array_equal(D[:, k], D[:, q]) for q in range(k))]
+
+
 def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.ndarray, D: np.ndarray,
-                       maximise: bool):
+                       maximise: bool, distinct: list[int] | None = None):
     """The groups of :func:`heuristics.grid.fastevent.plan_event_grouped`, or None when they do not apply.
 
     Rows are grouped by width, origin site and requested time zero (planned as 1 s); in a
@@ -461,11 +471,13 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     per cluster, so ordering the rows by their ``D`` row (largest first when maximising)
     orders every column. When every column of ``D`` is the same (clusters of one speed),
     the rows are grouped by width only: one column orders them all. This is checked here, not assumed: None if some group's rows are
-    not ordered on every column. Returns ``(uw, rw, gorder, gstart, gend, blockend)``.
+    not ordered on every column. ``distinct``: :func:`_distinct_columns` of ``D`` if already known. Returns
+    ``(uw, rw, gorder, gstart, gend, blockend)``.
     """
     n, K = D.shape
     uw, rw = _small_unique(np.asarray(widths, dtype=np.int64))
-    distinct = [k for k in range(K) if not any(np.array_equal(D[:, k], D[:, q]) for q in range(k))]
+    if distinct is None:
+        distinct = _distinct_columns(D)
     if len(distinct) == 1:  # every cluster plans a job for the same time: the rows of one width are comparable
         gid = rw
     else:
@@ -475,7 +487,11 @@ def _comparable_groups(widths: np.ndarray, origin: np.ndarray, zero_request: np.
     sign = -1.0 if maximise else 1.0
     # by group, then the D row (each distinct column once: an equal column orders nothing more), then row order
     # (lexsort is stable, so rows that tie on every key keep their order)
-    gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
+    if len(distinct) == 1 and gid.size and int(gid.max()) < 2 ** 15:  # the same order by two stable sorts, the
+        gorder = np.argsort(sign * D[:, distinct[0]], kind="stable")  # second a radix sort of small group numbers
+        gorder = gorder[np.argsort(gid[gorder].astype(np.int16), kind="stable")]
+    else:
+        gorder = np.lexsort([sign * D[:, k] for k in reversed(distinct)] + [gid])
     g, Ds = gid[gorder], D[gorder]
     same_group = g[1:] == g[:-1]
     steps = sign * (Ds[1:] - Ds[:-1])  # >= 0 on every column between rows of one group

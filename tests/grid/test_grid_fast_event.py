@@ -97,13 +97,15 @@ def test_grid_compiled_event_shortcut_equals_plain_recompute(heuristic):
 
 @pytest.mark.parametrize("heterogeneous", [False, True])
 def test_grid_grouped_minmin_maxmin_on_fcfs_equal_the_row_by_row_event(heterogeneous, monkeypatch):
-    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (``plan_event_grouped``);
-    the same runs as the row-by-row compiled event and as the reference, and the grouped path is taken."""
-    from heuristics.grid import fastevent
+    """MinMin and MaxMin on FCFS clusters choose among groups of comparable jobs (``plan_event_grouped``;
+    clusters of one speed: among blocks of widths, ``fastwidths.plan_event_widths``); the same runs as the
+    row-by-row compiled event and as the reference, and the grouped path is taken."""
+    from heuristics.grid import fastevent, fastwidths
 
     calls = []
-    grouped = fastevent.plan_event_grouped
-    monkeypatch.setattr(fastevent, "plan_event_grouped", lambda *a: calls.append(1) or grouped(*a))
+    module, name = (fastevent, "plan_event_grouped") if heterogeneous else (fastwidths, "plan_event_widths")
+    grouped = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a: calls.append(1) or grouped(*a))
     for seed, h in enumerate(("minmin", "maxmin", "maxmin")):
         jobs = _workload(20 + seed, n=80)
         fast = _run("fcfs", heterogeneous, jobs, True, heuristic=h)
