@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heuristics.grid.fastevent import _cache_head, _destination
+from heuristics.grid.fastevent import _cache_head, _destination, _tie_row
 from vcsched.jit import njit  # numba.njit; a cache that cannot be written never stops a run
 from vcsched.sim.compiled import row_of
 from vcsched.sim.planning import reserve_on
@@ -108,27 +108,6 @@ def _step_value(P, C, m, p):
 
 
 @njit(cache=True, inline="always")
-def _tie_row_c(c, key, g, ptr, gorder, gend, blockend, alive, D):
-    """:func:`heuristics.grid.fastevent._tie_row` with one duration per job: the smallest row of group ``g``
-    whose key ``fl(c + D[x, 0])`` equals its head's ``key``, block by block from the head's."""
-    pos = ptr[g]
-    row = gorder[pos]
-    q = blockend[pos]
-    while q < gend[g]:
-        r = q
-        while r < blockend[q] and not alive[gorder[r]]:
-            r += 1
-        if r < blockend[q]:
-            x = gorder[r]
-            if c + D[x, 0] != key:
-                break
-            if x < row:
-                row = x
-        q = blockend[q]
-    return row
-
-
-@njit(cache=True, inline="always")
 def _block_extreme(hv, a, b, maximise):
     """The largest (``maximise``) or smallest head duration of widths ``a .. b-1``."""
     e = -_INF if maximise else _INF
@@ -159,7 +138,7 @@ def _scan_block(a, b, uw, MP, MC, nm, hv, head, after, AD, top, chosen, maximise
             continue  # cannot win: its row does not matter
         row = h
         if after[w] >= 0 and c + AD[w, 0] == key:  # a rounding tie further down the width
-            row = _tie_row_c(c, key, w, ptr, gorder, gend, blockend, alive, D)
+            row = _tie_row(np.full((1, 1), c), w, key, 0, ptr, gorder, gend, blockend, alive, D, 1)
         if chosen < 0 or (key > top if maximise else key < top) or (key == top and row < chosen):
             chosen = row
             top = key
