@@ -98,15 +98,19 @@ def test_repair_search_is_valid_and_never_below_the_optimum(seed):
     assert res.value >= opt * (1 - 1e-9)
 
 
-def test_descent_tracks_its_best_schedule_and_reaches_a_known_optimum():
-    # 4 processors; whole-machine unit jobs at 0 and 10, a job of 8 on 2 processors at 0 and one of 5 on 3 at 1. EDF
-    # (and EASY) start the long job at 1 and the last unit job waits for it (max stretch 5); the optimum (2.375) runs
-    # the long job after the last unit job: 0-1, 1-6, 10-11, 11-19
+def _forced_case():
+    """4 processors; whole-machine unit jobs at 0 and 10, a job of 8 on 2 processors at 0 and one of 5 on 3 at 1. EDF
+    (and EASY) start the long job at 1 and the last unit job waits for it (max stretch 5); the optimum (2.375) runs
+    the long job after the last unit job: 0-1, 1-6, 10-11, 11-19."""
     r = np.array([0.0, 0.0, 1.0, 10.0])
     q = np.array([4, 2, 3, 4], dtype=np.int64)
     p = np.array([[1.0], [8.0], [5.0], [1.0]])
     m = np.array([4], dtype=np.int64)
-    inst = BatchInstance.from_arrays(r, q, p, m)
+    return r, q, p, m, BatchInstance.from_arrays(r, q, p, m)
+
+
+def test_descent_tracks_its_best_schedule_and_reaches_a_known_optimum():
+    r, q, p, m, inst = _forced_case()
     opt = brute_force(inst)["max_stretch"]
     work = np.zeros(1, dtype=np.int64)
     sr = StretchRepair(r, q, p, m, r + 1.0 * p[:, 0], 1.0, work)
@@ -120,11 +124,7 @@ def test_descent_tracks_its_best_schedule_and_reaches_a_known_optimum():
 def test_keys_that_follow_the_target_are_its_deadlines_less_the_advances_and_reach_the_optimum():
     # the forced case above, with keys that follow the target: after every round (targets met, raised or given
     # up, promotions) each key is r + S p - a at the current target S, and the descent still finds the optimum
-    r = np.array([0.0, 0.0, 1.0, 10.0])
-    q = np.array([4, 2, 3, 4], dtype=np.int64)
-    p = np.array([[1.0], [8.0], [5.0], [1.0]])
-    m = np.array([4], dtype=np.int64)
-    inst = BatchInstance.from_arrays(r, q, p, m)
+    r, q, p, m, inst = _forced_case()
     sr = StretchRepair(r, q, p, m, r + 3.0 * p[:, 0], 3.0, np.zeros(1, dtype=np.int64), follow=p[:, 0])
     targets = set()
     while sr.rounds < 200 and sr.round():
