@@ -9,16 +9,25 @@ compiled code is then cached in a private folder of the user under the
 temporary directory (``vcsched-numba-<uid>``), or, if that cannot be written
 either, not cached at all (compiled again in every process). Either way one
 note on standard error says so, once per process.
+
+numba checks a cached function against its own file only; here the check
+covers every project module the function's file imports
+(:func:`vcsched.jitstamp.dependency_stamp`), so that editing a compiled helper
+recompiles its callers in an existing checkout instead of running stale code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 import numba
+from numba.core import caching
+
+from vcsched.jitstamp import dependency_stamp
 
 __all__ = ["njit", "fallback_cache_dir"]
 
@@ -57,15 +66,61 @@ def _use_fallback_dir() -> bool:
     return bool(_state["fallback"])
 
 
+class _DependencyStamped(caching._CacheLocator):
+    """numba's own locator for a project file (same folder, same file names), with a source stamp
+    that also covers the project modules the file imports."""
+
+    def __init__(self, inner, stamp: str):
+        self._inner = inner
+        self._stamp = stamp
+
+    def ensure_cache_path(self):
+        self._inner.ensure_cache_path()
+
+    def get_cache_path(self):
+        return self._inner.get_cache_path()
+
+    def get_source_stamp(self):
+        return (self._inner.get_source_stamp(), self._stamp)
+
+    def get_disambiguator(self):
+        return self._inner.get_disambiguator()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        for other in caching.CacheImpl._locator_classes:
+            inner = None if other is cls else other.from_function(py_func, py_file)
+            if inner is not None:
+                stamp = dependency_stamp(py_file)
+                return inner if stamp is None else cls(inner, stamp)
+        return None
+
+
+@contextlib.contextmanager
+def _dependency_stamps():
+    """numba's locators with :class:`_DependencyStamped` first, while a function is decorated."""
+    own = caching.CacheImpl.__dict__.get("_locator_classes")
+    if own is None or not own:
+        yield
+        return
+    caching.CacheImpl._locator_classes = [_DependencyStamped, *own]
+    try:
+        yield
+    finally:
+        caching.CacheImpl._locator_classes = own
+
+
 def _cached(fn, options: dict):
     try:
-        return numba.njit(cache=True, **options)(fn)
+        with _dependency_stamps():
+            return numba.njit(cache=True, **options)(fn)
     except RuntimeError as exc:
         if "cannot cache" not in str(exc):
             raise
     if _use_fallback_dir():
         try:
-            compiled = numba.njit(cache=True, **options)(fn)
+            with _dependency_stamps():
+                compiled = numba.njit(cache=True, **options)(fn)
         except RuntimeError as exc:
             if "cannot cache" not in str(exc):
                 raise

@@ -103,3 +103,59 @@ def test_every_compiled_module_imports_where_no_cache_folder_can_be_written(tmp_
     notes = [line for line in run.stderr.splitlines() if line.strip()]
     assert notes == ["vcsched: note: numba cannot write a cache anywhere; the simulator's compiled functions are "
                      "compiled again in every process"]
+
+
+def _write_package(root: pathlib.Path, name: str, helper_value: int) -> None:
+    package = root / name
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / "helper.py").write_text("from vcsched.jit import njit\n\n\n@njit(cache=True)\n"
+                                       f"def value():\n    return {helper_value}\n")
+    (package / "kernel.py").write_text(f"from vcsched.jit import njit\nfrom {name}.helper import value\n\n\n"
+                                       "@njit(cache=True)\ndef run():\n    return value()\n")
+
+
+def _fresh_kernel(name: str):
+    for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[module]
+    return __import__(f"{name}.kernel", fromlist=["run"])
+
+
+def test_editing_a_compiled_helper_recompiles_its_cached_callers(monkeypatch, tmp_path):
+    """numba alone keeps a caller's cached code when a helper of another file changes (the caller
+    would return 1 after the edit below); the project's stamp covers the imported modules."""
+    from vcsched import jitstamp
+
+    name = f"stamped_{os.getpid()}"
+    _write_package(tmp_path, name, 1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(jitstamp, "PROJECT", (tmp_path, (name,)))
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    try:
+        first = _fresh_kernel(name)
+        assert first.run() == 1 and first.run.stats.cache_misses
+        again = _fresh_kernel(name)
+        assert again.run() == 1 and again.run.stats.cache_hits and not again.run.stats.cache_misses
+        _write_package(tmp_path, name, 2)
+        edited = _fresh_kernel(name)
+        assert edited.run() == 2 and edited.run.stats.cache_misses
+    finally:
+        _fresh_kernel(name)
+
+
+def test_the_stamp_follows_imports_and_ignores_unrelated_modules(tmp_path):
+    from vcsched.jitstamp import dependency_stamp
+
+    _write_package(tmp_path, "pkg", 1)
+    (tmp_path / "pkg" / "other.py").write_text("X = 1\n")
+    project = (tmp_path, ("pkg",))
+    kernel = str(tmp_path / "pkg" / "kernel.py")
+    before = dependency_stamp(kernel, project)
+    (tmp_path / "pkg" / "other.py").write_text("X = 2\n")
+    assert dependency_stamp(kernel, project) == before
+    (tmp_path / "pkg" / "helper.py").write_text("from . import other\n")
+    changed = dependency_stamp(kernel, project)
+    assert changed != before
+    (tmp_path / "pkg" / "other.py").write_text("X = 3\n")  # now reached through a relative import
+    assert dependency_stamp(kernel, project) != changed
+    assert dependency_stamp(str(tmp_path / "outside.py"), project) is None
