@@ -6,19 +6,19 @@ defined in another file is not seen). A kernel that calls a compiled helper of
 another module would then, in an existing checkout, keep running the helper's
 old code after the helper is edited. :func:`dependency_stamp` digests the file
 of a function together with every project module it imports, transitively
-(``import`` statements anywhere in a module, lazy ones included, read with
-:mod:`ast`; modules outside the project are left out: an installed library
-changes with its version, which numba's index already records). The digest is
+(``import`` lines anywhere in a module, lazy ones included, read as text;
+modules outside the project are left out: an installed library changes with
+its version, which numba's index already records). The digest is
 an over-approximation: a module imported for something else than compiled code
 also invalidates, which only costs a compilation.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import os
+import re
 from pathlib import Path
 
 __all__ = ["PROJECT", "dependency_stamp", "project_imports"]
@@ -44,19 +44,25 @@ def _package_of(path: Path, root: Path) -> list[str]:
     return list(path.relative_to(root).parts[:-1])
 
 
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)|import[ \t]+([^\n#]+))",
+                     re.MULTILINE)
+
+
 def _imported_names(path: Path, root: Path) -> set[str]:
-    """Every module name an ``import`` of the file may load (``from a import b`` gives ``a`` and ``a.b``)."""
+    """Every module name an ``import`` line of the file may load (``from a import b`` gives ``a`` and
+    ``a.b``); read as text, not parsed: a match in a string only adds a module to the digest."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            package = _package_of(path, root)
-            head = package[: len(package) - node.level + 1] if node.level else []
-            module = ".".join([*head, node.module] if node.module else head)
-            if module:
-                names.add(module)
-                names.update(f"{module}.{alias.name}" for alias in node.names)
+    for dots, module, imported, plain in _IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
+        if plain:
+            names.update(part.split()[0] for part in plain.split(",") if part.strip())
+            continue
+        package = _package_of(path, root)
+        head = package[: len(package) - len(dots) + 1] if dots else []
+        base = ".".join([*head, module] if module else head)
+        if base:
+            names.add(base)
+            aliases = imported.strip("() \t\n").replace("\n", " ").split(",")
+            names.update(f"{base}.{a.split()[0]}" for a in aliases if a.strip() and a.split()[0] != "*")
     return names
 
 

@@ -153,7 +153,7 @@ def test_the_stamp_follows_imports_and_ignores_unrelated_modules(tmp_path):
     before = dependency_stamp(kernel, project)
     (tmp_path / "pkg" / "other.py").write_text("X = 2\n")
     assert dependency_stamp(kernel, project) == before
-    (tmp_path / "pkg" / "helper.py").write_text("from . import other\n")
+    (tmp_path / "pkg" / "helper.py").write_text("from . import (\n    other,\n)\n")
     changed = dependency_stamp(kernel, project)
     assert changed != before
     (tmp_path / "pkg" / "other.py").write_text("X = 3\n")  # now reached through a relative import
