@@ -69,6 +69,24 @@ def test_an_uninterrupted_solve_is_unchanged():
     assert not _highs_threads()
 
 
+def _wait_until_the_command_runs(proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    """The command line installs its SIGTERM handler just before the command runs, after the imports
+    and the parsing; wait for it in ``/proc/<pid>/status`` (``SigCgt``), then one second more for the
+    solve to start. A fixed two-second wait was not enough at a load of 15-20 on two cores: the signal
+    then landed during the imports. Without ``/proc``, two seconds."""
+    status = Path(f"/proc/{proc.pid}/status")
+    if not status.exists():
+        time.sleep(2.0)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        if int(fields["SigCgt"], 16) >> (signal.SIGTERM - 1) & 1:
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)
+
+
 @pytest.mark.parametrize("sig, code, line", [(signal.SIGINT, 130, "vcsched: interrupted\n"),
                                               (signal.SIGTERM, 143, "vcsched: terminated\n")])
 def test_signal_during_vc_solve_milp(tmp_path, sig, code, line):
@@ -79,7 +97,7 @@ def test_signal_during_vc_solve_milp(tmp_path, sig, code, line):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "vcsched.cli", "vc", "solve", str(path), "--method", "milp",
                              "--time-limit", "60", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2.0)
+    _wait_until_the_command_runs(proc)
     assert proc.poll() is None, "the solve ended before the signal"
     t0 = time.monotonic()
     proc.send_signal(sig)
