@@ -52,17 +52,23 @@ def test_a_name_outside_the_table_is_refused_at_registration():
 
 
 def test_the_method_tables_and_other_registries_read_the_tables():
+    from heuristics.grid.realloc import ALGORITHMS
+    from heuristics.moldable.dual_approx import DUALS
     from heuristics.moldable.methods import METHODS as MOLDABLE
     from heuristics.vc.methods import METHODS as VC
     from lowerbounds.batch import METHODS as BATCH
     from lowerbounds.diet import METHODS as DIET
     from lowerbounds.moldable import BOUND_METHODS
     from lowerbounds.timeshare import METHODS as TIMESHARE
+    from vcsched.formulations.moldable_milp import FORMULATIONS
+    from vcsched.generators.moldable import KINDS
     from vcsched.scenarios.diet import EXPERIMENTS
     from vcsched.sim.batch import BATCH_POLICIES
 
     assert BATCH is DIET is TIMESHARE is references.BOUND_METHODS
-    assert BOUND_METHODS == moldable.BOUND_METHODS
+    assert BOUND_METHODS is moldable.BOUND_METHODS
+    assert DUALS is moldable.DUALS and FORMULATIONS is moldable.FORMULATIONS and KINDS is moldable.KINDS
+    assert ALGORITHMS is grid.REALLOC_ALGORITHMS
     assert set(MOLDABLE.names()) == {*moldable.HEURISTICS, moldable.EXACT}
     assert set(vc.HEURISTICS) | {f"adapt-{p}" for p in vc.ADAPT_METHODS} <= set(VC.names())
     assert set(vc.ADAPT_METHODS) < set(vc.ADAPT_POLICIES)
