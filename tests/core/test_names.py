@@ -76,6 +76,20 @@ def test_the_method_tables_and_other_registries_read_the_tables():
     assert tuple(EXPERIMENTS) == diet.EXPERIMENTS
 
 
+def test_the_simulators_rule_variants_read_the_tables():
+    from heuristics.grid.realloc import CURRENT_ECTS, QUEUE_ORDERS
+    from heuristics.timeshare.policies import MCT
+    from vcsched.generators.timeshare import INTERARRIVAL_LAWS
+    from vcsched.sim.cbf import CBFCluster
+    from vcsched.sim.output import JOBS_LAYOUTS
+    from vcsched.sim.timeshare import LOAD_SENSORS, OVERFLOWS
+
+    assert QUEUE_ORDERS is grid.QUEUE_ORDERS and CURRENT_ECTS is grid.CURRENT_ECTS
+    assert CBFCluster.REPLAN_RULES is grid.CBF_REPLAN_RULES and JOBS_LAYOUTS is grid.JOBS_LAYOUTS
+    assert LOAD_SENSORS is timeshare.LOAD_SENSORS and OVERFLOWS is timeshare.OVERFLOWS
+    assert MCT.COMPLETIONS is timeshare.MCT_COMPLETIONS and INTERARRIVAL_LAWS is timeshare.INTERARRIVAL_LAWS
+
+
 def _choices(argv: list[str], option: str) -> tuple:
     """The choices of ``option`` of the sub-command ``argv`` of ``vcsched``."""
     from vcsched.cli import build_parser
@@ -97,6 +111,15 @@ def _choices(argv: list[str], option: str) -> tuple:
     (["diet", "bound"], "--method", references.BOUND_METHODS),
     (["diet", "simulate"], "--refine", diet.REFINE),
     (["moldable", "bound"], "--method", moldable.BOUND_METHODS),
+    (["grid", "simulate"], "--queue-order", grid.QUEUE_ORDERS),
+    (["grid", "simulate"], "--current-ect", grid.CURRENT_ECTS),
+    (["grid", "simulate"], "--cbf-replan", grid.CBF_REPLAN_RULES),
+    (["grid", "simulate"], "--jobs-layout", grid.JOBS_LAYOUTS),
+    (["timeshare", "simulate"], "--load-sensor", timeshare.LOAD_SENSORS),
+    (["timeshare", "simulate"], "--mct-completion", timeshare.MCT_COMPLETIONS),
+    (["timeshare", "simulate"], "--interarrival", timeshare.INTERARRIVAL_LAWS),
+    (["timeshare", "simulate"], "--memory", timeshare.MEMORY_MODELS),
+    (["timeshare", "bound"], "--overflow", timeshare.OVERFLOWS),
 ])
 def test_the_command_line_choices_are_the_tables(argv, option, table):
     assert _choices(argv, option) == tuple(table)
