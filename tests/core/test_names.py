@@ -9,7 +9,7 @@ import pytest
 
 from vcsched import names
 from vcsched.errors import InternalError
-from vcsched.names import dfrs, diet, grid, moldable, references, timeshare, vc, vector
+from vcsched.names import dfrs, diet, grid, moldable, references, timeshare, vc, vc_hetero, vector
 from vcsched.registry import Registry
 
 
@@ -90,6 +90,16 @@ def test_the_simulators_rule_variants_read_the_tables():
     assert MCT.COMPLETIONS is timeshare.MCT_COMPLETIONS and INTERARRIVAL_LAWS is timeshare.INTERARRIVAL_LAWS
 
 
+def test_the_other_families_option_variants_read_the_tables():
+    from heuristics.dfrs.cpu import CPU_TARGETS
+    from heuristics.diet.sorting import READINGS
+    from vcsched.formulations.vc_milp import BUDGET_MODES
+    from vcsched.generators.vc_hetero import PRESETS
+
+    assert READINGS is diet.SORTING_READINGS and CPU_TARGETS is dfrs.CPU_TARGETS
+    assert BUDGET_MODES is vc.BUDGET_MODES and PRESETS is vc_hetero.PRESETS
+
+
 def _choices(argv: list[str], option: str) -> tuple:
     """The choices of ``option`` of the sub-command ``argv`` of ``vcsched``."""
     from vcsched.cli import build_parser
@@ -120,6 +130,11 @@ def _choices(argv: list[str], option: str) -> tuple:
     (["timeshare", "simulate"], "--interarrival", timeshare.INTERARRIVAL_LAWS),
     (["timeshare", "simulate"], "--memory", timeshare.MEMORY_MODELS),
     (["timeshare", "bound"], "--overflow", timeshare.OVERFLOWS),
+    (["diet", "simulate"], "--sorting", diet.SORTING_READINGS),
+    (["dfrs", "simulate"], "--cpu-target", dfrs.CPU_TARGETS),
+    (["vc", "solve"], "--budget-mode", vc.BUDGET_MODES),
+    (["vc", "adapt"], "--budget-mode", vc.BUDGET_MODES),
+    (["vc", "generate"], "--preset", vc_hetero.PRESETS),
 ])
 def test_the_command_line_choices_are_the_tables(argv, option, table):
     assert _choices(argv, option) == tuple(table)

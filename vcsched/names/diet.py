@@ -8,3 +8,6 @@ REFINE = ("first-free", "last-free", "minmin", "sufferage", "msf")
 
 EXPERIMENTS = ("bursty", "add-seds", "steady")
 """The experiments of :data:`vcsched.scenarios.diet.EXPERIMENTS`."""
+
+SORTING_READINGS = ("metrics", "literal")
+"""Readings of Algorithm 1's ties (:data:`heuristics.diet.sorting.READINGS`): ``metrics`` (default) or ``literal``."""
