@@ -100,6 +100,13 @@ def test_the_other_families_option_variants_read_the_tables():
     assert BUDGET_MODES is vc.BUDGET_MODES and PRESETS is vc_hetero.PRESETS
 
 
+def test_the_references_metrics_are_the_tables():
+    from lowerbounds.diet import METRICS as DIET_METRICS
+    from lowerbounds.timeshare import METRICS as TIMESHARE_METRICS
+
+    assert DIET_METRICS is diet.METRICS and TIMESHARE_METRICS is timeshare.METRICS
+
+
 def _choices(argv: list[str], option: str) -> tuple:
     """The choices of ``option`` of the sub-command ``argv`` of ``vcsched``."""
     from vcsched.cli import build_parser

@@ -10,6 +10,7 @@ from vcsched.cli.common import add_family, number_option, print_json, print_tabl
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.diet import APPROACHES as APPROACH_NAMES
 from vcsched.names.diet import EXPERIMENTS as EXPERIMENT_NAMES
+from vcsched.names.diet import METRICS as BOUND_METRICS
 from vcsched.names.diet import REFINE as REFINE_NAMES
 from vcsched.names.diet import SORTING_READINGS
 from vcsched.names.references import BOUND_METHODS
@@ -24,7 +25,6 @@ MAX_EXEC_CV = 10.0
 """Largest ``--exec-cv``."""
 MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
-BOUND_METRICS = ("makespan", "mean_turnaround", "throughput")
 SEED_METRICS = ("makespan", "mean_turnaround", "std_turnaround", "throughput")
 """The metrics ``simulate --seeds`` summarizes."""
 MAX_TIME_LIMIT = 86400.0

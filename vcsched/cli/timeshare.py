@@ -41,6 +41,7 @@ from vcsched.names.timeshare import (
     MEMORY_MODELS,
     OVERFLOWS,
 )
+from vcsched.names.timeshare import METRICS as BOUND_METRICS
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
 
@@ -233,9 +234,6 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
 
     show_over_seeds(args, run_one, seeds, "heuristic", metrics, desc="timeshare")
     return 0
-
-
-BOUND_METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 
 
 def _add_bounds(row: dict, refs: dict, n_tasks: int) -> None:

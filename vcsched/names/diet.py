@@ -11,3 +11,6 @@ EXPERIMENTS = ("bursty", "add-seds", "steady")
 
 SORTING_READINGS = ("metrics", "literal")
 """Readings of Algorithm 1's ties (:data:`heuristics.diet.sorting.READINGS`): ``metrics`` (default) or ``literal``."""
+
+METRICS = ("makespan", "mean_turnaround", "throughput")
+"""The metrics DIET's references bracket (:data:`lowerbounds.diet.METRICS`; throughput is maximised)."""

@@ -19,3 +19,6 @@ INTERARRIVAL_LAWS = ("poisson", "exponential")
 
 MEMORY_MODELS = ("ram", "ram+swap", "none")
 """A server's capacity in the collapse model (:func:`vcsched.problems.timeshare.make_platform`)."""
+
+METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
+"""The metrics the time-shared servers' references bracket (:data:`lowerbounds.timeshare.METRICS`)."""
