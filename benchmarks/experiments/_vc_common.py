@@ -66,6 +66,7 @@ INSTANCE_ROOT_SEED = 0
 
 MCB = tuple(f"mcb{v}" for v in range(1, 9))
 MILP_TIME_LIMIT = 600.0
+"""Seconds per instance for the compact MILP (``milp``) in the VC experiments, ``vc-milp`` included."""
 
 
 # --------------------------------------------------------------------------- cells

@@ -24,10 +24,9 @@ from collections import Counter
 import numpy as np
 
 from vcsched.errors import UnknownNameError
+from vcsched.names.dfrs import CPU_TARGETS
 
 __all__ = ["CPU_TARGETS", "share_cpu", "average_yield", "max_min"]
-
-CPU_TARGETS = ("avgyield", "maxmin")
 
 
 def _loads(placement: dict[int, tuple[int, ...]], hosts: int) -> np.ndarray:

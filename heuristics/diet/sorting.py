@@ -39,13 +39,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.diet import SORTING_READINGS as READINGS
 from vcsched.sim.diet_policy import Response
 
 __all__ = ["select_best_n", "sort_key", "sort_key_literal", "STAGES", "READINGS"]
 
 STAGES = ("exec_time", "num_jobs", "since_last_solve", "random")
-READINGS = ("metrics", "literal")
-"""Readings of Algorithm 1's ties: ``metrics`` (default, :func:`sort_key`) or ``literal`` (:func:`sort_key_literal`)."""
 
 
 def _present(v) -> bool:

@@ -83,19 +83,13 @@ import numpy as np
 from heuristics.grid import fastevent, fastselect, fastwidths, make_meta
 from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
+from vcsched.names.grid import CURRENT_ECTS, QUEUE_ORDERS
+from vcsched.names.grid import REALLOC_ALGORITHMS as ALGORITHMS
 from vcsched.problems.grid_limits import MAX_REALLOC_EVENTS, MIN_PERIOD
 from vcsched.sim import planning
 
 __all__ = ["HEURISTICS", "ALGORITHMS", "QUEUE_ORDERS", "CURRENT_ECTS", "Reallocation", "label", "select_job"]
 
-QUEUE_ORDERS = ("heuristic", "submission")
-"""Algorithm 2's queue order after an event: the heuristic's resubmission order, or the original submission order."""
-
-CURRENT_ECTS = ("resubmit", "planned")
-"""Algorithm 2's ``current`` ECT (MaxGain, MaxRelGain): as if resubmitted now, or planned before the cancellation."""
-
-ALGORITHMS = ("none", "no-cancel", "cancel")
-"""Reallocation algorithms: none (MCT mapping only), ``no-cancel`` (Algorithm 1), ``cancel`` (Algorithm 2)."""
 
 _INF = float("inf")
 

@@ -79,6 +79,7 @@ import numpy as np
 from heuristics.moldable.listsched import list_schedule
 from lowerbounds.moldable import dual_approximation_search, dual_test, smallest_allotment
 from vcsched.errors import InvalidInputError
+from vcsched.names.moldable import DUALS
 from vcsched.problems.moldable import MoldableInstance, Schedule, completion_times
 from vcsched.result import Result, Status
 
@@ -91,8 +92,6 @@ __all__ = [
 
 S0, S1, S2, SMALL = 0, 1, 2, 3
 SHELF_NAMES = ("S0", "S1", "S2", "small")
-DUALS = ("two-shelf", "simple")
-"""Names accepted by the ``dual`` keyword of the moldable heuristics."""
 
 _REL = 1e-12  # relative slack on time comparisons (floating point only)
 

@@ -72,7 +72,7 @@ class MCT(TimesharePolicy):
     """
 
     name = "mct"
-    COMPLETIONS = ("notify", "report")
+    COMPLETIONS = names.MCT_COMPLETIONS
 
     def __init__(self, completion: str = "notify") -> None:
         if completion not in self.COMPLETIONS:

@@ -58,14 +58,11 @@ import numpy as np
 
 from lowerbounds.reference import MetricReference
 from vcsched.errors import InvalidInputError
+from vcsched.names.diet import METRICS
 from vcsched.problems.diet import DietPlatform
 from vcsched.sim.diet import answer_time, execution_factors
 
 __all__ = ["DietInstance", "Machine", "MetricBound", "diet_instance", "timing", "METRICS"]
-
-
-METRICS = ("makespan", "mean_turnaround", "throughput")
-_FACTOR_ITERATIONS = 8
 
 
 @dataclasses.dataclass(frozen=True)

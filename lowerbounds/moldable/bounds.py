@@ -25,6 +25,7 @@ import pulp
 
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.formulations.solve import new_var, solve_model
+from vcsched.names.moldable import BOUND_METHODS
 from vcsched.problems.moldable import MoldableInstance, serial_schedule
 from vcsched.result import Result, Status, relative_gap
 
@@ -444,7 +445,6 @@ def refined_interval_bound(instance: MoldableInstance, *, ratio: float = 1.1, ho
                   extra={"intervals": L + 1, "columns": pool.n_cols + L, "solver_seconds": out.seconds})
 
 
-BOUND_METHODS = ("interval", "refined")
 DEFAULT_RATIO = {"interval": 2.0, "refined": 1.1}
 """Default growth of the interval ends per bound method (the paper's 2; 1.1 for the refined LP)."""
 MAX_INTERVAL_VARIABLES = 2_000_000

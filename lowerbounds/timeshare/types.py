@@ -8,12 +8,10 @@ import numpy as np
 
 from lowerbounds.reference import MetricReference
 from vcsched.errors import InvalidInputError
+from vcsched.names.timeshare import METRICS
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TaskCosts", "MetricBound", "METRICS", "BoundsInterrupted", "INTERRUPTED"]
-
-
-METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 
 from vcsched import names
 from vcsched.errors import InternalError
-from vcsched.names import dfrs, diet, grid, moldable, references, timeshare, vc, vector
+from vcsched.names import dfrs, diet, grid, moldable, references, timeshare, vc, vc_hetero, vector
 from vcsched.registry import Registry
 
 
@@ -52,22 +52,59 @@ def test_a_name_outside_the_table_is_refused_at_registration():
 
 
 def test_the_method_tables_and_other_registries_read_the_tables():
+    from heuristics.grid.realloc import ALGORITHMS
+    from heuristics.moldable.dual_approx import DUALS
     from heuristics.moldable.methods import METHODS as MOLDABLE
     from heuristics.vc.methods import METHODS as VC
     from lowerbounds.batch import METHODS as BATCH
     from lowerbounds.diet import METHODS as DIET
     from lowerbounds.moldable import BOUND_METHODS
     from lowerbounds.timeshare import METHODS as TIMESHARE
+    from vcsched.formulations.moldable_milp import FORMULATIONS
+    from vcsched.generators.moldable import KINDS
     from vcsched.scenarios.diet import EXPERIMENTS
     from vcsched.sim.batch import BATCH_POLICIES
 
     assert BATCH is DIET is TIMESHARE is references.BOUND_METHODS
-    assert BOUND_METHODS == moldable.BOUND_METHODS
+    assert BOUND_METHODS is moldable.BOUND_METHODS
+    assert DUALS is moldable.DUALS and FORMULATIONS is moldable.FORMULATIONS and KINDS is moldable.KINDS
+    assert ALGORITHMS is grid.REALLOC_ALGORITHMS
     assert set(MOLDABLE.names()) == {*moldable.HEURISTICS, moldable.EXACT}
     assert set(vc.HEURISTICS) | {f"adapt-{p}" for p in vc.ADAPT_METHODS} <= set(VC.names())
     assert set(vc.ADAPT_METHODS) < set(vc.ADAPT_POLICIES)
     assert tuple(BATCH_POLICIES) == grid.POLICIES
     assert tuple(EXPERIMENTS) == diet.EXPERIMENTS
+
+
+def test_the_simulators_rule_variants_read_the_tables():
+    from heuristics.grid.realloc import CURRENT_ECTS, QUEUE_ORDERS
+    from heuristics.timeshare.policies import MCT
+    from vcsched.generators.timeshare import INTERARRIVAL_LAWS
+    from vcsched.sim.cbf import CBFCluster
+    from vcsched.sim.output import JOBS_LAYOUTS
+    from vcsched.sim.timeshare import LOAD_SENSORS, OVERFLOWS
+
+    assert QUEUE_ORDERS is grid.QUEUE_ORDERS and CURRENT_ECTS is grid.CURRENT_ECTS
+    assert CBFCluster.REPLAN_RULES is grid.CBF_REPLAN_RULES and JOBS_LAYOUTS is grid.JOBS_LAYOUTS
+    assert LOAD_SENSORS is timeshare.LOAD_SENSORS and OVERFLOWS is timeshare.OVERFLOWS
+    assert MCT.COMPLETIONS is timeshare.MCT_COMPLETIONS and INTERARRIVAL_LAWS is timeshare.INTERARRIVAL_LAWS
+
+
+def test_the_other_families_option_variants_read_the_tables():
+    from heuristics.dfrs.cpu import CPU_TARGETS
+    from heuristics.diet.sorting import READINGS
+    from vcsched.formulations.vc_milp import BUDGET_MODES
+    from vcsched.generators.vc_hetero import PRESETS
+
+    assert READINGS is diet.SORTING_READINGS and CPU_TARGETS is dfrs.CPU_TARGETS
+    assert BUDGET_MODES is vc.BUDGET_MODES and PRESETS is vc_hetero.PRESETS
+
+
+def test_the_references_metrics_are_the_tables():
+    from lowerbounds.diet import METRICS as DIET_METRICS
+    from lowerbounds.timeshare import METRICS as TIMESHARE_METRICS
+
+    assert DIET_METRICS is diet.METRICS and TIMESHARE_METRICS is timeshare.METRICS
 
 
 def _choices(argv: list[str], option: str) -> tuple:
@@ -91,6 +128,20 @@ def _choices(argv: list[str], option: str) -> tuple:
     (["diet", "bound"], "--method", references.BOUND_METHODS),
     (["diet", "simulate"], "--refine", diet.REFINE),
     (["moldable", "bound"], "--method", moldable.BOUND_METHODS),
+    (["grid", "simulate"], "--queue-order", grid.QUEUE_ORDERS),
+    (["grid", "simulate"], "--current-ect", grid.CURRENT_ECTS),
+    (["grid", "simulate"], "--cbf-replan", grid.CBF_REPLAN_RULES),
+    (["grid", "simulate"], "--jobs-layout", grid.JOBS_LAYOUTS),
+    (["timeshare", "simulate"], "--load-sensor", timeshare.LOAD_SENSORS),
+    (["timeshare", "simulate"], "--mct-completion", timeshare.MCT_COMPLETIONS),
+    (["timeshare", "simulate"], "--interarrival", timeshare.INTERARRIVAL_LAWS),
+    (["timeshare", "simulate"], "--memory", timeshare.MEMORY_MODELS),
+    (["timeshare", "bound"], "--overflow", timeshare.OVERFLOWS),
+    (["diet", "simulate"], "--sorting", diet.SORTING_READINGS),
+    (["dfrs", "simulate"], "--cpu-target", dfrs.CPU_TARGETS),
+    (["vc", "solve"], "--budget-mode", vc.BUDGET_MODES),
+    (["vc", "adapt"], "--budget-mode", vc.BUDGET_MODES),
+    (["vc", "generate"], "--preset", vc_hetero.PRESETS),
 ])
 def test_the_command_line_choices_are_the_tables(argv, option, table):
     assert _choices(argv, option) == tuple(table)

@@ -24,7 +24,7 @@ from vcsched.cli.common import (
     seed_option,
 )
 from vcsched.errors import InvalidInputError
-from vcsched.names.dfrs import DEFAULT_POLICIES, POLICIES
+from vcsched.names.dfrs import CPU_TARGETS, DEFAULT_POLICIES, POLICIES
 
 __all__ = ["register", "cmd_simulate", "cmd_bound", "METRICS", "JOB_COLUMNS"]
 
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds between MCB8 re-allocations (> 0, default 600)")
     s.add_argument("--budget", type=number_option(float, low=0, high=1e9), default=math.inf,
                    help="memory migrated per re-allocation, in hosts' memory (default unbounded; seed 001 eq. 31)")
-    s.add_argument("--cpu-target", choices=["avgyield", "maxmin"], default="avgyield",
+    s.add_argument("--cpu-target", choices=CPU_TARGETS, default="avgyield",
                    help="CPU sharing after placement: the average-yield phase (default) or max-min fairness")
     s.add_argument("--realloc-on-arrival", action="store_true",
                    help="mcb8-per, mcb8-per-stretch: also re-allocate at each arrival (default: greedy placement)")

@@ -10,7 +10,9 @@ from vcsched.cli.common import add_family, number_option, print_json, print_tabl
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.diet import APPROACHES as APPROACH_NAMES
 from vcsched.names.diet import EXPERIMENTS as EXPERIMENT_NAMES
+from vcsched.names.diet import METRICS as BOUND_METRICS
 from vcsched.names.diet import REFINE as REFINE_NAMES
+from vcsched.names.diet import SORTING_READINGS
 from vcsched.names.references import BOUND_METHODS
 
 MAX_SECONDS = 3600.0
@@ -23,7 +25,6 @@ MAX_EXEC_CV = 10.0
 """Largest ``--exec-cv``."""
 MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
-BOUND_METRICS = ("makespan", "mean_turnaround", "throughput")
 SEED_METRICS = ("makespan", "mean_turnaround", "std_turnaround", "throughput")
 """The metrics ``simulate --seeds`` summarizes."""
 MAX_TIME_LIMIT = 86400.0
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "(default 0.5, an assumption)")
     s.add_argument("--task-latency", type=number_option(float, low=0, high=MAX_SECONDS), default=1.0,
                    help="task-scheduler: taskLatency of Algorithm 2 in seconds (default 1, the paper's value)")
-    s.add_argument("--sorting", choices=["metrics", "literal"], default="metrics",
+    s.add_argument("--sorting", choices=SORTING_READINGS, default="metrics",
                    help="reading of Algorithm 1's ties: metrics (default: ties on the predicted time broken by jobs, "
                         "then time since last solve) or literal (prediction + queue-wait estimate, ties at random)")
     s.add_argument("--bound", action="store_true",

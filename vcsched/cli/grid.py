@@ -64,8 +64,8 @@ from vcsched.cli.common import (
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
+from vcsched.names.grid import CBF_REPLAN_RULES, CURRENT_ECTS, JOBS_LAYOUTS, POLICIES, QUEUE_ORDERS, REALLOC_ALGORITHMS
 from vcsched.names.grid import HEURISTICS as REALLOC_HEURISTICS
-from vcsched.names.grid import POLICIES, REALLOC_ALGORITHMS
 from vcsched.problems.grid_limits import MIN_PERIOD
 
 __all__ = ["register", "cmd_simulate"]
@@ -94,20 +94,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"seconds between reallocations, >= {MIN_PERIOD:g} (default 3600)")
     s.add_argument("--threshold", type=number_option(float, low=0, high=1e12), default=60.0,
                    help="Algorithm 1 moves a job only if it finishes more than this many seconds earlier (default 60)")
-    s.add_argument("--queue-order", choices=["heuristic", "submission"], default="heuristic",
+    s.add_argument("--queue-order", choices=QUEUE_ORDERS, default="heuristic",
                    help="Algorithm 2: queue the resubmitted jobs in the heuristic's order (default, as in the paper) "
                    "or in their original submission order")
     s.add_argument("--cancel-threshold", action="store_true",
                    help="Algorithm 2: keep a job on its previous cluster unless another one gains more than --threshold")
-    s.add_argument("--current-ect", choices=["resubmit", "planned"], default="resubmit",
+    s.add_argument("--current-ect", choices=CURRENT_ECTS, default="resubmit",
                    help="Algorithm 2, MaxGain/MaxRelGain: current ECT as if resubmitted to the previous cluster now "
                    "(default) or the planned completion before the cancellation")
-    s.add_argument("--cbf-replan", choices=["earliest", "full"], default="earliest",
+    s.add_argument("--cbf-replan", choices=CBF_REPLAN_RULES, default="earliest",
                    help="CBF clusters, at an early end or a cancellation: move each waiting job to an earlier slot "
                    "if there is one (earliest, default) or re-plan the queue from scratch as Simbatch does (full)")
     s.add_argument("--compare", action="store_true", help="also run without reallocation and report the §3.4 metrics")
     s.add_argument("-o", "--output", help="per-job table: .csv (Batsim jobs.csv columns) or .parquet")
-    s.add_argument("--jobs-layout", choices=["batsim", "legacy"], default="batsim",
+    s.add_argument("--jobs-layout", choices=JOBS_LAYOUTS, default="batsim",
                    help="columns of -o: batsim (current Batsim/evalys names, default) or legacy (jobID, "
                    "requested_number_of_processors, allocated_processors, ...)")
     s.add_argument("--gantt", metavar="FILE", help="draw the Gantt chart and utilisation of each cluster with evalys "

@@ -33,7 +33,15 @@ from vcsched.cli.common import (
 )
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.references import BOUND_METHODS
-from vcsched.names.timeshare import HEURISTICS
+from vcsched.names.timeshare import (
+    HEURISTICS,
+    INTERARRIVAL_LAWS,
+    LOAD_SENSORS,
+    MCT_COMPLETIONS,
+    MEMORY_MODELS,
+    OVERFLOWS,
+)
+from vcsched.names.timeshare import METRICS as BOUND_METRICS
 
 __all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
 
@@ -59,10 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = tsub.add_parser("simulate", help="simulate a scenario (a)-(j) of Table 2 under one or all heuristics")
     _workload_options(s)
     s.add_argument("--heuristic", required=True, type=str.lower, choices=list(HEURISTICS) + ["all"])
-    s.add_argument("--load-sensor", choices=["count", "loadavg"], default="count",
+    s.add_argument("--load-sensor", choices=LOAD_SENSORS, default="count",
                    help="what servers report to MCT's agent: number of computing tasks (default) or a "
                         "Unix-style 1-minute load average")
-    s.add_argument("--mct-completion", choices=["notify", "report"], default="notify",
+    s.add_argument("--mct-completion", choices=MCT_COMPLETIONS, default="notify",
                    help="when MCT's agent takes a finished task off a server's recorded load: at once (default) or "
                         "only with the server's next load report")
     s.add_argument("--runs", type=number_option(int, low=1, high=MAX_RUNS), default=1,
@@ -110,17 +118,17 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
                    help=f"mean inter-arrival time in s, up to {MAX_MU:g} (default the paper's: a 20, b 17, c-d 15, "
                         "e 20, h 28, i 40, j 25)")
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the workload (default 0)")
-    s.add_argument("--interarrival", choices=["poisson", "exponential"], default="poisson",
+    s.add_argument("--interarrival", choices=INTERARRIVAL_LAWS, default="poisson",
                    help="gaps drawn as integer Poisson(mu) (default, the paper's wording) or exponential")
     s.add_argument("--noise", type=number_option(float, low=0, high=MAX_NOISE), default=0.0,
                    help=f"coefficient of variation of real computation times around the tables, 0 to {MAX_NOISE:g} "
                         "(default 0)")
-    s.add_argument("--memory", choices=["ram", "ram+swap", "none"], default="ram",
+    s.add_argument("--memory", choices=MEMORY_MODELS, default="ram",
                    help="server capacity for dgemm tasks (scenario a): physical memory (default), memory + swap "
                         "(times --swap-share), or unlimited")
     s.add_argument("--swap-share", type=number_option(float, low=0, high=1), default=1.0,
                    help="with --memory ram+swap: share of the swap that counts, 0 to 1 (default 1)")
-    s.add_argument("--overflow", choices=["refuse", "close"], default="refuse",
+    s.add_argument("--overflow", choices=OVERFLOWS, default="refuse",
                    help="a request that would exceed a server's memory is refused (default); with close the "
                         "server also refuses every later request (the paper's collapse, §5.2.1)")
     s.add_argument("--compute-scale", action="append", type=_server_factor, default=[], metavar="SERVER=F",
@@ -226,9 +234,6 @@ def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]
 
     show_over_seeds(args, run_one, seeds, "heuristic", metrics, desc="timeshare")
     return 0
-
-
-BOUND_METRICS = ("makespan", "sumflow", "maxflow", "maxstretch")
 
 
 def _add_bounds(row: dict, refs: dict, n_tasks: int) -> None:

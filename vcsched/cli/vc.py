@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from vcsched.cli import common
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names.vc import BUDGET_MODES
 from vcsched.problems.vc_limits import MAX_EXPECTED_ARRIVALS, MAX_RELABEL_HOSTS, MIN_CPU
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "heuristics.vc.methods.DEFAULT_TIME_LIMIT)")
     s.add_argument("--gap", type=common.number_option(float, low=0, high=1), default=None,
                    help="relative MIP gap at which to stop, in [0, 1] (certify: the certified gap)")
-    s.add_argument("--budget-mode", choices=["memory", "count"], default="memory",
+    s.add_argument("--budget-mode", choices=BUDGET_MODES, default="memory",
                    help="migration budget in memory units (eq. 31) or in moved tasks")
     common.add_solve_tail(s, seed_help="seed of randomised heuristics", figure="--plot",
                           figure_help="draw the allocation (one bar per host, stacked by job, CPU and memory; the "
@@ -107,7 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "several separated by commas, compared on the same seeds")
     a.add_argument("--budget", type=_budget_value, required=True,
                    help="memory that may move at each adaptation (eq. 31); 'inf' for unbounded")
-    a.add_argument("--budget-mode", choices=["memory", "count"], default="memory")
+    a.add_argument("--budget-mode", choices=BUDGET_MODES, default="memory")
     a.add_argument("--slack", type=common.number_option(float, low=0, high=1, high_open=True), default=0.5,
                    help="memory slack at the mean number of jobs, in [0, 1)")
     a.add_argument("--tasks", choices=["one", "lublin"], default="one")

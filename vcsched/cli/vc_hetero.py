@@ -16,6 +16,7 @@ from typing import Any
 
 from vcsched.cli import common
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.names.vc_hetero import PRESETS
 
 __all__ = ["add_generate_options", "wants_hetero_generate", "cmd_generate_hetero", "hetero_document",
            "hetero_methods", "set_methods", "cmd_solve_hetero", "plot_best"]
@@ -26,7 +27,7 @@ def add_generate_options(g: argparse.ArgumentParser) -> None:
                    help="rigid resources d (new JSON form with host types; default: the 2-D form)")
     g.add_argument("--host-types", type=common.number_option(int, low=1, high=1000), default=None,
                    help="host types K (new JSON form)")
-    g.add_argument("--preset", choices=["random", "grid5000"], default=None,
+    g.add_argument("--preset", choices=PRESETS, default=None,
                    help="host types: random, or grid5000 (4 Grid'5000-like generations, mem/disk/net)")
 
 

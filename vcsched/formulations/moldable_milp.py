@@ -92,6 +92,7 @@ import pulp
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.moldable_bb import solve_branch_and_bound
 from vcsched.formulations.solve import new_var, solve_model
+from vcsched.names.moldable import FORMULATIONS
 from vcsched.problems.moldable import (
     MoldableInstance,
     Schedule,
@@ -105,7 +106,9 @@ __all__ = ["solve_exact", "nondominated_allotments", "build_model", "build_time_
            "time_grain", "FORMULATIONS"]
 
 CUT_SUBSETS_MAX_N = 12
-FORMULATIONS = ("auto", "time-indexed", "flow", "branch-and-bound")
+INTERVAL_RATIO = 1.1
+PARTIAL_ROWS = 16
+"""The interval rows' defaults in :func:`build_model` (``interval_ratio``, ``partial_rows``)."""
 BB_AUTO_MAX_TASKS = 8
 """``auto`` uses branch and bound (:mod:`vcsched.formulations.moldable_bb`) on instances without a
 grain of at most this many tasks."""
@@ -193,8 +196,8 @@ def _add_interval_rows(prob, instance: MoldableInstance, allots, horizon, y, C, 
 
 
 def build_model(instance: MoldableInstance, *, upper: float | None = None,
-                cut_subsets_max_n: int = CUT_SUBSETS_MAX_N, interval_ratio: float | None = 1.1,
-                partial_rows: int = 16):
+                cut_subsets_max_n: int = CUT_SUBSETS_MAX_N, interval_ratio: float | None = INTERVAL_RATIO,
+                partial_rows: int = PARTIAL_ROWS):
     """The PuLP model of the module docstring; returns ``(problem, parts)``.
 
     ``parts`` maps ``"y"``, ``"S"``, ``"x"``, ``"f"`` to the variables and

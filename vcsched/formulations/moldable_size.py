@@ -23,17 +23,13 @@ import math
 
 import numpy as np
 
-from vcsched.formulations.moldable_milp import CUT_SUBSETS_MAX_N, nondominated_allotments
+from vcsched.formulations.moldable_milp import CUT_SUBSETS_MAX_N, INTERVAL_RATIO, PARTIAL_ROWS, nondominated_allotments
 from vcsched.problems.moldable import MoldableInstance
 
 __all__ = ["ModelSize", "flow_model_size", "time_indexed_model_size", "MAX_EXACT_NONZEROS"]
 
 MAX_EXACT_NONZEROS = 2_000_000
 """Largest exact moldable model built (estimated nonzeros): about 1 GB and a minute of building in PuLP."""
-
-INTERVAL_RATIO = 1.1
-PARTIAL_ROWS = 16
-"""The interval rows' defaults in ``build_model`` (``interval_ratio``, ``partial_rows``)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -55,6 +55,7 @@ import pulp
 from vcsched.errors import InvalidInputError
 from vcsched.formulations.solve import new_var, solve_model
 from vcsched.formulations.vc_starts import best_start, better_placement, load_balancing_incumbent
+from vcsched.names.vc import BUDGET_MODES
 from vcsched.problems.vc import (
     VCInstance,
     allocation_from_placement,
@@ -79,7 +80,6 @@ __all__ = [
 ]
 
 FORMULATIONS = ("compact", "literal")
-BUDGET_MODES = ("memory", "count")
 
 HIGHS_OPTIONS = {"mip_detect_symmetry": False}
 """The compact model breaks host symmetry itself; HiGHS's own detection then only costs time."""

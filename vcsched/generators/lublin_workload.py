@@ -44,8 +44,6 @@ from vcsched.problems.workload import Workload, from_arrays
 __all__ = ["LublinRuntimeParams", "LublinArrivalParams", "RUNTIME_CLASSES", "ARRIVAL_CLASSES", "lublin_runtimes",
            "lublin_arrivals", "daily_cycle", "lublin_workload", "offered_load"]
 
-_DAY = 86400.0
-
 
 @dataclasses.dataclass(frozen=True)
 class LublinRuntimeParams:

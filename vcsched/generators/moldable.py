@@ -41,6 +41,7 @@ import numpy as np
 
 from vcsched.arguments import integer
 from vcsched.errors import InvalidInputError
+from vcsched.names.moldable import KINDS
 from vcsched.problems.moldable import MoldableInstance
 
 __all__ = [
@@ -53,7 +54,6 @@ __all__ = [
     "truncated_unit_normal",
 ]
 
-KINDS = ("weak", "high", "mixed", "cirne")
 X_MEAN = {"weak": 0.1, "high": 0.9}
 X_STD = 0.2
 

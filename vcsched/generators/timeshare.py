@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.timeshare import INTERARRIVAL_LAWS
 from vcsched.problems.timeshare import SCENARIOS, Platform, TimeshareInstance, TimeshareWorkload, platform_for
 
 if TYPE_CHECKING:  # pragma: no cover - networkx is imported by the two DAG builders only (0.1-0.3 s of start-up)
@@ -49,8 +50,6 @@ __all__ = [
     "INTERARRIVAL_LAWS",
     "rerun_noise",
 ]
-
-INTERARRIVAL_LAWS = ("poisson", "exponential")
 
 
 def _seed_sequence(rng) -> np.random.SeedSequence:

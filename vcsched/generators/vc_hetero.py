@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.vc_hetero import PRESETS
 from vcsched.problems.vc_hetero import HeteroInstance
 
 __all__ = ["generate_hetero", "GRID5000", "PRESETS"]
@@ -31,8 +32,6 @@ GRID5000 = {
 }
 """Four host generations (oldest first): CPU, (mem, disk, net) capacities in unit-host units, and
 the share of the hosts of each."""
-
-PRESETS = ("random", "grid5000")
 
 
 def _random_types(rng: np.random.Generator, hosts: int, d: int, K: int) -> tuple:

@@ -10,8 +10,9 @@ module                                 names
 :mod:`vcsched.names.references`        the reference methods of the simulated families
 :mod:`vcsched.names.vc`                VCSched heuristics' modules, adaptation policies
 :mod:`vcsched.names.moldable`          moldable heuristics, exact method, bounds, kinds
-:mod:`vcsched.names.grid`              batch policies, meta-schedulers, reallocation
-:mod:`vcsched.names.timeshare`         the time-shared heuristics
+:mod:`vcsched.names.grid`              batch policies, meta-schedulers, reallocation and
+                                       their rule variants, ``jobs.csv`` layouts
+:mod:`vcsched.names.timeshare`         the time-shared heuristics, the simulator's rules
 :mod:`vcsched.names.diet`              DIET approaches, RefinePlacement, experiments
 :mod:`vcsched.names.vector`            vector-packing orders, windows, heuristics, ``vc pack`` methods
 :mod:`vcsched.names.dfrs`              DFRS policies (batch baselines and fractional)

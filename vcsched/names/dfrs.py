@@ -11,3 +11,6 @@ POLICIES = BATCH_POLICIES + FRACTIONAL_POLICIES
 
 DEFAULT_POLICIES = tuple(p for p in POLICIES if p != "fcfs")
 """``dfrs simulate --policy``'s default: every policy but FCFS (EASY is the batch baseline)."""
+
+CPU_TARGETS = ("avgyield", "maxmin")
+"""How the fractional policies share the CPU among the running jobs (:func:`heuristics.dfrs.cpu.share_cpu`)."""

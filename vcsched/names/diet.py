@@ -8,3 +8,9 @@ REFINE = ("first-free", "last-free", "minmin", "sufferage", "msf")
 
 EXPERIMENTS = ("bursty", "add-seds", "steady")
 """The experiments of :data:`vcsched.scenarios.diet.EXPERIMENTS`."""
+
+SORTING_READINGS = ("metrics", "literal")
+"""Readings of Algorithm 1's ties (:data:`heuristics.diet.sorting.READINGS`): ``metrics`` (default) or ``literal``."""
+
+METRICS = ("makespan", "mean_turnaround", "throughput")
+"""The metrics DIET's references bracket (:data:`lowerbounds.diet.METRICS`; throughput is maximised)."""

@@ -15,3 +15,6 @@ ADAPT_METHODS = ("none", "mcb8", "mcb8-sticky", "local-search")
 
 CERTIFY_HEURISTICS = ("mcb8", "sg", "gr")
 """Heuristics whose placements ``certify`` starts from (with the core greedy)."""
+
+BUDGET_MODES = ("memory", "count")
+"""What a migration budget counts (:mod:`vcsched.formulations.vc_milp`): migrated memory, or migrated tasks."""

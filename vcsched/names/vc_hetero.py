@@ -21,3 +21,6 @@ CERTIFY = ("certify",)
 
 HEURISTICS = MCB + GREEDY + VECTOR
 METHODS = HEURISTICS + EXACT + CERTIFY
+
+PRESETS = ("random", "grid5000")
+"""Host-type presets of the generator (:func:`vcsched.generators.vc_hetero.generate_hetero`)."""

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.timeshare import MEMORY_MODELS
 
 __all__ = [
     "Platform",
@@ -193,8 +194,9 @@ def make_platform(kind: str, servers: Sequence[str], *, name: str | None = None,
         raise InvalidInputError(f"no {kind} costs for server(s) {', '.join(missing)} in the paper's tables; "
                                 f"choose among {', '.join(table['compute'])}")
     rows = lambda phase: np.array([table[phase][s] for s in servers], dtype=float)  # noqa: E731
-    if memory not in ("ram", "ram+swap", "none"):
-        raise InvalidInputError(f"unknown memory model {memory!r}; choose ram, ram+swap or none")
+    if memory not in MEMORY_MODELS:
+        raise InvalidInputError(f"unknown memory model {memory!r}; choose {', '.join(MEMORY_MODELS[:-1])} or "
+                                f"{MEMORY_MODELS[-1]}")
     cap = np.array([np.inf if memory == "none" else
                     SERVERS[s]["memory"] + (swap_share * SERVERS[s]["swap"] if memory == "ram+swap" else 0.0)
                     for s in servers])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.grid import CBF_REPLAN_RULES
 from vcsched.sim.cluster import INF, Cluster, planned_duration
 from vcsched.sim.kernel import PRIORITY_PASS
 from vcsched.sim.profile import Profile
@@ -142,7 +143,7 @@ class CBFCluster(Cluster):
 
     policy = "cbf"
     _ROOM = 64  # initial room of the queue arrays (doubled when needed)
-    REPLAN_RULES = ("earliest", "full")
+    REPLAN_RULES = CBF_REPLAN_RULES
     replan_rule = "earliest"
     """Re-plan rule (:meth:`set_replan_rule`): ``earliest`` (default) or ``full`` (Simbatch's)."""
 

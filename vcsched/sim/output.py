@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.grid import JOBS_LAYOUTS
 from vcsched.native import speedups
 
 __all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_columns", "jobs_frame", "metrics", "write_jobs",
@@ -59,7 +60,6 @@ LEGACY_JOBS_COLUMNS = ["jobID", "submission_time", "requested_number_of_processo
                        "starting_time", "execution_time", "finish_time", "waiting_time", "turnaround_time",
                        "stretch", "allocated_processors", "cluster", "origin_cluster"]
 """Columns of the old layout (``layout="legacy"``)."""
-JOBS_LAYOUTS = ("batsim", "legacy")
 BSLD_TAU = 10.0
 
 

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.timeshare import LOAD_SENSORS, OVERFLOWS
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 from vcsched.sim.htm import HistoricalTraceManager
 from vcsched.sim.kernel import Kernel
@@ -80,9 +81,6 @@ __all__ = [
     "PRIORITY_TS_SUBMIT",
 ]
 
-OVERFLOWS = ("refuse", "close")
-"""What a server does when a request would exceed its memory (see the module docstring)."""
-
 # Order of the events of one instant (lower first): a task that ends at t is gone
 # before a task that joins at t, and both before the load report and the agent's
 # decisions at t.
@@ -90,8 +88,6 @@ PRIORITY_TS_END = 0
 PRIORITY_TS_JOIN = 5
 PRIORITY_TS_REPORT = 15
 PRIORITY_TS_SUBMIT = 20
-
-LOAD_SENSORS = ("count", "loadavg")
 
 
 class TimesharePolicy(abc.ABC):
