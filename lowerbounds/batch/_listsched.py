@@ -314,6 +314,41 @@ def serial_schedule(release, width, duration, procs, order):
 def serial_schedule_counted(release, width, duration, procs, order, work):
     """:func:`serial_schedule`, adding to ``work[0]`` the breakpoints it visited (its cost, see
     :func:`list_schedule_counted`)."""
+    none = np.zeros(release.size + 1, dtype=np.int64)
+    return gated_serial_counted(release, width, duration, procs, order, none, np.empty(0), np.empty(0), release,
+                                work)
+
+
+@njit(cache=True)
+def _gated_fit(bt, bf, nxt, node, r, q, p, glo, ghi, g, ge, last, work):
+    """Earliest fit of ``q`` processors for ``p`` from ``r`` outside the open intervals ``(glo[i], ghi[i])``,
+    ``g <= i < ge`` (sorted, disjoint); the ungated earliest fit when that start is after ``last``."""
+    s0, n0 = _earliest_fit(bt, bf, nxt, node, r, q, p, work)
+    s, node = s0, n0
+    while g < ge:
+        while g < ge and ghi[g] <= s:
+            g += 1
+        if g == ge or glo[g] >= s:
+            break
+        cand = ghi[g]
+        if cand > last:
+            return s0, n0
+        while nxt[node] != -1 and bt[nxt[node]] <= cand:
+            node = nxt[node]
+            work[0] += 1
+        s, node = _earliest_fit(bt, bf, nxt, node, cand, q, p, work)
+    if s > last:
+        return s0, n0
+    return s, node
+
+
+@njit(cache=True)
+def gated_serial_counted(release, width, duration, procs, order, gptr, glo, ghi, glast, work):
+    """:func:`serial_schedule_counted` where job ``j`` may not start inside its *gates*, the open intervals
+    ``(glo[i], ghi[i])`` for ``gptr[j] <= i < gptr[j + 1]`` (sorted, disjoint): it takes its earliest fit outside
+    them, searched from its submission (from the end of each gate its fit falls in), or its earliest fit when that
+    start is after ``glast[j]`` (:mod:`lowerbounds.batch.stretchgate`). Without gates (``gptr`` all 0) this is the
+    serial construction."""
     n, K = duration.shape
     cap = K + 2 * n + 1
     bt = np.zeros(cap)
@@ -351,7 +386,8 @@ def serial_schedule_counted(release, width, duration, procs, order, work):
             if p == 0.0:
                 s, node = release[j], a
             else:
-                s, node = _earliest_fit(bt, bf, nxt, a, release[j], width[j], p, work)
+                s, node = _gated_fit(bt, bf, nxt, a, release[j], width[j], p, glo, ghi, gptr[j], gptr[j + 1],
+                                     glast[j], work)
             if s + p < best_c or (s + p == best_c and s < best_s):
                 best_k, best_c, best_s, best_node = k, s + p, s, node
         cluster[j], start[j] = best_k, best_s

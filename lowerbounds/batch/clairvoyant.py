@@ -64,12 +64,13 @@ import time
 
 import numpy as np
 
-from lowerbounds.batch._listsched import list_schedule_counted, serial_schedule_counted
+from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of
+from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from vcsched.errors import InvalidInputError
 
@@ -104,15 +105,16 @@ KEY_START = 1.5
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
 _STARTS = ((1.5, 12), (1.2, 12), (2.0, 40), (1.35, 12), (1.1, 40), (1.75, 12), (2.5, 12), (1.05, 12), (3.0, 40),
            (1.3, 12), (1.6, 40), (1.15, 12), (4.0, 12))
-STRETCH_STARTS = tuple((f, patience, False) for f, patience in _STARTS) + tuple((f, patience, True)
-                                                                                for f, patience in _STARTS)
-"""Restarts of the max-stretch repair: the first target as a multiple of the stretch lower bound, the repair's
-patience, and whether the keys follow the target (:class:`~lowerbounds.batch.stretchrepair.StretchRepair`). Each
-restart runs its descent to the end. The descent is chaotic (on KTH-SP2 single starts from 8-15 ended anywhere in
-12.8-18.7, and a patience of 40 instead of 12 gave 18.6 instead of 12.8 from 12, while on CTC-SP2 it gave 64.8
-instead of 123.7 from 15): the restarts vary both. Keys that follow the target came out better on the busiest
-weeks of CTC-SP2 and SDSC-SP2 and on lublin_256, far worse on whole KTH-SP2, CTC-SP2 and SDSC-SP2 (same work): they
-come second, after every start that keeps the list, so that they run where those end within the budget."""
+STRETCH_STARTS = ((None, 12, False, False), (*_STARTS[0], False, False), (*_STARTS[0], False, True)) + tuple(
+    (f, patience, False, False) for f, patience in _STARTS[1:]) + tuple((f, patience, True, False) for f, patience in _STARTS)
+"""Restarts of the max-stretch repair (docs/bounds.md, upper side step 2): the first target as a multiple of the
+stretch lower bound (None: the best schedule so far, its start order as the list and its value as the target),
+the repair's patience, whether the keys follow the target (:class:`~lowerbounds.batch.stretchrepair.StretchRepair`)
+and whether wide jobs are kept off their gates (:mod:`lowerbounds.batch.stretchgate`; one cluster only). Each
+restart runs its descent to the end; the descent is chaotic, and the restarts vary the first target and the
+patience. The start from the best schedule comes first (at the same work it gave 43.4 instead of 64.1 on
+CTC-SP2 and 86 instead of 205 on SDSC-SP2, and ends at once elsewhere), the one gated start second (far better on
+lublin_256), keys that follow the target last (better on the busiest weeks, far worse on whole traces)."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -164,11 +166,15 @@ class _Evaluator:
         """Add ``units`` of work done outside the constructions (a window MILP)."""
         self._work[0] += int(units)
 
-    def run(self, key_sorted: np.ndarray, kernel: str = "easy"):
+    def run(self, key_sorted: np.ndarray, kernel: str = "easy", gates=None):
         """Schedule with ``key_sorted`` (one key per job in submission order) by the construction ``kernel``
-        (``easy`` or ``serial``); ``(metrics, cluster, start)``."""
+        (``easy`` or ``serial``, with ``gates``, if given, :func:`~lowerbounds.batch.stretchgate.stretch_gates`'
+        tuple); ``(metrics, cluster, start)``."""
         key = np.ascontiguousarray(key_sorted, dtype=float)
-        if kernel == "serial":
+        if kernel == "serial" and gates is not None:
+            clus_s, start_s = gated_serial_counted(self.release, self.width, self.duration, self.procs,
+                                                   np.argsort(key, kind="stable"), *gates, self._work)
+        elif kernel == "serial":
             clus_s, start_s = serial_schedule_counted(self.release, self.width, self.duration, self.procs,
                                                       np.argsort(key, kind="stable"), self._work)
         else:
@@ -256,16 +262,25 @@ class _Limit:
 
 
 def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[_Best, str]:
-    """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from the deadline keys
-    ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn (restarts, while the
+    """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from ``best``'s start order, then
+    from the deadline keys ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn
+    (restarts, while the
     ``limit`` allows); the best list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), and kept
     when better than ``best``. Returns (best, stopped)."""
     low = max(low, 1.0)
     base = ev.count
     found, found_key, stopped = np.inf, None, "done"
-    for f, patience, follow in STRETCH_STARTS:
-        sr = StretchRepair(ev.release, ev.width, ev.duration, ev.procs, ev.release + f * low * feats["p"], f * low,
-                           ev._work, patience, feats["p"] if follow else None)
+    found_gates = None
+    for f, patience, follow, gated in STRETCH_STARTS:
+        if gated and ev.procs.size != 1:
+            continue
+        if f is None and best.start is None:
+            continue
+        gates = Gates(ev.release, ev.width, ev.duration[:, 0], ev.procs[0], ev._work) if gated else None
+        key, target = ((best.start[ev.order], best.value) if f is None
+                       else (ev.release + f * low * feats["p"], f * low))
+        sr = StretchRepair(ev.release, ev.width, ev.duration, ev.procs, key, target, ev._work, patience,
+                           feats["p"] if follow else None, gates)
 
         def stop(sr=sr, base=base) -> str | None:
             ev.count = base + sr.rounds  # each round builds a whole schedule
@@ -274,15 +289,16 @@ def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[
         stopped = search_stretch(sr, stop)
         base = ev.count
         if sr.best_value < found:
-            found, found_key = sr.best_value, sr.best_key
+            found, found_key, found_gates = sr.best_value, sr.best_key, sr.best_gates
         if stopped != "done":
             break
     if found_key is None:
         return best, stopped
-    values, cluster, start = ev.run(found_key, "serial")
+    values, cluster, start = ev.run(found_key, "serial", found_gates)
     assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
     if values["max_stretch"] < best.value:
-        best = _Best(values["max_stretch"], "repair", f"serial, deadline repair ({ev.count} rounds)", cluster, start,
+        gated = "" if found_gates is None else " with gates"
+        best = _Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count} rounds)", cluster, start,
                      "serial")
     return best, stopped
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._listsched import serial_schedule_counted
+from lowerbounds.batch._listsched import gated_serial_counted, serial_schedule_counted
 from lowerbounds.batch._stretchrepair import promotions
 
 __all__ = ["StretchRepair", "ROUNDS", "STEP", "MIN_STEP", "ROUND_WORK"]
@@ -64,10 +64,12 @@ class StretchRepair:
     """The descent of the module docstring on the jobs ``release`` (sorted), ``width``, ``duration`` (n, K) and
     ``procs``, from the list ``key`` (one per job) and the target ``target``; ``work``: the one-element counter of
     work units (the construction's and the promotions' steps, plus :data:`ROUND_WORK` per job and round);
-    ``follow``: the job sizes ``p`` of keys that follow the target (module docstring), None to keep the list."""
+    ``follow``: the job sizes ``p`` of keys that follow the target (module docstring), None to keep the list;
+    ``gates``: None, or a function of the target and the best max stretch so far that returns the gates of the
+    construction (:func:`lowerbounds.batch.stretchgate.stretch_gates`' tuple, or None for none)."""
 
     def __init__(self, release, width, duration, procs, key, target: float, work: np.ndarray,
-                 patience: int = ROUNDS, follow: np.ndarray | None = None) -> None:
+                 patience: int = ROUNDS, follow: np.ndarray | None = None, gates=None) -> None:
         self.release, self.width, self.duration, self.procs = release, width, duration, procs
         self.work = work
         self.key = np.array(key, dtype=float)
@@ -80,11 +82,18 @@ class StretchRepair:
         self.rounds = 0
         self.best_value, self.best_key = np.inf, self.key.copy()
         self._stalled, self._fewest, self._at = 0, None, 0
+        self.gates = gates
+        self.used_gates = self.best_gates = None
 
     def _build(self):
         order = np.argsort(self.key, kind="stable")
-        cluster, start = serial_schedule_counted(self.release, self.width, self.duration, self.procs, order,
-                                                 self.work)
+        self.used_gates = None if self.gates is None else self.gates(self.target, self.best_value)
+        if self.used_gates is None:
+            cluster, start = serial_schedule_counted(self.release, self.width, self.duration, self.procs, order,
+                                                     self.work)
+        else:
+            cluster, start = gated_serial_counted(self.release, self.width, self.duration, self.procs, order,
+                                                  *self.used_gates, self.work)
         self.work[0] += ROUND_WORK * self.release.size
         return order, cluster, start
 
@@ -94,7 +103,7 @@ class StretchRepair:
         order, cluster, start = self._build()
         value, p = max_stretch(self.release, self.duration, cluster, start)
         if value < self.best_value:
-            self.best_value, self.best_key = value, self.key.copy()
+            self.best_value, self.best_key, self.best_gates = value, self.key.copy(), self.used_gates
             if self.follow is not None:
                 self.best_advance = self.advance.copy()
         late = np.flatnonzero((p > 0) & (start + p > self.release + self.target * p * (1 + 1e-12)))

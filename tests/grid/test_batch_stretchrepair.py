@@ -132,3 +132,22 @@ def test_keys_that_follow_the_target_are_its_deadlines_less_the_advances_and_rea
         assert np.allclose(sr.key, r + sr.target * p[:, 0] - sr.advance, rtol=1e-12, atol=1e-9)
     assert len(targets) > 1
     assert sr.best_value == pytest.approx(brute_force(inst)["max_stretch"])
+
+
+def test_the_first_restart_descends_from_the_best_schedule_so_far(monkeypatch):
+    # the forced case: from a best schedule of max stretch 5 (the serial EDF list at S = 1), the restart that starts
+    # from its start order, at its value, alone reaches the brute-force optimum 2.375
+    import time
+
+    from lowerbounds.batch import clairvoyant as C
+
+    r, q, p, m, inst = _forced_case()
+    values, cluster, start = C.run_key(inst, r + 1.0 * p[:, 0], "serial")
+    assert values["max_stretch"] == pytest.approx(5.0)
+    ev = C._Evaluator(inst)
+    monkeypatch.setattr(C, "STRETCH_STARTS", ((None, 12, False, False),))
+    given = C._Best(5.0, "portfolio", "EDF", cluster, start, "serial")
+    out, stopped = C._stretch_search(ev, C._features(ev), given, 1.0, C._Limit(ev, 1e9, time.perf_counter() + 600))
+    assert stopped == "done" and out.method == "repair"
+    assert out.value == pytest.approx(brute_force(inst)["max_stretch"])
+    check_batch_schedule(inst, out.cluster, out.start)
