@@ -102,3 +102,17 @@ def _interrupt_soon(request):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _pandas_loaded(_):
+    import sys
+
+    return "pandas" in sys.modules
+
+
+def test_the_workers_start_with_the_preloaded_modules():
+    """The forkserver imports the cell runner, numpy and pandas once (``FORKSERVER_PRELOAD``): the
+    workers it forks have them before their first cell (this module imports none of them)."""
+    from benchmarks.executors import pool_outcomes
+
+    assert list(pool_outcomes(_pandas_loaded, [(0, (0,))], 1)) == [(0, True)]

@@ -1,16 +1,15 @@
 """The 2-D knapsack branch and bound as it was before it became the d-dimensional one shared with
 :mod:`lowerbounds.vector.knapsack` (:func:`lowerbounds.vc.knapsack.branch_and_bound`): the oracle of
 ``tests/vc/test_knapsack_shared.py``, which asserts the shared search returns the very same values,
-counts, bounds, nodes and recorded configurations (so ``certify``'s results are unchanged)."""
+counts, bounds, nodes and recorded configurations (so ``certify``'s results are unchanged). Plain Python: the oracle's
+cases take a few hundred nodes each, far less than compiling it would cost."""
 
-import numba
 import numpy as np
 
 PRUNE_TOL = 1e-12
 _ROOM_TOL = 1e-9
 
 
-@numba.njit(cache=False)
 def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
     """Fractional bound of items ``k..`` (sorted by ``p / s``) with surrogate room ``room``,
     skipping those that do not fit the remaining capacities ``r1``, ``r2`` alone."""
@@ -27,7 +26,6 @@ def _dantzig(k, s, p, u, a1, a2, r1, r2, room):
     return b
 
 
-@numba.njit(cache=False)
 def _fit_count(k, u, a1, a2, r1, r2):
     m = float(u[k])  # in floats (np.floor keeps them): a tiny size would overflow an integer
     if a1[k] > 0:
@@ -37,7 +35,6 @@ def _fit_count(k, u, a1, a2, r1, r2):
     return int(max(m, 0.0))
 
 
-@numba.njit(cache=False)
 def _search(p, a1, a2, u, mu, node_limit, n_record):
     """Depth-first branch and bound over items in the given order (capacities 1 and 1).
 
