@@ -1,27 +1,22 @@
 """The window search of the batch upper side (lowerbounds.batch.windowsearch, its kernel lowerbounds.batch._window).
 
-The checks that compile the kernel are ``slow``; the default suite runs them once as plain Python in a child
-process with ``NUMBA_DISABLE_JIT=1`` (no compilation)."""
+The checks that compile the kernel are ``slow`` (hypothesis); the default suite runs the same checks on a few fixed
+cases with the kernel's functions replaced by their plain Python (``py_func``), so that it compiles nothing."""
 
 from __future__ import annotations
-
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import lowerbounds.batch._window as kernel
+import lowerbounds.batch.windowsearch as driver
 from lowerbounds.batch._listsched import serial_schedule
-from lowerbounds.batch._window import improve_window, place, residual_profile, start_nodes
 from lowerbounds.batch.instance import BatchInstance, check_batch_schedule, schedule_metrics
-from lowerbounds.batch.windowsearch import WindowSearch, search_windows
 from tests.grid.batch_oracle import brute_force, plain_check
 
-EXAMPLES = int(os.environ.get("WINDOW_TEST_EXAMPLES", "40"))
+EXAMPLES = 40
 
 
 def _instance(seed: int, n: int, K: int, integer: bool) -> BatchInstance:
@@ -50,16 +45,20 @@ def _free_at(bt, bf, nxt, k, t):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.integers(1, 7), st.integers(1, 3), st.booleans())
 def test_place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer):
+    _place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer)
+
+
+def _place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer):
     inst = _instance(seed, n, K, integer)
     release, width, duration, procs = _arrays(inst)
     perm = np.random.default_rng(seed).permutation(n)
     t_lo, t_hi = float(release.min()), float(release.max() + np.nan_to_num(duration, posinf=0).max(axis=1).sum() + 1)
     none = np.zeros(0, dtype=np.int64)
-    bt, bf, nxt, size = residual_profile(procs, none, np.zeros(0), np.zeros(0), none, t_lo, t_hi, 2 * n + 2)
+    bt, bf, nxt, size = kernel.residual_profile(procs, none, np.zeros(0), np.zeros(0), none, t_lo, t_hi, 2 * n + 2)
     work = np.zeros(1, dtype=np.int64)
-    node0 = start_nodes(release, K, bt, nxt, work)
+    node0 = kernel.start_nodes(release, K, bt, nxt, work)
     cluster, start = np.zeros(n, dtype=np.int64), np.zeros(n)
-    total = place(perm, release, width, duration, bt, bf, nxt, size, node0, t_hi, np.inf, False, bt.copy(), bf.copy(),
+    total = kernel.place(perm, release, width, duration, bt, bf, nxt, size, node0, t_hi, np.inf, False, bt.copy(), bf.copy(),
                   nxt.copy(), cluster, start, work)
     c2, s2 = serial_schedule(release, width, duration, procs, perm)
     assert np.array_equal(cluster, c2) and np.array_equal(start, s2)
@@ -70,6 +69,10 @@ def test_place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.integers(1, 12), st.integers(1, 2))
 def test_the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, nf, K):
+    _the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, nf, K)
+
+
+def _the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, nf, K):
     rng = np.random.default_rng(seed)
     procs = rng.integers(2, 9, size=K).astype(np.int64)
     clus = rng.integers(0, K, size=nf).astype(np.int64)
@@ -83,7 +86,7 @@ def test_the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, nf, K):
         used = width[(clus == clus[i]) & keep & (start <= t) & (finish > t)].sum()
         keep[i] = used <= procs[clus[i]] or finish[i] == start[i]
     clus, width, start, finish = clus[keep], width[keep], start[keep], finish[keep]
-    bt, bf, nxt, _size = residual_profile(procs, clus, start, finish, width, t_lo, t_hi, 0)
+    bt, bf, nxt, _size = kernel.residual_profile(procs, clus, start, finish, width, t_lo, t_hi, 0)
     for k in range(K):
         for t in np.arange(t_lo, t_hi, 0.5):
             used = width[(clus == k) & (start <= t) & (finish > t)].sum()
@@ -95,15 +98,18 @@ def test_the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, nf, K):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.integers(2, 6), st.integers(1, 2), st.booleans(), st.integers(2, 6),
        st.sampled_from(("mean_response", "mean_bounded_slowdown")))
-def test_windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size,
-                                                                                      metric):
+def test_windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size, metric):
+    _windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size, metric)
+
+
+def _windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size, metric):
     inst = _instance(seed, n, K, integer)
     release, width, duration, procs = _arrays(inst)
     order = np.random.default_rng(seed + 1).permutation(n)
     cluster, start = serial_schedule(release, width, duration, procs, order)
     optimum = brute_force(inst)[metric]
     work = np.zeros(1, dtype=np.int64)
-    ws = WindowSearch(inst, metric, cluster, start, work, size=size)
+    ws = driver.WindowSearch(inst, metric, cluster, start, work, size=size)
     rng = np.random.default_rng(seed)
     last = ws.value
     for _ in range(6):
@@ -117,19 +123,22 @@ def test_windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_op
 @pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.integers(2, 6), st.booleans())
-def test_a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order(seed, n,
-                                                                                                  integer):
+def test_a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order(seed, n, integer):
+    _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order(seed, n, integer)
+
+
+def _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order(seed, n, integer):
     inst = _instance(seed, n, 1, integer)
     release, width, duration, procs = _arrays(inst)
     cluster, start = serial_schedule(release, width, duration, procs, np.random.default_rng(seed).permutation(n))
     finish = start + duration[np.arange(n), cluster]
     t_lo, t_hi = float(release.min()), float(finish.max())
     none = np.zeros(0, dtype=np.int64)
-    bt, bf, nxt, size = residual_profile(procs, none, np.zeros(0), np.zeros(0), none, t_lo, t_hi, 2 * n + 2)
+    bt, bf, nxt, size = kernel.residual_profile(procs, none, np.zeros(0), np.zeros(0), none, t_lo, t_hi, 2 * n + 2)
     current = float(n * schedule_metrics(inst, cluster, start)["mean_response"])
     perm = np.argsort(start, kind="stable")
     work = np.zeros(1, dtype=np.int64)
-    cost, c2, s2, evals = improve_window(release, width, duration, bt, bf, nxt, size, t_hi, 1e18, perm, False, 10**6,
+    cost, c2, s2, evals = kernel.improve_window(release, width, duration, bt, bf, nxt, size, t_hi, 1e18, perm, False, 10**6,
                                          work)
     c3, s3 = serial_schedule(release, width, duration, procs, perm)
     assert evals >= 1 and cost <= n * schedule_metrics(inst, c3, s3)["mean_response"] + 1e-9
@@ -137,7 +146,7 @@ def test_a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_
     assert cost == pytest.approx(n * schedule_metrics(inst, c2, s2)["mean_response"])
     assert cost >= n * brute_force(inst)["mean_response"] - 1e-6
     # against the present placement: returned only when strictly better
-    again, *_ = improve_window(release, width, duration, bt, bf, nxt, size, t_hi, current, perm, False, 10**6, work)
+    again, *_ = kernel.improve_window(release, width, duration, bt, bf, nxt, size, t_hi, current, perm, False, 10**6, work)
     assert (again < current) or again == np.inf
 
 
@@ -149,24 +158,27 @@ def test_the_same_seed_gives_the_same_windows():
     runs = []
     for _ in range(2):
         work = np.zeros(1, dtype=np.int64)
-        ws = WindowSearch(inst, "mean_response", cluster, start, work, size=12)
-        search_windows(ws, np.random.default_rng(3), lambda idle: "budget" if work[0] > 3e6 else None, patience=30)
+        ws = driver.WindowSearch(inst, "mean_response", cluster, start, work, size=12)
+        driver.search_windows(ws, np.random.default_rng(3), lambda idle, w=work: "budget" if w[0] > 3e6 else None, patience=30)
         runs.append((ws.checked_value(), ws.cluster.tobytes(), ws.start.tobytes(), int(work[0]), ws.windows))
     assert runs[0] == runs[1] and runs[0][0] < schedule_metrics(inst, cluster, start)["mean_response"]
 
 
-def test_the_window_kernels_checks_run_as_plain_python_in_the_default_suite():
-    """The checks above that could fail on the kernel's logic run once in the default suite without compiling: in
-    a child process with ``NUMBA_DISABLE_JIT=1`` the same code runs as Python."""
-    root = Path(__file__).resolve().parents[2]
-    here = Path(__file__).resolve().relative_to(root)
-    names = ["test_place_without_fixed_jobs_is_the_serial_construction",
-             "test_the_residual_profile_is_the_capacity_the_fixed_jobs_leave",
-             "test_windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum",
-             "test_a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order"]
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root), "WINDOW_TEST_EXAMPLES": "3"}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-m", "slow",
-                          *[f"{here}::{x}" for x in names]], cwd=root, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "4 passed" in run.stdout
+@pytest.fixture
+def plain_kernels(monkeypatch):
+    """The window kernel's compiled functions (and the two profile steps it borrows) replaced by their Python."""
+    for name in ("residual_profile", "start_nodes", "place", "improve_window", "_insert", "_cost", "_earliest_fit",
+                 "_occupy"):
+        monkeypatch.setattr(kernel, name, getattr(kernel, name).py_func)
+    for name in ("residual_profile", "improve_window"):
+        monkeypatch.setattr(driver, name, getattr(kernel, name))
+
+
+def test_the_window_checks_on_fixed_cases_as_plain_python(plain_kernels):
+    """The four checks above that could fail on the kernel's logic, on fixed cases, without compiling."""
+    for seed, n, K, integer in ((1, 5, 2, True), (2, 6, 1, False), (3, 4, 3, False)):
+        _place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer)
+        _the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, 2 * n, min(K, 2))
+        _windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(
+            seed, n, min(K, 2), integer, 3, ("mean_response", "mean_bounded_slowdown")[seed % 2])
+    _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order(4, 5, True)
