@@ -6,7 +6,8 @@ processors those fixed jobs leave free during ``[t_lo, t_hi)`` as linked breakpo
 :func:`lowerbounds.batch._listsched.serial_schedule`: ``bt`` time, ``bf`` free processors until the next
 breakpoint, ``nxt`` the next one; cluster ``k``'s first breakpoint is node ``k`` at ``t_lo``), with a last
 breakpoint at ``t_hi`` where every processor is free (a sentinel: a placement that ends after ``t_hi`` is refused,
-so only the fixed jobs that overlap ``[t_lo, t_hi)`` matter).
+so only the fixed jobs that overlap ``[t_lo, t_hi)`` matter). The window's jobs start at ``t_lo`` or later (their
+``ready`` times, at least their submissions).
 
 :func:`place` is the serial schedule generation of the window's jobs in a list order against that profile: each
 job at its earliest start ``>= r_j`` where its processors are free during its whole run, on the cluster where it
@@ -84,16 +85,16 @@ def _cost(resp, p, bsld):
 
 
 @njit(cache=True)
-def start_nodes(release, K, bt, nxt, work):
-    """``node[j, k]``: the last breakpoint of cluster ``k``'s profile at or before ``release[j]``. Placing a job
-    only adds breakpoints after existing ones, so it stays a breakpoint at or before ``release[j]`` in every copy
+def start_nodes(ready, K, bt, nxt, work):
+    """``node[j, k]``: the last breakpoint of cluster ``k``'s profile at or before ``ready[j]``. Placing a job
+    only adds breakpoints after existing ones, so it stays a breakpoint at or before ``ready[j]`` in every copy
     of the profile that :func:`place` extends."""
-    m = release.size
+    m = ready.size
     node = np.empty((m, K), dtype=np.int64)
     for j in range(m):
         for k in range(K):
             a = k
-            while nxt[a] != -1 and bt[nxt[a]] <= release[j]:
+            while nxt[a] != -1 and bt[nxt[a]] <= ready[j]:
                 a = nxt[a]
                 work[0] += 1
             node[j, k] = a
@@ -101,11 +102,11 @@ def start_nodes(release, K, bt, nxt, work):
 
 
 @njit(cache=True)
-def place(perm, release, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, bound, bsld, bt, bf,
-          nxt, cluster, start, work):
+def place(perm, release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, bound, bsld,
+          bt, bf, nxt, cluster, start, work):
     """Serial generation of the window's jobs in the list ``perm`` (indices into the window's arrays ``release``,
-    ``width``, ``duration`` (m, K)) against a copy of the residual profile ``base_*`` (copied into ``bt, bf,
-    nxt``; ``node0`` from :func:`start_nodes`); writes ``cluster``, ``start`` and returns the summed cost (the
+    ``width``, ``duration`` (m, K); each job starts at or after ``ready[j] >= release[j]``) against a copy of the
+    residual profile ``base_*`` (copied into ``bt, bf, nxt``; ``node0`` from :func:`start_nodes` over ``ready``); writes ``cluster``, ``start`` and returns the summed cost (the
     response time, or the bounded slowdown when ``bsld``), or ``inf`` as soon as it reaches ``bound`` or a job
     cannot end by ``t_hi``."""
     K = duration.shape[1]
@@ -120,13 +121,13 @@ def place(perm, release, width, duration, base_bt, base_bf, base_nxt, base_size,
             if not np.isfinite(p):
                 continue
             if p == 0.0:
-                s, node = release[j], k
+                s, node = ready[j], k
             else:
                 node = node0[j, k]
-                while nxt[node] != -1 and bt[nxt[node]] <= release[j]:
+                while nxt[node] != -1 and bt[nxt[node]] <= ready[j]:
                     node = nxt[node]
                     work[0] += 1
-                s, node = _earliest_fit(bt, bf, nxt, node, release[j], width[j], p, work)
+                s, node = _earliest_fit(bt, bf, nxt, node, ready[j], width[j], p, work)
             if s + p < best_c or (s + p == best_c and s < best_s):
                 best_k, best_c, best_s, best_node = k, s + p, s, node
         if best_k < 0 or best_c > t_hi:
@@ -160,11 +161,11 @@ def _insert(perm, a, b, out):
 
 
 @njit(cache=True)
-def improve_window(release, width, duration, base_bt, base_bf, base_nxt, base_size, t_hi, current, perm, bsld,
-                   max_evals, work):
+def improve_window(release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, t_hi, current, perm,
+                   bsld, max_evals, work):
     """First-improvement descent over insertion moves from the list ``perm`` (module docstring), at most
-    ``max_evals`` placements; ``current`` is the summed cost of the window's present placement. Returns ``(cost,
-    cluster, start, evaluations)``: the best placement found when its cost is below ``current``, else ``cost =
+    ``max_evals`` placements, each job starting at or after ``ready[j] >= release[j]``; ``current`` is the summed
+    cost of the window's present placement. Returns ``(cost, cluster, start, evaluations)``: the best placement found when its cost is below ``current``, else ``cost =
     inf``."""
     m, K = duration.shape
     cap = base_bt.size
@@ -173,9 +174,9 @@ def improve_window(release, width, duration, base_bt, base_bf, base_nxt, base_si
     c_best, s_best = np.zeros(m, dtype=np.int64), np.zeros(m)
     cur = perm.copy()
     trial = np.empty(m, dtype=np.int64)
-    node0 = start_nodes(release, K, base_bt, base_nxt, work)
-    best = place(cur, release, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, np.inf, bsld, bt, bf,
-                 nxt, c_best, s_best, work)
+    node0 = start_nodes(ready, K, base_bt, base_nxt, work)
+    best = place(cur, release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, np.inf,
+                 bsld, bt, bf, nxt, c_best, s_best, work)
     evals = 1
     improved = True
     while improved and evals < max_evals:
@@ -186,8 +187,8 @@ def improve_window(release, width, duration, base_bt, base_bf, base_nxt, base_si
                     continue
                 _insert(cur, a, b, trial)
                 evals += 1
-                v = place(trial, release, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, best, bsld,
-                          bt, bf, nxt, c_try, s_try, work)
+                v = place(trial, release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi,
+                          best, bsld, bt, bf, nxt, c_try, s_try, work)
                 if v < best - 1e-9 * max(abs(best), 1.0):
                     best = v
                     cur[:] = trial

@@ -48,6 +48,8 @@ driven by a static key per job (smaller first); the search is over keys:
      one block's coefficient by a factor drawn from ``{1/4, 1/2, 2, 4}`` (or sets it to 0), and is
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
+   * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
+     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below.
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -71,6 +73,7 @@ from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
+from lowerbounds.batch.windowsearch import WindowSearch, search_windows
 from vcsched.errors import InvalidInputError
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
@@ -99,6 +102,9 @@ LNS_WORK = 250_000
 """Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
 KEY_SHARE = 0.85
 """Share of a metric's budget (mean response, mean bounded slowdown) for the key search of the list construction."""
+WINDOW_JOBS, WINDOW_SHARES, WINDOW_PATIENCE = 1000, (0.5, 0.2), 10
+"""From ``WINDOW_JOBS`` jobs on the window search replaces the window MILPs; ``WINDOW_SHARES``: the key search's share
+of the budget, the list moves' share of the rest (the windows have the rest); their patience is 10 times the others'."""
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
@@ -459,16 +465,31 @@ def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, pa
     if m == "max_stretch":
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     idle = _patience(patience, ev.release.size)
+    large = m in LNS_METRICS and ev.release.size >= WINDOW_JOBS
+    key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
-        best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), idle["key"])
+        best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
         best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), idle["block"])
     best = _justify(ev, m, best)
-    best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves), idle["list"])
+    best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
-    best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
+    if large:
+        best, lns_stopped = _windows(ev, m, best, rng, limit.part(1.0, iterations), WINDOW_PATIENCE * idle["lns"])
+    else:
+        best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
+
+
+def _windows(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int):
+    """The window search (:mod:`lowerbounds.batch.windowsearch`) from ``best``'s schedule: (best, stopped)."""
+    ws = WindowSearch(ev.inst, metric, best.cluster, best.start, ev._work)
+    stopped = search_windows(ws, rng, limit.stop, patience, ev)
+    if ws.accepted and ws.checked_value() < best.value:
+        best = _Best(ws.value, "local search", best.detail.split(";")[0] + f"; list moves, {ws.accepted} windows "
+                     "re-sequenced", ws.cluster, ws.start, "serial", best.a)
+    return best, stopped
 
 
 def _key_search(ev, metric: str, best: _Best, easy: _Best, rng, limit: _Limit, patience: int | None) -> _Best:

@@ -4,7 +4,8 @@ A *window* is the :data:`WINDOW` jobs around a job drawn by what it adds to the 
 wait for the mean response time; its bounded slowdown above the one it would have without waiting), consecutive in
 the current schedule's start order. Every other job keeps its cluster and start. The window's jobs are placed anew
 by :func:`lowerbounds.batch._window.improve_window`: serial generation against the residual capacity the fixed jobs
-leave on ``[t_lo, t_hi)`` (``t_lo`` the window's earliest submission, ``t_hi`` its latest completion now), a
+leave on ``[t_lo, t_hi)`` (``t_lo`` the window's earliest start now, ``t_hi`` its latest completion now; each job
+starts at or after ``t_lo`` and its submission, and ends by ``t_hi``), a
 first-improvement descent over insertion moves of the window's list, at most :data:`EVALS_PER_PAIR` ``m^2``
 placements. A placement that lowers the window's summed cost is kept; the whole schedule is then checked by
 :func:`~lowerbounds.batch.instance.check_batch_schedule` (every accepted schedule is one of the relaxation).
@@ -30,7 +31,7 @@ __all__ = ["WindowSearch", "WINDOW", "EVALS_PER_PAIR", "WINDOW_WORK", "CHECK_WOR
 
 WINDOW = 32
 """Jobs in a window."""
-EVALS_PER_PAIR = 3
+EVALS_PER_PAIR = 1
 """A window's descent stops after ``EVALS_PER_PAIR * m^2`` placements (``m`` jobs), or a pass without improvement."""
 WINDOW_WORK = 20_000
 """Work units per window besides the kernel's own count (choosing the window, its fixed jobs)."""
@@ -57,13 +58,24 @@ class WindowSearch:
         self._refresh()
         self.total = float(self.costs.sum())
 
-    def _refresh(self) -> None:
-        rows = np.arange(self.n)
-        self.finish = self.start + self.inst.duration[rows, self.cluster]
-        self.costs = self._cost(self.start, self.inst.duration[rows, self.cluster], self.inst.release)
-        best = self._cost(self.inst.release, self.pmin, self.inst.release)
-        self.cum = np.cumsum(np.maximum(self.costs - best, 0.0))
-        self.by_start = np.argsort(self.start, kind="stable")
+    def _refresh(self, rows=None) -> None:
+        """The finishes, costs, draw weights and start order, from scratch or after the jobs ``rows`` moved (their
+        entries of the start order are taken out and put back at their new starts)."""
+        every = np.arange(self.n) if rows is None else rows
+        p = self.inst.duration[every, self.cluster[every]]
+        if rows is None:
+            self.finish = self.start + p
+            self.costs = self._cost(self.start, p, self.inst.release)
+            self.best = self._cost(self.inst.release, self.pmin, self.inst.release)
+            self.by_start = np.argsort(self.start, kind="stable")
+        else:
+            self.finish[rows] = self.start[rows] + p
+            self.costs[rows] = self._cost(self.start[rows], p, self.inst.release[rows])
+            keep = np.delete(self.by_start, np.sort(self.pos[rows]))
+            new = rows[np.argsort(self.start[rows], kind="stable")]
+            at = np.searchsorted(self.start[keep], self.start[new], side="right")
+            self.by_start = np.insert(keep, at, new)
+        self.cum = np.cumsum(np.maximum(self.costs - self.best, 0.0))
         self.sorted_start = self.start[self.by_start]
         self.pos = np.empty(self.n, dtype=np.int64)
         self.pos[self.by_start] = np.arange(self.n)
@@ -99,7 +111,7 @@ class WindowSearch:
         self.work[0] += WINDOW_WORK
         rows = np.sort(self.window(rng))
         inst = self.inst
-        t_lo, t_hi = float(inst.release[rows].min()), float(self.finish[rows].max())
+        t_lo, t_hi = float(self.start[rows].min()), float(self.finish[rows].max())
         fixed = self._fixed(rows, t_lo, t_hi)
         memo = b"".join(x.tobytes() for x in (rows, self.start[rows], fixed, self.start[fixed]))
         if memo in self.tried:
@@ -110,8 +122,9 @@ class WindowSearch:
         perm = np.argsort(self.start[rows], kind="stable")
         current = float(self.costs[rows].sum())
         m = rows.size
+        release = np.ascontiguousarray(inst.release[rows])
         cost, clus, st, _evals = improve_window(
-            np.ascontiguousarray(inst.release[rows]), np.ascontiguousarray(self.wide[rows]),
+            release, np.maximum(release, t_lo), np.ascontiguousarray(self.wide[rows]),
             np.ascontiguousarray(inst.duration[rows]), bt, bf, nxt, size, t_hi, current, perm, self.bsld,
             EVALS_PER_PAIR * m * m, self.work)
         if not np.isfinite(cost):
@@ -123,7 +136,7 @@ class WindowSearch:
         self.cluster, self.start = new_c, new_s
         self.total += cost - current
         self.accepted += 1
-        self._refresh()
+        self._refresh(rows)
         return True
 
     def checked_value(self) -> float:
@@ -134,9 +147,10 @@ class WindowSearch:
         return v
 
 
-def search_windows(ws: WindowSearch, rng, stop, patience: int | None = None) -> str:
+def search_windows(ws: WindowSearch, rng, stop, patience: int | None = None, counter=None) -> str:
     """Windows on ``ws`` until ``stop(idle)`` names a reason (``idle``: windows since the last improvement), or
-    ``patience`` windows pass without improvement; returns the reason."""
+    ``patience`` windows pass without improvement; returns the reason. ``counter.count`` (when given) is raised by
+    one per window."""
     idle = 0
     while True:
         reason = stop(idle)
@@ -145,3 +159,5 @@ def search_windows(ws: WindowSearch, rng, stop, patience: int | None = None) -> 
         if patience is not None and idle >= patience:
             return "patience"
         idle = 0 if ws.step(rng) else idle + 1
+        if counter is not None:
+            counter.count += 1
