@@ -7,8 +7,12 @@ by :func:`lowerbounds.batch._window.improve_window`: serial generation against t
 leave on ``[t_lo, t_hi)`` (``t_lo`` the window's earliest start now, ``t_hi`` its latest completion now; each job
 starts at or after ``t_lo`` and its submission, and ends by ``t_hi``), a
 first-improvement descent over insertion moves of the window's list, at most :data:`EVALS_PER_PAIR` ``m^2``
-placements. A placement that lowers the window's summed cost is kept; the whole schedule is then checked by
-:func:`~lowerbounds.batch.instance.check_batch_schedule` (every accepted schedule is one of the relaxation).
+placements. A placement that lowers the window's summed cost is kept, once
+:func:`~lowerbounds.batch.instance.check_batch_schedule` has accepted the window's jobs with the fixed jobs that run
+during ``[t_lo, t_hi)``: that is the check of the whole schedule, which was valid before, since only the window's
+jobs moved and all of them run within ``[t_lo, t_hi)`` (a processor count exceeded at some instant is exceeded at
+the latest start at or before it, and every job running then is among those checked). The caller checks the whole
+schedule once more at the end (:meth:`WindowSearch.checked_value`).
 
 It is the compiled counterpart of the window MILP of :mod:`lowerbounds.batch.lns`: no time grid (exact times, so
 nothing is lost to rounding) and a heuristic re-sequencing instead of an exact one, at about a millisecond a window
@@ -17,7 +21,7 @@ instead of seconds. A window already tried, with the same jobs at the same place
 
 The search is a function of the seed (``rng``) and of its stop (work units, windows without improvement): the
 kernel counts the profile breakpoints it visits; each window adds :data:`WINDOW_WORK` units and each check
-:data:`CHECK_WORK` per job.
+:data:`CHECK_WORK` per job checked.
 """
 
 from __future__ import annotations
@@ -129,11 +133,10 @@ class WindowSearch:
             EVALS_PER_PAIR * m * m, self.work)
         if not np.isfinite(cost):
             return False
-        new_c, new_s = self.cluster.copy(), self.start.copy()
-        new_c[rows], new_s[rows] = clus, st
-        check_batch_schedule(inst, new_c, new_s)
-        self.work[0] += CHECK_WORK * self.n
-        self.cluster, self.start = new_c, new_s
+        self.cluster[rows], self.start[rows] = clus, st
+        local = np.concatenate([rows, fixed])
+        check_batch_schedule(inst.subset(local), self.cluster[local], self.start[local])
+        self.work[0] += CHECK_WORK * local.size
         self.total += cost - current
         self.accepted += 1
         self._refresh(rows)
