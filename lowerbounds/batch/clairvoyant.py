@@ -102,7 +102,7 @@ LNS_WORK = 250_000
 """Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
 KEY_SHARE = 0.85
 """Share of a metric's budget (mean response, mean bounded slowdown) for the key search of the list construction."""
-WINDOW_JOBS, WINDOW_SHARES, WINDOW_PATIENCE = 1000, (0.5, 0.2), 10
+WINDOW_JOBS, WINDOW_SHARES, WINDOW_PATIENCE = 1000, (0.7, 0.5), 10
 """From ``WINDOW_JOBS`` jobs on the window search replaces the window MILPs; ``WINDOW_SHARES``: the key search's share
 of the budget, the list moves' share of the rest (the windows have the rest); their patience is 10 times the others'."""
 KEY_START = 1.5
