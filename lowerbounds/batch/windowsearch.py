@@ -5,9 +5,8 @@ wait for the mean response time; its bounded slowdown above the one it would hav
 the current schedule's start order. Every other job keeps its cluster and start. The window's jobs are placed anew
 by :func:`lowerbounds.batch._window.improve_window`: serial generation against the residual capacity the fixed jobs
 leave on ``[t_lo, t_hi)`` (``t_lo`` the window's earliest start now, ``t_hi`` its latest completion now; each job
-starts at or after ``t_lo`` and its submission, and ends by ``t_hi``), a
-first-improvement descent over insertion moves of the window's list, at most :data:`EVALS_PER_PAIR` ``m^2``
-placements. A placement that lowers the window's summed cost is kept, once
+starts at or after ``t_lo`` and its submission, and ends by ``t_hi``), a first-improvement descent over insertion
+moves of the window's list, at most :data:`EVALS_PER_PAIR` ``m^2`` placements. A placement that lowers the window's summed cost is kept, once
 :func:`~lowerbounds.batch.instance.check_batch_schedule` has accepted the window's jobs with the fixed jobs that run
 during ``[t_lo, t_hi)``: that is the check of the whole schedule, which was valid before, since only the window's
 jobs moved and all of them run within ``[t_lo, t_hi)`` (a processor count exceeded at some instant is exceeded at
@@ -15,8 +14,8 @@ the latest start at or before it, and every job running then is among those chec
 schedule once more at the end (:meth:`WindowSearch.checked_value`).
 
 It is the compiled counterpart of the window MILP of :mod:`lowerbounds.batch.lns`: no time grid (exact times, so
-nothing is lost to rounding) and a heuristic re-sequencing instead of an exact one, at about a millisecond a window
-instead of seconds. A window already tried, with the same jobs at the same places around it, is not tried again
+nothing is lost to rounding) and a heuristic re-sequencing instead of an exact one, at 1-100 ms a window instead of
+seconds. A window already tried, with the same jobs at the same places around it, is not tried again
 (the answer would be the same).
 
 The search is a function of the seed (``rng``) and of its stop (work units, windows without improvement): the
