@@ -106,9 +106,9 @@ def place(perm, release, ready, width, duration, base_bt, base_bf, base_nxt, bas
           bt, bf, nxt, cluster, start, work):
     """Serial generation of the window's jobs in the list ``perm`` (indices into the window's arrays ``release``,
     ``width``, ``duration`` (m, K); each job starts at or after ``ready[j] >= release[j]``) against a copy of the
-    residual profile ``base_*`` (copied into ``bt, bf, nxt``; ``node0`` from :func:`start_nodes` over ``ready``); writes ``cluster``, ``start`` and returns the summed cost (the
-    response time, or the bounded slowdown when ``bsld``), or ``inf`` as soon as it reaches ``bound`` or a job
-    cannot end by ``t_hi``."""
+    residual profile ``base_*`` (copied into ``bt, bf, nxt``; ``node0`` from :func:`start_nodes` over ``ready``);
+    writes ``cluster``, ``start`` and returns the summed cost (the response time, or the bounded slowdown when
+    ``bsld``), or ``inf`` as soon as it reaches ``bound`` or a job cannot end by ``t_hi``."""
     K = duration.shape[1]
     bt[:base_size], bf[:base_size], nxt[:base_size] = base_bt[:base_size], base_bf[:base_size], base_nxt[:base_size]
     size = base_size
@@ -165,8 +165,8 @@ def improve_window(release, ready, width, duration, base_bt, base_bf, base_nxt, 
                    bsld, max_evals, work):
     """First-improvement descent over insertion moves from the list ``perm`` (module docstring), at most
     ``max_evals`` placements, each job starting at or after ``ready[j] >= release[j]``; ``current`` is the summed
-    cost of the window's present placement. Returns ``(cost, cluster, start, evaluations)``: the best placement found when its cost is below ``current``, else ``cost =
-    inf``."""
+    cost of the window's present placement. Returns ``(cost, cluster, start, evaluations)``: the best placement
+    found when its cost is below ``current``, else ``cost = inf``."""
     m, K = duration.shape
     cap = base_bt.size
     bt, bf, nxt = np.zeros(cap), np.zeros(cap, dtype=np.int64), np.full(cap, -1, dtype=np.int64)

@@ -6,7 +6,8 @@ the current schedule's start order. Every other job keeps its cluster and start.
 by :func:`lowerbounds.batch._window.improve_window`: serial generation against the residual capacity the fixed jobs
 leave on ``[t_lo, t_hi)`` (``t_lo`` the window's earliest start now, ``t_hi`` its latest completion now; each job
 starts at or after ``t_lo`` and its submission, and ends by ``t_hi``), a first-improvement descent over insertion
-moves of the window's list, at most :data:`EVALS_PER_PAIR` ``m^2`` placements. A placement that lowers the window's summed cost is kept, once
+moves of the window's list, at most :data:`EVALS_PER_PAIR` ``m^2`` placements. A placement that lowers the
+window's summed cost is kept, once
 :func:`~lowerbounds.batch.instance.check_batch_schedule` has accepted the window's jobs with the fixed jobs that run
 during ``[t_lo, t_hi)``: that is the check of the whole schedule, which was valid before, since only the window's
 jobs moved and all of them run within ``[t_lo, t_hi)`` (a processor count exceeded at some instant is exceeded at

@@ -58,7 +58,8 @@ def _place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer):
     work = np.zeros(1, dtype=np.int64)
     node0 = kernel.start_nodes(release, K, bt, nxt, work)
     cluster, start = np.zeros(n, dtype=np.int64), np.zeros(n)
-    total = kernel.place(perm, release, release, width, duration, bt, bf, nxt, size, node0, t_hi, np.inf, False, bt.copy(), bf.copy(),
+    total = kernel.place(perm, release, release, width, duration, bt, bf, nxt, size, node0, t_hi, np.inf, False,
+                         bt.copy(), bf.copy(),
                   nxt.copy(), cluster, start, work)
     c2, s2 = serial_schedule(release, width, duration, procs, perm)
     assert np.array_equal(cluster, c2) and np.array_equal(start, s2)
@@ -98,7 +99,8 @@ def _the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, nf, K):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.integers(2, 6), st.integers(1, 2), st.booleans(), st.integers(2, 6),
        st.sampled_from(("mean_response", "mean_bounded_slowdown")))
-def test_windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size, metric):
+def test_windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size,
+                                                                                      metric):
     _windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(seed, n, K, integer, size, metric)
 
 
@@ -139,7 +141,8 @@ def _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_i
     current = float(n * schedule_metrics(inst, cluster, start)["mean_response"])
     perm = np.argsort(start, kind="stable")
     work = np.zeros(1, dtype=np.int64)
-    cost, c2, s2, evals = kernel.improve_window(release, release, width, duration, bt, bf, nxt, size, t_hi, 1e18, perm, False, 10**6,
+    cost, c2, s2, evals = kernel.improve_window(release, release, width, duration, bt, bf, nxt, size, t_hi, 1e18, perm,
+                                                False, 10**6,
                                          work)
     c3, s3 = serial_schedule(release, width, duration, procs, perm)
     assert evals >= 1 and cost <= n * schedule_metrics(inst, c3, s3)["mean_response"] + 1e-9
@@ -147,7 +150,8 @@ def _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_i
     assert cost == pytest.approx(n * schedule_metrics(inst, c2, s2)["mean_response"])
     assert cost >= n * brute_force(inst)["mean_response"] - 1e-6
     # against the present placement: returned only when strictly better
-    again, *_ = kernel.improve_window(release, release, width, duration, bt, bf, nxt, size, t_hi, current, perm, False, 10**6, work)
+    again, *_ = kernel.improve_window(release, release, width, duration, bt, bf, nxt, size, t_hi, current, perm, False,
+                                      10**6, work)
     assert (again < current) or again == np.inf
 
 
@@ -160,7 +164,8 @@ def test_the_same_seed_gives_the_same_windows():
     for _ in range(2):
         work = np.zeros(1, dtype=np.int64)
         ws = driver.WindowSearch(inst, "mean_response", cluster, start, work, size=12)
-        driver.search_windows(ws, np.random.default_rng(3), lambda idle, w=work: "budget" if w[0] > 3e6 else None, patience=30)
+        driver.search_windows(ws, np.random.default_rng(3), lambda idle, w=work: "budget" if w[0] > 3e6 else None,
+                              patience=30)
         runs.append((ws.checked_value(), ws.cluster.tobytes(), ws.start.tobytes(), int(work[0]), ws.windows))
     assert runs[0] == runs[1] and runs[0][0] < schedule_metrics(inst, cluster, start)["mean_response"]
 
