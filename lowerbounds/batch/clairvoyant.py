@@ -48,6 +48,8 @@ driven by a static key per job (smaller first); the search is over keys:
      one block's coefficient by a factor drawn from ``{1/4, 1/2, 2, 4}`` (or sets it to 0), and is
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
+   * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
+     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below.
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -65,6 +67,7 @@ import time
 import numpy as np
 
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
+from lowerbounds.batch._searchstep import Best, Limit
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
@@ -72,6 +75,7 @@ from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of
 from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
+from lowerbounds.batch.windowsearch import WindowSearch, search_windows
 from vcsched.errors import InvalidInputError
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
@@ -100,6 +104,9 @@ LNS_WORK = 250_000
 """Work units charged per column of a window MILP (about 1-3 s for 1,500 columns, the time of as many units)."""
 KEY_SHARE = 0.85
 """Share of a metric's budget (mean response, mean bounded slowdown) for the key search of the list construction."""
+WINDOW_JOBS, WINDOW_SHARES, WINDOW_PATIENCE = 1000, (0.7, 0.5), 10
+"""From ``WINDOW_JOBS`` jobs on the window search replaces the window MILPs; ``WINDOW_SHARES``: the key search's share
+of the budget, the list moves' share of the rest (the windows have the rest); their patience is 10 times the others'."""
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
@@ -202,17 +209,6 @@ def _features(ev: _Evaluator) -> dict:
     return {"p": ev.duration.min(axis=1), "span": float(ev.release[-1] - ev.release[0]) + 1.0}
 
 
-@dataclasses.dataclass
-class _Best:
-    value: float
-    method: str
-    detail: str
-    cluster: np.ndarray
-    start: np.ndarray
-    kernel: str = "easy"
-    a: object = None
-
-
 def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pairs: tuple = PORTFOLIO):
     """Run every pair, in order, until the work counter reaches ``work_end`` (never the clock: the portfolio's
     schedules are a function of the instance and the budget); ``(best, best_easy)``: per metric the best entry, and
@@ -225,7 +221,7 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pai
         values, cluster, start = ev.run(portfolio_key(a, ev.release, feats), kernel)
         for m in metrics:
             v = values[m]
-            entry = _Best(v, "portfolio", key_name(kernel, a), cluster, start, kernel, a)
+            entry = Best(v, "portfolio", key_name(kernel, a), cluster, start, kernel, a)
             if v is not None and (m not in best or v < best[m].value):
                 best[m] = entry
             if v is not None and kernel == "easy" and (m not in best_easy or v < best_easy[m].value):
@@ -233,35 +229,7 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pai
     return best, best_easy
 
 
-class _Limit:
-    """When a search step stops: a count of schedules (``iterations``), moves without improvement (``patience``),
-    its work budget (``ev.work`` reaching ``work_end``: ``budget``) or the wall clock (``time_limit``, a safety
-    stop only: a run that it stops is not reproducible, and says so)."""
-
-    def __init__(self, ev, work_end: float, deadline: float, iterations: int | None = None) -> None:
-        self.ev, self.work_end, self.deadline = ev, work_end, deadline
-        self.count_end = None if iterations is None else ev.count + iterations
-
-    def part(self, share: float, iterations: int | None = None) -> _Limit:
-        """A step with ``share`` of the work left and of the wall-clock time left (so that, under a heavy load,
-        one metric cannot take the others' time), and its own count of schedules."""
-        now = time.perf_counter()
-        return _Limit(self.ev, min(self.work_end, self.ev.work + share * max(self.work_end - self.ev.work, 0)),
-                      now + share * max(self.deadline - now, 0.0), iterations)
-
-    def stop(self, idle: int = 0, patience: int | None = None) -> str | None:
-        if self.count_end is not None and self.ev.count >= self.count_end:
-            return "iterations"
-        if patience is not None and idle >= patience:
-            return "patience"
-        if self.ev.work >= self.work_end:
-            return "budget"
-        if time.perf_counter() > self.deadline:
-            return "time_limit"
-        return None
-
-
-def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[_Best, str]:
+def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Best, str]:
     """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from ``best``'s start order, then
     from the deadline keys ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn
     (restarts, while the
@@ -298,7 +266,7 @@ def _stretch_search(ev, feats, best: _Best, low: float, limit: _Limit) -> tuple[
     assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
     if values["max_stretch"] < best.value:
         gated = "" if found_gates is None else " with gates"
-        best = _Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count} rounds)", cluster, start,
+        best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count} rounds)", cluster, start,
                      "serial")
     return best, stopped
 
@@ -311,7 +279,7 @@ def _block_key(ev, feats: dict, coef: np.ndarray) -> np.ndarray:
     return ev.release + a * feats["p"] + feats["span"] * ((x > 0) & (feats["p"] >= x))
 
 
-def _block_start(best: _Best) -> np.ndarray:
+def _block_start(best: Best) -> np.ndarray:
     """The block coefficients of a portfolio entry: a pure key (``spt``, ``lpt``) is approached by ``a = 64``."""
     coef = np.zeros((2, BLOCKS))
     threshold = tier_of(best.a)
@@ -323,7 +291,7 @@ def _block_start(best: _Best) -> np.ndarray:
     return coef
 
 
-def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+def _local_search(ev, feats, metric: str, best: Best, rng, limit: Limit, patience: int | None):
     """First-improvement local search on per-block coefficients ``a_b`` and, for the bounded slowdown or from a
     ``tier X`` key, per-block tier thresholds ``X_b`` (:func:`_block_key`); returns (best, stopped)."""
     kernel = best.kernel
@@ -334,7 +302,7 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patie
         values, cluster, start = ev.run(_block_key(ev, feats, coef), kernel)
         current = values[metric]
         if current < best.value:
-            best = _Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
+            best = Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
     idle = 0
     while True:
         stop = limit.stop(idle, patience)
@@ -349,7 +317,7 @@ def _local_search(ev, feats, metric: str, best: _Best, rng, limit: _Limit, patie
         if v < current:
             coef, current, idle = trial, v, 0
             if v < best.value:
-                best = _Best(v, "local search", _block_label(kernel, coef), cluster, start, kernel)
+                best = Best(v, "local search", _block_label(kernel, coef), cluster, start, kernel)
         else:
             idle += 1
 
@@ -423,7 +391,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     lower = lower or {}
     todo = [] if quick else [m for m in metrics if m in best and m not in solved and not _closed(best[m].value,
                                                                                                 lower.get(m))]
-    whole = _Limit(ev, total, t0 + time_limit)
+    whole = Limit(ev, total, t0 + time_limit)
     finished: set = set()
     try:
         for i, m in enumerate(todo):
@@ -449,7 +417,7 @@ def _exhaust(ev: _Evaluator, metrics: tuple, best: dict) -> set:
         return set()
     ev.count += enumeration_size(ev.inst)
     for m, (value, cluster, start) in found.items():
-        best[m] = _Best(value, "exhaustive", "serial generation over every list and cluster assignment (the optimum)",
+        best[m] = Best(value, "exhaustive", "serial generation over every list and cluster assignment (the optimum)",
                         cluster, start, "serial")
     return set(found)
 
@@ -470,24 +438,39 @@ def _patience(patience: int | None, n: int) -> dict:
     return {"key": square, "block": SATURATION * 2 * BLOCKS * len(_FACTORS), "list": square, "lns": SATURATION * n}
 
 
-def _improve(ev, feats, m, best, rng, limit: _Limit, stretch_low, iterations, patience, list_moves, easy=None):
+def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     idle = _patience(patience, ev.release.size)
+    large = m in LNS_METRICS and ev.release.size >= WINDOW_JOBS
+    key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
-        best = _key_search(ev, m, best, easy, rng, limit.part(KEY_SHARE), idle["key"])
+        best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
         best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), idle["block"])
     best = _justify(ev, m, best)
-    best, stopped = _list_search(ev, m, best, rng, limit.part(1 - LNS_SHARE, list_moves), idle["list"])
+    best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
-    best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
+    if large:
+        best, lns_stopped = _windows(ev, m, best, rng, limit.part(1.0, iterations), WINDOW_PATIENCE * idle["lns"])
+    else:
+        best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
 
 
-def _key_search(ev, metric: str, best: _Best, easy: _Best, rng, limit: _Limit, patience: int | None) -> _Best:
+def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int):
+    """The window search (:mod:`lowerbounds.batch.windowsearch`) from ``best``'s schedule: (best, stopped)."""
+    ws = WindowSearch(ev.inst, metric, best.cluster, best.start, ev._work)
+    stopped = search_windows(ws, rng, limit.stop, patience, ev)
+    if ws.accepted and ws.checked_value() < best.value:
+        best = Best(ws.value, "local search", best.detail.split(";")[0] + f"; list moves, {ws.accepted} windows "
+                     "re-sequenced", ws.cluster, ws.start, "serial", best.a)
+    return best, stopped
+
+
+def _key_search(ev, metric: str, best: Best, easy: Best, rng, limit: Limit, patience: int | None) -> Best:
     """Local search on the list construction's per-job keys (:mod:`lowerbounds.batch.keysearch`) from the key of
     ``easy`` (the best portfolio entry of that construction); the final keys' schedule is rebuilt in full and
     checked (:meth:`_Evaluator.run`), and kept when better than ``best``."""
@@ -503,16 +486,16 @@ def _key_search(ev, metric: str, best: _Best, easy: _Best, rng, limit: _Limit, p
     values, cluster, start = ev.run(ks.key, "easy")
     assert abs(values[metric] - ks.value) <= 1e-6 * max(abs(ks.value), 1.0), "incremental and full schedules differ"
     if values[metric] < best.value:
-        return _Best(values[metric], "local search", f"{easy.detail}, then {ks.moves} key moves", cluster, start,
+        return Best(values[metric], "local search", f"{easy.detail}, then {ks.moves} key moves", cluster, start,
                      "easy", easy.a)
     return best
 
 
-def _justify(ev, metric: str, best: _Best) -> _Best:
+def _justify(ev, metric: str, best: Best) -> Best:
     """The serial construction over the best schedule's start order (ties: submission order), kept when better."""
     values, cluster, start = ev.run(best.start[ev.order], "serial")
     if values[metric] is not None and values[metric] < best.value:
-        return _Best(values[metric], best.method, best.detail + ", then serial over its start order", cluster, start,
+        return Best(values[metric], best.method, best.detail + ", then serial over its start order", cluster, start,
                      "serial", best.a)
     return best
 
@@ -527,7 +510,7 @@ def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np
     return wait, wait
 
 
-def _list_search(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+def _list_search(ev, metric: str, best: Best, rng, limit: Limit, patience: int | None):
     """Local search on the serial construction's list (see the module docstring); returns (best, stopped)."""
     key = best.start[ev.order].astype(float)
     cluster, start = best.cluster, best.start
@@ -546,14 +529,14 @@ def _list_search(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int
         trial[j] -= rng.random() * wait[j]
         values, c2, s2 = ev.run(trial, "serial")
         if values[metric] < best.value:
-            best = _Best(values[metric], "local search", best.detail.split(";")[0] + "; list moves", c2, s2, "serial",
+            best = Best(values[metric], "local search", best.detail.split(";")[0] + "; list moves", c2, s2, "serial",
                          best.a)
             key, cluster, start, idle = s2[ev.order].astype(float), c2, s2, 0
         else:
             idle += 1
 
 
-def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None):
+def _lns(ev, metric: str, best: Best, rng, limit: Limit, patience: int | None):
     """Large-neighbourhood search (:mod:`lowerbounds.batch.lns`): a window of :data:`LNS_WINDOW` jobs around a job
     drawn by its excess (as the list moves draw) is re-solved by the window MILP, then the serial construction
     runs over the new start order; kept when the metric improves. Each window costs :data:`LNS_WORK` work units
@@ -582,12 +565,12 @@ def _lns(ev, metric: str, best: _Best, rng, limit: _Limit, patience: int | None)
         values, c2, s2 = ev.run(start[ev.order], "serial")
         if values[metric] < value:
             value, cluster, start = values[metric], c2, s2
-        best = _Best(value, "local search", best.detail.split(";")[0] + "; list moves, window MILPs", cluster,
+        best = Best(value, "local search", best.detail.split(";")[0] + "; list moves, window MILPs", cluster,
                      start, "serial", best.a)
         idle, tried = 0, set()
 
 
-def _result(metric, b: _Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
+def _result(metric, b: Best | None, seconds, evaluations, stopped, n) -> ClairvoyantSchedule:
     if b is None:  # max stretch without a job of positive duration
         return ClairvoyantSchedule(metric, None, "portfolio", "no job of positive duration", seconds, evaluations,
                                    stopped, np.zeros(n, dtype=np.int64), np.zeros(n))

@@ -1,0 +1,56 @@
+"""The state a step of the clairvoyant search passes on (:mod:`lowerbounds.batch.clairvoyant`).
+
+:class:`Best` is a metric's best schedule so far with how it was found; :class:`Limit` says when a step stops: a
+count of schedules, moves without improvement, a work budget, or the wall clock as a safety stop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+__all__ = ["Best", "Limit"]
+
+
+@dataclasses.dataclass
+class Best:
+    """A metric's best schedule so far: its value, the step and key that found it, the schedule, the construction
+    (``easy`` or ``serial``) and the key's parameter ``a``."""
+
+    value: float
+    method: str
+    detail: str
+    cluster: np.ndarray
+    start: np.ndarray
+    kernel: str = "easy"
+    a: object = None
+
+
+class Limit:
+    """When a search step stops: a count of schedules (``iterations``), moves without improvement (``patience``),
+    its work budget (``ev.work`` reaching ``work_end``: ``budget``) or the wall clock (``time_limit``, a safety
+    stop only: a run that it stops is not reproducible, and says so)."""
+
+    def __init__(self, ev, work_end: float, deadline: float, iterations: int | None = None) -> None:
+        self.ev, self.work_end, self.deadline = ev, work_end, deadline
+        self.count_end = None if iterations is None else ev.count + iterations
+
+    def part(self, share: float, iterations: int | None = None) -> Limit:
+        """A step with ``share`` of the work left and of the wall-clock time left (so that, under a heavy load,
+        one metric cannot take the others' time), and its own count of schedules."""
+        now = time.perf_counter()
+        return Limit(self.ev, min(self.work_end, self.ev.work + share * max(self.work_end - self.ev.work, 0)),
+                      now + share * max(self.deadline - now, 0.0), iterations)
+
+    def stop(self, idle: int = 0, patience: int | None = None) -> str | None:
+        if self.count_end is not None and self.ev.count >= self.count_end:
+            return "iterations"
+        if patience is not None and idle >= patience:
+            return "patience"
+        if self.ev.work >= self.work_end:
+            return "budget"
+        if time.perf_counter() > self.deadline:
+            return "time_limit"
+        return None
