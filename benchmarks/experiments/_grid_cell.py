@@ -108,16 +108,32 @@ def cell_rows(params: dict, results: list[dict], scenario_kw: dict, policy_kw: d
     return _with_intervals(rows, runs, params, jobs)
 
 
+CELL_CPU = {("pwa-g5k", False, "fcfs"): 1366.0, ("pwa-g5k", True, "fcfs"): 250.0, ("pwa-g5k", False, "cbf"): 85.0,
+            ("pwa-g5k", True, "cbf"): 78.0, ("pwa", False, "fcfs"): 85.0, ("pwa", True, "fcfs"): 68.0,
+            ("pwa", False, "cbf"): 35.0, ("pwa", True, "cbf"): 39.0}
+"""CPU seconds of the six-month cells (scenario, heterogeneous, batch), measured one by one on a shared 2-core
+machine: an ordering hint only (:func:`part_cost`)."""
+
+MONTH_CELL_CPU = 18.0
+"""CPU seconds of a 30-day cell, the mean of the 24 monthly cells (ordering hint)."""
+
+LONG_PARTS = {("pwa-g5k", False, "fcfs", "cancel/maxmin"): 1000.0}
+"""Parts much longer than their cell's mean part (MaxMin-C's queues grow for six months): CPU seconds, estimated."""
+
+
 def part_cost(params: dict, part: str) -> float:
-    """Estimated CPU seconds of a part (orders the tasks only): about proportional to the window's length, square
-    for MaxMin with cancellation on FCFS clusters (its queues grow for the whole window)."""
+    """Estimated CPU seconds of a part, to order the tasks only: :data:`LONG_PARTS`, else an equal share of the rest
+    of its cell's :data:`CELL_CPU`, else a thirteenth of :data:`MONTH_CELL_CPU` per 30 days of window."""
     from vcsched.scenarios.grid import SCENARIOS
 
+    key = (params["scenario"], bool(params["heterogeneous"]), params["batch"])
+    if params["days"] is None and (*key, part) in LONG_PARTS:
+        return LONG_PARTS[(*key, part)]
+    if params["days"] is None and key in CELL_CPU:
+        long = [v for (*k, _), v in LONG_PARTS.items() if tuple(k) == key]
+        return (CELL_CPU[key] - sum(long)) / (len(POLICY_PARTS) + 1 - len(long))
     days = float(params["days"] if params["days"] is not None else SCENARIOS[params["scenario"]].days)
-    scale = days / 30.0
-    if part == "cancel/maxmin" and params["batch"] == "fcfs":
-        return 25.0 * scale * scale
-    return (8.0 if part.startswith("cancel") else 5.0) * scale
+    return MONTH_CELL_CPU / len(POLICY_PARTS + (REFERENCE,)) * days / 30.0
 
 
 def _clusters(params: dict, cbf_replan: str):
