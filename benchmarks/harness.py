@@ -53,7 +53,8 @@ when ok), ``code_version`` (``git rev-parse HEAD``, ``+dirty`` when the
 tracked tree has changes, else the package version), ``machine`` (host
 name and platform of the worker), ``cell_seconds`` (wall time of the cell),
 ``cell_cpu_seconds`` (CPU time of the worker process during the cell: the
-steadier figure on a shared machine), then the row's own fields. A row field may not reuse a parameter name with
+steadier figure on a shared machine; for a cell in parts, both are the sums
+over its parts and join), then the row's own fields. A row field may not reuse a parameter name with
 another value, nor a harness column name (the cell is recorded as failed).
 
 Volatile columns (they change from run to run, see :func:`stable_table`):

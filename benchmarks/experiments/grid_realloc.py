@@ -28,7 +28,8 @@ name), ``jobs``, ``impacted_pct``, ``reallocations``, ``reallocations_pct``,
 ``ref_mean_bsld``, ``jobs_moved_pct`` and ``displaced_pct`` (the other two counts of
 :meth:`heuristics.grid.realloc.Reallocation.move_counts`, % of jobs), ``max_wait`` and
 ``ref_max_wait`` (longest wait of the run and of the reference, s), ``sim_seconds``
-(wall time of the simulation), ``realloc_seconds`` (inside reallocation events),
+(wall time of the simulation), ``sim_cpu_seconds`` (CPU time of the task that ran it, the reference's with
+the cell's bound: the cell runs in parts, :data:`SPLIT`), ``realloc_seconds`` (inside reallocation events),
 ``mean_response`` (all jobs), ``response_bound`` (a lower bound on the mean response time
 of any schedule of the cell's jobs on its platform, :func:`lowerbounds.batch.batch_bounds`
 method ``quick``) and ``response_ratio_to_bound``; the report's ``ratio_to_bound`` table
