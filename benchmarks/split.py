@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.cells import execute_cell, machine_name
 
-__all__ = ["Split", "run_split_cell", "split_outcomes", "task_order"]
+__all__ = ["Split", "run_split_cell", "split_outcomes", "task_order", "replay_makespan"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,3 +152,25 @@ def split_outcomes(split: Split, todo: list[tuple[int, dict, int]], workers: int
 
     plan = _Plan(split, todo)
     yield from pool_stream(plan.take, plan.finish, workers)
+
+
+def replay_makespan(split: Split, todo: list[tuple[int, dict, int]], durations: dict, workers: int) -> float:
+    """The end of the schedule :func:`split_outcomes` follows (same order, joins first when ready) on ``workers``
+    workers when task ``key`` takes ``durations[key]`` (keys ``("part", cell index, part index)`` and ``("join",
+    cell index)``), e.g. the CPU seconds each task was measured to take: the sweep's wall time on an idle machine
+    with that many cores, the coordinator's own work aside."""
+    plan = _Plan(split, todo)
+    running: list = []  # (end, sequence, key)
+    now, seq = 0.0, 0
+    idle = {"error": "", "seconds": 0.0, "cpu_seconds": 0.0, "result": None, "rows": [], "machine": ""}
+    while True:
+        while len(running) < workers:
+            task = plan.take()
+            if task is None:
+                break
+            heapq.heappush(running, (now + float(durations[task[0]]), seq, task[0]))
+            seq += 1
+        if not running:
+            return now
+        now, _, key = heapq.heappop(running)
+        plan.finish(key, idle)

@@ -51,7 +51,7 @@ from benchmarks.experiments import _grid_cell as _cell
 from benchmarks.experiments._grid_cell import INTERVAL_METHOD, response_bound
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
-from benchmarks.split import Split, run_split_cell
+from benchmarks.split import Split, replay_makespan, run_split_cell
 from benchmarks.tables import ci95_half, save_table, text_table
 from vcsched.names.grid import HEURISTICS
 
@@ -60,7 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["EXPERIMENT", "SPLIT", "cells", "run_cell", "run_part", "join_cell", "INTERVAL_METHOD", "response_bound",
            "report", "deviation_table", "QUICK_DAYS", "PAPER_AVG_RELATIVE_RESPONSE",
-           "CAUSE_WINDOWS", "CAUSE_VARIANTS", "DEVIATIONS", "run_time_line"]
+           "CAUSE_WINDOWS", "CAUSE_VARIANTS", "DEVIATIONS", "run_time_line", "parts_line"]
 
 QUICK_DAYS = 2.0
 PAPER_COLUMNS = ("jan", "feb", "mar", "apr", "may", "jun", "pwa-g5k")
@@ -481,7 +481,39 @@ def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
             f"= {wall / workers / 3600:.2f} h on {workers} workers")
     if cpu is not None and cpu.notna().any():
         line += f" (CPU {float(cpu.sum()):,.0f} s over the {int(cpu.notna().sum())} cells that recorded it)"
-    return line + f"; slowest cell {what}: {float(slow['cell_seconds']):,.0f} s"
+    return line + f"; slowest cell {what}: {float(slow['cell_seconds']):,.0f} s" + parts_line(df, workers)
+
+
+_PARAMS = ("scenario", "heterogeneous", "batch", "days", "workload_seed", "cause")
+
+
+def parts_line(df: pandas.DataFrame, workers: int = 2) -> str:
+    """The cells' parts (:data:`SPLIT`) from their rows' ``sim_cpu_seconds`` (a join's CPU: its cell's
+    ``cell_cpu_seconds`` minus its parts'): the longest part, and the end of the sweep's schedule of those CPU
+    times on ``workers`` workers (:func:`benchmarks.split.replay_makespan`, what an idle machine would take); empty
+    when a cell lacks them."""
+    import pandas as pd
+
+    if "sim_cpu_seconds" not in df or "cell_cpu_seconds" not in df:
+        return ""
+    todo, durations = [], {}
+    for index, rows in df.sort_values(["cell", "row"]).groupby("cell", sort=True):
+        first = rows.iloc[0]
+        params = {k: (None if pd.isna(first[k]) else first[k]) for k in _PARAMS if k in rows}
+        if params.get("cause") is None:
+            params.pop("cause", None)
+        cpu = rows["sim_cpu_seconds"].astype(float).tolist()
+        if len(cpu) != len(SPLIT.parts(params)) or pd.isna(first["cell_cpu_seconds"]) or any(map(pd.isna, cpu)):
+            return ""
+        todo.append((int(index), params, 0))
+        durations.update({("part", int(index), k): c for k, c in enumerate(cpu)})
+        durations[("join", int(index))] = max(float(first["cell_cpu_seconds"]) - sum(cpu), 0.0)
+    longest = max((k for k in durations if k[0] == "part"), key=durations.get)
+    row = df[(df["cell"] == longest[1])].sort_values("row").iloc[longest[2]]
+    what = f"{row['scenario']} {'het' if bool(row['heterogeneous']) else 'hom'} {str(row['batch']).upper()}"
+    end = replay_makespan(SPLIT, todo, durations, workers)
+    return (f"; longest part {what} {row['label']}: {durations[longest]:,.0f} s of CPU; the sweep's schedule of the "
+            f"parts' and joins' CPU on {workers} workers ends at {end:,.0f} s = {end / 3600:.2f} h")
 
 
 EXPERIMENT = Experiment("grid-realloc", "seed 000: reallocation algorithms 1/2 x six heuristics on the paper's grid "

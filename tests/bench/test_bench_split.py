@@ -6,7 +6,7 @@ import pandas as pd
 
 from benchmarks import selftest
 from benchmarks.harness import run_cells, stable_table
-from benchmarks.split import _Plan, run_split_cell, task_order
+from benchmarks.split import _Plan, replay_makespan, run_split_cell, task_order
 
 
 def test_split_cells_give_the_rows_of_whole_cells(tmp_path):
@@ -63,3 +63,15 @@ def test_plan_takes_a_ready_join_before_any_part():
 def test_run_split_cell_is_the_join_of_the_parts_in_order():
     rows = run_split_cell(selftest.SPLIT, {"k": 2}, 9)
     assert [r["draw"] for r in rows] == [selftest.run_part({"k": 2}, 9, p) for p in selftest.PARTS]
+
+
+def test_replay_makespan_is_the_list_schedule():
+    """Estimated costs (k + part index): 1/p2 (3), then 0/p2 and 1/p1 (2, cell 0 first), 0/p1 and 1/p0 (1), 0/p0 (0).
+    With these durations on two workers: A 1/p2 [0, 6); B 0/p2 [0, 3), 1/p1 [3, 8); A 0/p1 [6, 8); at 8, 1/p1 ends
+    first (started first): B 1/p0 [8, 12), A 0/p0 [8, 9), then cell 0's join [9, 10); cell 1's join [12, 13)."""
+    todo = [(0, {"k": 0}, 1), (1, {"k": 1}, 2)]
+    durations = {("part", 1, 2): 6.0, ("part", 1, 1): 5.0, ("part", 1, 0): 4.0, ("join", 1): 1.0,
+                 ("part", 0, 2): 3.0, ("part", 0, 1): 2.0, ("part", 0, 0): 1.0, ("join", 0): 1.0}
+    assert replay_makespan(selftest.SPLIT, todo, durations, 2) == 13.0
+    assert replay_makespan(selftest.SPLIT, todo, durations, 1) == sum(durations.values())
+    assert replay_makespan(selftest.SPLIT, todo, durations, 8) == 7.0  # cell 1: its longest part, then its join

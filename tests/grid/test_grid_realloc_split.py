@@ -38,3 +38,19 @@ def test_grid_part_cost_puts_six_month_maxmin_c_fcfs_first():
     order = [(full[i], p) for i, _, p in task_order(gr.SPLIT, [(i, c, 0) for i, c in enumerate(full)])]
     assert order[0][1] == "cancel/maxmin" and order[0][0]["batch"] == "fcfs" and order[0][0]["days"] is None
     assert _grid_cell.part_cost(full[0], "reference") > 0
+
+
+def test_grid_parts_line_replays_the_sweeps_schedule():
+    """Six-month homogeneous FCFS cell: MaxMin-C (100 s of CPU) starts first on one worker, the twelve other parts
+    (1 s each) run on the other, then the join (the cell's CPU minus its parts', 5 s) after MaxMin-C: 105 s."""
+    import pandas as pd
+
+    labels = ["reference"] + [f"x{k}" for k in range(12)]
+    labels[gr.SPLIT.parts({})[1:].index("cancel/maxmin") + 1] = "MaxMin-C"
+    cpu = [100.0 if label == "MaxMin-C" else 1.0 for label in labels]
+    df = pd.DataFrame({"cell": 24, "row": range(13), "scenario": "pwa-g5k", "heterogeneous": False, "batch": "fcfs",
+                       "days": float("nan"), "workload_seed": 0, "label": labels, "sim_cpu_seconds": cpu,
+                       "cell_cpu_seconds": sum(cpu) + 5.0, "cell_seconds": 1.0})
+    line = gr.parts_line(df)
+    assert "longest part pwa-g5k hom FCFS MaxMin-C: 100 s of CPU" in line and "2 workers ends at 105 s" in line
+    assert gr.parts_line(df.drop(columns=["sim_cpu_seconds"])) == "" and gr.parts_line(df.iloc[:5]) == ""
