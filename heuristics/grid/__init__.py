@@ -10,8 +10,6 @@ plug in through ``start(grid)`` with :meth:`vcsched.sim.Grid.every`.
 
 from __future__ import annotations
 
-import numpy as np
-
 from vcsched.names import grid as names
 from vcsched.registry import Registry
 
@@ -22,8 +20,19 @@ META_SCHEDULERS: Registry = Registry("grid meta-scheduler", names.META_SCHEDULER
 
 def mct_cluster(grid, job: int) -> int:
     """The MCT rule (seed §2.1): the cluster of minimum estimated completion time for ``job``
-    (:meth:`vcsched.sim.Grid.ect_all`), ties to the first cluster in platform order."""
-    return int(np.argmin(grid.ect_all(job)))
+    (:meth:`vcsched.sim.Grid.ect`, the entries of :meth:`~vcsched.sim.Grid.ect_all`), ties to the first cluster in
+    platform order: ``numpy.argmin`` of ``ect_all`` (a NaN, never an ECT, would win as there), read one cluster at a
+    time (an arrival costs a few clusters' queries, where an array and its argmin cost as much again)."""
+    best, low = 0, grid.ect(job, 0)
+    if low != low:
+        return 0
+    for k in range(1, len(grid.clusters)):
+        e = grid.ect(job, k)
+        if e != e:
+            return k
+        if e < low:
+            best, low = k, e
+    return best
 
 
 @META_SCHEDULERS.register("mct")
