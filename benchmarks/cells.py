@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 __all__ = ["HARNESS_COLUMNS", "VOLATILE_COLUMNS", "cell_id", "cell_seeds", "check_cells", "code_version",
-           "execute_cell", "cell_frame", "save_part", "load_results", "stable_table"]
+           "execute_cell", "machine_name", "cell_frame", "save_part", "load_results", "stable_table"]
 
 HARNESS_COLUMNS = ("cell", "cell_id", "row", "seed", "cell_status", "error", "code_version", "machine", "cell_seconds",
                    "cell_cpu_seconds")
@@ -86,7 +86,8 @@ def code_version() -> str:
     return f"vcsched-{__version__}"
 
 
-def _machine() -> str:
+def machine_name() -> str:
+    """Host name and platform of this process's machine (the ``machine`` column)."""
     return f"{socket.gethostname()} ({platform.system()} {platform.machine()}, {os.cpu_count()} cpus)"
 
 
@@ -109,7 +110,7 @@ def execute_cell(run_cell: Callable[[dict, int], list[dict]], params: dict, seed
         where = f" at {pathlib.Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
         error = f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")
     return {"rows": rows, "error": error, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
-            "machine": _machine()}
+            "machine": machine_name()}
 
 
 def _validate_rows(rows: Any, params: dict) -> list[dict]:

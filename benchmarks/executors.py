@@ -22,7 +22,7 @@ from typing import Any
 
 from vcsched.errors import InvalidInputError, VcschedError
 
-__all__ = ["pool_outcomes", "dask_outcomes", "connect_scheduler", "check_scheduler_address", "WATCHDOG_SECONDS",
+__all__ = ["pool_outcomes", "pool_stream", "dask_outcomes", "connect_scheduler", "check_scheduler_address", "WATCHDOG_SECONDS",
            "SchedulerLost"]
 
 
@@ -109,31 +109,57 @@ def _signals_deferred(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
 
 def pool_outcomes(func: Callable, todo: list[tuple[int, tuple]], workers: int) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, func(*args))`` for every ``(index, args)`` of ``todo`` as they finish in a
-    local process pool whose workers watch the coordinator."""
+    local process pool whose workers watch the coordinator (tasks started in ``todo``'s order)."""
+    tasks = iter([(index, func, args) for index, args in todo])
+    yield from pool_stream(lambda: next(tasks, None), lambda index, outcome: (index, outcome), workers)
+
+
+def pool_stream(take: Callable[[], tuple | None], finish: Callable[[Any, Any], Any], workers: int) -> Iterator[Any]:
+    """Run tasks ``(key, func, args) = take()`` in a local process pool of ``workers`` processes that watch the
+    coordinator, at most one waiting task per worker: a worker that frees gets the task ``take()`` gives then
+    (None: no task ready now; the stream ends when none is ready and none runs). Yields what ``finish(key,
+    func(*args))`` returns, when not None, as tasks finish."""
     ctx = _forkserver_context()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_coordinator,
                                initargs=(os.getpid(),))
     finished = False
+    pending: dict = {}
     try:
-        with _signals_deferred():  # the workers start in submit(): every one is registered before a signal acts
-            pending = {pool.submit(func, *args): index for index, args in todo}
+        _fill(pool, pending, take, workers)
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                index = pending.pop(fut)
-                try:
-                    outcome = fut.result()
-                except BrokenProcessPool as exc:
-                    raise VcschedError(
-                        f"a worker process died while running cell {index} ({exc}); it crashed, ran out of memory or "
-                        f"was killed (a script using the API must call it under `if __name__ == '__main__':`); "
-                        f"finished cells are saved: rerun with --resume") from None
-                yield index, outcome
+            ready = [finish(key, result) for key, result in _results(done, pending)]
+            _fill(pool, pending, take, workers)
+            yield from (r for r in ready if r is not None)
         finished = True
     finally:
-        if not finished:  # interrupted: do not wait for the cells in flight, their results would be lost anyway
+        if not finished:  # interrupted: do not wait for the tasks in flight, their results would be lost anyway
             _terminate_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _fill(pool: ProcessPoolExecutor, pending: dict, take: Callable[[], tuple | None], workers: int) -> None:
+    """Submit tasks from ``take()`` until ``workers`` run or none is ready."""
+    while len(pending) < workers:
+        task = take()
+        if task is None:
+            return
+        key, func, args = task
+        with _signals_deferred():  # a worker may start in submit(): it is registered before a signal acts
+            pending[pool.submit(func, *args)] = key
+
+
+def _results(done, pending: dict) -> Iterator[tuple[Any, Any]]:
+    for fut in done:
+        key = pending.pop(fut)
+        try:
+            yield key, fut.result()
+        except BrokenProcessPool as exc:
+            index = key[1] if isinstance(key, tuple) else key
+            raise VcschedError(
+                f"a worker process died while running cell {index} ({exc}); it crashed, ran out of memory or "
+                f"was killed (a script using the API must call it under `if __name__ == '__main__':`); "
+                f"finished cells are saved: rerun with --resume") from None
 
 
 def _terminate_workers(pool: ProcessPoolExecutor) -> None:

@@ -53,7 +53,8 @@ when ok), ``code_version`` (``git rev-parse HEAD``, ``+dirty`` when the
 tracked tree has changes, else the package version), ``machine`` (host
 name and platform of the worker), ``cell_seconds`` (wall time of the cell),
 ``cell_cpu_seconds`` (CPU time of the worker process during the cell: the
-steadier figure on a shared machine), then the row's own fields. A row field may not reuse a parameter name with
+steadier figure on a shared machine; for a cell in parts, both are the sums
+over its parts and join), then the row's own fields. A row field may not reuse a parameter name with
 another value, nor a harness column name (the cell is recorded as failed).
 
 Volatile columns (they change from run to run, see :func:`stable_table`):
@@ -96,6 +97,7 @@ from benchmarks.cells import (
 )
 from benchmarks.executors import SchedulerLost, connect_scheduler, dask_outcomes, pool_outcomes
 from benchmarks.runfolder import check_run_layout, finished_parts, run_lock, storage_error, write_part_file
+from benchmarks.split import Split, split_outcomes
 from vcsched.errors import InvalidInputError, UnknownNameError, VcschedError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,6 +143,11 @@ class Experiment:
     report : callable
         ``report(df, out_dir) -> str``: tables (CSV + Markdown) and PNG
         figures written in ``out_dir`` from all rows; returns a short text.
+    split : Split, optional
+        The cell's parts and join (:mod:`benchmarks.split`): the local process
+        pool then runs every part as a task, longest estimate first, so a long
+        cell is spread over the workers. ``run_cell`` must give the same rows
+        (:func:`benchmarks.split.run_split_cell`); it is what Dask workers run.
     """
 
     name: str
@@ -148,6 +155,7 @@ class Experiment:
     cells: Callable[[bool], list[dict]]
     run_cell: Callable[[dict, int], list[dict]]
     report: Callable[[pandas.DataFrame, pathlib.Path], str]
+    split: Split | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -361,9 +369,10 @@ def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool
             outcomes = dask_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
                                      client, [f"cell-{i}-{cell_id(params)}-{seed}" for i, params, seed in todo])
         else:
-            started = min(workers, len(todo))
-            outcomes = pool_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed)) for i, params, seed in todo],
-                                     started)
+            started = min(workers, _task_count(experiment, todo))
+            outcomes = (split_outcomes(experiment.split, todo, started) if experiment.split is not None else
+                        pool_outcomes(execute_cell, [(i, (experiment.run_cell, params, seed))
+                                                     for i, params, seed in todo], started))
         bar = _progress_bar(len(todo), experiment.name, progress)
         try:
             for index, outcome in outcomes:
@@ -386,6 +395,13 @@ def _run_cells_checked(experiment: Experiment, out: pathlib.Path, *, quick: bool
         failed = int((table.drop_duplicates("cell")["cell_status"] == "error").sum())
     return RunSummary(experiment.name, out, len(cells), len(todo), skipped, failed, time.perf_counter() - t0, table,
                       workers=started)
+
+
+def _task_count(experiment: Experiment, todo: list) -> int:
+    """Tasks of the local pool: the cells, or their parts when the experiment splits them."""
+    if experiment.split is None:
+        return len(todo)
+    return sum(len(experiment.split.parts(params)) for _, params, _ in todo)
 
 
 def _prepare_dir(out: pathlib.Path, parts: pathlib.Path, manifest: dict, resume: bool) -> None:

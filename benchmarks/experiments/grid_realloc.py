@@ -28,7 +28,8 @@ name), ``jobs``, ``impacted_pct``, ``reallocations``, ``reallocations_pct``,
 ``ref_mean_bsld``, ``jobs_moved_pct`` and ``displaced_pct`` (the other two counts of
 :meth:`heuristics.grid.realloc.Reallocation.move_counts`, % of jobs), ``max_wait`` and
 ``ref_max_wait`` (longest wait of the run and of the reference, s), ``sim_seconds``
-(wall time of the simulation), ``realloc_seconds`` (inside reallocation events),
+(wall time of the simulation), ``sim_cpu_seconds`` (CPU time of the task that ran it, the reference's with
+the cell's bound: the cell runs in parts, :data:`SPLIT`), ``realloc_seconds`` (inside reallocation events),
 ``mean_response`` (all jobs), ``response_bound`` (a lower bound on the mean response time
 of any schedule of the cell's jobs on its platform, :func:`lowerbounds.batch.batch_bounds`
 method ``quick``) and ``response_ratio_to_bound``; the report's ``ratio_to_bound`` table
@@ -42,21 +43,24 @@ from __future__ import annotations
 
 import pathlib
 import textwrap
-import time
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from benchmarks.experiments import _grid_cell as _cell
+from benchmarks.experiments._grid_cell import INTERVAL_METHOD, response_bound
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
+from benchmarks.split import Split, replay_makespan, run_split_cell
 from benchmarks.tables import ci95_half, save_table, text_table
 from vcsched.names.grid import HEURISTICS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["EXPERIMENT", "cells", "run_cell", "report", "deviation_table", "QUICK_DAYS", "PAPER_AVG_RELATIVE_RESPONSE",
-           "CAUSE_WINDOWS", "CAUSE_VARIANTS", "DEVIATIONS", "run_time_line"]
+__all__ = ["EXPERIMENT", "SPLIT", "cells", "run_cell", "run_part", "join_cell", "INTERVAL_METHOD", "response_bound",
+           "report", "deviation_table", "QUICK_DAYS", "PAPER_AVG_RELATIVE_RESPONSE",
+           "CAUSE_WINDOWS", "CAUSE_VARIANTS", "DEVIATIONS", "run_time_line", "parts_line"]
 
 QUICK_DAYS = 2.0
 PAPER_COLUMNS = ("jan", "feb", "mar", "apr", "may", "jun", "pwa-g5k")
@@ -119,37 +123,26 @@ def cells(quick: bool) -> list[dict]:
     return grid + causes
 
 
-def _clusters(params: dict, cbf_replan: str):
-    """Fresh clusters of the cell's platform, CBF ones with the re-plan rule ``cbf_replan``."""
-    from vcsched.scenarios.grid import SCENARIOS, platform_clusters
-
-    clusters = platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
-                                 batch=params["batch"])
-    for c in clusters:
-        if c.policy == "cbf":
-            c.set_replan_rule(cbf_replan)
-    return clusters
+def _variant(params: dict) -> tuple[dict, dict]:
+    """The build_scenario and Reallocation keywords of the cell's cause variant (the defaults on the paper's grid)."""
+    scenario_kw, policy_kw, _ = CAUSE_VARIANTS[params.get("cause") or "default"]
+    return scenario_kw, policy_kw
 
 
-def _simulate(params: dict, jobs, policy, cbf_replan: str = "earliest"):
-    """Fresh clusters of the cell's platform, the cell's (shared, read-only) job table, one policy."""
-    from vcsched.sim import simulate_grid
-
-    clusters = _clusters(params, cbf_replan)
-    t0 = time.perf_counter()
-    res = simulate_grid(clusters, jobs, meta=policy)
-    return res, time.perf_counter() - t0
+def run_part(params: dict, seed: int, part: str) -> dict:
+    """One part of a cell (:func:`benchmarks.experiments._grid_cell.cell_part`): the reference run with the cell's
+    lower bound, or one reallocation run (``"cancel/maxmin"``...)."""
+    return _cell.cell_part(params, part, *_variant(params))
 
 
-def _reference(params: dict, jobs, cbf_replan: str):
-    """The cell's reference run (seed 000 §3.4) by the scenario layer's rule
-    (:func:`vcsched.scenarios.grid_run.reference_run`: no reallocation, arrivals mapped with MCT)."""
-    from heuristics.grid import make_meta
-    from vcsched.scenarios.grid_run import reference_run
+def join_cell(params: dict, seed: int, results: list) -> list[dict]:
+    """The cell's rows from its parts' results (:func:`benchmarks.experiments._grid_cell.cell_rows`)."""
+    return _cell.cell_rows(params, results, *_variant(params))
 
-    t0 = time.perf_counter()
-    res = reference_run(lambda first: (_clusters(params, cbf_replan), jobs, "mct"), make_meta, realloc="cancel")
-    return res, time.perf_counter() - t0
+
+SPLIT = Split(_cell.cell_parts, run_part, join_cell, _cell.part_cost)
+"""A cell's parts (the reference, then each of the twelve reallocation runs) and join: the sweep runs the parts as
+separate tasks, longest first (:mod:`benchmarks.split`)."""
 
 
 def run_cell(params: dict, seed: int) -> list[dict]:
@@ -158,91 +151,9 @@ def run_cell(params: dict, seed: int) -> list[dict]:
     A cause cell (``params["cause"]``, a key of :data:`CAUSE_VARIANTS`) builds its workload
     and policies with that variant's keywords; ``phase`` sets the first event that many
     seconds after the first submission, ``cbf_replan`` the CBF clusters' re-plan rule (of
-    the reference run too).
+    the reference run too). The parts of :data:`SPLIT` run here one after the other.
     """
-    from heuristics.grid.realloc import Reallocation
-    from vcsched.scenarios.grid import build_scenario, compare_to_reference
-
-    scenario_kw, policy_kw, _ = CAUSE_VARIANTS[params.get("cause") or "default"]
-    _, jobs = build_scenario(params["scenario"], heterogeneous=params["heterogeneous"], batch=params["batch"],
-                             days=params["days"], seed=params["workload_seed"], **scenario_kw)
-    policy_kw = dict(policy_kw)
-    if "phase" in policy_kw:
-        policy_kw["first"] = float(jobs.submit.min()) + policy_kw.pop("phase")
-    replan = policy_kw.pop("cbf_replan", "earliest")
-    bound = response_bound(params, jobs)
-    ref, ref_s = _reference(params, jobs, replan)
-    rows, runs = [], [ref]
-    base = compare_to_reference(ref, ref, reallocations=0)
-    ref_max_wait = _max_wait(ref)
-    rows.append({"algorithm": "none", "heuristic": "mct", "label": "reference", **_fields(base),
-                 "jobs_moved_pct": 0.0, "displaced_pct": 0.0, "max_wait": ref_max_wait, "ref_max_wait": ref_max_wait,
-                 "sim_seconds": ref_s, "realloc_seconds": 0.0, **_bound_fields(base, bound)})
-    for algorithm in ("no-cancel", "cancel"):
-        for h in HEURISTICS:
-            pol = Reallocation(algorithm, h, **policy_kw)
-            res, sec = _simulate(params, jobs, pol, replan)
-            m = compare_to_reference(res, ref, reallocations=pol.reallocations)
-            counts = pol.move_counts(res)
-            n = max(len(jobs), 1)
-            rows.append({"algorithm": algorithm, "heuristic": h, "label": pol.label, **_fields(m),
-                         "jobs_moved_pct": 100.0 * counts["jobs_moved"] / n,
-                         "displaced_pct": 100.0 * counts["displaced"] / n,
-                         "max_wait": _max_wait(res), "ref_max_wait": ref_max_wait,
-                         "sim_seconds": sec, "realloc_seconds": pol.seconds, **_bound_fields(m, bound)})
-            runs.append(res)
-    return _with_intervals(rows, runs, params, jobs)
-
-
-INTERVAL_METHOD = "quick"
-"""Method of the brackets of the optimum (:func:`lowerbounds.batch.batch_references`): the quick bounds and the
-schedule portfolio, with the cell's simulated schedules as candidates for the upper end (a few seconds per cell)."""
-
-
-def _with_intervals(rows: list[dict], runs: list, params: dict, jobs) -> list[dict]:
-    """Each row gains ``response_upper`` (the best of the clairvoyant portfolio and the cell's own simulated
-    schedules: every one of them is a schedule of the relaxation), ``response_status`` and the run's ratio
-    interval to the optimum ``response_opt_ratio_low``/``_high`` (``[value / upper, value / lower]``,
-    :func:`lowerbounds.reference.ratio_interval`). The simulations are not touched: their results are read."""
-    from lowerbounds.batch import batch_references
-
-    given = {f"run {k}": (r.cluster, r.start) for k, r in enumerate(runs) if _complete(r, jobs)}
-    refs = batch_references(jobs, _cell_clusters(params), method=INTERVAL_METHOD, given=given)
-    bracket = refs.brackets["mean_response"]
-    for row in rows:
-        interval = bracket.ratio(row["mean_response"]) or (None, None)
-        row.update(response_upper=None if bracket.upper is None else bracket.upper.value,
-                   response_status=bracket.status, response_opt_ratio_low=interval[0],
-                   response_opt_ratio_high=interval[1])
-    return rows
-
-
-def _complete(result, jobs) -> bool:
-    """Whether a simulated run scheduled every job of ``jobs`` once (a candidate upper end)."""
-    return (len(result.jobs) == len(jobs) and np.array_equal(result.jobs.submit, jobs.submit)
-            and np.isfinite(result.start).all() and (result.cluster >= 0).all())
-
-
-def _cell_clusters(params: dict):
-    from vcsched.scenarios.grid import SCENARIOS, platform_clusters
-
-    return platform_clusters(SCENARIOS[params["scenario"]].platform, heterogeneous=params["heterogeneous"],
-                             batch=params["batch"])
-
-
-def response_bound(params: dict, jobs) -> float:
-    """Lower bound on the mean response time of any schedule of the cell's jobs on its platform
-    (:func:`lowerbounds.batch.batch_bounds`, method ``quick``: the same for every policy of the cell)."""
-    from lowerbounds.batch import batch_bounds
-
-    return batch_bounds(jobs, _cell_clusters(params), method="quick").bounds["mean_response"].value
-
-
-def _bound_fields(m: dict, bound: float) -> dict:
-    """``mean_response`` of the run, the cell's ``response_bound`` and their ratio ``response_ratio_to_bound``."""
-    value = m.get("mean_response")
-    return {"mean_response": value, "response_bound": bound,
-            "response_ratio_to_bound": value / bound if value is not None and bound else None}
+    return run_split_cell(SPLIT, params, seed)
 
 
 def ratio_to_bound_table(df: pandas.DataFrame) -> pandas.DataFrame:
@@ -274,18 +185,6 @@ def opt_interval_table(df: pandas.DataFrame) -> pandas.DataFrame:
         out.append({"algorithm": alg, "heuristic": h, "opt_ratio_low": low.mean(), "opt_ratio_high": high.mean(),
                     "bracket_width": width.mean(), "n": int(low.notna().sum())})
     return pd.DataFrame(out)
-
-
-def _max_wait(result) -> float:
-    """Longest wait of a run (s), from the job's arrival to its start; 0 without jobs."""
-    wait = result.start - result.jobs.submit
-    return float(np.nanmax(wait)) if wait.size else 0.0
-
-
-def _fields(m: dict) -> dict:
-    keys = ("jobs", "impacted_pct", "reallocations", "reallocations_pct", "early_pct", "relative_response",
-            "mean_wait", "ref_mean_wait", "mean_bsld", "ref_mean_bsld")
-    return {k: m.get(k) for k in keys}
 
 
 def paper_table(df: pandas.DataFrame, metric: str, algorithm: str, heterogeneous: bool) -> pandas.DataFrame:
@@ -582,8 +481,40 @@ def run_time_line(df: pandas.DataFrame, workers: int = 2) -> str:
             f"= {wall / workers / 3600:.2f} h on {workers} workers")
     if cpu is not None and cpu.notna().any():
         line += f" (CPU {float(cpu.sum()):,.0f} s over the {int(cpu.notna().sum())} cells that recorded it)"
-    return line + f"; slowest cell {what}: {float(slow['cell_seconds']):,.0f} s"
+    return line + f"; slowest cell {what}: {float(slow['cell_seconds']):,.0f} s" + parts_line(df, workers)
+
+
+_PARAMS = ("scenario", "heterogeneous", "batch", "days", "workload_seed", "cause")
+
+
+def parts_line(df: pandas.DataFrame, workers: int = 2) -> str:
+    """The cells' parts (:data:`SPLIT`) from their rows' ``sim_cpu_seconds`` (a join's CPU: its cell's
+    ``cell_cpu_seconds`` minus its parts'): the longest part, and the end of the sweep's schedule of those CPU
+    times on ``workers`` workers (:func:`benchmarks.split.replay_makespan`, what an idle machine would take); empty
+    when a cell lacks them."""
+    import pandas as pd
+
+    if "sim_cpu_seconds" not in df or "cell_cpu_seconds" not in df:
+        return ""
+    todo, durations = [], {}
+    for index, rows in df.sort_values(["cell", "row"]).groupby("cell", sort=True):
+        first = rows.iloc[0]
+        params = {k: (None if pd.isna(first[k]) else first[k]) for k in _PARAMS if k in rows}
+        if params.get("cause") is None:
+            params.pop("cause", None)
+        cpu = rows["sim_cpu_seconds"].astype(float).tolist()
+        if len(cpu) != len(SPLIT.parts(params)) or pd.isna(first["cell_cpu_seconds"]) or any(map(pd.isna, cpu)):
+            return ""
+        todo.append((int(index), params, 0))
+        durations.update({("part", int(index), k): c for k, c in enumerate(cpu)})
+        durations[("join", int(index))] = max(float(first["cell_cpu_seconds"]) - sum(cpu), 0.0)
+    longest = max((k for k in durations if k[0] == "part"), key=durations.get)
+    row = df[(df["cell"] == longest[1])].sort_values("row").iloc[longest[2]]
+    what = f"{row['scenario']} {'het' if bool(row['heterogeneous']) else 'hom'} {str(row['batch']).upper()}"
+    end = replay_makespan(SPLIT, todo, durations, workers)
+    return (f"; longest part {what} {row['label']}: {durations[longest]:,.0f} s of CPU; the sweep's schedule of the "
+            f"parts' and joins' CPU on {workers} workers ends at {end:,.0f} s = {end / 3600:.2f} h")
 
 
 EXPERIMENT = Experiment("grid-realloc", "seed 000: reallocation algorithms 1/2 x six heuristics on the paper's grid "
-                        "scenarios (Tables 2-17)", cells, run_cell, report)
+                        "scenarios (Tables 2-17)", cells, run_cell, report, split=SPLIT)

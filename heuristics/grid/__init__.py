@@ -10,20 +10,34 @@ plug in through ``start(grid)`` with :meth:`vcsched.sim.Grid.every`.
 
 from __future__ import annotations
 
-import numpy as np
-
 from vcsched.names import grid as names
 from vcsched.registry import Registry
 
-__all__ = ["MCT", "OriginMapping", "META_SCHEDULERS", "make_meta", "mct_cluster"]
+__all__ = ["MCT", "OriginMapping", "META_SCHEDULERS", "make_meta", "mct_cluster", "first_min"]
 
 META_SCHEDULERS: Registry = Registry("grid meta-scheduler", names.META_SCHEDULERS)
 
 
+def first_min(values) -> int:
+    """``numpy.argmin`` of a short sequence of floats read one at a time: the first minimum, or the first NaN when
+    there is one (a handful of clusters: cheaper than an array and its argmin)."""
+    best, low = 0, values[0]
+    if low != low:
+        return 0
+    for k in range(1, len(values)):
+        e = values[k]
+        if e != e:
+            return k
+        if e < low:
+            best, low = k, e
+    return best
+
+
 def mct_cluster(grid, job: int) -> int:
     """The MCT rule (seed §2.1): the cluster of minimum estimated completion time for ``job``
-    (:meth:`vcsched.sim.Grid.ect_all`), ties to the first cluster in platform order."""
-    return int(np.argmin(grid.ect_all(job)))
+    (:meth:`vcsched.sim.Grid.ect`, the entries of :meth:`~vcsched.sim.Grid.ect_all`), ties to the first cluster in
+    platform order: :func:`first_min`, ``numpy.argmin`` of ``ect_all`` without the array."""
+    return first_min([grid.ect(job, k) for k in range(len(grid.clusters))])
 
 
 @META_SCHEDULERS.register("mct")

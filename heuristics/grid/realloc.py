@@ -80,7 +80,7 @@ import time
 
 import numpy as np
 
-from heuristics.grid import fastevent, fastselect, fastwidths, make_meta
+from heuristics.grid import fastevent, fastselect, fastwidths, first_min, make_meta
 from heuristics.grid.selection import HEURISTICS, select_job
 from vcsched.errors import InvalidInputError
 from vcsched.names.grid import CURRENT_ECTS, QUEUE_ORDERS
@@ -367,8 +367,8 @@ class Reallocation:
                 i = select_job(self.heuristic, E, E[rows, loc], procs, alive)
             alive[i] = False
             a = int(loc[i])
-            row = E[i]
-            b = int(np.argmin(row))
+            row = E[i].tolist()
+            b = first_min(row)
             if row[b] + self.threshold < row[a]:
                 j = int(jobs[i])
                 if not grid.cancel(j):  # pragma: no cover - waiting jobs cannot start during the event

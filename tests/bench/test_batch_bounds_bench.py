@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchmarks.experiments import _grid_cell
 from benchmarks.experiments import batch_bounds as bb
 from benchmarks.experiments import grid_realloc as gr
 from lowerbounds.batch import SIMULATOR_METRIC
@@ -55,7 +56,7 @@ def test_window_cell_bounds_never_exceed_the_optimum():
 def test_grid_realloc_ratio_to_bound_table():
     df = pd.DataFrame({"algorithm": ["cancel", "cancel", "none"], "label": ["MinMin-C", "MinMin-C", "reference"],
                        "relative_response": [0.5, 0.7, None], "mean_response": [300.0, 500.0, 800.0]})
-    for k, v in enumerate(gr._bound_fields({"mean_response": 300.0}, 100.0).items()):
+    for k, v in enumerate(_grid_cell._bound_fields({"mean_response": 300.0}, 100.0).items()):
         assert v == (["mean_response", "response_bound", "response_ratio_to_bound"][k], [300.0, 100.0, 3.0][k])
     df["response_ratio_to_bound"] = df["mean_response"] / 100.0
     t = gr.ratio_to_bound_table(df)

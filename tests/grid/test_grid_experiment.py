@@ -87,7 +87,8 @@ def test_grid_experiment_cell_and_report(tmp_path):
                                          "Sufferage-C"]
     assert rows[0]["impacted_pct"] == 0 and rows[0]["reallocations"] == 0
     assert all(r["jobs"] == rows[0]["jobs"] > 0 for r in rows)
-    assert rows == [dict(r, sim_seconds=s["sim_seconds"], realloc_seconds=s["realloc_seconds"])
+    assert rows == [dict(r, sim_seconds=s["sim_seconds"], realloc_seconds=s["realloc_seconds"],
+                         sim_cpu_seconds=s["sim_cpu_seconds"])
                     for r, s in zip(gr.run_cell(params, seed=7), rows)]  # the harness seed does not matter
     for r in rows:  # the optimum's bracket: the cell's own runs are candidates, so no run is below its upper end
         assert r["response_bound"] <= r["response_upper"] <= r["mean_response"] * (1 + 1e-9)
