@@ -1,7 +1,8 @@
 """The state a step of the clairvoyant search passes on (:mod:`lowerbounds.batch.clairvoyant`).
 
 :class:`Best` is a metric's best schedule so far with how it was found; :class:`Limit` says when a step stops: a
-count of schedules, moves without improvement, a work budget, or the wall clock as a safety stop.
+count of schedules, moves without improvement, a work budget, or the wall clock as a safety stop;
+:func:`run_until_stopped` is the loop of a step's moves.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import time
 
 import numpy as np
 
-__all__ = ["Best", "Limit"]
+__all__ = ["Best", "Limit", "run_until_stopped"]
 
 
 @dataclasses.dataclass
@@ -54,3 +55,16 @@ class Limit:
         if time.perf_counter() > self.deadline:
             return "time_limit"
         return None
+
+
+def run_until_stopped(move, stop, patience: int | None = None) -> str:
+    """Call ``move()`` (True when the move improved) until ``stop(idle)`` names a reason (``idle``: moves since the
+    last improvement) or ``patience`` moves pass without improvement; returns the reason."""
+    idle = 0
+    while True:
+        reason = stop(idle)
+        if reason:
+            return reason
+        if patience is not None and idle >= patience:
+            return "patience"
+        idle = 0 if move() else idle + 1

@@ -23,6 +23,7 @@ import numpy as np
 
 from lowerbounds.batch._listsched import list_schedule_counted
 from lowerbounds.batch._resim import resimulate, restart_point
+from lowerbounds.batch._searchstep import run_until_stopped
 from lowerbounds.batch.instance import BSLD_TAU
 
 __all__ = ["KeySearch", "search_keys", "REACH", "MOVE_WORK", "KEY_PATIENCE"]
@@ -137,11 +138,4 @@ class KeySearch:
 def search_keys(ks: KeySearch, rng, stop, patience: int | None = None) -> str:
     """Moves on ``ks`` until ``stop(idle)`` names a reason (``idle``: moves since the last improvement), or
     ``patience`` moves pass without improvement; returns the reason."""
-    idle = 0
-    while True:
-        reason = stop(idle)
-        if reason:
-            return reason
-        if patience is not None and idle >= patience:
-            return "patience"
-        idle = 0 if ks.move(rng) < 0 else idle + 1
+    return run_until_stopped(lambda: ks.move(rng) < 0, stop, patience)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lowerbounds.batch._searchstep import run_until_stopped
 from lowerbounds.batch._window import improve_window, residual_profile
 from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, check_batch_schedule, schedule_metrics
 
@@ -154,13 +155,11 @@ def search_windows(ws: WindowSearch, rng, stop, patience: int | None = None, cou
     """Windows on ``ws`` until ``stop(idle)`` names a reason (``idle``: windows since the last improvement), or
     ``patience`` windows pass without improvement; returns the reason. ``counter.count`` (when given) is raised by
     one per window."""
-    idle = 0
-    while True:
-        reason = stop(idle)
-        if reason:
-            return reason
-        if patience is not None and idle >= patience:
-            return "patience"
-        idle = 0 if ws.step(rng) else idle + 1
+
+    def window() -> bool:
+        improved = ws.step(rng)
         if counter is not None:
             counter.count += 1
+        return improved
+
+    return run_until_stopped(window, stop, patience)
