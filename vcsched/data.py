@@ -67,7 +67,9 @@ def traces_dir() -> Path:
 def trace_path(name: str) -> Path:
     """Full path of a trace file by name; a clear error when it is missing.
 
-    A path that exists as given (absolute, or relative to the current directory) is returned as is.
+    A path that exists as given (absolute, or relative to the current directory) is returned as is; a bare
+    name is looked up in :func:`traces_dir`, as the file's name or as its short name (:func:`short_name_matches`,
+    when exactly one file matches).
     """
     given = user_path(name, what="trace")
     if path_exists(given, what="trace"):
@@ -77,12 +79,29 @@ def trace_path(name: str) -> Path:
             f"trace {name!r}: no such file ({given.absolute()}); give an existing path, or the bare file name "
             f"to look it up in {traces_dir()} (${TRACES_ENV})")
     path = traces_dir() / name
-    if not path_exists(path, what="trace"):
+    if path_exists(path, what="trace"):
+        return path
+    matches = short_name_matches(name, traces_dir())
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
         raise InvalidInputError(
-            f"trace {name!r} not found in {traces_dir()}: download it from the Parallel Workloads Archive "
-            f"and set {TRACES_ENV} to the folder that holds it"
-        )
-    return path
+            f"trace {name!r} is ambiguous in {traces_dir()}: {', '.join(m.name for m in matches)}; give the file name")
+    raise InvalidInputError(
+        f"trace {name!r} not found in {traces_dir()}: download it from the Parallel Workloads Archive "
+        f"and set {TRACES_ENV} to the folder that holds it"
+    )
+
+
+def short_name_matches(name: str, folder: Path) -> list[Path]:
+    """The files of ``folder`` a short trace name stands for: the Parallel Workloads Archive names its files
+    ``<machine>-<year>-<version>-cln.swf.gz``, so ``CTC-SP2`` stands for the file whose name starts with
+    ``CTC-SP2-`` (or ``CTC-SP2.``, as ``lublin_256`` for ``lublin_256.swf.gz``)."""
+    try:
+        files = list(folder.iterdir()) if name else []
+    except OSError:  # no such folder, or one the user may not read: the caller says "not found"
+        return []
+    return sorted(f for f in files if f.name.startswith((name + "-", name + ".")) and ".swf" in f.name and f.is_file())
 
 
 def reference_schedules_dir() -> Path:
