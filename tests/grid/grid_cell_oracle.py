@@ -10,15 +10,10 @@ from vcsched.names.grid import HEURISTICS
 
 def oracle_cell(params: dict) -> list[dict]:
     from heuristics.grid.realloc import Reallocation
-    from vcsched.scenarios.grid import build_scenario, compare_to_reference
+    from vcsched.scenarios.grid import compare_to_reference
 
     scenario_kw, policy_kw, _ = gr.CAUSE_VARIANTS[params.get("cause") or "default"]
-    _, jobs = build_scenario(params["scenario"], heterogeneous=params["heterogeneous"], batch=params["batch"],
-                             days=params["days"], seed=params["workload_seed"], **scenario_kw)
-    policy_kw = dict(policy_kw)
-    if "phase" in policy_kw:
-        policy_kw["first"] = float(jobs.submit.min()) + policy_kw.pop("phase")
-    replan = policy_kw.pop("cbf_replan", "earliest")
+    jobs, policy_kw, replan = cell._setup(params, scenario_kw, policy_kw)  # one job table for every run
     bound = gr.response_bound(params, jobs)
     ref, _ = cell._reference(params, jobs, replan)
     base = compare_to_reference(ref, ref, reallocations=0)
