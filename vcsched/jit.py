@@ -100,7 +100,7 @@ class _DependencyStamped(caching._CacheLocator):
 def _dependency_stamps():
     """numba's locators with :class:`_DependencyStamped` first, while a function is decorated."""
     own = caching.CacheImpl.__dict__.get("_locator_classes")
-    if own is None or not own:
+    if not own:
         yield
         return
     caching.CacheImpl._locator_classes = [_DependencyStamped, *own]
