@@ -8,9 +8,10 @@ count of schedules, moves without improvement, a work budget, or the wall clock 
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
+
+from vcsched.jitclock import clock
 
 __all__ = ["Best", "Limit", "run_until_stopped"]
 
@@ -32,7 +33,9 @@ class Best:
 class Limit:
     """When a search step stops: a count of schedules (``iterations``), moves without improvement (``patience``),
     its work budget (``ev.work`` reaching ``work_end``: ``budget``) or the wall clock (``time_limit``, a safety
-    stop only: a run that it stops is not reproducible, and says so)."""
+    stop only: a run that it stops is not reproducible, and says so). The clock and ``deadline`` are
+    :func:`vcsched.jitclock.clock`'s, which leaves out numba's compile time (a first run after an installation
+    compiles the kernels inside the search: the safety stop would otherwise end that run's search early)."""
 
     def __init__(self, ev, work_end: float, deadline: float, iterations: int | None = None) -> None:
         self.ev, self.work_end, self.deadline = ev, work_end, deadline
@@ -41,7 +44,7 @@ class Limit:
     def part(self, share: float, iterations: int | None = None) -> Limit:
         """A step with ``share`` of the work left and of the wall-clock time left (so that, under a heavy load,
         one metric cannot take the others' time), and its own count of schedules."""
-        now = time.perf_counter()
+        now = clock()
         return Limit(self.ev, min(self.work_end, self.ev.work + share * max(self.work_end - self.ev.work, 0)),
                       now + share * max(self.deadline - now, 0.0), iterations)
 
@@ -52,9 +55,18 @@ class Limit:
             return "patience"
         if self.ev.work >= self.work_end:
             return "budget"
-        if time.perf_counter() > self.deadline:
+        if clock() > self.deadline:
             return "time_limit"
         return None
+
+    def settle(self, stopped: str) -> None:
+        """After a step that ``stopped``: when the clock stopped it, charge the work it had left (``ev.charge``), as
+        if it had run to its budget. The steps after it then get the work they get when no clock intervenes, so
+        that one metric cut short by the safety stop does not change the budgets, and so the results, of the
+        others (a step that would have stopped early on its own, by patience, passes on more work in an
+        unhurried run: that difference cannot be known, and remains)."""
+        if stopped == "time_limit":
+            self.ev.charge(max(self.work_end - self.ev.work, 0))
 
 
 def run_until_stopped(move, stop, patience: int | None = None) -> str:

@@ -22,6 +22,13 @@ Methods (:data:`METHODS`, the one table the API and the command line share):
            the exact limits;
 ``best``   ``exact`` when the workload is within the exact limits, else ``lp``.
 
+On a tiny workload (at most :data:`~lowerbounds.batch.exhaust.EXHAUST_CAP` schedules to enumerate: 7 jobs on one
+cluster) ``lp``, ``exact`` and ``best`` replace the max-stretch searches, the LP windows and the Lagrangian bound by
+the enumeration of :mod:`lowerbounds.batch.exhaust`, a proof of each metric's optimum (method ``exhaustive``);
+``exact`` and ``best`` then give the MILP the whole time limit.
+
+Time limits are safety stops on :func:`vcsched.jitclock.clock`, which leaves out numba's compile time.
+
 Decomposition (how window bounds combine). Restricting an optimal schedule of all jobs
 to a subset gives a feasible schedule of the subset, so the subset's optimum alone is at
 most the subset's share of the whole optimum. For a partition into windows the shares
@@ -46,12 +53,14 @@ from lowerbounds.batch.branching import PASSES as BRANCH_PASSES
 from lowerbounds.batch.branching import QUICK_BRANCH_WORK, branching_pass, stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.exact import MAX_EXACT_JOBS, ExactResult, check_exact_size, exact_optimum
-from lowerbounds.batch.instance import BatchInstance, batch_instance
+from lowerbounds.batch.exhaust import EXHAUST_CAP, enumeration_size, exhaustive_schedules
+from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance
 from lowerbounds.batch.lagrangian import WORK_PER_SECOND, lagrangian_bound, slot_grid
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
 from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
+from vcsched.jitclock import clock
 from vcsched.names.references import BOUND_METHODS
 from vcsched.sim.jobs import JobTable
 
@@ -148,7 +157,7 @@ def _hopeless(total: float, done: int, windows: int, target: float | None, start
     """True when, after :data:`_PATIENCE` seconds, the window sum extrapolated at its mean so far
     (``total / done * windows``) stays below 99 % of ``target``, the bound it has to beat: a heuristic
     stop only; the bound reported is valid whatever stops the loop."""
-    if target is None or done == 0 or time.perf_counter() - started < _PATIENCE:
+    if target is None or done == 0 or clock() - started < _PATIENCE:
         return False
     return total / done * windows < 0.99 * target
 
@@ -158,13 +167,13 @@ def _lp_sum(inst, windows, lp_fn, quick_fn, deadline, target=None):
     Once the sum cannot reach ``target`` (:func:`_hopeless`) the loop stops and gives no sum (``None``, 0): the
     remaining windows' quick bounds would only cost time (9 s of CPU on HPC2N's 12,681 windows)."""
     total, solved = 0.0, 0
-    started = time.perf_counter()
+    started = clock()
     for i, rows in enumerate(windows):
         if _hopeless(total, i, len(windows), target, started):
             return None, 0
         sub = inst.subset(rows)
         value = quick_fn(sub)
-        left = deadline - time.perf_counter()
+        left = deadline - clock()
         if left > 0:
             lp = lp_fn(sub, time_limit=left)
             if lp is not None:
@@ -178,10 +187,10 @@ def _lp_stretch(inst, windows, deadline, target=None):
     """Max over windows of the LP stretch bisection; with ``target``, stops after :data:`_PATIENCE` seconds
     unless a window has reached it."""
     best, solved = None, 0
-    started = time.perf_counter()
+    started = clock()
     for rows in windows:
-        left = deadline - time.perf_counter()
-        late = target is not None and time.perf_counter() - started >= _PATIENCE
+        left = deadline - clock()
+        late = target is not None and clock() - started >= _PATIENCE
         if left <= 0 or (late and (best is None or best < target)):
             break
         sub = inst.subset(rows)
@@ -195,9 +204,11 @@ def _lp_stretch(inst, windows, deadline, target=None):
 
 
 def _improve(bounds: dict, name: str, value, method: str, seconds: float, detail: str) -> None:
+    """Keep the larger bound (a proven optimum, method ``exhaustive``, is never replaced: a MILP dual bound may
+    exceed it by the solver's tolerance)."""
     old = bounds[name]
     total = old.seconds + seconds
-    if value is not None and (old.value is None or value > old.value):
+    if value is not None and old.method != EXHAUSTIVE and (old.value is None or value > old.value):
         bounds[name] = MetricBound(float(value), method, total, detail)
     else:
         bounds[name] = dataclasses.replace(old, seconds=total)
@@ -210,7 +221,7 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, sto
     for name, lp_fn, quick_fn in (("mean_response", lp_flow, flow_quick), ("mean_bounded_slowdown", lp_bsld, bsld_quick)):
         t0 = time.perf_counter()
         target = bounds[name].value * n if stop_early else None
-        total, solved = _lp_sum(inst, windows, lp_fn, quick_fn, t0 + _LP_SHARE[name] * budget, target)
+        total, solved = _lp_sum(inst, windows, lp_fn, quick_fn, clock() + _LP_SHARE[name] * budget, target)
         _improve(bounds, name, total / n if solved else None, "lp", time.perf_counter() - t0,
                  f"{tag}, {solved} solved by LP, the others by their quick bound")
     t0 = time.perf_counter()
@@ -218,7 +229,7 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, sto
     _improve(bounds, "makespan", None if last is None else last - float(inst.release.min()), "lp",
              time.perf_counter() - t0, f"LP on the last window of {windows[-1].size} jobs")
     t0 = time.perf_counter()
-    value, solved = _lp_stretch(inst, windows, t0 + _LP_SHARE["max_stretch"] * budget,
+    value, solved = _lp_stretch(inst, windows, clock() + _LP_SHARE["max_stretch"] * budget,
                                 bounds["max_stretch"].value if stop_early else None)
     _improve(bounds, "max_stretch", value, "lp", time.perf_counter() - t0,
              f"LP feasibility bisection on {solved} of {len(windows)} window(s)")
@@ -245,12 +256,13 @@ def lagrangian_work(lp_time: float) -> dict:
 def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float, quick: dict, lp_time: float) -> None:
     """The Lagrangian bound (:mod:`lowerbounds.batch.lagrangian`) of the whole workload for the mean response time
     (``mode`` 0) and the mean bounded slowdown (``mode`` 1), each started from its ``quick`` bound (not from the
-    window LPs, whose value depends on the clock) within :func:`lagrangian_work` of ``lp_time``."""
+    window LPs, whose value depends on the clock) within :func:`lagrangian_work` of ``lp_time`` (the method's
+    nominal LP time), before ``deadline`` (a :func:`vcsched.jitclock.clock` date, a safety stop)."""
     n = len(inst)
     work = lagrangian_work(lp_time)
     for mode, name in enumerate(("mean_response", "mean_bounded_slowdown")):
         t0 = time.perf_counter()
-        left = _LAGRANGE_SHARE[name] * (deadline - t0)
+        left = _LAGRANGE_SHARE[name] * (deadline - clock())
         if left <= 0:
             break
         value, steps, slots = lagrangian_bound(inst, mode, time_limit=left, start=quick[name] * n,
@@ -271,7 +283,7 @@ def _apply_stretch(inst: BatchInstance, bounds: dict, time_limit: float) -> None
     then energetic reasoning (:mod:`lowerbounds.batch.energetic`)."""
     if bounds["max_stretch"].value is None:
         return
-    start = t0 = time.perf_counter()
+    start, t0 = clock(), time.perf_counter()
     value, tried = stretch_branching(inst, bounds["max_stretch"].value, time_limit=0.8 * time_limit,
                                      passes=BRANCH_PASSES[1:])  # the first one ran with the quick bound
     _improve(bounds, "max_stretch", value if value > bounds["max_stretch"].value else None, "branching",
@@ -279,7 +291,7 @@ def _apply_stretch(inst: BatchInstance, bounds: dict, time_limit: float) -> None
              "preemptive EDF in each branch, with the job's blackout")
     t0 = time.perf_counter()
     low = bounds["max_stretch"].value
-    value = stretch_energetic(inst, low, time_limit=max(time_limit - (t0 - start), 0.0))
+    value = stretch_energetic(inst, low, time_limit=max(time_limit - (clock() - start), 0.0))
     _improve(bounds, "max_stretch", value if value > low else None, "energetic", time.perf_counter() - t0,
              "energetic reasoning bisection (intervals from each release date, widths also through dual feasible "
              "functions)")
@@ -290,6 +302,29 @@ def _apply_exact(inst: BatchInstance, bounds: dict, time_limit: float) -> ExactR
     _improve(bounds, "mean_response", result.bound, "exact", result.seconds, f"MILP dual bound ({result.status})")
     _improve(bounds, "makespan", result.makespan_bound, "exact", 0.0, f"MILP dual bound ({result.makespan_status})")
     return result
+
+
+EXHAUSTIVE = "exhaustive"
+_EXHAUSTIVE_DETAIL = ("the optimum: serial generation over every list and cluster assignment gives every active "
+                      "schedule, and one of them is optimal")
+
+
+def _apply_exhaustive(inst: BatchInstance, bounds: dict) -> bool:
+    """On a workload small enough for the enumeration of :mod:`lowerbounds.batch.exhaust` (``n!`` times the cluster
+    assignments at most :data:`~lowerbounds.batch.exhaust.EXHAUST_CAP`: 7 jobs on one cluster), each metric's
+    optimum becomes its bound (method ``exhaustive``): the best schedule over every active schedule, and some
+    optimal schedule of each metric (all four are regular) is active. Returns True when it did: every metric is
+    then at its optimum, and the relaxations (LP, Lagrangian, branching) have nothing left to prove."""
+    if enumeration_size(inst) > EXHAUST_CAP:
+        return False
+    t0 = time.perf_counter()
+    found = exhaustive_schedules(inst, METRICS)
+    if found is None:
+        return False
+    seconds = time.perf_counter() - t0
+    for name, (value, _cluster, _start) in found.items():  # a metric without value (no stretch) keeps its bound
+        bounds[name] = MetricBound(float(value), EXHAUSTIVE, bounds[name].seconds + seconds, _EXHAUSTIVE_DETAIL)
+    return True
 
 
 def _exact_eligible(inst: BatchInstance) -> bool:
@@ -309,7 +344,7 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     _check_method(method, time_limit)
     if len(inst) == 0:
         raise InvalidInputError("the workload has no job")
-    t_start = time.perf_counter()
+    t_start = clock()
     if method == "exact":
         check_exact_size(inst)
     use_exact = method == "exact" or (method == "best" and _exact_eligible(inst))
@@ -328,19 +363,22 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
 
 def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, t_start: float, window: int,
              stop_early: bool, use_exact: bool) -> ExactResult | None:
-    """The LP windows, the Lagrangian bound and (``use_exact``) the MILP after the quick bounds; each step improves
-    ``bounds`` in place. Returns the exact result, if any."""
-    lp_budget = 0.5 * time_limit if use_exact else time_limit - (time.perf_counter() - t_start)
-    lp_budget = max(lp_budget, 0.0)
-    lp_end = time.perf_counter() + lp_budget
-    quick = {name: bounds[name].value for name in ("mean_response", "mean_bounded_slowdown")}
-    _apply_stretch(inst, bounds, _STRETCH_SHARE * lp_budget)
-    _apply_lp(inst, bounds, 0.5 * lp_budget, window, stop_early)
-    _apply_lagrangian(inst, bounds, max(lp_end, time.perf_counter() + _LAGRANGE_FLOOR * lp_budget), quick,
-                      lp_budget)
+    """The enumeration's optima on a tiny workload (:func:`_apply_exhaustive`), else the max-stretch searches, the LP
+    windows and the Lagrangian bound; then (``use_exact``) the MILP on the time left. Each step improves ``bounds``
+    in place. Returns the exact result, if any. The Lagrangian's work is sized by the method's nominal LP time
+    (``time_limit``, half of it with the MILP), not by the time the quick bounds left: a count, so that the bound
+    does not depend on how fast the quick bounds ran."""
+    if not _apply_exhaustive(inst, bounds):
+        lp_nominal = 0.5 * time_limit if use_exact else time_limit
+        lp_budget = lp_nominal if use_exact else max(time_limit - (clock() - t_start), 0.0)
+        lp_end = clock() + lp_budget
+        quick = {name: bounds[name].value for name in ("mean_response", "mean_bounded_slowdown")}
+        _apply_stretch(inst, bounds, _STRETCH_SHARE * lp_budget)
+        _apply_lp(inst, bounds, 0.5 * lp_budget, window, stop_early)
+        _apply_lagrangian(inst, bounds, max(lp_end, clock() + _LAGRANGE_FLOOR * lp_budget), quick, lp_nominal)
     if not use_exact:
         return None
-    left = max(time_limit - (time.perf_counter() - t_start), 0.1 * time_limit)
+    left = max(time_limit - (clock() - t_start), 0.1 * time_limit)
     try:
         return _apply_exact(inst, bounds, left)
     except InvalidInputError:  # the model is above the size limit: only "exact" reports it

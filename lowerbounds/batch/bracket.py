@@ -34,6 +34,7 @@ from lowerbounds.batch.instance import (
 )
 from lowerbounds.batch.packing import makespan_packings
 from lowerbounds.reference import OPTIMAL_RTOL, Bracket, Side
+from vcsched.jitclock import clock
 
 __all__ = ["BatchReferences", "batch_references", "instance_references", "search_budget", "LOWER_SHARE",
            "BEST_PATIENCE", "policy_references"]
@@ -130,7 +131,7 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
                         given: dict | None = None) -> BatchReferences:
     """Brackets on a :class:`BatchInstance` (see :func:`batch_references`)."""
     _check_method(method, time_limit)
-    t0 = time.perf_counter()
+    t0 = clock()  # the safety clock without numba's compile time (:mod:`vcsched.jitclock`)
     quick = method == "quick"
     bounds = instance_bounds(inst, method=method, time_limit=LOWER_SHARE * time_limit, stop_early=method == "best")
     schedules: dict = {}
@@ -139,7 +140,7 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
         stretch = bounds.bounds["max_stretch"].value
         if not quick and stretch is not None:  # the repair's unit: the quick bound (a work cap, no clock), so that
             stretch = _stretch_quick(inst)  # a timed lower side cannot change the schedules a second run finds
-        left = 0.95 * max(time_limit - (time.perf_counter() - t0), 0.1 * time_limit)  # a margin for the last one
+        left = 0.95 * max(time_limit - (clock() - t0), 0.1 * time_limit)  # a margin for the last one
         if patience is None and method == "best":
             patience = BEST_PATIENCE
         try:

@@ -30,13 +30,12 @@ cluster wide).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from lowerbounds.batch._branching import branch_infeasible
 from lowerbounds.batch.energetic import bisect_infeasible
 from lowerbounds.batch.instance import BatchInstance
+from vcsched.jitclock import clock
 
 __all__ = ["stretch_branching", "branching_pass", "PASSES", "QUICK_BRANCH_WORK"]
 
@@ -60,10 +59,10 @@ def stretch_branching(inst: BatchInstance, low: float, *, time_limit: float | No
                       passes=PASSES, rel_tol: float = 1e-3) -> tuple[float, int]:
     """Raise the max-stretch lower bound ``low`` (a valid one) by :func:`branching_pass` for each of ``passes`` in
     turn, while ``time_limit`` seconds last. Returns ``(bound, candidates tested)``."""
-    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    deadline = np.inf if time_limit is None else clock() + time_limit
     tried = 0
     for pieces, horizon, min_width in passes:
-        left = deadline - time.perf_counter()
+        left = deadline - clock()
         if left <= 0:
             break
         low, count = branching_pass(inst, low, time_limit=None if np.isinf(left) else left, pieces=pieces,
@@ -84,7 +83,7 @@ def branching_pass(inst: BatchInstance, low: float, *, time_limit: float | None 
     """
     if inst.clusters != 1 or len(inst) == 0 or not (inst.pmax > 0).any():
         return low, 0
-    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    deadline = np.inf if time_limit is None else clock() + time_limit
     rows = np.flatnonzero(inst.pmax > 0)
     order = rows[np.argsort(inst.release[rows], kind="stable")]
     r = np.ascontiguousarray(inst.release[order], dtype=float)
@@ -95,7 +94,7 @@ def branching_pass(inst: BatchInstance, low: float, *, time_limit: float | None 
     work = [0.0, np.inf if max_work is None else float(max_work)]
 
     def infeasible(b: int, s: float) -> bool | None:
-        if time.perf_counter() > deadline or work[0] > work[1]:
+        if clock() > deadline or work[0] > work[1]:
             return None
         first = int(np.searchsorted(r, r[b] - horizon, side="left"))
         last = int(np.searchsorted(r, r[b] + s * p[b] + horizon, side="right"))

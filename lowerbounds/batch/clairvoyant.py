@@ -54,9 +54,14 @@ driven by a static key per job (smaller first); the search is over keys:
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
 
-Reproducibility: the moves are drawn from ``numpy.random.default_rng(seed)``, and the result is a
-function of ``(seed, budget, iterations, patience)`` alone whenever the time limit does not stop the search
-first; each result says how many schedules were evaluated and why the search stopped.
+Reproducibility: the moves of metric ``m`` are drawn from its own stream, ``numpy.random.default_rng((seed, i))``
+with ``i`` the index of ``m`` in :data:`~lowerbounds.batch.instance.METRICS`, and the result is a function of
+``(seed, budget, iterations, patience)`` alone whenever the time limit does not stop the search first; each result
+says how many schedules were evaluated and why the search stopped. The time limit is a safety stop on
+:func:`vcsched.jitclock.clock`, which leaves out numba's compile time (the first run after an installation compiles
+the kernels inside the search). A metric it stops is charged the rest of its work share
+(:meth:`~lowerbounds.batch._searchstep.Limit.settle`), so that, with its own random stream, the metrics after it get
+the budgets and the moves of a run that the clock did not stop.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
 from vcsched.errors import InvalidInputError
+from vcsched.jitclock import clock
 
 __all__ = ["ClairvoyantSchedule", "clairvoyant_schedules", "run_key", "PORTFOLIO", "QUICK_PORTFOLIO", "BLOCKS"]
 
@@ -376,7 +382,7 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
         raise InvalidInputError(f"metric {bad[0]!r} is unknown; choose among: {', '.join(METRICS)}")
     if len(inst) == 0:
         raise InvalidInputError("the workload has no job")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), clock()
     ev = _Evaluator(inst)
     feats = _features(ev)
     total = WORK_PER_SECOND * 0.8 * time_limit if budget is None else budget
@@ -385,20 +391,21 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     spent = {m: (time.perf_counter() - t0) / len(metrics) for m in metrics}
     count = {m: ev.count for m in metrics}
     stopped = {m: "done" for m in metrics}
-    rng = np.random.default_rng(seed)
     if list_moves is None and iterations is not None:
         list_moves = 5 * iterations
     lower = lower or {}
     todo = [] if quick else [m for m in metrics if m in best and m not in solved and not _closed(best[m].value,
                                                                                                 lower.get(m))]
-    whole = Limit(ev, total, t0 + time_limit)
+    whole = Limit(ev, total, c0 + time_limit)
     finished: set = set()
     try:
         for i, m in enumerate(todo):
             t1, c1 = time.perf_counter(), ev.count
             weight = _WEIGHT.get(m, 1.0) / sum(_WEIGHT.get(x, 1.0) for x in todo[i:])
-            best[m], stopped[m] = _improve(ev, feats, m, best[m], rng, whole.part(weight), stretch_low, iterations,
-                                           patience, list_moves, best_easy.get(m))
+            part, rng = whole.part(weight), np.random.default_rng((seed, METRICS.index(m)))  # a stream per metric
+            best[m], stopped[m] = _improve(ev, feats, m, best[m], rng, part, stretch_low, iterations, patience,
+                                           list_moves, best_easy.get(m))
+            part.settle(stopped[m])  # a metric cut short by the clock leaves the others' budgets as they were
             count[m] += ev.count - c1
             spent[m] += time.perf_counter() - t1
             finished.add(m)

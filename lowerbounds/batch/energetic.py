@@ -29,12 +29,11 @@ test stopped by the clock counts as feasible. The bisection returns the largest 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from lowerbounds.batch._energetic import energetic_violation
 from lowerbounds.batch.instance import BatchInstance
+from vcsched.jitclock import clock
 
 __all__ = ["stretch_energetic", "dff_widths", "energetic_infeasible", "bisect_infeasible", "HORIZON"]
 
@@ -83,12 +82,12 @@ def stretch_energetic(inst: BatchInstance, low: float, *, horizon: float = HORIZ
     pos = inst.pmax > 0
     if not pos.any():
         return low
-    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    deadline = np.inf if time_limit is None else clock() + time_limit
     procs = int(inst.procs[0])
     r, p, q = inst.release[pos], inst.duration[pos, 0], inst.width[pos]
 
     def infeasible(s: float) -> bool | None:
-        if time.perf_counter() > deadline:
+        if clock() > deadline:
             return None
         return energetic_infeasible(r, p, q, procs, s, horizon=horizon)
 

@@ -26,12 +26,11 @@ seen, less a relative ``1e-9`` for rounding.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from lowerbounds.batch._lagrange_kernels import job_minima
 from lowerbounds.batch.instance import BSLD_TAU, BatchInstance
+from vcsched.jitclock import clock
 
 __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "step_work", "SLOTS", "WORK_PER_SECOND"]
 
@@ -111,11 +110,12 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
 
     Each level gets its share of what is left, ``1 / (levels left among the first 5)``: of the work units when
     ``work`` is given (so the search, and the bound, are the same on every run whenever the clock does not stop
-    it first; the clock is then a safety stop for the whole search), else of the time.
+    it first; the clock is then a safety stop for the whole search), else of the time. The clock is
+    :func:`vcsched.jitclock.clock`, which leaves out numba's compile time.
     """
     if len(inst) == 0:
         return 0.0, 0, 0
-    deadline = time.perf_counter() + time_limit
+    deadline = clock() + time_limit
     cap = np.inf if work is None else float(work)
     spent = np.zeros(1, dtype=np.int64)
     best, steps, lam = -np.inf, 0, None
@@ -123,13 +123,13 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
         t0, delta, T = slot_grid(inst, T)
         lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
         share = 1.0 / max(_LEVELS - i, 1)
-        now = time.perf_counter()
+        now = clock()
         stage_end = deadline if work is not None else now + (deadline - now) * share
         limits = (stage_end, iterations - steps, spent[0] + (cap - spent[0]) * share, spent)
         value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
                                    1e-4 if i >= _LEVELS - 1 else 1e-2)
         best, steps = max(best, value), steps + done
-        if steps >= iterations or spent[0] >= cap or time.perf_counter() >= deadline:
+        if steps >= iterations or spent[0] >= cap or clock() >= deadline:
             break
     return float(best), steps, T
 
@@ -153,7 +153,7 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
     deadline, iterations, work_end, spent = limits
     best, best_lam = -np.inf, lam
     theta, stall, steps, direction = 1.0, 0, 0, None
-    while steps < iterations and spent[0] < work_end and time.perf_counter() < deadline:
+    while steps < iterations and spent[0] < work_end and clock() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau, spent)
         steps += 1
         if value > best * (1 + 1e-6) if best > 0 else value > best:

@@ -41,15 +41,17 @@ def _assert_proven(out):
         assert low is None or low <= best[name] + 1e-6
 
 
-@pytest.mark.parametrize("where", ["_apply_lp", "_apply_lagrangian"])
+@pytest.mark.parametrize("where", ["_apply_exhaustive", "_apply_lp", "_apply_lagrangian"])
 def test_interrupt_in_the_lower_side_prints_the_bounds_proven_so_far(tmp_path, capsys, monkeypatch, where):
+    if where != "_apply_exhaustive":  # the relaxations: the enumeration would prove the 5 jobs' optima first
+        monkeypatch.setattr(bounds_module, "EXHAUST_CAP", 0)
     monkeypatch.setattr(bounds_module, where, _interrupt)
     folder = tmp_path / "s"
     code, out, err = _run_json(capsys, ["grid", "bound", "--trace", str(trace(tmp_path)), "--method", "lp",
                                         "--time-limit", "5", "--schedule", str(folder)])
     assert code == 130 and out["interrupted"] is True
     assert err.count("\n") == 1 and "interrupted" in err and "no schedule file written" in err
-    proven = {"_apply_lp": {"quick", "branching", "energetic"},
+    proven = {"_apply_exhaustive": {"quick"}, "_apply_lp": {"quick", "branching", "energetic"},
               "_apply_lagrangian": {"quick", "branching", "energetic", "lp"}}[where]
     for name in METRIC_NAMES:  # the bounds proven before the interrupt stand; no search ran
         entry = out["bounds"][name]
@@ -93,7 +95,7 @@ def test_an_uninterrupted_run_has_no_interrupted_field(tmp_path, capsys):
 
 
 def test_interrupt_in_the_bounds_of_simulate_is_exit_130(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(bounds_module, "_apply_lp", _interrupt)
+    monkeypatch.setattr(bounds_module, "_apply_exhaustive", _interrupt)  # the 5 jobs' lower side: the enumeration
     assert main(["grid", "simulate", "--trace", str(trace(tmp_path)), "--bound", "--bound-method", "lp",
                  "--json"]) == 130
     captured = capsys.readouterr()
