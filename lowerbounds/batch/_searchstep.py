@@ -1,7 +1,8 @@
 """The state a step of the clairvoyant search passes on (:mod:`lowerbounds.batch.clairvoyant`).
 
 :class:`Best` is a metric's best schedule so far with how it was found; :class:`Limit` says when a step stops: a
-count of schedules, moves without improvement, a work budget, or the wall clock as a safety stop;
+count of schedules, moves without improvement, a work budget, or the wall clock as a safety stop; :class:`Shares`
+divides a search's work among its metrics;
 :func:`run_until_stopped` is the loop of a step's moves.
 """
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from vcsched.jitclock import clock
 
-__all__ = ["Best", "Limit", "run_until_stopped"]
+__all__ = ["Best", "Limit", "Shares", "run_until_stopped"]
 
 
 @dataclasses.dataclass
@@ -59,14 +60,29 @@ class Limit:
             return "time_limit"
         return None
 
+
+class Shares:
+    """The work of a search divided among its metrics, one after the other: each metric's part is ``share`` of the
+    work not yet used, and of the time left. A metric stopped by its budget or by the clock is deemed to have used
+    its whole part (its last move may overrun the part, and a step may leave some of it: neither changes the
+    metrics after it); one that stops on its own first (patience, done, a count) the work it did (:meth:`settle`).
+    So a metric cut short by the safety stop does not change the budgets of the metrics after it, which get those
+    of an unhurried run whenever that run's metric spends its budget; only a metric that would have stopped on its
+    own passes unused work on in an unhurried run and not in a hurried one."""
+
+    def __init__(self, limit: Limit) -> None:
+        self.limit, self.used, self.start, self.budget = limit, limit.ev.work, limit.ev.work, 0.0
+
+    def part(self, share: float) -> Limit:
+        """The next metric's :class:`Limit`."""
+        now, ev = clock(), self.limit.ev
+        self.start, self.budget = ev.work, share * max(self.limit.work_end - self.used, 0)
+        return Limit(ev, ev.work + self.budget, now + share * max(self.limit.deadline - now, 0.0))
+
     def settle(self, stopped: str) -> None:
-        """After a step that ``stopped``: when the clock stopped it, charge the work it had left (``ev.charge``), as
-        if it had run to its budget. The steps after it then get the work they get when no clock intervenes, so
-        that one metric cut short by the safety stop does not change the budgets, and so the results, of the
-        others (a step that would have stopped early on its own, by patience, passes on more work in an
-        unhurried run: that difference cannot be known, and remains)."""
-        if stopped == "time_limit":
-            self.ev.charge(max(self.work_end - self.ev.work, 0))
+        """After the metric's search, which ``stopped`` for that reason."""
+        done = self.limit.ev.work - self.start
+        self.used += self.budget if stopped in ("budget", "time_limit") else min(done, self.budget)
 
 
 def run_until_stopped(move, stop, patience: int | None = None) -> str:

@@ -59,8 +59,8 @@ with ``i`` the index of ``m`` in :data:`~lowerbounds.batch.instance.METRICS`, an
 ``(seed, budget, iterations, patience)`` alone whenever the time limit does not stop the search first; each result
 says how many schedules were evaluated and why the search stopped. The time limit is a safety stop on
 :func:`vcsched.jitclock.clock`, which leaves out numba's compile time (the first run after an installation compiles
-the kernels inside the search). A metric it stops is charged the rest of its work share
-(:meth:`~lowerbounds.batch._searchstep.Limit.settle`), so that, with its own random stream, the metrics after it get
+the kernels inside the search). A metric it stops is deemed to have used its whole work share
+(:class:`~lowerbounds.batch._searchstep.Shares`), so that, with its own random stream, the metrics after it get
 the budgets and the moves of a run that the clock did not stop.
 """
 
@@ -72,7 +72,7 @@ import time
 import numpy as np
 
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
-from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch._searchstep import Best, Limit, Shares
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
@@ -396,16 +396,16 @@ def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time
     lower = lower or {}
     todo = [] if quick else [m for m in metrics if m in best and m not in solved and not _closed(best[m].value,
                                                                                                 lower.get(m))]
-    whole = Limit(ev, total, c0 + time_limit)
+    shares = Shares(Limit(ev, total, c0 + time_limit))
     finished: set = set()
     try:
         for i, m in enumerate(todo):
             t1, c1 = time.perf_counter(), ev.count
             weight = _WEIGHT.get(m, 1.0) / sum(_WEIGHT.get(x, 1.0) for x in todo[i:])
-            part, rng = whole.part(weight), np.random.default_rng((seed, METRICS.index(m)))  # a stream per metric
-            best[m], stopped[m] = _improve(ev, feats, m, best[m], rng, part, stretch_low, iterations, patience,
-                                           list_moves, best_easy.get(m))
-            part.settle(stopped[m])  # a metric cut short by the clock leaves the others' budgets as they were
+            rng = np.random.default_rng((seed, METRICS.index(m)))  # a stream per metric
+            best[m], stopped[m] = _improve(ev, feats, m, best[m], rng, shares.part(weight), stretch_low, iterations,
+                                           patience, list_moves, best_easy.get(m))
+            shares.settle(stopped[m])  # a metric cut short by the clock leaves the others' budgets as they were
             count[m] += ev.count - c1
             spent[m] += time.perf_counter() - t1
             finished.add(m)

@@ -1,0 +1,137 @@
+"""The safety clock of the batch references: numba's compile time is left out (vcsched.jitclock), and one metric cut
+short by the clock leaves the other metrics' results as they are.
+
+No test here compiles anything: a compile is played by numba's own event (``numba:compiler_lock``) around a jump of
+a fake ``perf_counter``, so the clock's arithmetic is exact and the tests do not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba.core import event
+
+import lowerbounds.batch.clairvoyant as cv
+import vcsched.jitclock as jitclock
+from lowerbounds.batch.instance import BatchInstance, check_batch_schedule
+
+
+class FakeTime:
+    """``time`` for :mod:`vcsched.jitclock`: ``perf_counter`` moves when a test says so, and by a nanosecond at
+    each reading (a clock that stood still would never pass a deadline that is now)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def perf_counter(self) -> float:
+        self.now += 1e-9
+        return self.now
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    t = FakeTime()
+    monkeypatch.setattr(jitclock, "time", t)
+    monkeypatch.setattr(jitclock, "_TIMER", jitclock._CompileTimer())
+    event.register(jitclock.COMPILE_EVENT, jitclock._TIMER)
+    yield t
+    event.unregister(jitclock.COMPILE_EVENT, jitclock._TIMER)
+
+
+def _compile(t: FakeTime, seconds: float, nested: bool = False) -> None:
+    """A compile of ``seconds`` as numba announces it (a nested compile inside it when ``nested``)."""
+    event.start_event(jitclock.COMPILE_EVENT)
+    if nested:
+        _compile(t, seconds / 2)
+        t.now += seconds / 2
+    else:
+        t.now += seconds
+    event.end_event(jitclock.COMPILE_EVENT)
+
+
+def test_the_clock_leaves_out_compile_time_counted_once(fake):
+    c0 = jitclock.clock()
+    fake.now += 2.0
+    _compile(fake, 30.0, nested=True)
+    fake.now += 1.0
+    assert jitclock.clock() - c0 == pytest.approx(3.0) and jitclock.jit_seconds() == pytest.approx(30.0)
+    event.start_event(jitclock.COMPILE_EVENT)  # inside a compile the clock stands still
+    fake.now += 5.0
+    assert jitclock.clock() - c0 == pytest.approx(3.0)
+    event.end_event(jitclock.COMPILE_EVENT)
+
+
+def _instance(n: int = 120) -> BatchInstance:
+    rng = np.random.default_rng(4)
+    r = np.sort(rng.exponential(30, n).cumsum())
+    return BatchInstance.from_arrays(r, rng.integers(1, 9, n), rng.exponential(200, n)[:, None], [16])
+
+
+def _search(inst, **kwargs):
+    return cv.clairvoyant_schedules(inst, metrics=("makespan", "max_stretch"), time_limit=5.0, seed=3, budget=3e6,
+                                    **kwargs)
+
+
+def _same(a, b) -> bool:
+    return a.value == b.value and np.array_equal(a.start, b.start) and a.evaluations == b.evaluations
+
+
+def test_a_compile_longer_than_the_time_limit_does_not_stop_the_search(fake, monkeypatch):
+    inst = _instance()
+    calm = _search(inst)
+    assert all(s.stopped in ("budget", "patience", "done") for s in calm.values())
+    real = cv.serial_schedule_counted
+
+    def compiling(*args):  # every construction of the serial kind "compiles" for a minute first
+        _compile(fake, 60.0)
+        return real(*args)
+
+    monkeypatch.setattr(cv, "serial_schedule_counted", compiling)
+    first = _search(inst)
+    for m, s in first.items():
+        assert _same(s, calm[m]) and s.stopped == calm[m].stopped, m
+        check_batch_schedule(inst, s.cluster, s.start)
+    # the control: counted as search time, the same compiles stop the search on the clock
+    monkeypatch.setattr(jitclock._TIMER, "seconds", lambda: 0.0)
+    assert "time_limit" in {s.stopped for s in _search(inst).values()}
+
+
+def _hurry(monkeypatch, fake, metric: str, streams: dict) -> None:
+    """``metric``'s search finds its share of the time gone as it starts; every metric's random stream is recorded as
+    its search starts."""
+    real = cv._improve
+
+    def hurried(ev, feats, m, best, rng, limit, *args):
+        streams[m] = rng.bit_generator.state
+        if m == metric:
+            fake.now = limit.deadline + 1e-6
+        return real(ev, feats, m, best, rng, limit, *args)
+
+    monkeypatch.setattr(cv, "_improve", hurried)
+
+
+def test_one_metric_stopped_by_the_clock_leaves_the_next_one_as_it_was(fake, monkeypatch):
+    # the makespan's search (first, with random moves) runs out of time at once; the max stretch's (second) gets the
+    # budget and the random stream of the unhurried run, and finds the same schedule
+    inst = _instance()
+    calm_streams, cut_streams = {}, {}
+    _hurry(monkeypatch, fake, "none", calm_streams)
+    calm = _search(inst)
+    _hurry(monkeypatch, fake, "makespan", cut_streams)
+    cut = _search(inst)
+    assert cut["makespan"].stopped == "time_limit" and calm["makespan"].stopped == "budget"
+    assert cut["makespan"].evaluations < calm["makespan"].evaluations
+    assert _same(cut["max_stretch"], calm["max_stretch"]) and cut["max_stretch"].stopped == "budget"
+    assert cut_streams["max_stretch"] == calm_streams["max_stretch"] != calm_streams["makespan"]
+
+
+def test_the_metric_after_one_stopped_by_the_clock_draws_the_same_moves(fake, monkeypatch):
+    # the other order: the max stretch's search (first) is cut, the makespan's local search (second) is unchanged
+    inst = _instance()
+    order = {"metrics": ("max_stretch", "makespan")}
+    _hurry(monkeypatch, fake, "none", {})
+    calm = cv.clairvoyant_schedules(inst, time_limit=5.0, seed=3, budget=3e6, **order)
+    _hurry(monkeypatch, fake, "max_stretch", {})
+    cut = cv.clairvoyant_schedules(inst, time_limit=5.0, seed=3, budget=3e6, **order)
+    assert cut["max_stretch"].stopped == "time_limit" and calm["max_stretch"].stopped == "budget"
+    assert _same(cut["makespan"], calm["makespan"]) and cut["makespan"].stopped == calm["makespan"].stopped
