@@ -54,8 +54,10 @@ def test_grid_bound_json_exact(tmp_path, capsys):
     assert ex["bound"] == pytest.approx(ex["mean_response"], rel=1e-4) and len(ex["schedule"]) == 5
     assert sorted(e["job_id"] for e in ex["schedule"]) == ["1", "2", "3", "4", "5"]
     assert all(e["finish"] >= e["start"] for e in ex["schedule"])
-    # the optimum is attained: the bound of best equals it
-    assert out["bounds"]["mean_response"]["value"] == pytest.approx(best["mean_response"], rel=1e-4)
+    # five jobs: the enumeration proves every metric's optimum, on both sides
+    for name, entry in out["bounds"].items():
+        assert entry["value"] == pytest.approx(best[name], rel=1e-12) and entry["method"] == "exhaustive"
+        assert entry["upper"]["value"] == pytest.approx(best[name], rel=1e-12) and entry["status"] == "optimal"
 
 
 def test_grid_bound_text_and_quick(tmp_path, capsys):
