@@ -376,15 +376,18 @@ def _lns_step(s: Placement, h: int, rng, n_hosts: int, time_limit: float) -> boo
 def _window_step(s: Placement, target: float, peak: float, share: float, rng) -> bool:
     """A window packing (:func:`heuristics.vc.window_pack.window_pack`) at ``target`` with ``share``
     of the time left, at most :data:`_WINDOW_SECONDS` (without a time limit: at most
-    :data:`_WINDOW_CONSTRUCTIONS` constructions too, so the result does not depend on the clock);
-    True if it replaced the placement (its largest load is then ``<= target < peak``)."""
+    :data:`_WINDOW_CONSTRUCTIONS` constructions and no clock, its tail MILPs stopped by a node count, so
+    that the result does not depend on the clock); True if it replaced the placement (its largest load
+    is then ``<= target < peak``)."""
     from heuristics.vc.window_pack import window_pack
 
-    left = _WINDOW_SECONDS if s.deadline is None else min(share * (s.deadline - time.perf_counter()), _WINDOW_SECONDS)
-    if left < 0.05:
-        return False
-    th, _ = window_pack(s.instance, target, time_limit=left, rng=rng,
-                        max_constructions=_WINDOW_CONSTRUCTIONS if s.deadline is None else None)
+    if s.deadline is None:  # no clock at all: the packing's tail MILPs stop at a node count too
+        left, most = None, _WINDOW_CONSTRUCTIONS
+    else:
+        left, most = min(share * (s.deadline - time.perf_counter()), _WINDOW_SECONDS), None
+        if left < 0.05:
+            return False
+    th, _ = window_pack(s.instance, target, time_limit=left, rng=rng, max_constructions=most)
     if th is None or host_loads(s.instance, th).max() >= peak - _EPS:
         return False
     s.reassign(np.arange(th.size), th)
@@ -503,8 +506,8 @@ def improve_placement(
         With an explicit ``target_load`` and at least two tasks per host:
         the first time the descent is stuck, a window packing at the target
         (:mod:`heuristics.vc.window_pack`) with this share of the time left,
-        at most 5 s (without a time limit: at most 20 constructions); 0
-        turns it off.
+        at most 5 s (without a time limit: at most 20 constructions, and no
+        clock); 0 turns it off.
     rng : int or numpy.random.Generator, optional
         Random partner host of the neighbourhoods and the perturbations;
         same seed, same result.
