@@ -242,7 +242,7 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
     ``limit`` allows); the best list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), and kept
     when better than ``best``. Returns (best, stopped)."""
     low = max(low, 1.0)
-    base = ev.count
+    base = first = ev.count  # the rounds of this search (ev.count counts the other metrics' schedules too)
     found, found_key, stopped = np.inf, None, "done"
     found_gates = None
     for f, patience, follow, gated in STRETCH_STARTS:
@@ -272,7 +272,7 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
     assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
     if values["max_stretch"] < best.value:
         gated = "" if found_gates is None else " with gates"
-        best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count} rounds)", cluster, start,
+        best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count - first} rounds)", cluster, start,
                      "serial")
     return best, stopped
 

@@ -73,7 +73,8 @@ def _search(inst, **kwargs):
 
 
 def _same(a, b) -> bool:
-    return a.value == b.value and np.array_equal(a.start, b.start) and a.evaluations == b.evaluations
+    return (a.value == b.value and np.array_equal(a.start, b.start) and a.evaluations == b.evaluations
+            and a.detail == b.detail)
 
 
 def test_a_compile_longer_than_the_time_limit_does_not_stop_the_search(fake, monkeypatch):
