@@ -235,8 +235,12 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, sto
              f"LP feasibility bisection on {solved} of {len(windows)} window(s)")
 
 
-_LAGRANGE_FLOOR = 0.2
-"""Share of the LP time the Lagrangian bound keeps even when the window LPs overran theirs."""
+_LAGRANGE_SAFETY = 2.0
+"""The Lagrangian bound's safety clock: at least this many times the seconds its work cap takes at
+:data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` (its cap is half the LP time's worth, so at least the LP time),
+whatever the window LPs and the max-stretch searches before it left of the LP time. Their time is a clock; the
+Lagrangian's result is a count, and on an idle machine the count, not the clock, must end it for a second run to give
+the same bound (with what the others left, about 60 % of its work's time on CTC-SP2, the clock ended it)."""
 _LAGRANGE_SHARE = {"mean_response": 0.6, "mean_bounded_slowdown": 1.0}
 """Share of the Lagrangian time each flow metric takes (of what is left when its turn comes)."""
 _LAGRANGE_WORK = {"mean_response": 0.3, "mean_bounded_slowdown": 0.2}
@@ -375,7 +379,8 @@ def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, 
         quick = {name: bounds[name].value for name in ("mean_response", "mean_bounded_slowdown")}
         _apply_stretch(inst, bounds, _STRETCH_SHARE * lp_budget)
         _apply_lp(inst, bounds, 0.5 * lp_budget, window, stop_early)
-        _apply_lagrangian(inst, bounds, max(lp_end, clock() + _LAGRANGE_FLOOR * lp_budget), quick, lp_nominal)
+        safety = _LAGRANGE_SAFETY * sum(lagrangian_work(lp_nominal).values()) / WORK_PER_SECOND
+        _apply_lagrangian(inst, bounds, max(lp_end, clock() + safety), quick, lp_nominal)
     if not use_exact:
         return None
     left = max(time_limit - (clock() - t_start), 0.1 * time_limit)

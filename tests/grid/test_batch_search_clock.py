@@ -1,5 +1,6 @@
-"""The safety clock of the batch references: numba's compile time is left out (vcsched.jitclock), and one metric cut
-short by the clock leaves the other metrics' results as they are.
+"""The safety clock of the batch references: numba's compile time is left out (vcsched.jitclock), one metric cut
+short by the clock leaves the other metrics' results as they are, and the lower side's clocked steps leave the
+Lagrangian bound (sized by work) its time.
 
 No test here compiles anything: a compile is played by numba's own event (``numba:compiler_lock``) around a jump of
 a fake ``perf_counter``, so the clock's arithmetic is exact and the tests do not depend on the machine's load.
@@ -11,9 +12,11 @@ import numpy as np
 import pytest
 from numba.core import event
 
+import lowerbounds.batch.bounds as bounds_module
 import lowerbounds.batch.clairvoyant as cv
 import vcsched.jitclock as jitclock
 from lowerbounds.batch.instance import BatchInstance, check_batch_schedule
+from lowerbounds.batch.lagrangian import WORK_PER_SECOND as LAGRANGE_WORK_PER_SECOND
 
 
 class FakeTime:
@@ -136,3 +139,25 @@ def test_the_metric_after_one_stopped_by_the_clock_draws_the_same_moves(fake, mo
     cut = cv.clairvoyant_schedules(inst, time_limit=5.0, seed=3, budget=3e6, **order)
     assert cut["max_stretch"].stopped == "time_limit" and calm["max_stretch"].stopped == "budget"
     assert _same(cut["makespan"], calm["makespan"]) and cut["makespan"].stopped == calm["makespan"].stopped
+
+
+def test_the_lagrangian_bound_keeps_its_safety_time_whatever_the_clocked_steps_took(fake, monkeypatch):
+    # the max-stretch searches and the window LPs (clocked) overrun the whole LP time; the Lagrangian searches (sized
+    # by work) still get the work of the nominal LP time and at least the time that work takes
+    def slow(*args, **kwargs):
+        fake.now += 1000.0
+
+    monkeypatch.setattr(bounds_module, "_apply_stretch", slow)
+    monkeypatch.setattr(bounds_module, "_apply_lp", slow)
+    given = {}
+
+    def lagrangian(inst, mode, *, time_limit, start, refine, work):
+        given[mode] = (time_limit, work)
+        return start, 0, 1
+
+    monkeypatch.setattr(bounds_module, "lagrangian_bound", lagrangian)
+    bounds_module.instance_bounds(_instance(60), method="lp", time_limit=24.0, stop_early=True)
+    caps = bounds_module.lagrangian_work(24.0)
+    for mode, name in enumerate(("mean_response", "mean_bounded_slowdown")):
+        seconds, work = given[mode]
+        assert work == caps[name] and seconds >= work / LAGRANGE_WORK_PER_SECOND, name
