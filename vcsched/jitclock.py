@@ -2,8 +2,8 @@
 
 numba compiles a function the first time it is called with new argument types (or loads it from its cache, see
 :mod:`vcsched.jit`). After a fresh installation, or with a new cache folder, the first run of a command compiles
-every kernel it uses, inside whatever time limit that command runs under: 10-20 s of CPU for
-``grid bound``. A search sized by a work budget, with the wall clock as a safety stop only, would then be stopped
+every kernel it uses, inside whatever time limit that command runs under: about 35 s of CPU for
+``grid bound --trace CTC-SP2``. A search sized by a work budget, with the wall clock as a safety stop only, would then be stopped
 by the clock on the first run and not on the next ones, and the two runs would not give the same result.
 
 :func:`clock` is ``time.perf_counter()`` minus the seconds spent inside numba's compiler lock so far in this
