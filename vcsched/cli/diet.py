@@ -166,6 +166,7 @@ def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dic
     of the optimum's bracket) and ``<metric>_ratio_to_opt`` = ``[value / upper, value / lower]``
     (:func:`lowerbounds.reference.ratio_interval`) with its ends as ``<metric>_opt_ratio_low``/``_high``."""
     from lowerbounds.diet.references import diet_references
+    from lowerbounds.reference import beside_columns
 
     refs = diet_references(scenario, seed=seed, method="best", time_limit=SIMULATE_BOUND_SECONDS)
     if any(r.interrupted for r in refs.values()):
@@ -174,15 +175,7 @@ def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dic
     for row in rows:
         row = dict(row)
         for m in BOUND_METRICS:
-            bracket = refs[m].bracket
-            b, v = refs[m].bound.value, row.get(m)
-            row[f"{m}_bound"] = b
-            row[f"{m}_ratio_to_bound"] = v / b if v is not None and b else None
-            row[f"{m}_upper"] = bracket.lower.value if bracket.maximise else (
-                None if bracket.upper is None else bracket.upper.value)
-            interval = bracket.ratio(v)
-            row[f"{m}_ratio_to_opt"] = interval
-            row[f"{m}_opt_ratio_low"], row[f"{m}_opt_ratio_high"] = interval if interval else (None, None)
+            row.update(beside_columns(m, row.get(m), refs[m].bracket, bound=refs[m].bound.value))
         out.append(row)
     return out
 

@@ -240,17 +240,10 @@ def _add_bounds(row: dict, refs: dict, n_tasks: int) -> None:
     """``<metric>_bound``, ``<metric>_ratio_to_bound`` (value / bound), ``<metric>_upper`` (the best mapping
     found), ``<metric>_ratio_to_opt`` (``[value / upper, value / lower]``) and its two ends as columns; ratios
     are ``None`` for a run that lost tasks, whose metrics cover fewer tasks than the references."""
+    from lowerbounds.reference import beside_columns
+
     for m in BOUND_METRICS:
-        bracket = refs[m].bracket
-        b = bracket.lower.value
-        row[f"{m}_bound"] = b
-        row[f"{m}_upper"] = None if bracket.upper is None else bracket.upper.value
-        v = row[m]
-        ok = row["completed"] == n_tasks and v is not None and b > 0
-        row[f"{m}_ratio_to_bound"] = v / b if ok else None
-        interval = bracket.ratio(v) if ok else None
-        row[f"{m}_ratio_to_opt"] = interval
-        row[f"{m}_opt_ratio_low"], row[f"{m}_opt_ratio_high"] = interval if interval else (None, None)
+        row.update(beside_columns(m, row[m], refs[m].bracket, comparable=row["completed"] == n_tasks))
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
