@@ -33,10 +33,12 @@ from typing import Any
 from vcsched.errors import InternalError
 
 __all__ = ["MetricReference", "Side", "Bracket", "ratio_interval", "bracket_status", "OPTIMAL_RTOL", "beside",
-           "beside_columns"]
+           "beside_columns", "BRACKET_COLUMNS"]
 
 OPTIMAL_RTOL = 1e-4
 """Relative distance under which the two ends of a bracket are said to meet (status ``optimal``)."""
+BRACKET_COLUMNS = ("metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method", "seconds")
+"""The columns of a ``bound`` command's table, one row per metric (:meth:`Bracket.row`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +110,15 @@ class Bracket:
     def ratio(self, value: float | None) -> list | None:
         """:func:`ratio_interval` of a policy's ``value`` on this bracket."""
         return ratio_interval(value, self.lower.value, None if self.upper is None else self.upper.value)
+
+    def row(self) -> dict[str, Any]:
+        """The bracket as one row of a ``bound`` command's table (:data:`BRACKET_COLUMNS`): both ends, the width,
+        the status, both methods, and the seconds of both sides together."""
+        lo, up = self.lower, self.upper
+        return {"metric": self.metric, "lower": lo.value, "upper": None if up is None else up.value,
+                "upper/lower": self.width, "status": self.status, "lower method": lo.method,
+                "upper method": None if up is None else up.method,
+                "seconds": lo.seconds + (0.0 if up is None else up.seconds)}
 
     def to_dict(self) -> dict[str, Any]:
         """``{"lower": {...}, "upper": {...} or None, "status": ...}``."""

@@ -62,3 +62,15 @@ def test_the_ratio_to_the_optimum_lies_in_the_interval(lower, width, where, valu
     optimum = lower + where * (upper - lower)
     lo, hi = beside(value, _bracket(lower, upper, maximise))["ratio_to_opt"]
     assert lo * (1 - 1e-12) <= value / optimum <= hi * (1 + 1e-12)
+
+
+def test_a_bound_commands_row_gives_both_ends_the_width_and_the_seconds_of_both_sides():
+    from lowerbounds.reference import BRACKET_COLUMNS
+
+    row = _bracket(10.0, 20.0).row()
+    assert tuple(row) == BRACKET_COLUMNS
+    assert row == {"metric": "m", "lower": 10.0, "upper": 20.0, "upper/lower": 2.0, "status": "bracketed",
+                   "lower method": "lower method", "upper method": "upper method", "seconds": 3.0}
+    alone = _bracket(10.0, None).row()
+    assert alone["upper"] is None and alone["upper/lower"] is None and alone["upper method"] is None
+    assert alone["status"] == "bound" and alone["seconds"] == 1.0

@@ -182,6 +182,7 @@ def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dic
 
 def cmd_bound(args: argparse.Namespace) -> int:
     from lowerbounds.diet.references import diet_references
+    from lowerbounds.reference import BRACKET_COLUMNS
 
     scenario = _scenario(args)
     refs = diet_references(scenario, seed=args.seed, method=args.method, time_limit=args.time_limit)
@@ -190,15 +191,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return _bound_interrupted(refs)
-    rows = []
-    for m, r in refs.items():
-        lo, up = r.bracket.lower, r.bracket.upper
-        rows.append({"metric": m, "lower": lo.value, "upper": None if up is None else up.value,
-                     "upper/lower": r.bracket.width, "status": r.bracket.status, "lower method": lo.method,
-                     "upper method": None if up is None else up.method,
-                     "seconds": lo.seconds + (0.0 if up is None else up.seconds)})
-    print_table(rows, ["metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method",
-                       "seconds"], floatfmt="{:.6g}")
+    print_table([r.bracket.row() for r in refs.values()], list(BRACKET_COLUMNS), floatfmt="{:.6g}")
     for m, r in refs.items():
         if r.message:
             print(f"{m}: {r.message}")
