@@ -1,5 +1,5 @@
 """A simulated policy's fields beside a metric's bracket (``lowerbounds.reference.beside``), the one rule the
-batch, time-shared and DIET ``simulate --bound`` rows share."""
+batch, time-shared and DIET ``simulate --bound`` rows share; and a ``bound`` command's table row (``Bracket.row``)."""
 
 from __future__ import annotations
 
