@@ -165,6 +165,9 @@ def test_dfrs_and_vector_packing_choices_read_their_tables():
     from vcsched.cli import build_parser
 
     assert list(POLICIES.names()) == list(dfrs.POLICIES)  # registry order = the table's
+    from benchmarks.experiments import dfrs as dfrs_experiment
+
+    assert dfrs_experiment.POLICIES is dfrs.POLICIES
     assert METHODS == list(vector.METHODS)
     parser = build_parser()
     simulate = parser.parse_args(["dfrs", "simulate", "--trace", "x.swf"])
