@@ -105,6 +105,9 @@ def test_the_references_metrics_are_the_tables():
     from lowerbounds.timeshare import METRICS as TIMESHARE_METRICS
 
     assert DIET_METRICS is diet.METRICS and TIMESHARE_METRICS is timeshare.METRICS
+    from lowerbounds.batch.instance import METRICS as BATCH_METRICS
+
+    assert BATCH_METRICS is grid.REFERENCE_METRICS
 
 
 def _choices(argv: list[str], option: str) -> tuple:
