@@ -32,10 +32,13 @@ from typing import Any
 
 from vcsched.errors import InternalError
 
-__all__ = ["MetricReference", "Side", "Bracket", "ratio_interval", "bracket_status", "OPTIMAL_RTOL"]
+__all__ = ["MetricReference", "Side", "Bracket", "ratio_interval", "bracket_status", "OPTIMAL_RTOL", "beside",
+           "beside_columns", "BRACKET_COLUMNS"]
 
 OPTIMAL_RTOL = 1e-4
 """Relative distance under which the two ends of a bracket are said to meet (status ``optimal``)."""
+BRACKET_COLUMNS = ("metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method", "seconds")
+"""The columns of a ``bound`` command's table, one row per metric (:meth:`Bracket.row`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,10 +111,52 @@ class Bracket:
         """:func:`ratio_interval` of a policy's ``value`` on this bracket."""
         return ratio_interval(value, self.lower.value, None if self.upper is None else self.upper.value)
 
+    def row(self) -> dict[str, Any]:
+        """The bracket as one row of a ``bound`` command's table (:data:`BRACKET_COLUMNS`): both ends, the width,
+        the status, both methods, and the seconds of both sides together."""
+        lo, up = self.lower, self.upper
+        return {"metric": self.metric, "lower": lo.value, "upper": None if up is None else up.value,
+                "upper/lower": self.width, "status": self.status, "lower method": lo.method,
+                "upper method": None if up is None else up.method,
+                "seconds": lo.seconds + (0.0 if up is None else up.seconds)}
+
     def to_dict(self) -> dict[str, Any]:
         """``{"lower": {...}, "upper": {...} or None, "status": ...}``."""
         return {"lower": self.lower.to_dict(), "upper": None if self.upper is None else self.upper.to_dict(),
                 "status": self.status}
+
+
+def beside(value: float | None, bracket: Bracket, *, bound: float | None = None, comparable: bool = True) -> dict:
+    """A policy's ``value`` of one metric beside that metric's ``bracket``, the fields every simulated family
+    reports:
+
+    * ``bound``: the proven end (the lower end of a metric to minimise, the upper end of one to maximise), or
+      the given ``bound`` (DIET reports its relaxation's, whose end an exact search may have tightened);
+    * ``ratio_to_bound`` = ``value / bound``;
+    * ``upper``: the value of the best solution found, the bracket's other end (its upper end for a metric to
+      minimise, its lower end for one to maximise);
+    * ``ratio_to_opt`` = :meth:`Bracket.ratio` ``(value)``, ``[value / upper, value / lower]``.
+
+    The ratios are None when ``value`` is unknown, the bound is not positive (``ratio_to_bound``), or the run
+    is not ``comparable`` with the references (a time-shared run that lost tasks: its metrics cover fewer
+    tasks than the references do).
+    """
+    lo, hi = bracket.lower.value, None if bracket.upper is None else bracket.upper.value
+    proven, found = (hi, lo) if bracket.maximise else (lo, hi)
+    bound = proven if bound is None else bound
+    known = comparable and value is not None
+    return {"bound": bound, "ratio_to_bound": value / bound if known and bound is not None and bound > 0 else None,
+            "upper": found, "ratio_to_opt": bracket.ratio(value) if known else None}
+
+
+def beside_columns(metric: str, value: float | None, bracket: Bracket, **kwargs) -> dict:
+    """:func:`beside` as a result row's columns: each field prefixed by ``<metric>_``, and the two ends of
+    ``ratio_to_opt`` also as ``<metric>_opt_ratio_low`` and ``<metric>_opt_ratio_high`` (numbers for the
+    tables and the seed statistics)."""
+    fields = beside(value, bracket, **kwargs)
+    low, high = fields["ratio_to_opt"] or (None, None)
+    return {**{f"{metric}_{k}": v for k, v in fields.items()}, f"{metric}_opt_ratio_low": low,
+            f"{metric}_opt_ratio_high": high}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING
 from benchmarks.figures import line_plot
 from benchmarks.harness import Experiment
 from benchmarks.tables import mean_ci_table, save_table, text_table
+from vcsched.names.dfrs import POLICIES
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 __all__ = ["EXPERIMENT", "cells", "run_cell", "report", "POLICIES", "LOADS", "TRACES"]
 
-POLICIES = ("easy", "fcfs", "greedy", "greedy-pmtn", "greedy-pmtn-migr", "mcb8-per", "mcb8-per-stretch")
 TRACES = (("HPC2N-2002-2.2-cln.swf.gz", 30.0, "trace"), ("LANL-CM5-1994-4.1-cln.swf.gz", 7.0, "trace"),
           ("KTH-SP2-1996-2.1-cln.swf.gz", 30.0, "model"), ("SDSC-SP2-1998-4.2-cln.swf.gz", 30.0, "model"))
 LOADS = (0.1, 0.3, 0.5, 0.7, 0.9)

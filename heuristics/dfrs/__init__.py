@@ -16,13 +16,16 @@ from heuristics.dfrs.methods import (
     DEFAULT_HYSTERESIS,
     DEFAULT_PENALTY,
     DEFAULT_PERIOD,
+    JOB_COLUMNS,
     POLICIES,
     PolicyRun,
     PolicySpec,
+    job_rows,
     make_policy,
     simulate_policies,
     simulate_policy,
 )
 
 __all__ = ["POLICIES", "PolicySpec", "PolicyRun", "make_policy", "simulate_policy", "simulate_policies",
-           "share_cpu", "CPU_TARGETS", "DEFAULT_PENALTY", "DEFAULT_PERIOD", "DEFAULT_HYSTERESIS"]
+           "share_cpu", "CPU_TARGETS", "DEFAULT_PENALTY", "DEFAULT_PERIOD", "DEFAULT_HYSTERESIS", "JOB_COLUMNS",
+           "job_rows"]

@@ -24,10 +24,10 @@ from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names import dfrs as names
 from vcsched.problems.dfrs import DfrsJobs, DfrsPlatform
 from vcsched.registry import Registry
-from vcsched.sim.dfrs import job_metrics, simulate_dfrs
+from vcsched.sim.dfrs import job_metrics, job_stretch, simulate_dfrs
 
 __all__ = ["PolicySpec", "PolicyRun", "POLICIES", "make_policy", "simulate_policy", "simulate_policies",
-           "DEFAULT_PENALTY", "DEFAULT_PERIOD", "DEFAULT_HYSTERESIS", "CPU_TARGETS"]
+           "DEFAULT_PENALTY", "DEFAULT_PERIOD", "DEFAULT_HYSTERESIS", "CPU_TARGETS", "JOB_COLUMNS", "job_rows"]
 
 DEFAULT_PENALTY = 300.0
 DEFAULT_PERIOD = 600.0
@@ -130,3 +130,23 @@ def simulate_policies(jobs: DfrsJobs, platform: DfrsPlatform, policies: Sequence
     for name in policies:
         POLICIES.get(name)
     return [simulate_policy(jobs, platform, name, **options) for name in policies]
+
+
+JOB_COLUMNS = ("policy", "job_id", "submission_time", "starting_time", "finish_time", "execution_time", "stretch",
+               "migrations", "pauses")
+"""The per-job table of a DFRS run (``dfrs simulate -o``), one row per policy and job, Batsim-like names."""
+
+
+def job_rows(jobs: DfrsJobs, runs: Sequence[PolicyRun]) -> list[dict]:
+    """One row per run and job (:data:`JOB_COLUMNS`): the policy, the job's id, submission, start, finish and run
+    times, its stretch (:func:`vcsched.sim.dfrs.job_stretch`; NaN for a job of zero run time), and the times it
+    was migrated and paused."""
+    rows = []
+    for run in runs:
+        stretch = job_stretch(jobs.submit, run.end, jobs.run)
+        for k in range(len(jobs)):
+            rows.append({"policy": run.policy, "job_id": int(jobs.job_id[k]), "submission_time": float(jobs.submit[k]),
+                         "starting_time": float(run.start[k]), "finish_time": float(run.end[k]),
+                         "execution_time": float(jobs.run[k]), "stretch": float(stretch[k]),
+                         "migrations": int(run.migrations[k]), "pauses": int(run.pauses[k])})
+    return rows

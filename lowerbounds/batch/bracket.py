@@ -33,7 +33,7 @@ from lowerbounds.batch.instance import (
     schedule_metrics,
 )
 from lowerbounds.batch.packing import makespan_packings
-from lowerbounds.reference import OPTIMAL_RTOL, Bracket, Side
+from lowerbounds.reference import OPTIMAL_RTOL, Bracket, Side, beside
 from vcsched.jitclock import clock
 
 __all__ = ["BatchReferences", "batch_references", "instance_references", "search_budget", "LOWER_SHARE",
@@ -223,9 +223,7 @@ def policy_references(overall: dict, jobs: Any, clusters: Any, *, method: str = 
     out = {}
     for name, b in refs.bounds.bounds.items():
         value = overall.get(SIMULATOR_METRIC[name])
-        ratio = value / b.value if value is not None and b.value else None
         br = refs.brackets[name]
-        out[name] = {"value": value, "bound": b.value, "ratio_to_bound": ratio, "method": b.method,
-                     "seconds": b.seconds, "upper": None if br.upper is None else br.upper.value,
-                     "ratio_to_opt": br.ratio(value), "status": br.status}
+        out[name] = {"value": value, **beside(value, br), "method": b.method, "seconds": b.seconds,
+                     "status": br.status}
     return out

@@ -36,6 +36,7 @@ import dataclasses
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.names.grid import REFERENCE_METRICS
 
 __all__ = ["BatchInstance", "batch_instance", "schedule_metrics", "check_batch_schedule", "BSLD_TAU",
            "METRICS", "SIMULATOR_METRIC"]
@@ -43,7 +44,7 @@ __all__ = ["BatchInstance", "batch_instance", "schedule_metrics", "check_batch_s
 
 BSLD_TAU = 10.0
 """Threshold of the bounded slowdown (s), the value the simulator uses (``vcsched.sim.output.BSLD_TAU``)."""
-METRICS = ("makespan", "mean_response", "mean_bounded_slowdown", "max_stretch")
+METRICS = REFERENCE_METRICS
 SIMULATOR_METRIC = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
                     "max_stretch": "max_stretch"}
 """Name of each bounded metric in the simulator's overall metrics (:func:`vcsched.sim.output.metrics`)."""

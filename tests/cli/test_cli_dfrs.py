@@ -52,6 +52,10 @@ def test_json_shape_and_bound(tmp_path, capsys):
                                    "execution_time", "stretch", "migrations", "pauses"]
     assert len(frame) == len(LINES) * 7
     assert (frame["finish_time"] >= frame["submission_time"] + frame["execution_time"] - 1e-6).all()
+    for policy, rows in frame.groupby("policy"):  # the rows' stretch is the one the metrics take
+        want = (rows["finish_time"] - rows["submission_time"]) / rows["execution_time"]
+        assert rows["stretch"].to_numpy() == pytest.approx(want.to_numpy(), rel=1e-12)
+        assert rows["stretch"].max() == pytest.approx(doc["policies"][policy]["max_stretch"], rel=1e-12)
 
 
 def test_seeds_give_summaries(capsys):

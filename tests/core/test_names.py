@@ -105,6 +105,9 @@ def test_the_references_metrics_are_the_tables():
     from lowerbounds.timeshare import METRICS as TIMESHARE_METRICS
 
     assert DIET_METRICS is diet.METRICS and TIMESHARE_METRICS is timeshare.METRICS
+    from lowerbounds.batch.instance import METRICS as BATCH_METRICS
+
+    assert BATCH_METRICS is grid.REFERENCE_METRICS
 
 
 def _choices(argv: list[str], option: str) -> tuple:
@@ -165,7 +168,33 @@ def test_dfrs_and_vector_packing_choices_read_their_tables():
     from vcsched.cli import build_parser
 
     assert list(POLICIES.names()) == list(dfrs.POLICIES)  # registry order = the table's
+    from benchmarks.experiments import dfrs as dfrs_experiment
+
+    assert dfrs_experiment.POLICIES is dfrs.POLICIES
     assert METHODS == list(vector.METHODS)
     parser = build_parser()
     simulate = parser.parse_args(["dfrs", "simulate", "--trace", "x.swf"])
     assert simulate.policy.split(",") == list(dfrs.DEFAULT_POLICIES) and "fcfs" not in simulate.policy
+
+
+def _parsers(parser):
+    """Every parser of the command line, sub-commands included."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                yield from _parsers(sub)
+
+
+def test_every_default_is_one_of_its_choices():
+    """argparse checks a given value against ``choices`` but never the default: a default missing from its
+    table would reach the library unchecked."""
+    from vcsched.cli import build_parser
+
+    options = [(parser.prog, action) for parser in _parsers(build_parser()) for action in parser._actions
+               if action.choices is not None and not isinstance(action, argparse._SubParsersAction)]
+    assert len(options) > 30
+    wrong = [(prog, action.dest, action.default) for prog, action in options
+             if action.default is not None and action.default not in action.choices]
+    assert wrong == []
+

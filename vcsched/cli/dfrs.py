@@ -24,14 +24,10 @@ from vcsched.cli.common import (
     seed_option,
 )
 from vcsched.errors import InvalidInputError
-from vcsched.names.dfrs import CPU_TARGETS, DEFAULT_POLICIES, POLICIES
+from vcsched.names.dfrs import CPU_TARGETS, DEFAULT_POLICIES, POLICIES, RUN_METRICS
 
-__all__ = ["register", "cmd_simulate", "cmd_bound", "METRICS", "JOB_COLUMNS"]
+__all__ = ["register", "cmd_simulate", "cmd_bound"]
 
-METRICS = ("max_stretch", "mean_stretch", "mean_bounded_stretch", "utilization", "makespan", "migrations", "pauses",
-           "memory_moved")
-JOB_COLUMNS = ("policy", "job_id", "submission_time", "starting_time", "finish_time", "execution_time", "stretch",
-               "migrations", "pauses")
 
 
 def _workload_options(s: argparse.ArgumentParser) -> None:
@@ -165,20 +161,10 @@ def _run_once(args: argparse.Namespace, names: list[str], seed: int, progress: b
 
 
 def _job_rows(jobs, runs, seed: int | None) -> list[dict]:
-    import numpy as np
+    from heuristics.dfrs import job_rows
 
-    rows = []
-    for run in runs:
-        stretch = np.where(jobs.run > 0, (run.end - jobs.submit) / np.where(jobs.run > 0, jobs.run, 1.0), np.nan)
-        for k in range(len(jobs)):
-            row = {"policy": run.policy, "job_id": int(jobs.job_id[k]), "submission_time": float(jobs.submit[k]),
-                   "starting_time": float(run.start[k]), "finish_time": float(run.end[k]),
-                   "execution_time": float(jobs.run[k]), "stretch": float(stretch[k]),
-                   "migrations": int(run.migrations[k]), "pauses": int(run.pauses[k])}
-            if seed is not None:
-                row["seed"] = seed
-            rows.append(row)
-    return rows
+    rows = job_rows(jobs, runs)
+    return rows if seed is None else [{**row, "seed": seed} for row in rows]
 
 
 def _write_jobs(path: str, rows: list[dict]) -> None:
@@ -205,12 +191,12 @@ def _print_text(doc: dict, names: list[str]) -> None:
     rows = []
     for name in names:
         m = doc["policies"][name]
-        rows.append({"policy": name, **{k: _cell(m[k]) for k in METRICS}})
+        rows.append({"policy": name, **{k: _cell(m[k]) for k in RUN_METRICS}})
     bound = doc.get("bound")
     if bound:
         b = bound["max_stretch"]
         rows.append({"policy": f"bound ({b['method']})", "max_stretch": _cell(b["value"])})
-    print_table(rows, ["policy", *METRICS])
+    print_table(rows, ["policy", *RUN_METRICS])
 
 
 def _cell(v):
@@ -227,7 +213,7 @@ def _summaries(docs: list[dict], names: list[str]) -> dict:
 
     out = {"jobs": docs[0]["jobs"], "hosts": docs[0]["hosts"], "skipped": docs[0]["skipped"],
            "seeds": [d["seed"] for d in docs],
-           "policies": {n: {m: summarize([d["policies"][n][m] for d in docs]) for m in METRICS} for n in names}}
+           "policies": {n: {m: summarize([d["policies"][n][m] for d in docs]) for m in RUN_METRICS} for n in names}}
     if docs[0].get("bound"):
         out["bound"] = {"max_stretch": {
             "value": summarize([d["bound"]["max_stretch"]["value"] for d in docs]),
@@ -251,7 +237,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if not docs:
             _note_skipped(args, jobs, platform)
         doc = {"jobs": len(jobs), "hosts": platform.hosts, "skipped": jobs.skipped, "seed": seed,
-               "policies": {r.policy: {k: r.metrics.get(k) for k in METRICS} for r in runs}}
+               "policies": {r.policy: {k: r.metrics.get(k) for k in RUN_METRICS} for r in runs}}
         if bound:
             doc["bound"] = bound
             b = bound["max_stretch"]

@@ -166,6 +166,7 @@ def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dic
     of the optimum's bracket) and ``<metric>_ratio_to_opt`` = ``[value / upper, value / lower]``
     (:func:`lowerbounds.reference.ratio_interval`) with its ends as ``<metric>_opt_ratio_low``/``_high``."""
     from lowerbounds.diet.references import diet_references
+    from lowerbounds.reference import beside_columns
 
     refs = diet_references(scenario, seed=seed, method="best", time_limit=SIMULATE_BOUND_SECONDS)
     if any(r.interrupted for r in refs.values()):
@@ -174,21 +175,14 @@ def add_bounds(rows: list[dict[str, Any]], scenario: Any, seed: int) -> list[dic
     for row in rows:
         row = dict(row)
         for m in BOUND_METRICS:
-            bracket = refs[m].bracket
-            b, v = refs[m].bound.value, row.get(m)
-            row[f"{m}_bound"] = b
-            row[f"{m}_ratio_to_bound"] = v / b if v is not None and b else None
-            row[f"{m}_upper"] = bracket.lower.value if bracket.maximise else (
-                None if bracket.upper is None else bracket.upper.value)
-            interval = bracket.ratio(v)
-            row[f"{m}_ratio_to_opt"] = interval
-            row[f"{m}_opt_ratio_low"], row[f"{m}_opt_ratio_high"] = interval if interval else (None, None)
+            row.update(beside_columns(m, row.get(m), refs[m].bracket, bound=refs[m].bound.value))
         out.append(row)
     return out
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
     from lowerbounds.diet.references import diet_references
+    from lowerbounds.reference import BRACKET_COLUMNS
 
     scenario = _scenario(args)
     refs = diet_references(scenario, seed=args.seed, method=args.method, time_limit=args.time_limit)
@@ -197,15 +191,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return _bound_interrupted(refs)
-    rows = []
-    for m, r in refs.items():
-        lo, up = r.bracket.lower, r.bracket.upper
-        rows.append({"metric": m, "lower": lo.value, "upper": None if up is None else up.value,
-                     "upper/lower": r.bracket.width, "status": r.bracket.status, "lower method": lo.method,
-                     "upper method": None if up is None else up.method,
-                     "seconds": lo.seconds + (0.0 if up is None else up.seconds)})
-    print_table(rows, ["metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method",
-                       "seconds"], floatfmt="{:.6g}")
+    print_table([r.bracket.row() for r in refs.values()], list(BRACKET_COLUMNS), floatfmt="{:.6g}")
     for m, r in refs.items():
         if r.message:
             print(f"{m}: {r.message}")

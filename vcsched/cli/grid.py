@@ -64,7 +64,15 @@ from vcsched.cli.common import (
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError
-from vcsched.names.grid import CBF_REPLAN_RULES, CURRENT_ECTS, JOBS_LAYOUTS, POLICIES, QUEUE_ORDERS, REALLOC_ALGORITHMS
+from vcsched.names.grid import (
+    CBF_REPLAN_RULES,
+    CURRENT_ECTS,
+    JOBS_LAYOUTS,
+    POLICIES,
+    QUEUE_ORDERS,
+    REALLOC_ALGORITHMS,
+    REFERENCE_METRICS,
+)
 from vcsched.names.grid import HEURISTICS as REALLOC_HEURISTICS
 from vcsched.problems.grid_limits import MIN_PERIOD
 
@@ -209,8 +217,7 @@ def _simulate_seeds(args: argparse.Namespace, seeds: list[int]) -> int:
         raise InvalidInputError("--seeds / --repeat: only --scenario draws its workloads (the synthetic Grid'5000 "
                                 "sites) from the seed; a trace or a platform file gives the same run for every seed")
     metrics = list(SEED_METRICS) + (["impacted_pct", "relative_response", "early_pct"] if args.compare else []) \
-        + ([f"{k}_ratio_to_bound" for k in ("makespan", "mean_response", "mean_bounded_slowdown", "max_stretch")]
-           if args.bound else [])
+        + ([f"{k}_ratio_to_bound" for k in REFERENCE_METRICS] if args.bound else [])
 
     def run_one(seed: int) -> list[dict]:
         _, m = _simulate(argparse.Namespace(**{**vars(args), "seed": seed}), progress=False)

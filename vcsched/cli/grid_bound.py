@@ -170,19 +170,9 @@ def write_schedules(refs, jobs, clusters, folder: Path) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def _bound_rows(out: dict) -> list[dict]:
-    rows = []
-    for name, b in out["bounds"].items():
-        lo, up = b["lower"], b["upper"] or {}
-        width = up.get("value") / lo["value"] if up.get("value") is not None and lo["value"] else None
-        rows.append({"metric": name, "lower": lo["value"], "upper": up.get("value"), "upper/lower": width,
-                     "status": b["status"], "lower method": lo["method"], "upper method": up.get("method"),
-                     "seconds": lo["seconds"] + (up.get("seconds") or 0.0)})
-    return rows
-
-
 def cmd_bound(args: argparse.Namespace) -> int:
     from lowerbounds.batch import batch_references
+    from lowerbounds.reference import BRACKET_COLUMNS
 
     folder = _schedule_dir(args.schedule)
     clusters, jobs = _build(args)
@@ -200,8 +190,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
         print_json(out)
         return _interrupted(refs, folder)
     print(f"{out['jobs']} jobs")
-    print_table(_bound_rows(out), ["metric", "lower", "upper", "upper/lower", "status", "lower method",
-                                   "upper method", "seconds"], floatfmt="{:.6g}")
+    print_table([b.row() for b in refs.brackets.values()], list(BRACKET_COLUMNS), floatfmt="{:.6g}")
     if "exact" in out:
         e = out["exact"]
         print(f"exact: {e['status']}, mean response {e['mean_response']}, makespan {e['makespan']}, "

@@ -240,20 +240,15 @@ def _add_bounds(row: dict, refs: dict, n_tasks: int) -> None:
     """``<metric>_bound``, ``<metric>_ratio_to_bound`` (value / bound), ``<metric>_upper`` (the best mapping
     found), ``<metric>_ratio_to_opt`` (``[value / upper, value / lower]``) and its two ends as columns; ratios
     are ``None`` for a run that lost tasks, whose metrics cover fewer tasks than the references."""
+    from lowerbounds.reference import beside_columns
+
     for m in BOUND_METRICS:
-        bracket = refs[m].bracket
-        b = bracket.lower.value
-        row[f"{m}_bound"] = b
-        row[f"{m}_upper"] = None if bracket.upper is None else bracket.upper.value
-        v = row[m]
-        ok = row["completed"] == n_tasks and v is not None and b > 0
-        row[f"{m}_ratio_to_bound"] = v / b if ok else None
-        interval = bracket.ratio(v) if ok else None
-        row[f"{m}_ratio_to_opt"] = interval
-        row[f"{m}_opt_ratio_low"], row[f"{m}_opt_ratio_high"] = interval if interval else (None, None)
+        row.update(beside_columns(m, row[m], refs[m].bracket, comparable=row["completed"] == n_tasks))
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
+    from lowerbounds.reference import BRACKET_COLUMNS
+
     instance = _instance(args)
     refs = _references(instance, args.method, args.time_limit, args.search_seed, args.iterations)
     out = {m: r.to_dict() for m, r in refs.items()}
@@ -266,9 +261,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
         if searched or r.bound.message:
             head = f"{m}: exact search {r.bound.status}" if searched else f"{m}:"
             print(f"{head}{': ' if searched and r.bound.message else ' '}{r.bound.message or ''}".rstrip())
-    rows = [_bound_row(m, r) for m, r in refs.items()]
-    print_table(rows, ["metric", "lower", "upper", "upper/lower", "status", "lower method", "upper method",
-                       "seconds"], floatfmt="{:.6g}")
+    print_table([_bound_row(r) for r in refs.values()], list(BRACKET_COLUMNS), floatfmt="{:.6g}")
     for m, r in refs.items():
         if r.mapping is not None and r.bracket.status == "optimal":
             print(f"{m}: best mapping (server per task) {' '.join(str(s) for s in r.mapping)}")
@@ -286,9 +279,9 @@ def _interrupted(refs: dict) -> int:
     return 130
 
 
-def _bound_row(metric: str, ref) -> dict:
-    lo, up = ref.bracket.lower, ref.bracket.upper
-    return {"metric": metric, "lower": lo.value, "upper": None if up is None else up.value,
-            "upper/lower": ref.bracket.width, "status": ref.bracket.status, "lower method": lo.method,
-            "upper method": None if up is None else up.method + (f" from {ref.start}" if ref.start else ""),
-            "seconds": lo.seconds + (0.0 if up is None else up.seconds)}
+def _bound_row(ref) -> dict:
+    """The bracket's table row; the upper method names where the mapping search started."""
+    row = ref.bracket.row()
+    if row["upper method"] is not None and ref.start:
+        row["upper method"] += f" from {ref.start}"
+    return row

@@ -14,3 +14,8 @@ DEFAULT_POLICIES = tuple(p for p in POLICIES if p != "fcfs")
 
 CPU_TARGETS = ("avgyield", "maxmin")
 """How the fractional policies share the CPU among the running jobs (:func:`heuristics.dfrs.cpu.share_cpu`)."""
+
+RUN_METRICS = ("max_stretch", "mean_stretch", "mean_bounded_stretch", "utilization", "makespan", "migrations", "pauses",
+               "memory_moved")
+"""The metrics of a DFRS run that ``dfrs simulate`` reports (:class:`heuristics.dfrs.methods.PolicyRun`'s ``metrics``,
+:func:`vcsched.sim.dfrs.job_metrics` plus the migrations, pauses and memory moved)."""

@@ -24,3 +24,6 @@ CBF_REPLAN_RULES = ("earliest", "full")
 
 JOBS_LAYOUTS = ("batsim", "legacy")
 """Column layouts of the per-job table (:func:`vcsched.sim.output.jobs_columns`)."""
+
+REFERENCE_METRICS = ("makespan", "mean_response", "mean_bounded_slowdown", "max_stretch")
+"""The metrics the batch references bracket (:data:`lowerbounds.batch.instance.METRICS`; ``grid bound``'s JSON keys)."""

@@ -46,7 +46,7 @@ import numpy as np
 from vcsched.errors import InvalidInputError, VcschedError
 from vcsched.problems.dfrs import BOUNDED_STRETCH_TAU, DfrsJobs, DfrsPlatform
 
-__all__ = ["View", "Decision", "DfrsPolicy", "PolicyError", "DfrsResult", "simulate_dfrs", "job_metrics",
+__all__ = ["View", "Decision", "DfrsPolicy", "PolicyError", "DfrsResult", "simulate_dfrs", "job_metrics", "job_stretch",
            "WAITING", "RUNNING", "PAUSED"]
 
 WAITING, RUNNING, PAUSED = "waiting", "running", "paused"
@@ -121,6 +121,12 @@ class DfrsResult:
         return m
 
 
+def job_stretch(submit: np.ndarray, end: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """Each job's stretch ``(end - submit) / run``; NaN for a job of zero run time (no stretch is defined)."""
+    pos = run > 0
+    return np.where(pos, (end - submit) / np.where(pos, run, 1.0), np.nan)
+
+
 def job_metrics(submit: np.ndarray, end: np.ndarray, run: np.ndarray, tasks: np.ndarray, processors: int) -> dict:
     """Max and mean stretch ``(end - submit) / run`` over the jobs of positive run time, mean bounded stretch
     ``max(1, (end - submit) / max(run, 10 s))`` over all jobs, utilisation ``sum(tasks * run) / (processors *
@@ -129,8 +135,7 @@ def job_metrics(submit: np.ndarray, end: np.ndarray, run: np.ndarray, tasks: np.
         return {"jobs": 0, "max_stretch": None, "mean_stretch": None, "mean_bounded_stretch": None,
                 "utilization": None, "makespan": None}
     response = end - submit
-    pos = run > 0
-    stretch = response[pos] / run[pos]
+    stretch = job_stretch(submit, end, run)[run > 0]
     makespan = float(end.max() - submit.min())
     return {"jobs": int(submit.size),
             "max_stretch": float(stretch.max()) if stretch.size else None,
