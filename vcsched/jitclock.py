@@ -42,7 +42,9 @@ class _CompileTimer(event.Listener):
         self.depth += 1
 
     def on_end(self, ev) -> None:
-        self.depth = max(self.depth - 1, 0)
+        if self.depth == 0:  # the end of a compile that began before this listener: not counted
+            return
+        self.depth -= 1
         if self.depth == 0:
             self.total += time.perf_counter() - self.since
 

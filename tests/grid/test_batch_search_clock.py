@@ -62,6 +62,9 @@ def test_the_clock_leaves_out_compile_time_counted_once(fake):
     fake.now += 5.0
     assert jitclock.clock() - c0 == pytest.approx(3.0)
     event.end_event(jitclock.COMPILE_EVENT)
+    event.end_event(jitclock.COMPILE_EVENT)  # an end without its start (a compile begun before the listener): ignored
+    fake.now += 1.0
+    assert jitclock.clock() - c0 == pytest.approx(4.0) and jitclock.jit_seconds() == pytest.approx(35.0)
 
 
 def _instance(n: int = 120) -> BatchInstance:
