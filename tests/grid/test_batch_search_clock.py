@@ -33,12 +33,16 @@ class FakeTime:
 
 @pytest.fixture
 def fake(monkeypatch):
-    t = FakeTime()
+    """A fake ``perf_counter`` and a fresh compile timer in place of the process's own (taken off numba's events
+    meanwhile, so that the played compiles do not reach it)."""
+    t, own = FakeTime(), jitclock._TIMER
+    event.unregister(jitclock.COMPILE_EVENT, own)
     monkeypatch.setattr(jitclock, "time", t)
     monkeypatch.setattr(jitclock, "_TIMER", jitclock._CompileTimer())
     event.register(jitclock.COMPILE_EVENT, jitclock._TIMER)
     yield t
     event.unregister(jitclock.COMPILE_EVENT, jitclock._TIMER)
+    event.register(jitclock.COMPILE_EVENT, own)
 
 
 def _compile(t: FakeTime, seconds: float, nested: bool = False) -> None:
