@@ -20,8 +20,8 @@ prices were found. ``f_j`` is the job's response time ``C_j - r_j`` (mean respon
 its bounded slowdown ``max(1, (C_j - r_j) / max(p_jk, tau))`` (``mode`` 1). Each minimum is exact
 (:mod:`lowerbounds.batch._lagrange_kernels`: the cost is piecewise linear in ``s``). Prices are
 improved by projected subgradient steps (Polyak steps towards a target above the best value, the
-step factor halved after :data:`_STALL` steps without improvement); the bound is the best ``L``
-seen, less a relative ``1e-9`` for rounding.
+step factor halved after :data:`_STALL` steps without improvement and carried from one grid to the
+next); the bound is the best ``L`` seen, less a relative ``1e-9`` for rounding.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "step_work", "SL
 SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
+THETA_FLOOR = 0.125
+"""Least step factor a level starts with: each level starts at the factor the previous one ended with (its steps
+were sized for the same prices), raised to this floor when that level had converged (its factor gone to ~0)."""
 DEFLECT = 0.5
 """Weight of the previous direction in the next step's direction (deflected subgradient; 0: plain subgradient)."""
 _LEVELS = 5
@@ -107,7 +110,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     grid, which it can only improve). When the level of ``slots`` slots has converged with time and steps left,
     the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
     shortest job and there are at most ``SLOTS_PER_JOB`` slots per job). ``start``, a known lower bound on the sum,
-    sets the first target.
+    sets the first target. Each level starts with the step factor the previous one ended with, at least
+    :data:`THETA_FLOOR` (the first with 1).
 
     Each level gets its share of what is left, ``1 / (levels left among the first 5)``: of the work units when
     ``work`` is given (so the search, and the bound, are the same on every run whenever the clock does not stop
@@ -118,7 +122,7 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     deadline = time.perf_counter() + time_limit
     cap = np.inf if work is None else float(work)
     spent = np.zeros(1, dtype=np.int64)
-    best, steps, lam = -np.inf, 0, None
+    best, steps, lam, theta = -np.inf, 0, None, 1.0
     for i, T in enumerate(_levels(inst, slots, refine)):
         t0, delta, T = slot_grid(inst, T)
         lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
@@ -126,8 +130,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
         now = time.perf_counter()
         stage_end = deadline if work is not None else now + (deadline - now) * share
         limits = (stage_end, iterations - steps, spent[0] + (cap - spent[0]) * share, spent)
-        value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
-                                   1e-4 if i >= _LEVELS - 1 else 1e-2)
+        value, lam, done, theta = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
+                                          1e-4 if i >= _LEVELS - 1 else 1e-2, max(theta, THETA_FLOOR))
         best, steps = max(best, value), steps + done
         if steps >= iterations or spent[0] >= cap or time.perf_counter() >= deadline:
             break
@@ -143,16 +147,16 @@ def _levels(inst: BatchInstance, slots: int, refine: int) -> list[int]:
                      and slots << level <= SLOTS_PER_JOB * len(inst)]
 
 
-def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
-    """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
-    best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev`` (projected like
-    ``g``), the step factor halved (back at the best prices, the direction reset) after :data:`_STALL` steps
-    without improvement, until it falls below ``min_theta``. ``limits``: ``(clock deadline, steps, work units
-    level, spent)``, the steps stopping at the deadline, after ``steps`` or once ``spent[0]`` (increased by each
-    step's work) reaches the level."""
+def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0):
+    """Projected subgradient steps from ``lam``: ``(best L, its prices, steps, last step factor)``; Polyak steps
+    towards ``1.1 x`` the best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev``
+    (projected like ``g``), the step factor (first ``theta``) halved (back at the best prices, the direction reset)
+    after :data:`_STALL` steps without improvement, until it falls below ``min_theta``. ``limits``: ``(clock
+    deadline, steps, work units level, spent)``, the steps stopping at the deadline, after ``steps`` or once
+    ``spent[0]`` (increased by each step's work) reaches the level."""
     deadline, iterations, work_end, spent = limits
     best, best_lam = -np.inf, lam
-    theta, stall, steps, direction = 1.0, 0, 0, None
+    stall, steps, direction = 0, 0, None
     while steps < iterations and spent[0] < work_end and time.perf_counter() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau, spent)
         steps += 1
@@ -172,4 +176,4 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
             break
         target = max(best, start) * 1.1 + 1.0
         lam = np.maximum(lam + theta * (target - value) / norm * direction, 0.0)
-    return best, best_lam, steps
+    return best, best_lam, steps, theta

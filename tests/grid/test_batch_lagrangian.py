@@ -169,3 +169,20 @@ def test_the_work_count_counts_the_candidates_a_step_prices():
     lagrangian_value(inst, lam, 0, t0, delta, work=priced)
     assert free[0] == step_work(1, 1, T)
     assert priced[0] > free[0] + 2
+
+
+def test_each_level_starts_with_the_step_factor_the_last_one_ended_with(monkeypatch):
+    # a level that ended with a factor above the floor hands it on; one that converged (factor ~0) hands on the floor
+    import lowerbounds.batch.lagrangian as lagrangian
+
+    ended = iter([0.5, 1e-6, 0.3, 0.2, 0.1])
+    seen = []
+
+    def fake(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta):
+        seen.append(theta)
+        return 1.0, lam, 1, next(ended)
+
+    monkeypatch.setattr(lagrangian, "_ascent", fake)
+    inst = BatchInstance.from_arrays([0.0, 1.0], [1, 2], [[3.0], [2.0]], [2])
+    lagrangian.lagrangian_bound(inst, 0, time_limit=1e6, slots=64, iterations=10**6)
+    assert seen == [1.0, 0.5, lagrangian.THETA_FLOOR, 0.3, 0.2]
