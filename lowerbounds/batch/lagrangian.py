@@ -38,6 +38,9 @@ __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "step_work", "SL
 SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
+PLATEAU = (200, 1e-4)
+"""``(steps, gain)``: a level ends once its best value rose by less than ``gain`` (relative) over the last
+``steps`` steps, so that the finer grids, which can still raise the bound, get the work left."""
 THETA_FLOOR = 0.125
 """Least step factor a level starts with: each level starts at the factor the previous one ended with (its steps
 were sized for the same prices), raised to this floor when that level had converged (its factor gone to ~0)."""
@@ -48,15 +51,19 @@ FINEST_SHARE = 16
 """Grids finer than ``slots`` are searched only while a slot stays at least ``1 / FINEST_SHARE`` of the shortest
 job: below that, starts rounded to slots already move every job by less than that share of its duration, and on a
 small workload (a few jobs over a short horizon) the finer grids would only spend the time limit."""
-CANDIDATE_WORK = (1, 2)
-"""Work units per candidate start priced, mean response (mode 0) and bounded slowdown (mode 1, a division more)."""
-JOB_WORK = 12
+CANDIDATE_WORK = (1, 1)
+"""Work units per candidate start priced, mean response (mode 0) and bounded slowdown (mode 1)."""
+JOB_WORK = 18
 """Work units per job and step (its cost at its release, the scans' set-up, its usage)."""
-PRICE_WORK = 32
-"""Work units per price and step (the subgradient, direction, projection and cumulated prices)."""
-WORK_PER_SECOND = 150_000_000
-"""Work units (:func:`step_work`) that a step takes about a second of one idle core to do; callers derive a work cap
-from their time limit with it."""
+PRICE_WORK = 7
+"""Work units per price and step (the cumulated prices, the subgradient, direction, projection)."""
+STEP_WORK = 1800
+"""Work units per step (the Python calls around the kernel)."""
+WORK_PER_SECOND = 250_000_000
+"""Work units (:func:`step_work`) that a step takes about a second of one core to do; callers derive a work cap
+from their time limit with it. Fitted, with the unit costs above, on full steps at the searched prices of KTH-SP2,
+CTC-SP2, SDSC-SP2, HPC2N, lublin_256 and CTC-SP2's busiest week, 1,024 to 131,072 slots, both modes (4 ns a
+candidate, 71 ns a job, 29 ns a price, 7 us a step; each step within 0.6-1.35 x of its fit)."""
 SLOTS_PER_JOB = 8
 """Nor beyond this many slots per job: a whole trace (tens of thousands of jobs) refines up to ``refine x slots``,
 a window of a few jobs does not refine at all."""
@@ -94,9 +101,9 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
 
 def step_work(candidates: int, jobs: int, prices: int, mode: int = 0) -> int:
     """Work units of one step: the candidate starts priced (:data:`CANDIDATE_WORK` each, by ``mode``),
-    :data:`JOB_WORK` per job and :data:`PRICE_WORK` per price (the step's array operations). A count, the same on
-    every machine: about :data:`WORK_PER_SECOND` of them take a second of one idle core."""
-    return CANDIDATE_WORK[mode] * int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices)
+    :data:`JOB_WORK` per job, :data:`PRICE_WORK` per price (the step's array operations) and :data:`STEP_WORK`. A
+    count, the same on every machine: about :data:`WORK_PER_SECOND` of them take a second of one core."""
+    return CANDIDATE_WORK[mode] * int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices) + STEP_WORK
 
 
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
@@ -151,12 +158,14 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0
     """Projected subgradient steps from ``lam``: ``(best L, its prices, steps, last step factor)``; Polyak steps
     towards ``1.1 x`` the best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev``
     (projected like ``g``), the step factor (first ``theta``) halved (back at the best prices, the direction reset)
-    after :data:`_STALL` steps without improvement, until it falls below ``min_theta``. ``limits``: ``(clock
+    after :data:`_STALL` steps without improvement, until it falls below ``min_theta`` or the best value stops
+    rising (:data:`PLATEAU`). ``limits``: ``(clock
     deadline, steps, work units level, spent)``, the steps stopping at the deadline, after ``steps`` or once
     ``spent[0]`` (increased by each step's work) reaches the level."""
     deadline, iterations, work_end, spent = limits
     best, best_lam = -np.inf, lam
-    stall, steps, direction = 0, 0, None
+    stall, steps, direction, history = 0, 0, None, []
+    window, gain = PLATEAU
     while steps < iterations and spent[0] < work_end and time.perf_counter() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau, spent)
         steps += 1
@@ -169,6 +178,9 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0
                 if theta < min_theta:
                     break
                 continue
+        history.append(best)
+        if len(history) > window and best < history[-1 - window] + gain * abs(history[-1 - window]):
+            break
         direction = g if direction is None else g + DEFLECT * direction
         direction = np.where((lam <= 0) & (direction < 0), 0.0, direction)
         norm = float((direction * direction).sum())
