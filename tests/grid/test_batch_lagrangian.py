@@ -186,3 +186,26 @@ def test_each_level_starts_with_the_step_factor_the_last_one_ended_with(monkeypa
     inst = BatchInstance.from_arrays([0.0, 1.0], [1, 2], [[3.0], [2.0]], [2])
     lagrangian.lagrangian_bound(inst, 0, time_limit=1e6, slots=64, iterations=10**6)
     assert seen == [1.0, 0.5, lagrangian.THETA_FLOOR, 0.3, 0.2]
+
+
+def test_a_level_ends_once_its_best_value_stops_rising(monkeypatch):
+    # scripted values (no kernel): rising by 1 a step from 100, then flat; the level stops PLATEAU[0] steps after
+    # the best value last rose by more than PLATEAU[1] of it, well before the step cap
+    import lowerbounds.batch.lagrangian as lagrangian
+
+    window, gain = lagrangian.PLATEAU
+    rises = 50
+    calls = []
+
+    def scripted(inst, lam, mode, t0, delta, tau, work):
+        calls.append(1)
+        value = 100.0 + min(len(calls), rises)
+        return value, np.ones_like(lam)
+
+    monkeypatch.setattr(lagrangian, "lagrangian_value", scripted)
+    monkeypatch.setattr(lagrangian, "_STALL", 10**6)  # no halving on the flat part: the plateau alone stops it
+    inst = BatchInstance.from_arrays([0.0], [1], [[1.0]], [1])
+    limits = (np.inf, 10**6, np.inf, np.zeros(1, dtype=np.int64))
+    best, _, steps, _ = lagrangian._ascent(inst, 0, np.zeros((1, 4)), 0.0, 1.0, BSLD_TAU, limits, 0.0, 0.0)
+    assert gain * 150 < 1  # a rise of 1 is well above the gain, a flat value below it
+    assert best == 100.0 + rises and steps == rises + window
