@@ -39,8 +39,9 @@ SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
 PLATEAU = (200, 1e-4)
-"""``(steps, gain)``: a level ends once its best value rose by less than ``gain`` (relative) over the last
-``steps`` steps, so that the finer grids, which can still raise the bound, get the work left."""
+"""``(steps, gain)``: a level that has a finer one after it ends once its best value rose by less than ``gain``
+(relative) over the last ``steps`` steps, so that the finer grids, which can still raise the bound, get the work
+left (the finest level goes on until its step factor has converged or its work is spent)."""
 THETA_FLOOR = 0.125
 """Least step factor a level starts with: each level starts at the factor the previous one ended with (its steps
 were sized for the same prices), raised to this floor when that level had converged (its factor gone to ~0)."""
@@ -130,7 +131,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     cap = np.inf if work is None else float(work)
     spent = np.zeros(1, dtype=np.int64)
     best, steps, lam, theta = -np.inf, 0, None, 1.0
-    for i, T in enumerate(_levels(inst, slots, refine)):
+    levels = _levels(inst, slots, refine)
+    for i, T in enumerate(levels):
         t0, delta, T = slot_grid(inst, T)
         lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
         share = 1.0 / max(_LEVELS - i, 1)
@@ -138,7 +140,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
         stage_end = deadline if work is not None else now + (deadline - now) * share
         limits = (stage_end, iterations - steps, spent[0] + (cap - spent[0]) * share, spent)
         value, lam, done, theta = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
-                                          1e-4 if i >= _LEVELS - 1 else 1e-2, max(theta, THETA_FLOOR))
+                                          1e-4 if i >= _LEVELS - 1 else 1e-2, max(theta, THETA_FLOOR),
+                                          i < len(levels) - 1)
         best, steps = max(best, value), steps + done
         if steps >= iterations or spent[0] >= cap or time.perf_counter() >= deadline:
             break
@@ -154,12 +157,12 @@ def _levels(inst: BatchInstance, slots: int, refine: int) -> list[int]:
                      and slots << level <= SLOTS_PER_JOB * len(inst)]
 
 
-def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0):
+def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0, plateau=False):
     """Projected subgradient steps from ``lam``: ``(best L, its prices, steps, last step factor)``; Polyak steps
     towards ``1.1 x`` the best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev``
     (projected like ``g``), the step factor (first ``theta``) halved (back at the best prices, the direction reset)
-    after :data:`_STALL` steps without improvement, until it falls below ``min_theta`` or the best value stops
-    rising (:data:`PLATEAU`). ``limits``: ``(clock
+    after :data:`_STALL` steps without improvement, until it falls below ``min_theta`` or, with ``plateau``, the
+    best value stops rising (:data:`PLATEAU`). ``limits``: ``(clock
     deadline, steps, work units level, spent)``, the steps stopping at the deadline, after ``steps`` or once
     ``spent[0]`` (increased by each step's work) reaches the level."""
     deadline, iterations, work_end, spent = limits
@@ -179,7 +182,7 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0
                     break
                 continue
         history.append(best)
-        if len(history) > window and best < history[-1 - window] + gain * abs(history[-1 - window]):
+        if plateau and len(history) > window and best < history[-1 - window] + gain * abs(history[-1 - window]):
             break
         direction = g if direction is None else g + DEFLECT * direction
         direction = np.where((lam <= 0) & (direction < 0), 0.0, direction)
