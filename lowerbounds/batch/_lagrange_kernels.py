@@ -10,6 +10,9 @@ nondecreasing in ``s``. The cost is piecewise linear in ``s`` with breakpoints w
 ``s + p`` crosses a slot boundary (and the slowdown's kink), so its minimum over ``s >= r`` is at
 ``r`` or at one of them; a scan stops once ``f`` alone reaches the best cost found (the price
 term is ``>= 0``), and none runs when the start at ``r`` pays no price (``f`` is lowest at ``r``).
+The scans take the starts on slot boundaries and the ends on slot boundaries apart, so that one of
+the two integrals of each candidate is read from the cumulated prices (one lookup, not two), and
+positions are turned into slots by multiplying with ``1 / delta``.
 """
 
 from __future__ import annotations
@@ -22,16 +25,16 @@ __all__ = ["job_minima"]
 
 
 @njit(cache=True)
-def _big_lam(cum, lam, t0, delta, x):
-    """``Lam(x)`` for one cluster: ``cum[u] = int_t0^{t0 + u delta} lam``."""
-    T = lam.size
-    y = (x - t0) / delta
+def _big_lam(cum, lam, k, t0, delta, inv, x):
+    """``Lam_k(x)`` (``inv = 1 / delta``): ``cum[k, u] = int_t0^{t0 + u delta} lam_k``."""
+    T = lam.shape[1]
+    y = (x - t0) * inv
     if y <= 0.0:
         return 0.0
-    u = int(np.floor(y))
+    u = int(y)
     if u >= T:
-        return cum[T]
-    return cum[u] + lam[u] * (x - (t0 + u * delta))
+        return cum[k, T]
+    return cum[k, u] + lam[k, u] * (x - (t0 + u * delta))
 
 
 @njit(cache=True)
@@ -43,25 +46,25 @@ def _term(mode, s, r, p, tau):
 
 
 @njit(cache=True)
-def _cost(mode, s, r, p, q, tau, cum, lam, t0, delta):
-    return _term(mode, s, r, p, tau) + q * (_big_lam(cum, lam, t0, delta, s + p) - _big_lam(cum, lam, t0, delta, s))
+def _cost(mode, s, r, p, q, tau, cum, lam, k, t0, delta, inv):
+    return _term(mode, s, r, p, tau) + q * (_big_lam(cum, lam, k, t0, delta, inv, s + p)
+                                            - _big_lam(cum, lam, k, t0, delta, inv, s))
 
 
 @njit(cache=True)
-def _scan(mode, r, p, q, tau, cum, lam, t0, delta, shift, best, best_s):
-    """Candidates ``s = t0 + u delta - shift >= r`` by increasing ``u`` while ``f(s) < best``: ``(best, its start,
-    candidates priced)``."""
-    T = lam.size
-    u = int(np.ceil((r + shift - t0) / delta))
-    if u < 0:
-        u = 0
+def _scan_starts(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, best, best_s):
+    """Starts on slot boundaries, ``s = t0 + u delta >= r`` by increasing ``u`` while ``f(s) < best`` (there
+    ``Lam_k(s) = cum[k, u]``): ``(best, its start, candidates priced)``."""
+    T = lam.shape[1]
+    u = max(int(np.ceil((r - t0) * inv)), 0)
     priced = 0
     while u <= T:
-        s = t0 + u * delta - shift
+        s = t0 + u * delta
         if s >= r:
-            if _term(mode, s, r, p, tau) >= best:
+            f = _term(mode, s, r, p, tau)
+            if f >= best:
                 break
-            c = _cost(mode, s, r, p, q, tau, cum, lam, t0, delta)
+            c = f + q * (_big_lam(cum, lam, k, t0, delta, inv, s + p) - cum[k, u])
             priced += 1
             if c < best:
                 best, best_s = c, s
@@ -70,13 +73,34 @@ def _scan(mode, r, p, q, tau, cum, lam, t0, delta, shift, best, best_s):
 
 
 @njit(cache=True)
-def _add_usage(usage, full, k, s, p, q, t0, delta):
+def _scan_ends(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, best, best_s):
+    """Ends on slot boundaries, ``s = t0 + u delta - p >= r`` by increasing ``u`` while ``f(s) < best`` (there
+    ``Lam_k(s + p) = cum[k, u]``): ``(best, its start, candidates priced)``."""
+    T = lam.shape[1]
+    u = max(int(np.ceil((r + p - t0) * inv)), 0)
+    priced = 0
+    while u <= T:
+        s = t0 + u * delta - p
+        if s >= r:
+            f = _term(mode, s, r, p, tau)
+            if f >= best:
+                break
+            c = f + q * (cum[k, u] - _big_lam(cum, lam, k, t0, delta, inv, s))
+            priced += 1
+            if c < best:
+                best, best_s = c, s
+        u += 1
+    return best, best_s, priced
+
+
+@njit(cache=True)
+def _add_usage(usage, full, k, s, p, q, t0, delta, inv):
     """Adds ``q |[s, s + p) cap slot u|`` to ``usage[k, u]`` for each slot ``u``: the two partial slots at once, the
     whole slots between them as a difference (``full[k, a] += q delta``, ``full[k, b] -= q delta``, summed by
     :func:`_add_full`), so a long job costs two updates on a fine grid."""
     T = usage.shape[1]
-    a = (s - t0) / delta
-    b = (s + p - t0) / delta
+    a = (s - t0) * inv
+    b = (s + p - t0) * inv
     ua = max(int(np.floor(a)), 0)
     ub = int(np.floor(b))
     if ua >= T:
@@ -110,6 +134,7 @@ def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage, work):
     per-job minima."""
     n = release.size
     K, T = lam.shape
+    inv = 1.0 / delta
     cum = np.zeros((K, T + 1))
     for k in range(K):
         for u in range(T):
@@ -124,7 +149,7 @@ def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage, work):
             p = dur[j, k]
             if not np.isfinite(p):
                 continue
-            c = _cost(mode, r, r, p, q, tau, cum[k], lam[k], t0, delta)
+            c = _cost(mode, r, r, p, q, tau, cum, lam, k, t0, delta, inv)
             b, bs = c, r
             if c <= _term(mode, r, r, p, tau):  # no price over [r, r + p): no later start costs less
                 work[0] += 1
@@ -133,16 +158,16 @@ def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage, work):
                 continue
             if mode == 1 and tau > p:
                 kink = r + tau - p
-                ck = _cost(mode, kink, r, p, q, tau, cum[k], lam[k], t0, delta)
+                ck = _cost(mode, kink, r, p, q, tau, cum, lam, k, t0, delta, inv)
                 if ck < b:
                     b, bs = ck, kink
-            b, bs, c0 = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, 0.0, b, bs)
-            b, bs, c1 = _scan(mode, r, p, q, tau, cum[k], lam[k], t0, delta, p, b, bs)
+            b, bs, c0 = _scan_starts(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, b, bs)
+            b, bs, c1 = _scan_ends(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, b, bs)
             work[0] += 2 + c0 + c1
             if b < best:
                 best, best_s, best_k = b, bs, k
         out[j] = best
         if best_k >= 0:
-            _add_usage(usage, full, best_k, best_s, dur[j, best_k], q, t0, delta)
+            _add_usage(usage, full, best_k, best_s, dur[j, best_k], q, t0, delta, inv)
     _add_full(usage, full)
     return out

@@ -237,24 +237,32 @@ def _apply_lp(inst: BatchInstance, bounds: dict, budget: float, window: int, sto
 
 _LAGRANGE_SAFETY = 2.0
 """The Lagrangian bound's safety clock: at least this many times the seconds its work cap takes at
-:data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` (its cap is half the LP time's worth, so at least the LP time),
+:data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` (its cap is at least half the LP time's worth, :data:`_LAGRANGE_SECONDS`, so this is at least the LP time),
 whatever the window LPs and the max-stretch searches before it left of the LP time. Their time is a clock; the
 Lagrangian's result is a count, and on an idle machine the count, not the clock, must end it for a second run to give
 the same bound (with what the others left, about 60 % of its work's time on CTC-SP2, the clock ended it)."""
 _LAGRANGE_SHARE = {"mean_response": 0.6, "mean_bounded_slowdown": 1.0}
 """Share of the Lagrangian time each flow metric takes (of what is left when its turn comes)."""
-_LAGRANGE_WORK = {"mean_response": 0.3, "mean_bounded_slowdown": 0.2}
-"""Work cap of each flow metric's Lagrangian search, in seconds of the LP time
-(:data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` work units each): a count, not a clock, so that the same
-command gives the same bound on an idle machine (the clock above stays as a safety stop)."""
+_LAGRANGE_WORK = {"mean_response": 0.6, "mean_bounded_slowdown": 0.4}
+"""Share of the Lagrangian seconds (:func:`lagrangian_work`) each flow metric's search takes."""
+_LAGRANGE_SECONDS = (0.5, 0.8, 7.2)
+"""``(a, b, c)``: the Lagrangian searches are sized to ``max(a T, b T - c)`` seconds of an LP time of ``T`` seconds.
+What the LP time leaves them is about ``0.8 T`` (the max-stretch searches take ``0.2 T``) less the window loops'
+nearly fixed seconds (their patience, :data:`_PATIENCE`, per metric, and the makespan's last window): at the default
+minute's ``T = 24`` both terms give 12 s (7.2 to the mean response), at ``--time-limit 600``'s ``T = 240`` the second
+gives 185 s (111 to the mean response)."""
 _LAGRANGE_REFINE = 8
 """Finest price grid: up to this many times :data:`lowerbounds.batch.lagrangian.SLOTS` slots, reached only when the
 coarser grids have converged before the time limit."""
 
 
 def lagrangian_work(lp_time: float) -> dict:
-    """Work units of each flow metric's Lagrangian search when the LP time is ``lp_time`` seconds."""
-    return {name: share * WORK_PER_SECOND * lp_time for name, share in _LAGRANGE_WORK.items()}
+    """Work units of each flow metric's Lagrangian search when the LP time is ``lp_time`` seconds
+    (:data:`_LAGRANGE_SECONDS`, :data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` units a second): a count, not a
+    clock, so that the same command gives the same bound on an idle machine (the clock stays as a safety stop)."""
+    a, b, c = _LAGRANGE_SECONDS
+    seconds = max(a * lp_time, b * lp_time - c)
+    return {name: share * WORK_PER_SECOND * seconds for name, share in _LAGRANGE_WORK.items()}
 
 
 def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float, quick: dict, lp_time: float) -> None:

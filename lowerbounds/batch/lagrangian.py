@@ -20,8 +20,8 @@ prices were found. ``f_j`` is the job's response time ``C_j - r_j`` (mean respon
 its bounded slowdown ``max(1, (C_j - r_j) / max(p_jk, tau))`` (``mode`` 1). Each minimum is exact
 (:mod:`lowerbounds.batch._lagrange_kernels`: the cost is piecewise linear in ``s``). Prices are
 improved by projected subgradient steps (Polyak steps towards a target above the best value, the
-step factor halved after :data:`_STALL` steps without improvement); the bound is the best ``L``
-seen, less a relative ``1e-9`` for rounding.
+step factor halved after :data:`_STALL` steps without improvement and carried from one grid to the
+next); the bound is the best ``L`` seen, less a relative ``1e-9`` for rounding.
 """
 
 from __future__ import annotations
@@ -37,6 +37,13 @@ __all__ = ["lagrangian_bound", "lagrangian_value", "slot_grid", "step_work", "SL
 SLOTS = 16384
 """Slots of the price grid over the horizon."""
 _STALL = 30
+PLATEAU = (200, 1e-4)
+"""``(steps, gain)``: a level that has a finer one after it ends once its best value rose by less than ``gain``
+(relative) over the last ``steps`` steps, so that the finer grids, which can still raise the bound, get the work
+left (the finest level goes on until its step factor has converged or its work is spent)."""
+THETA_FLOOR = 0.125
+"""Least step factor a level starts with: each level starts at the factor the previous one ended with (its steps
+were sized for the same prices), raised to this floor when that level had converged (its factor gone to ~0)."""
 DEFLECT = 0.5
 """Weight of the previous direction in the next step's direction (deflected subgradient; 0: plain subgradient)."""
 _LEVELS = 5
@@ -44,15 +51,19 @@ FINEST_SHARE = 16
 """Grids finer than ``slots`` are searched only while a slot stays at least ``1 / FINEST_SHARE`` of the shortest
 job: below that, starts rounded to slots already move every job by less than that share of its duration, and on a
 small workload (a few jobs over a short horizon) the finer grids would only spend the time limit."""
-CANDIDATE_WORK = (1, 2)
-"""Work units per candidate start priced, mean response (mode 0) and bounded slowdown (mode 1, a division more)."""
-JOB_WORK = 12
+CANDIDATE_WORK = (1, 1)
+"""Work units per candidate start priced, mean response (mode 0) and bounded slowdown (mode 1)."""
+JOB_WORK = 18
 """Work units per job and step (its cost at its release, the scans' set-up, its usage)."""
-PRICE_WORK = 32
-"""Work units per price and step (the subgradient, direction, projection and cumulated prices)."""
-WORK_PER_SECOND = 150_000_000
-"""Work units (:func:`step_work`) that a step takes about a second of one idle core to do; callers derive a work cap
-from their time limit with it."""
+PRICE_WORK = 7
+"""Work units per price and step (the cumulated prices, the subgradient, direction, projection)."""
+STEP_WORK = 1800
+"""Work units per step (the Python calls around the kernel)."""
+WORK_PER_SECOND = 250_000_000
+"""Work units (:func:`step_work`) that a step takes about a second of one core to do; callers derive a work cap
+from their time limit with it. Fitted, with the unit costs above, on full steps at the searched prices of KTH-SP2,
+CTC-SP2, SDSC-SP2, HPC2N, lublin_256 and CTC-SP2's busiest week, 1,024 to 131,072 slots, both modes (4 ns a
+candidate, 71 ns a job, 29 ns a price, 7 us a step; each step within 0.6-1.35 x of its fit)."""
 SLOTS_PER_JOB = 8
 """Nor beyond this many slots per job: a whole trace (tens of thousands of jobs) refines up to ``refine x slots``,
 a window of a few jobs does not refine at all."""
@@ -90,9 +101,9 @@ def lagrangian_value(inst: BatchInstance, lam: np.ndarray, mode: int, t0: float,
 
 def step_work(candidates: int, jobs: int, prices: int, mode: int = 0) -> int:
     """Work units of one step: the candidate starts priced (:data:`CANDIDATE_WORK` each, by ``mode``),
-    :data:`JOB_WORK` per job and :data:`PRICE_WORK` per price (the step's array operations). A count, the same on
-    every machine: about :data:`WORK_PER_SECOND` of them take a second of one idle core."""
-    return CANDIDATE_WORK[mode] * int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices)
+    :data:`JOB_WORK` per job, :data:`PRICE_WORK` per price (the step's array operations) and :data:`STEP_WORK`. A
+    count, the same on every machine: about :data:`WORK_PER_SECOND` of them take a second of one core."""
+    return CANDIDATE_WORK[mode] * int(candidates) + JOB_WORK * int(jobs) + PRICE_WORK * int(prices) + STEP_WORK
 
 
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
@@ -106,7 +117,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     grid, which it can only improve). When the level of ``slots`` slots has converged with time and steps left,
     the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
     shortest job and there are at most ``SLOTS_PER_JOB`` slots per job). ``start``, a known lower bound on the sum,
-    sets the first target.
+    sets the first target. Each level starts with the step factor the previous one ended with, at least
+    :data:`THETA_FLOOR` (the first with 1).
 
     Each level gets its share of what is left, ``1 / (levels left among the first 5)``: of the work units when
     ``work`` is given (so the search, and the bound, are the same on every run whenever the clock does not stop
@@ -118,16 +130,18 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     deadline = clock() + time_limit
     cap = np.inf if work is None else float(work)
     spent = np.zeros(1, dtype=np.int64)
-    best, steps, lam = -np.inf, 0, None
-    for i, T in enumerate(_levels(inst, slots, refine)):
+    best, steps, lam, theta = -np.inf, 0, None, 1.0
+    levels = _levels(inst, slots, refine)
+    for i, T in enumerate(levels):
         t0, delta, T = slot_grid(inst, T)
         lam = np.zeros((inst.clusters, T)) if lam is None else np.repeat(lam, T // lam.shape[1], axis=1)
         share = 1.0 / max(_LEVELS - i, 1)
         now = clock()
         stage_end = deadline if work is not None else now + (deadline - now) * share
         limits = (stage_end, iterations - steps, spent[0] + (cap - spent[0]) * share, spent)
-        value, lam, done = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
-                                   1e-4 if i >= _LEVELS - 1 else 1e-2)
+        value, lam, done, theta = _ascent(inst, mode, lam, t0, delta, tau, limits, max(best, start or 0.0),
+                                          1e-4 if i >= _LEVELS - 1 else 1e-2, max(theta, THETA_FLOOR),
+                                          i < len(levels) - 1)
         best, steps = max(best, value), steps + done
         if steps >= iterations or spent[0] >= cap or clock() >= deadline:
             break
@@ -143,16 +157,18 @@ def _levels(inst: BatchInstance, slots: int, refine: int) -> list[int]:
                      and slots << level <= SLOTS_PER_JOB * len(inst)]
 
 
-def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
-    """Projected subgradient steps from ``lam``: ``(best L, its prices, steps)``; Polyak steps towards ``1.1 x`` the
-    best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev`` (projected like
-    ``g``), the step factor halved (back at the best prices, the direction reset) after :data:`_STALL` steps
-    without improvement, until it falls below ``min_theta``. ``limits``: ``(clock deadline, steps, work units
-    level, spent)``, the steps stopping at the deadline, after ``steps`` or once ``spent[0]`` (increased by each
-    step's work) reaches the level."""
+def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0, plateau=False):
+    """Projected subgradient steps from ``lam``: ``(best L, its prices, steps, last step factor)``; Polyak steps
+    towards ``1.1 x`` the best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev``
+    (projected like ``g``), the step factor (first ``theta``) halved (back at the best prices, the direction reset)
+    after :data:`_STALL` steps without improvement, until it falls below ``min_theta`` or, with ``plateau``, the
+    best value stops rising (:data:`PLATEAU`). ``limits``: ``(clock
+    deadline, steps, work units level, spent)``, the steps stopping at the deadline, after ``steps`` or once
+    ``spent[0]`` (increased by each step's work) reaches the level."""
     deadline, iterations, work_end, spent = limits
     best, best_lam = -np.inf, lam
-    theta, stall, steps, direction = 1.0, 0, 0, None
+    stall, steps, direction, history = 0, 0, None, []
+    window, gain = PLATEAU
     while steps < iterations and spent[0] < work_end and clock() < deadline:
         value, g = lagrangian_value(inst, lam, mode, t0, delta, tau, spent)
         steps += 1
@@ -165,6 +181,9 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
                 if theta < min_theta:
                     break
                 continue
+        history.append(best)
+        if plateau and len(history) > window and best < history[-1 - window] + gain * abs(history[-1 - window]):
+            break
         direction = g if direction is None else g + DEFLECT * direction
         direction = np.where((lam <= 0) & (direction < 0), 0.0, direction)
         norm = float((direction * direction).sum())
@@ -172,4 +191,4 @@ def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta):
             break
         target = max(best, start) * 1.1 + 1.0
         lam = np.maximum(lam + theta * (target - value) / norm * direction, 0.0)
-    return best, best_lam, steps
+    return best, best_lam, steps, theta

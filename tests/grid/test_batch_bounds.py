@@ -249,3 +249,21 @@ def test_the_lagrangian_step_gives_the_same_bound_under_any_clock():
         found.append({name: (b.value, b.detail) for name, b in bounds.items()})
     assert found[0] == found[1]
     assert found[0]["mean_response"][0] <= brute_force(inst)["mean_response"] * (1 + TOL) + TOL
+
+
+def test_the_lagrangian_searches_keep_the_default_minute_and_get_what_a_long_limit_leaves():
+    # the default minute's LP time (24 s) keeps its 12 s of searches (7.2 s to the mean response, 4.8 s to the
+    # slowdown); a long limit gives them what the stretch searches and the window loops leave (0.8 T - 7.2 s);
+    # a short one half of the LP time; never less for a longer limit
+    from lowerbounds.batch.bounds import lagrangian_work
+    from lowerbounds.batch.lagrangian import WORK_PER_SECOND
+
+    def seconds(lp_time):
+        work = lagrangian_work(lp_time)
+        return work["mean_response"] / WORK_PER_SECOND, work["mean_bounded_slowdown"] / WORK_PER_SECOND
+
+    assert seconds(24) == pytest.approx((7.2, 4.8))
+    assert sum(seconds(240)) == pytest.approx(0.8 * 240 - 7.2)
+    assert sum(seconds(8)) == pytest.approx(4.0)
+    totals = [sum(seconds(t)) for t in np.linspace(1, 600, 50)]
+    assert all(b >= a for a, b in zip(totals, totals[1:]))

@@ -169,3 +169,47 @@ def test_the_work_count_counts_the_candidates_a_step_prices():
     lagrangian_value(inst, lam, 0, t0, delta, work=priced)
     assert free[0] == step_work(1, 1, T)
     assert priced[0] > free[0] + 2
+
+
+def test_each_level_starts_with_the_step_factor_the_last_one_ended_with(monkeypatch):
+    # a level that ended with a factor above the floor hands it on; one that converged (factor ~0) hands on the floor
+    import lowerbounds.batch.lagrangian as lagrangian
+
+    ended = iter([0.5, 1e-6, 0.3, 0.2, 0.1])
+    seen = []
+
+    def fake(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta, plateau):
+        seen.append((theta, plateau))
+        return 1.0, lam, 1, next(ended)
+
+    monkeypatch.setattr(lagrangian, "_ascent", fake)
+    inst = BatchInstance.from_arrays([0.0, 1.0], [1, 2], [[3.0], [2.0]], [2])
+    lagrangian.lagrangian_bound(inst, 0, time_limit=1e6, slots=64, iterations=10**6)
+    assert [theta for theta, _ in seen] == [1.0, 0.5, lagrangian.THETA_FLOOR, 0.3, 0.2]
+    assert [plateau for _, plateau in seen] == [True] * 4 + [False]  # no plateau rule on the finest grid
+
+
+def test_a_level_ends_once_its_best_value_stops_rising(monkeypatch):
+    # scripted values (no kernel): rising by 1 a step from 100, then flat; the level stops PLATEAU[0] steps after
+    # the best value last rose by more than PLATEAU[1] of it, well before the step cap
+    import lowerbounds.batch.lagrangian as lagrangian
+
+    window, gain = lagrangian.PLATEAU
+    rises = 50
+    calls = []
+
+    def scripted(inst, lam, mode, t0, delta, tau, work):
+        calls.append(1)
+        value = 100.0 + min(len(calls), rises)
+        return value, np.ones_like(lam)
+
+    monkeypatch.setattr(lagrangian, "lagrangian_value", scripted)
+    monkeypatch.setattr(lagrangian, "_STALL", 10**6)  # no halving on the flat part: the plateau alone stops it
+    inst = BatchInstance.from_arrays([0.0], [1], [[1.0]], [1])
+    limits = (np.inf, 10**6, np.inf, np.zeros(1, dtype=np.int64))
+    best, _, steps, _ = lagrangian._ascent(inst, 0, np.zeros((1, 4)), 0.0, 1.0, BSLD_TAU, limits, 0.0, 0.0, 1.0, True)
+    assert gain * 150 < 1  # a rise of 1 is well above the gain, a flat value below it
+    assert best == 100.0 + rises and steps == rises + window
+    # the finest level (no plateau rule) goes on to its step cap
+    limits = (np.inf, 3 * window, np.inf, np.zeros(1, dtype=np.int64))
+    assert lagrangian._ascent(inst, 0, np.zeros((1, 4)), 0.0, 1.0, BSLD_TAU, limits, 0.0, 0.0, 1.0)[2] == 3 * window
