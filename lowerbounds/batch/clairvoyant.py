@@ -19,8 +19,9 @@ driven by a static key per job (smaller first); the search is over keys:
    shortest duration ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
    deadline of stretch ``S``, so the key is EDF for that target), shortest first (``p``, ``easy``
    only), longest first (``-p``, for the makespan), with each construction, and tiers (``serial``: submission
-   order, the jobs of ``p >= X`` after the others, for the bounded slowdown). Each is run once, until the work
-   budget is spent (never stopped by the clock), and every metric is read off its schedule.
+   order, the jobs of ``p >= X`` after the others, and tiers of duration and area, for the bounded slowdown). Each
+   is run once, until the work budget is spent (never stopped by the clock), and every metric is read off its
+   schedule.
 2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
 
    * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
