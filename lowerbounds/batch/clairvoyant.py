@@ -291,7 +291,8 @@ def _block_key(ev, feats: dict, coef: np.ndarray) -> np.ndarray:
 
 
 def _block_start(best: Best) -> np.ndarray:
-    """The block coefficients of a portfolio entry: a pure key (``spt``, ``lpt``) is approached by ``a = 64``."""
+    """The block coefficients of a portfolio entry (a ``tiers`` entry exactly; a pure key, ``spt`` or ``lpt``, by
+    ``a = 64``)."""
     coef = np.zeros((len(_RESET), BLOCKS))
     threshold = tier_of(best.a)
     if tiers_of(best.a) is not None:
@@ -306,8 +307,8 @@ def _block_start(best: Best) -> np.ndarray:
 
 
 def _local_search(ev, feats, metric: str, best: Best, rng, limit: Limit, patience: int | None):
-    """First-improvement local search on per-block coefficients ``a_b`` and, for the bounded slowdown or from a
-    ``tier X`` key, per-block tier thresholds ``X_b`` (:func:`_block_key`); returns (best, stopped)."""
+    """First-improvement local search on per-block coefficients ``a_b``, per-block tier thresholds ``X_b`` (bounded
+    slowdown, or from a ``tier X`` key) and two area thresholds ``A_b`` (bounded slowdown; :func:`_block_key`)."""
     kernel = best.kernel
     rows = len(_RESET) if metric == "mean_bounded_slowdown" else 2 if tier_of(best.a) is not None else 1
     coef = _block_start(best)
