@@ -19,8 +19,9 @@ driven by a static key per job (smaller first); the search is over keys:
    shortest duration ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
    deadline of stretch ``S``, so the key is EDF for that target), shortest first (``p``, ``easy``
    only), longest first (``-p``, for the makespan), with each construction, and tiers (``serial``: submission
-   order, the jobs of ``p >= X`` after the others, for the bounded slowdown). Each is run once, until the work
-   budget is spent (never stopped by the clock), and every metric is read off its schedule.
+   order, the jobs of ``p >= X`` after the others, and tiers of duration and area, for the bounded slowdown). Each
+   is run once, until the work budget is spent (never stopped by the clock), and every metric is read off its
+   schedule.
 2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
 
    * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
@@ -77,7 +78,7 @@ from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
-from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of
+from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of, tiers_of
 from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
@@ -100,8 +101,12 @@ _FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
 SATURATION = 4
 """Without a patience, a step stops after this many times its neighbourhood's size of moves without improvement
 (:func:`_patience`)."""
-_RESET = (1.0, 1200.0)
-"""A block's coefficient ``a_b`` and tier threshold ``X_b`` after a move from 0 (``X_b = 0``: no tier)."""
+_RESET = (1.0, 1200.0, 1.0, 16.0)
+"""A block's coefficient ``a_b``, tier threshold ``X_b`` and area thresholds ``A_b`` (two) after a move from 0 (0: no
+tier)."""
+BSLD_BLOCK_SHARE = 0.7
+"""Share of the bounded slowdown's budget for the block search (0.5 for the other metrics): with the area rows it
+gains more per unit than the list moves after it (CTC-SP2 1.753 -> 1.689 at 2.5e9 units; the same elsewhere)."""
 LNS_SHARE = 0.2
 """Share of a metric's budget (mean response, mean bounded slowdown) for the window MILPs (the last step)."""
 LNS_WINDOW = 24
@@ -211,8 +216,10 @@ def run_key(inst: BatchInstance, key: np.ndarray, kernel: str = "easy"):
 
 
 def _features(ev: _Evaluator) -> dict:
-    """``p``: each job's shortest duration; ``span``: more than the spread of the submissions (a tier's offset)."""
-    return {"p": ev.duration.min(axis=1), "span": float(ev.release[-1] - ev.release[0]) + 1.0}
+    """``p``: each job's shortest duration; ``span``: more than the spread of the submissions (a tier's offset);
+    ``area``: ``q p`` in hours of the largest cluster (the ``tiers`` keys of :mod:`~lowerbounds.batch.portfolio`)."""
+    p = ev.duration.min(axis=1)
+    return {"p": p, "span": float(ev.release[-1] - ev.release[0]) + 1.0, "area": ev.width * p / (3600.0 * ev.procs.max())}
 
 
 def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pairs: tuple = PORTFOLIO):
@@ -278,18 +285,26 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
 
 
 def _block_key(ev, feats: dict, coef: np.ndarray) -> np.ndarray:
-    """``r + a_b p`` with, where ``X_b > 0``, the jobs of ``p >= X_b`` after the others (``coef``: the rows ``a_b`` and
-    ``X_b``, one column per block of consecutive jobs)."""
+    """``r + a_b p`` with, where ``X_b > 0``, the jobs of ``p >= X_b`` a tier later, and where an area threshold
+    ``A_b > 0``, the jobs of ``area >= A_b`` (``coef``: the rows ``a_b``, ``X_b`` and any ``A_b``, one column per block
+    of consecutive jobs; the ``tiers`` keys of :mod:`~lowerbounds.batch.portfolio`)."""
     blocks = np.minimum(np.arange(ev.release.size) * coef.shape[1] // max(ev.release.size, 1), coef.shape[1] - 1)
     a, x = coef[0, blocks], coef[1, blocks]
-    return ev.release + a * feats["p"] + feats["span"] * ((x > 0) & (feats["p"] >= x))
+    level = ((x > 0) & (feats["p"] >= x)).astype(float)
+    for row in coef[2:]:
+        level += (row[blocks] > 0) & (feats["area"] >= row[blocks])
+    return ev.release + a * feats["p"] + feats["span"] * level
 
 
 def _block_start(best: Best) -> np.ndarray:
-    """The block coefficients of a portfolio entry: a pure key (``spt``, ``lpt``) is approached by ``a = 64``."""
-    coef = np.zeros((2, BLOCKS))
+    """The block coefficients of a portfolio entry (a ``tiers`` entry exactly; a pure key, ``spt`` or ``lpt``, by
+    ``a = 64``)."""
+    coef = np.zeros((len(_RESET), BLOCKS))
     threshold = tier_of(best.a)
-    if threshold is not None:
+    if tiers_of(best.a) is not None:
+        threshold, areas = tiers_of(best.a)
+        coef[1], coef[2:2 + len(areas)] = threshold, np.reshape(areas, (-1, 1))
+    elif threshold is not None:
         coef[1] = threshold
         coef[0] = 16.0
     else:
@@ -298,10 +313,10 @@ def _block_start(best: Best) -> np.ndarray:
 
 
 def _local_search(ev, feats, metric: str, best: Best, rng, limit: Limit, patience: int | None):
-    """First-improvement local search on per-block coefficients ``a_b`` and, for the bounded slowdown or from a
-    ``tier X`` key, per-block tier thresholds ``X_b`` (:func:`_block_key`); returns (best, stopped)."""
+    """First-improvement local search on per-block coefficients ``a_b``, per-block tier thresholds ``X_b`` (bounded
+    slowdown, or from a ``tier X`` key) and two area thresholds ``A_b`` (bounded slowdown; :func:`_block_key`)."""
     kernel = best.kernel
-    rows = 2 if metric == "mean_bounded_slowdown" or tier_of(best.a) is not None else 1
+    rows = len(_RESET) if metric == "mean_bounded_slowdown" else 2 if tier_of(best.a) is not None else 1
     coef = _block_start(best)
     current = best.value
     if isinstance(best.a, str):  # evaluate the starting point
@@ -332,6 +347,8 @@ def _block_label(kernel: str, coef: np.ndarray) -> str:
     text = f"{kernel}, per-block keys r + a_b p, a = " + ",".join(f"{a:g}" for a in coef[0])
     if coef[1].any():
         text += ", jobs of p >= X_b after the others, X = " + ",".join(f"{x:g}" for x in coef[1])
+    if coef[2:].any():
+        text += ", a tier later for area >= A_b, A = " + ";".join(",".join(f"{v:g}" for v in row) for row in coef[2:])
     return text
 
 
@@ -455,7 +472,8 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
         best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
-        best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), idle["block"])
+        share = BSLD_BLOCK_SHARE if m == "mean_bounded_slowdown" else 0.5
+        best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(share, iterations), idle["block"])
     best = _justify(ev, m, best)
     best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
     if m not in LNS_METRICS or stopped == "time_limit":
