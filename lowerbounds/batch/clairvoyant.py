@@ -49,7 +49,9 @@ driven by a static key per job (smaller first); the search is over keys:
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
    * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
-     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below.
+     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below;
+     from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
+     leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split.
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -73,6 +75,7 @@ from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_b
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of
+from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
@@ -450,6 +453,11 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     else:
         best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(0.5, iterations), idle["block"])
     best = _justify(ev, m, best)
+    if large and m == "mean_response" and list_moves is None:  # the last steps raced by rate (module docstring)
+        best, stopped, runs = race((lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(
+            ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"])), best, limit.part(1.0))
+        return dataclasses.replace(best, detail=best.detail.split(";")[0] + f"; list moves and windows raced "
+                                   f"({runs[0]} and {runs[1]} slices)"), stopped
     best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
