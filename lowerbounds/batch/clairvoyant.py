@@ -455,7 +455,7 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     best = _justify(ev, m, best)
     if large and m == "mean_response" and list_moves is None:  # the last steps raced by rate (module docstring)
         best, stopped, runs = race((lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(
-            ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"])), best, limit.part(1.0))
+            ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"], True)), best, limit.part(1.0))
         return dataclasses.replace(best, detail=best.detail.split(";")[0] + f"; list moves and windows raced "
                                    f"({runs[0]} and {runs[1]} slices)"), stopped
     best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
@@ -468,13 +468,17 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
 
 
-def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int):
-    """The window search (:mod:`lowerbounds.batch.windowsearch`) from ``best``'s schedule: (best, stopped)."""
+def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int, justify: bool = False):
+    """The window search (:mod:`lowerbounds.batch.windowsearch`) from ``best``'s schedule, then (with ``justify``, when
+    a window was kept) the serial construction over the new start order (:func:`_justify`: it shifts jobs left into
+    the room the windows freed): (best, stopped)."""
     ws = WindowSearch(ev.inst, metric, best.cluster, best.start, ev._work)
     stopped = search_windows(ws, rng, limit.stop, patience, ev)
     if ws.accepted and ws.checked_value() < best.value:
         best = Best(ws.value, "local search", best.detail.split(";")[0] + f"; list moves, {ws.accepted} windows "
                      "re-sequenced", ws.cluster, ws.start, "serial", best.a)
+        if justify:
+            best = _justify(ev, metric, best)
     return best, stopped
 
 
