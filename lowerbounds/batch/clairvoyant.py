@@ -51,7 +51,8 @@ driven by a static key per job (smaller first); the search is over keys:
    * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
      (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below;
      from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
-     leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split.
+     leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
+     window slice followed by the serial construction over its start order (:func:`_windows`).
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
