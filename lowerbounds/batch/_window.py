@@ -13,7 +13,8 @@ so only the fixed jobs that overlap ``[t_lo, t_hi)`` matter). The window's jobs 
 job at its earliest start ``>= r_j`` where its processors are free during its whole run, on the cluster where it
 completes first (ties: the earlier start, the lower cluster). :func:`improve_window` is a first-improvement
 descent over insertion moves (take the job at position ``a`` of the list, put it at position ``b``) from the list
-of the jobs' current starts, each list evaluated by :func:`place`; it returns the best placement found.
+of the jobs' current starts, each list placed as :func:`place` places it (from the profile kept after the jobs the
+move leaves in place: ``_advance``); it returns the best placement found.
 
 Every placement it returns is a schedule of the relaxation together with the fixed jobs: each window job starts
 at or after its submission, on a cluster where it fits, where the fixed jobs and the window jobs placed before it
@@ -102,6 +103,29 @@ def start_nodes(ready, K, bt, nxt, work):
 
 
 @njit(cache=True)
+def _fit(j, ready, width, duration, bt, bf, nxt, node0, work):
+    """Job ``j``'s placement against the profile: its earliest start ``>= ready[j]`` with its processors free during
+    its whole run, on the cluster where it completes first (ties: the earlier start, the lower cluster); returns
+    ``(cluster, start, completion, the breakpoint at or before the start)``, cluster -1 when it fits nowhere."""
+    best_k, best_c, best_s, best_node = -1, np.inf, np.inf, -1
+    for k in range(duration.shape[1]):
+        p = duration[j, k]
+        if not np.isfinite(p):
+            continue
+        if p == 0.0:
+            s, node = ready[j], k
+        else:
+            node = node0[j, k]
+            while nxt[node] != -1 and bt[nxt[node]] <= ready[j]:
+                node = nxt[node]
+                work[0] += 1
+            s, node = _earliest_fit(bt, bf, nxt, node, ready[j], width[j], p, work)
+        if s + p < best_c or (s + p == best_c and s < best_s):
+            best_k, best_c, best_s, best_node = k, s + p, s, node
+    return best_k, best_s, best_c, best_node
+
+
+@njit(cache=True)
 def place(perm, release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, bound, bsld,
           bt, bf, nxt, cluster, start, work):
     """Serial generation of the window's jobs in the list ``perm`` (indices into the window's arrays ``release``,
@@ -109,37 +133,60 @@ def place(perm, release, ready, width, duration, base_bt, base_bf, base_nxt, bas
     residual profile ``base_*`` (copied into ``bt, bf, nxt``; ``node0`` from :func:`start_nodes` over ``ready``);
     writes ``cluster``, ``start`` and returns the summed cost (the response time, or the bounded slowdown when
     ``bsld``), or ``inf`` as soon as it reaches ``bound`` or a job cannot end by ``t_hi``."""
-    K = duration.shape[1]
     bt[:base_size], bf[:base_size], nxt[:base_size] = base_bt[:base_size], base_bf[:base_size], base_nxt[:base_size]
     size = base_size
     work[0] += base_size
     total = 0.0
     for j in perm:
-        best_k, best_c, best_s, best_node = -1, np.inf, np.inf, -1
-        for k in range(K):
-            p = duration[j, k]
-            if not np.isfinite(p):
-                continue
-            if p == 0.0:
-                s, node = ready[j], k
-            else:
-                node = node0[j, k]
-                while nxt[node] != -1 and bt[nxt[node]] <= ready[j]:
-                    node = nxt[node]
-                    work[0] += 1
-                s, node = _earliest_fit(bt, bf, nxt, node, ready[j], width[j], p, work)
-            if s + p < best_c or (s + p == best_c and s < best_s):
-                best_k, best_c, best_s, best_node = k, s + p, s, node
-        if best_k < 0 or best_c > t_hi:
+        k, s, c, node = _fit(j, ready, width, duration, bt, bf, nxt, node0, work)
+        if k < 0 or c > t_hi:
             return np.inf
-        cluster[j], start[j] = best_k, best_s
-        p = duration[j, best_k]
-        total += _cost(best_c - release[j], p, bsld)
+        cluster[j], start[j] = k, s
+        p = duration[j, k]
+        total += _cost(c - release[j], p, bsld)
         if total >= bound:
             return np.inf
         if p > 0.0:
-            size = _occupy(bt, bf, nxt, size, best_node, best_s, best_c, width[j], work)
+            size = _occupy(bt, bf, nxt, size, node, s, c, width[j], work)
     return total
+
+
+@njit(cache=True)
+def _advance(lst, p, end, bound, release, ready, width, duration, node0, t_hi, bsld, bt, bf, nxt, size, cluster,
+             start, record, snap_bt, snap_bf, snap_nxt, at_size, at_cost, work):
+    """The serial generation of :func:`place` from position ``p`` of the list ``lst`` to ``end``, on the working
+    profile ``bt, bf, nxt``, which holds ``lst[:p]`` placed (``size`` breakpoints, summed cost ``at_cost[p]``);
+    writes ``cluster``, ``start``; when ``record``, the profile holding ``lst[:i]`` is copied to row ``i`` of the
+    snapshots ``snap_*`` (``at_size[i]`` breakpoints, summed cost ``at_cost[i]``) for each ``i`` reached. Returns ``(reached,
+    total)``: ``reached == end`` when every job was placed with a summed cost ``total`` below ``bound``, else the
+    position of the job that could not end by ``t_hi`` or that brought the cost to ``bound``."""
+    total = at_cost[p]
+    for i in range(p, end):
+        j = lst[i]
+        k, s, c, node = _fit(j, ready, width, duration, bt, bf, nxt, node0, work)
+        if k < 0 or c > t_hi:
+            return i, np.inf
+        cluster[j], start[j] = k, s
+        q = duration[j, k]
+        total += _cost(c - release[j], q, bsld)
+        if total >= bound:
+            return i, np.inf
+        if q > 0.0:
+            size = _occupy(bt, bf, nxt, size, node, s, c, width[j], work)
+        if record:
+            snap_bt[i + 1, :size], snap_bf[i + 1, :size], snap_nxt[i + 1, :size] = bt[:size], bf[:size], nxt[:size]
+            at_size[i + 1], at_cost[i + 1] = size, total
+            work[0] += size
+    return end, total
+
+
+@njit(cache=True)
+def _restore(p, bt, bf, nxt, snap_bt, snap_bf, snap_nxt, at_size, work):
+    """The working profile set to snapshot ``p``; returns its number of breakpoints."""
+    size = at_size[p]
+    bt[:size], bf[:size], nxt[:size] = snap_bt[p, :size], snap_bf[p, :size], snap_nxt[p, :size]
+    work[0] += size
+    return size
 
 
 @njit(cache=True)
@@ -166,17 +213,34 @@ def improve_window(release, ready, width, duration, base_bt, base_bf, base_nxt, 
     """First-improvement descent over insertion moves from the list ``perm`` (module docstring), at most
     ``max_evals`` placements, each job starting at or after ``ready[j] >= release[j]``; ``current`` is the summed
     cost of the window's present placement. Returns ``(cost, cluster, start, evaluations)``: the best placement
-    found when its cost is below ``current``, else ``cost = inf``."""
+    found when its cost is below ``current``, else ``cost = inf`` (also when the list ``perm`` itself cannot be
+    placed by ``t_hi``: no move is then tried).
+
+    Each list is placed as :func:`place` would place it, with the same result, but without placing its first jobs
+    again: the list after moving the job at position ``a`` to position ``b`` begins with the current list's first
+    ``min(a, b)`` jobs, whose serial generation is the current list's. The profile after each of the current list's
+    first jobs is kept (a snapshot per position, taken again from the move's position on when a move is kept), and
+    a move's placement starts from the snapshot of its first changed position. A move whose unchanged jobs already
+    cost the best sum is cut at once, as :func:`place` would cut it (costs are never negative)."""
     m, K = duration.shape
     cap = base_bt.size
     bt, bf, nxt = np.zeros(cap), np.zeros(cap, dtype=np.int64), np.full(cap, -1, dtype=np.int64)
+    snap_bt, snap_bf = np.empty((m + 1, cap)), np.empty((m + 1, cap), dtype=np.int64)
+    snap_nxt = np.empty((m + 1, cap), dtype=np.int64)
+    at_size, at_cost = np.empty(m + 1, dtype=np.int64), np.zeros(m + 1)
+    n0 = base_size
+    snap_bt[0, :n0], snap_bf[0, :n0], snap_nxt[0, :n0] = base_bt[:n0], base_bf[:n0], base_nxt[:n0]
+    at_size[0] = n0
+    node0 = start_nodes(ready, K, base_bt, base_nxt, work)
+    c_cur, s_cur = np.zeros(m, dtype=np.int64), np.zeros(m)
     c_try, s_try = np.zeros(m, dtype=np.int64), np.zeros(m)
-    c_best, s_best = np.zeros(m, dtype=np.int64), np.zeros(m)
     cur = perm.copy()
     trial = np.empty(m, dtype=np.int64)
-    node0 = start_nodes(ready, K, base_bt, base_nxt, work)
-    best = place(cur, release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi, np.inf,
-                 bsld, bt, bf, nxt, c_best, s_best, work)
+    size = _restore(0, bt, bf, nxt, snap_bt, snap_bf, snap_nxt, at_size, work)
+    reached, best = _advance(cur, 0, m, np.inf, release, ready, width, duration, node0, t_hi, bsld, bt, bf, nxt, size,
+                             c_cur, s_cur, True, snap_bt, snap_bf, snap_nxt, at_size, at_cost, work)
+    if reached < m:
+        return np.inf, c_cur, s_cur, 1
     evals = 1
     improved = True
     while improved and evals < max_evals:
@@ -187,13 +251,20 @@ def improve_window(release, ready, width, duration, base_bt, base_bf, base_nxt, 
                     continue
                 _insert(cur, a, b, trial)
                 evals += 1
-                v = place(trial, release, ready, width, duration, base_bt, base_bf, base_nxt, base_size, node0, t_hi,
-                          best, bsld, bt, bf, nxt, c_try, s_try, work)
-                if v < best - 1e-9 * max(abs(best), 1.0):
-                    best = v
+                p = min(a, b)
+                if at_cost[p] >= best:
+                    continue
+                size = _restore(p, bt, bf, nxt, snap_bt, snap_bf, snap_nxt, at_size, work)
+                reached, v = _advance(trial, p, m, best, release, ready, width, duration, node0, t_hi, bsld, bt, bf,
+                                      nxt, size, c_try, s_try, False, snap_bt, snap_bf, snap_nxt, at_size, at_cost,
+                                      work)
+                if reached == m and v < best - 1e-9 * max(abs(best), 1.0):
                     cur[:] = trial
-                    c_best[:], s_best[:] = c_try, s_try
+                    size = _restore(p, bt, bf, nxt, snap_bt, snap_bf, snap_nxt, at_size, work)
+                    _reached, best = _advance(cur, p, m, np.inf, release, ready, width, duration, node0, t_hi, bsld,
+                                              bt, bf, nxt, size, c_cur, s_cur, True, snap_bt, snap_bf, snap_nxt,
+                                              at_size, at_cost, work)
                     improved = True
     if best < current - 1e-9 * max(abs(current), 1.0):
-        return best, c_best, s_best, evals
-    return np.inf, c_best, s_best, evals
+        return best, c_cur, s_cur, evals
+    return np.inf, c_cur, s_cur, evals

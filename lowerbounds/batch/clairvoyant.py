@@ -37,7 +37,7 @@ driven by a static key per job (smaller first); the search is over keys:
      passed in ``lower``): local search on the key. The trace is cut, in submission order, into
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
      from the best portfolio entry (its construction, and its ``a``; 64 for a pure key); for the bounded slowdown
-     or from a tier, each block also has a tier threshold ``X_b`` (:func:`_block_key`).
+     or from a tier, each block also has a tier threshold ``X_b`` (:func:`lowerbounds.batch.blocksearch.block_key`).
      Then the serial construction runs once over the best schedule's start order (it often moves
      jobs earlier into room the first construction left), kept when better; then local search on that
      list (a squeaky-wheel move): a job drawn with probability proportional to what it adds to the
@@ -50,7 +50,10 @@ driven by a static key per job (smaller first); the search is over keys:
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
    * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
-     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below.
+     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below;
+     from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
+     leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
+     window slice followed by the serial construction over its start order (:func:`_windows`).
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -74,11 +77,13 @@ import numpy as np
 
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit, Shares
+from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
-from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key, tier_of, tiers_of
+from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
+from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
@@ -95,15 +100,9 @@ CHECK_WORK = 50
 """Work units charged per job for checking a schedule and reading its metrics (NumPy sorts and sums)."""
 EASY_WORK = 4
 """Work units per elementary step of the list construction (a step there costs about four of the serial one's)."""
-BLOCKS = 16
-"""Blocks of consecutive jobs (by submission) with their own key coefficient in the local search."""
-_FACTORS = (0.25, 0.5, 2.0, 4.0, 0.0)
 SATURATION = 4
 """Without a patience, a step stops after this many times its neighbourhood's size of moves without improvement
 (:func:`_patience`)."""
-_RESET = (1.0, 1200.0, 1.0, 16.0)
-"""A block's coefficient ``a_b``, tier threshold ``X_b`` and area thresholds ``A_b`` (two) after a move from 0 (0: no
-tier)."""
 BSLD_BLOCK_SHARE = 0.7
 """Share of the bounded slowdown's budget for the block search (0.5 for the other metrics): with the area rows it
 gains more per unit than the list moves after it (CTC-SP2 1.753 -> 1.689 at 2.5e9 units; the same elsewhere)."""
@@ -284,74 +283,6 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
     return best, stopped
 
 
-def _block_key(ev, feats: dict, coef: np.ndarray) -> np.ndarray:
-    """``r + a_b p`` with, where ``X_b > 0``, the jobs of ``p >= X_b`` a tier later, and where an area threshold
-    ``A_b > 0``, the jobs of ``area >= A_b`` (``coef``: the rows ``a_b``, ``X_b`` and any ``A_b``, one column per block
-    of consecutive jobs; the ``tiers`` keys of :mod:`~lowerbounds.batch.portfolio`)."""
-    blocks = np.minimum(np.arange(ev.release.size) * coef.shape[1] // max(ev.release.size, 1), coef.shape[1] - 1)
-    a, x = coef[0, blocks], coef[1, blocks]
-    level = ((x > 0) & (feats["p"] >= x)).astype(float)
-    for row in coef[2:]:
-        level += (row[blocks] > 0) & (feats["area"] >= row[blocks])
-    return ev.release + a * feats["p"] + feats["span"] * level
-
-
-def _block_start(best: Best) -> np.ndarray:
-    """The block coefficients of a portfolio entry (a ``tiers`` entry exactly; a pure key, ``spt`` or ``lpt``, by
-    ``a = 64``)."""
-    coef = np.zeros((len(_RESET), BLOCKS))
-    threshold = tier_of(best.a)
-    if tiers_of(best.a) is not None:
-        threshold, areas = tiers_of(best.a)
-        coef[1], coef[2:2 + len(areas)] = threshold, np.reshape(areas, (-1, 1))
-    elif threshold is not None:
-        coef[1] = threshold
-        coef[0] = 16.0
-    else:
-        coef[0] = 64.0 if isinstance(best.a, str) else float(best.a)
-    return coef
-
-
-def _local_search(ev, feats, metric: str, best: Best, rng, limit: Limit, patience: int | None):
-    """First-improvement local search on per-block coefficients ``a_b``, per-block tier thresholds ``X_b`` (bounded
-    slowdown, or from a ``tier X`` key) and two area thresholds ``A_b`` (bounded slowdown; :func:`_block_key`)."""
-    kernel = best.kernel
-    rows = len(_RESET) if metric == "mean_bounded_slowdown" else 2 if tier_of(best.a) is not None else 1
-    coef = _block_start(best)
-    current = best.value
-    if isinstance(best.a, str):  # evaluate the starting point
-        values, cluster, start = ev.run(_block_key(ev, feats, coef), kernel)
-        current = values[metric]
-        if current < best.value:
-            best = Best(current, "local search", f"{kernel}, per-block keys r + a_b p", cluster, start, kernel)
-    idle = 0
-    while True:
-        stop = limit.stop(idle, patience)
-        if stop:
-            return best, stop
-        row, b = int(rng.integers(rows)), int(rng.integers(BLOCKS))
-        trial = coef.copy()
-        trial[row, b] = coef[row, b] * _FACTORS[int(rng.integers(len(_FACTORS)))] if coef[row, b] > 0 else \
-            _RESET[row]
-        values, cluster, start = ev.run(_block_key(ev, feats, trial), kernel)
-        v = values[metric]
-        if v < current:
-            coef, current, idle = trial, v, 0
-            if v < best.value:
-                best = Best(v, "local search", _block_label(kernel, coef), cluster, start, kernel)
-        else:
-            idle += 1
-
-
-def _block_label(kernel: str, coef: np.ndarray) -> str:
-    text = f"{kernel}, per-block keys r + a_b p, a = " + ",".join(f"{a:g}" for a in coef[0])
-    if coef[1].any():
-        text += ", jobs of p >= X_b after the others, X = " + ",".join(f"{x:g}" for x in coef[1])
-    if coef[2:].any():
-        text += ", a tier later for area >= A_b, A = " + ";".join(",".join(f"{v:g}" for v in row) for row in coef[2:])
-    return text
-
-
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
                           seed: int = 0, iterations: int | None = None, patience: int | None = None,
                           quick: bool = False, stretch_low: float | None = None, list_moves: int | None = None,
@@ -459,7 +390,7 @@ def _patience(patience: int | None, n: int) -> dict:
     if patience is not None:
         return {"key": KEY_PATIENCE * patience, "block": patience, "list": 2 * patience, "lns": patience}
     square = SATURATION * 2 * n * n
-    return {"key": square, "block": SATURATION * 2 * BLOCKS * len(_FACTORS), "list": square, "lns": SATURATION * n}
+    return {"key": square, "block": SATURATION * 2 * BLOCKS * len(FACTORS), "list": square, "lns": SATURATION * n}
 
 
 def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
@@ -473,8 +404,13 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
         best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
         share = BSLD_BLOCK_SHARE if m == "mean_bounded_slowdown" else 0.5
-        best, _stopped = _local_search(ev, feats, m, best, rng, limit.part(share, iterations), idle["block"])
+        best, _stopped = block_search(ev, feats, m, best, rng, limit.part(share, iterations), idle["block"])
     best = _justify(ev, m, best)
+    if large and m == "mean_response" and list_moves is None:  # the last steps raced by rate (module docstring)
+        best, stopped, runs = race((lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(
+            ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"], True)), best, limit.part(1.0))
+        return dataclasses.replace(best, detail=best.detail.split(";")[0] + f"; list moves and windows raced "
+                                   f"({runs[0]} and {runs[1]} slices)"), stopped
     best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
@@ -485,13 +421,17 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
 
 
-def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int):
-    """The window search (:mod:`lowerbounds.batch.windowsearch`) from ``best``'s schedule: (best, stopped)."""
+def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int, justify: bool = False):
+    """The window search (:mod:`lowerbounds.batch.windowsearch`) from ``best``'s schedule, then (with ``justify``, when
+    a window was kept) the serial construction over the new start order (:func:`_justify`: it shifts jobs left into
+    the room the windows freed): (best, stopped)."""
     ws = WindowSearch(ev.inst, metric, best.cluster, best.start, ev._work)
     stopped = search_windows(ws, rng, limit.stop, patience, ev)
     if ws.accepted and ws.checked_value() < best.value:
         best = Best(ws.value, "local search", best.detail.split(";")[0] + f"; list moves, {ws.accepted} windows "
                      "re-sequenced", ws.cluster, ws.start, "serial", best.a)
+        if justify:
+            best = _justify(ev, metric, best)
     return best, stopped
 
 

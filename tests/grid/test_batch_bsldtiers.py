@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lowerbounds.batch._searchstep import Best
-from lowerbounds.batch.clairvoyant import _block_key, _block_start, _Evaluator, _features, run_key
+from lowerbounds.batch.blocksearch import block_key, block_start
+from lowerbounds.batch.clairvoyant import _Evaluator, _features, run_key
 from lowerbounds.batch.instance import BatchInstance
 from lowerbounds.batch.portfolio import BSLD_TIERS, PORTFOLIO, key_name, portfolio_key, tier_of, tiers_of
 from tests.grid.batch_oracle import brute_force
@@ -91,10 +92,10 @@ def test_the_block_search_starts_at_a_tiers_entry(name):
     inst = BatchInstance.from_arrays(r, rng.integers(1, 65, size=n), rng.uniform(1, 4e4, size=(n, 1)), np.array([64]))
     ev = _Evaluator(inst)
     feats = _features(ev)
-    coef = _block_start(Best(1.0, "portfolio", "", np.zeros(n), np.zeros(n), "serial", name))
+    coef = block_start(Best(1.0, "portfolio", "", np.zeros(n), np.zeros(n), "serial", name))
     if tiers_of(name) is not None:  # the same key, so the search starts from the entry's schedule
-        assert np.array_equal(_block_key(ev, feats, coef), portfolio_key(name, ev.release, feats))
+        assert np.array_equal(block_key(ev, feats, coef), portfolio_key(name, ev.release, feats))
     else:  # a tier entry starts at a_b = 16 within its tiers, no area row
         assert not coef[2:].any()
-        assert np.allclose(_block_key(ev, feats, coef), portfolio_key(name, ev.release, feats) + 16 * feats["p"],
+        assert np.allclose(block_key(ev, feats, coef), portfolio_key(name, ev.release, feats) + 16 * feats["p"],
                            rtol=1e-12, atol=0)

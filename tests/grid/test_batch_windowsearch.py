@@ -5,6 +5,8 @@ cases with the kernel's functions replaced by their plain Python (``py_func``), 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -155,6 +157,73 @@ def _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_i
     assert (again < current) or again == np.inf
 
 
+def _plain_descent(release, ready, width, duration, bt, bf, nxt, size, t_hi, current, perm, bsld, max_evals):
+    """The descent of ``improve_window`` with every list placed in full from the residual profile (``place``)."""
+    m, K = duration.shape
+    work = np.zeros(1, dtype=np.int64)
+    node0 = kernel.start_nodes(ready, K, bt, nxt, work)
+    scratch = (np.zeros(bt.size), np.zeros(bt.size, dtype=np.int64), np.full(bt.size, -1, dtype=np.int64))
+    c_best, s_best, c_try, s_try = np.zeros(m, dtype=np.int64), np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m)
+    cur = perm.copy()
+    best = kernel.place(cur, release, ready, width, duration, bt, bf, nxt, size, node0, t_hi, np.inf, bsld, *scratch,
+                        c_best, s_best, work)
+    evals, improved = 1, True
+    while improved and evals < max_evals:
+        improved = False
+        for a in range(m):
+            for b in range(m):
+                if b == a or evals >= max_evals:
+                    continue
+                trial = np.empty(m, dtype=np.int64)
+                kernel._insert(cur, a, b, trial)
+                evals += 1
+                v = kernel.place(trial, release, ready, width, duration, bt, bf, nxt, size, node0, t_hi, best, bsld,
+                                 *scratch, c_try, s_try, work)
+                if v < best - 1e-9 * max(abs(best), 1.0):
+                    best, cur, improved = v, trial, True
+                    c_best[:], s_best[:] = c_try, s_try
+    if best < current - 1e-9 * max(abs(current), 1.0):
+        return best, c_best, s_best, evals
+    return np.inf, c_best, s_best, evals
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(2, 9), st.integers(1, 2), st.booleans(), st.booleans())
+def test_the_descent_from_kept_prefixes_is_the_descent_with_full_placements(seed, m, K, integer, bsld):
+    _the_descent_from_kept_prefixes_is_the_descent_with_full_placements(seed, m, K, integer, bsld)
+
+
+def _the_descent_from_kept_prefixes_is_the_descent_with_full_placements(seed, m, K, integer, bsld):
+    """A window of ``m`` jobs of a schedule against the others (fixed), cut at a random ``t_hi``, from a random list:
+    the same cost, placement and number of placements as the descent that places every list in full, under any cap
+    of placements."""
+    inst = _instance(seed, 3 * m, K, integer)
+    release, width, duration, procs = _arrays(inst)
+    rng = np.random.default_rng(seed)
+    cluster, start = serial_schedule(release, width, duration, procs, rng.permutation(3 * m))
+    finish = start + duration[np.arange(3 * m), cluster]
+    rows = np.sort(rng.choice(3 * m, size=m, replace=False))
+    fixed = np.setdiff1d(np.arange(3 * m), rows)
+    t_lo = float(start[rows].min())
+    spare = float(np.nan_to_num(duration[rows], posinf=0.0).max(axis=1).sum())  # room for any list, or little
+    t_hi = float(finish[rows].max()) + float(rng.choice((0.0, 2.0, spare, spare)))
+    bt, bf, nxt, size = kernel.residual_profile(procs, cluster[fixed], start[fixed], finish[fixed], width[fixed],
+                                                t_lo, t_hi, 2 * m + 2)
+    ready = np.maximum(release[rows], t_lo)
+    perm = rng.permutation(m)  # a poor first list: many moves are kept
+    args = (release[rows], ready, width[rows], np.ascontiguousarray(duration[rows]), bt, bf, nxt, size, t_hi)
+    finite = 0
+    for current, cap in ((1e18, 10**6), (0.0, 10**6), (1e18, int(rng.integers(1, m * m + 2)))):
+        fast = kernel.improve_window(*args, current, perm, bsld, cap, np.zeros(1, dtype=np.int64))
+        plain = _plain_descent(*args, current, perm, bsld, cap)
+        assert fast[0] == plain[0]
+        if np.isfinite(plain[0]):
+            assert np.array_equal(fast[1], plain[1]) and np.array_equal(fast[2], plain[2]) and fast[3] == plain[3]
+            finite += 1
+    return finite
+
+
 @pytest.mark.slow
 def test_the_same_seed_gives_the_same_windows():
     inst = _instance(5, 200, 2, False)
@@ -174,20 +243,22 @@ def test_the_same_seed_gives_the_same_windows():
 def plain_kernels(monkeypatch):
     """The window kernel's compiled functions (and the two profile steps it borrows) replaced by their Python."""
     for name in ("residual_profile", "start_nodes", "place", "improve_window", "_insert", "_cost", "_earliest_fit",
-                 "_occupy"):
+                 "_occupy", "_fit", "_advance", "_restore"):
         monkeypatch.setattr(kernel, name, getattr(kernel, name).py_func)
     for name in ("residual_profile", "improve_window"):
         monkeypatch.setattr(driver, name, getattr(kernel, name))
 
 
 def test_the_window_checks_on_fixed_cases_as_plain_python(plain_kernels):
-    """The four checks above that could fail on the kernel's logic, on fixed cases, without compiling."""
+    """The five checks above that could fail on the kernel's logic, on fixed cases, without compiling."""
     for seed, n, K, integer in ((1, 5, 2, True), (2, 6, 1, False), (3, 4, 3, False)):
         _place_without_fixed_jobs_is_the_serial_construction(seed, n, K, integer)
         _the_residual_profile_is_the_capacity_the_fixed_jobs_leave(seed, 2 * n, min(K, 2))
         _windows_keep_a_valid_schedule_that_only_improves_and_stays_above_the_optimum(
             seed, n, min(K, 2), integer, 3, ("mean_response", "mean_bounded_slowdown")[seed % 2])
     _a_window_of_every_job_does_at_least_as_well_as_the_serial_construction_of_its_start_order(4, 5, True)
+    for seed, m, K, integer, bsld in ((0, 8, 1, True, True), (2, 8, 1, True, False), (3, 8, 2, False, True)):
+        assert _the_descent_from_kept_prefixes_is_the_descent_with_full_placements(seed, m, K, integer, bsld) > 0
 
 
 @pytest.mark.slow
@@ -199,7 +270,42 @@ def test_a_trace_scale_search_ends_with_windows_checked_and_the_same_on_a_second
     inst = BatchInstance.from_arrays(r, q, p[:, None], [32])
     a, b = (clairvoyant_schedules(inst, metrics=("mean_response",), budget=3e8, time_limit=1e6, seed=1)["mean_response"]
             for _ in range(2))
-    assert "windows re-sequenced" in a.detail, a.detail
+    raced = re.search(r"list moves and windows raced \((\d+) and (\d+) slices\)", a.detail)
+    assert raced and int(raced[1]) >= 1 and int(raced[2]) >= 1, a.detail  # each step ran at least one slice
     assert a.value == b.value and np.array_equal(a.start, b.start) and a.evaluations == b.evaluations
     check_batch_schedule(inst, a.cluster, a.start)
     assert a.value == pytest.approx(schedule_metrics(inst, a.cluster, a.start)["mean_response"])
+
+
+def test_windows_then_the_serial_construction_over_their_start_order_keep_the_better_checked_schedule(plain_kernels):
+    """``clairvoyant._windows`` with ``justify``: the windows' schedule, then the serial construction over its start
+    order when that is better; never worse than the windows alone, checked, and its value the recomputed one."""
+    import time
+
+    import lowerbounds.batch.clairvoyant as cv
+    from lowerbounds.batch._searchstep import Best, Limit
+
+    kept = shifted = 0
+    for seed in (4,):  # 40 jobs: windows of 32 leave some fixed, so the serial construction can shift jobs left
+        inst = _instance(seed, 40, 1, seed % 2 == 0)
+        release, width, duration, procs = _arrays(inst)
+        cluster, start = serial_schedule(release, width, duration, procs, np.arange(40)[::-1].copy())
+        value = schedule_metrics(inst, cluster, start)["mean_response"]
+        found = []
+        for justify in (False, True):
+            ev = cv._Evaluator(inst)
+            best = Best(value, "portfolio", "reversed", cluster, start, "serial")
+            out, _stopped = cv._windows(ev, "mean_response", best, np.random.default_rng(seed),
+                                        Limit(ev, 3e5, time.perf_counter() + 600), 20, justify)
+            plain_check(inst, out.cluster, out.start)
+            assert out.value == pytest.approx(schedule_metrics(inst, out.cluster, out.start)["mean_response"])
+            found.append(out)
+        windows, both = found
+        assert both.value <= windows.value + 1e-9 and windows.value <= value
+        again = schedule_metrics(inst, *serial_schedule(release, width, duration, procs,
+                                                        np.argsort(windows.start, kind="stable")))
+        if windows.value < value:  # a window was kept: the serial construction over its start order was tried
+            assert both.value == pytest.approx(min(windows.value, again["mean_response"]))
+            kept += 1
+            shifted += both.value < windows.value - 1e-9
+    assert kept == 1 and shifted == 1
