@@ -3,10 +3,9 @@ gain per work unit is known (plain Python, nothing compiled)."""
 
 from __future__ import annotations
 
-import time
-
 from lowerbounds.batch._searchstep import Best, Limit
 from lowerbounds.batch.steprace import race
+from vcsched.jitclock import clock
 
 
 class _Ev:
@@ -42,7 +41,7 @@ def _best(value=1000.0):
 
 
 def _limit(ev, units):
-    return Limit(ev, ev.work + units, time.perf_counter() + 600)
+    return Limit(ev, ev.work + units, clock() + 600)
 
 
 def test_each_step_runs_once_then_the_faster_one_takes_the_slices():
@@ -80,7 +79,7 @@ def test_the_race_stops_on_an_exhausted_budget_or_clock_and_keeps_the_best():
     ev, log = _Ev(), []
     step = _step(ev, "s", lambda done: 1.0, log)
     ev.work = 50
-    best, stopped, runs = race((step,), _best(7.0), Limit(ev, 50, time.perf_counter() + 600))
+    best, stopped, runs = race((step,), _best(7.0), Limit(ev, 50, clock() + 600))
     assert (best.value, stopped, runs) == (7.0, "budget", [0])
-    best, stopped, runs = race((step,), _best(7.0), Limit(ev, 1e9, time.perf_counter() - 1))
+    best, stopped, runs = race((step,), _best(7.0), Limit(ev, 1e9, clock() - 1))
     assert (best.value, stopped, runs) == (7.0, "time_limit", [0])
