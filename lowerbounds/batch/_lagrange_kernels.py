@@ -52,40 +52,25 @@ def _cost(mode, s, r, p, q, tau, cum, lam, k, t0, delta, inv):
 
 
 @njit(cache=True)
-def _scan_starts(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, best, best_s):
-    """Starts on slot boundaries, ``s = t0 + u delta >= r`` by increasing ``u`` while ``f(s) < best`` (there
-    ``Lam_k(s) = cum[k, u]``): ``(best, its start, candidates priced)``."""
+def _scan(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, best, best_s, ends):
+    """Starts on slot boundaries (``ends`` False: ``s = t0 + u delta >= r``, where ``Lam_k(s) = cum[k, u]``) or
+    ends on slot boundaries (``ends`` True: ``s = t0 + u delta - p >= r``, where ``Lam_k(s + p) = cum[k, u]``), by
+    increasing ``u`` while ``f(s) < best``; the other end's integral is read from the prices:
+    ``(best, its start, candidates priced)``."""
     T = lam.shape[1]
-    u = max(int(np.ceil((r - t0) * inv)), 0)
+    shift = p if ends else 0.0
+    u = max(int(np.ceil((r + shift - t0) * inv)), 0)
     priced = 0
     while u <= T:
-        s = t0 + u * delta
+        s = t0 + u * delta - shift
         if s >= r:
             f = _term(mode, s, r, p, tau)
             if f >= best:
                 break
-            c = f + q * (_big_lam(cum, lam, k, t0, delta, inv, s + p) - cum[k, u])
-            priced += 1
-            if c < best:
-                best, best_s = c, s
-        u += 1
-    return best, best_s, priced
-
-
-@njit(cache=True)
-def _scan_ends(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, best, best_s):
-    """Ends on slot boundaries, ``s = t0 + u delta - p >= r`` by increasing ``u`` while ``f(s) < best`` (there
-    ``Lam_k(s + p) = cum[k, u]``): ``(best, its start, candidates priced)``."""
-    T = lam.shape[1]
-    u = max(int(np.ceil((r + p - t0) * inv)), 0)
-    priced = 0
-    while u <= T:
-        s = t0 + u * delta - p
-        if s >= r:
-            f = _term(mode, s, r, p, tau)
-            if f >= best:
-                break
-            c = f + q * (cum[k, u] - _big_lam(cum, lam, k, t0, delta, inv, s))
+            if ends:
+                c = f + q * (cum[k, u] - _big_lam(cum, lam, k, t0, delta, inv, s))
+            else:
+                c = f + q * (_big_lam(cum, lam, k, t0, delta, inv, s + p) - cum[k, u])
             priced += 1
             if c < best:
                 best, best_s = c, s
@@ -161,8 +146,8 @@ def job_minima(mode, release, width, dur, lam, t0, delta, tau, usage, work):
                 ck = _cost(mode, kink, r, p, q, tau, cum, lam, k, t0, delta, inv)
                 if ck < b:
                     b, bs = ck, kink
-            b, bs, c0 = _scan_starts(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, b, bs)
-            b, bs, c1 = _scan_ends(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, b, bs)
+            b, bs, c0 = _scan(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, b, bs, False)
+            b, bs, c1 = _scan(mode, r, p, q, tau, cum, lam, k, t0, delta, inv, b, bs, True)
             work[0] += 2 + c0 + c1
             if b < best:
                 best, best_s, best_k = b, bs, k
