@@ -32,8 +32,9 @@ def race(steps, best, limit, slices: int = SLICES):
     resting: set = set()
     stopped = "budget"
     for k in range(slices):
-        if limit.stop():
-            return best, limit.stop(), runs
+        stop = limit.stop()
+        if stop:
+            return best, stop, runs
         fresh = [i for i in range(len(steps)) if rate[i] is None]
         ready = [i for i in range(len(steps)) if i not in resting]
         if not ready:
