@@ -33,8 +33,9 @@ driven by a static key per job (smaller first); the search is over keys:
      :data:`KEY_START` of the best entry: local search on that entry's key, one key per job, each move
      evaluated by incremental re-simulation (:mod:`lowerbounds.batch.keysearch`, :data:`KEY_SHARE` of the
      metric's budget); the final keys' schedule is built in full and checked;
-   * otherwise, and for the makespan (when the portfolio's value is not already within 1e-4 of the lower bound
-     passed in ``lower``): local search on the key. The trace is cut, in submission order, into
+   * the makespan (when the portfolio's value is not already within 1e-4 of the lower bound passed in ``lower``):
+     forward-backward improvement and list moves (:mod:`lowerbounds.batch.makespanfbi`);
+   * otherwise: local search on the key. The trace is cut, in submission order, into
      :data:`BLOCKS` blocks; the key is ``r + a_b p_j``, with one coefficient ``a_b`` per block, starting
      from the best portfolio entry (its construction, and its ``a``; 64 for a pure key); for the bounded slowdown
      or from a tier, each block also has a tier threshold ``X_b`` (:func:`lowerbounds.batch.blocksearch.block_key`).
@@ -82,6 +83,7 @@ from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
+from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
 from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchgate import Gates
@@ -398,6 +400,8 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     if m == "max_stretch":
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     idle = _patience(patience, ev.release.size)
+    if m == "makespan":  # forward-backward improvement and list moves (:mod:`lowerbounds.batch.makespanfbi`)
+        return fbi_search(ev, best, rng, limit.part(1.0, list_moves), FBI_PATIENCE * idle["list"])
     large = m in LNS_METRICS and ev.release.size >= WINDOW_JOBS
     key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
