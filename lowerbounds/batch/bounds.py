@@ -27,6 +27,9 @@ cluster) ``lp``, ``exact`` and ``best`` replace the max-stretch searches, the LP
 the enumeration of :mod:`lowerbounds.batch.exhaust`, a proof of each metric's optimum (method ``exhaustive``);
 ``exact`` and ``best`` then give the MILP the whole time limit.
 
+In ``lp``, ``exact`` and ``best`` the makespan's bound is first raised by energetic reasoning with a common deadline
+(:mod:`lowerbounds.batch.makespanenergetic`, O(n log n), method ``energetic``).
+
 Time limits are safety stops on :func:`vcsched.jitclock.clock`, which leaves out numba's compile time.
 
 Decomposition (how window bounds combine). Restricting an optimal schedule of all jobs
@@ -57,6 +60,7 @@ from lowerbounds.batch.exhaust import EXHAUST_CAP, enumeration_size, exhaustive_
 from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance
 from lowerbounds.batch.lagrangian import WORK_PER_SECOND, lagrangian_bound, slot_grid
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
+from lowerbounds.batch.makespanenergetic import makespan_energetic
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
 from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
@@ -285,6 +289,16 @@ def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float, quick:
                  "subgradient steps")
 
 
+def _apply_makespan(inst: BatchInstance, bounds: dict) -> None:
+    """Above the makespan bound so far: energetic reasoning with a common deadline
+    (:mod:`lowerbounds.batch.makespanenergetic`, O(n log n), no clock)."""
+    t0 = time.perf_counter()
+    value = makespan_energetic(inst)
+    _improve(bounds, "makespan", value if value > bounds["makespan"].value else None, "energetic",
+             time.perf_counter() - t0, "energetic reasoning on [t, C] from each release date t: the area after t "
+             "with the parts of the earlier jobs that cannot end by t (fluid and wide-job forms)")
+
+
 _STRETCH_SHARE = 0.2
 """Share of the LP time after which the max-stretch searches (branching, then energetic reasoning) start no new
 test (the first test of each always runs)."""
@@ -385,6 +399,7 @@ def _relaxed(inst: BatchInstance, bounds: dict, method: str, time_limit: float, 
         lp_budget = lp_nominal if use_exact else max(time_limit - (clock() - t_start), 0.0)
         lp_end = clock() + lp_budget
         quick = {name: bounds[name].value for name in ("mean_response", "mean_bounded_slowdown")}
+        _apply_makespan(inst, bounds)
         _apply_stretch(inst, bounds, _STRETCH_SHARE * lp_budget)
         _apply_lp(inst, bounds, 0.5 * lp_budget, window, stop_early)
         safety = _LAGRANGE_SAFETY * sum(lagrangian_work(lp_nominal).values()) / WORK_PER_SECOND
