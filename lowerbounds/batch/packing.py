@@ -35,20 +35,9 @@ import numpy as np
 from sortedcontainers import SortedList
 
 from lowerbounds.batch.instance import BatchInstance, check_batch_schedule
+from lowerbounds.batch.makespankeys import PACKING_KEYS, packing_keys
 
-__all__ = ["greedy_pack", "makespan_packings", "PACKING_KEYS", "PACKINGS"]
-
-
-def _keys(inst: BatchInstance) -> dict:
-    """The keys of :data:`PACKING_KEYS` (smaller first)."""
-    p, q = inst.pmin, inst.width.astype(float)
-    scale = float(p.max()) + 1.0 if p.size else 1.0
-    return {"widest first": -q * scale - p, "largest area first": -q * p, "longest first": -p}
-
-
-PACKING_KEYS = ("widest first", "largest area first", "longest first")
-"""The keys of :data:`PACKINGS`: ``-(width, duration)`` lexicographically, ``-width × duration``, ``-duration``
-(durations: the shortest over the clusters)."""
+__all__ = ["greedy_pack", "makespan_packings", "packing_keys", "PACKING_KEYS", "PACKINGS"]
 
 
 def greedy_pack(inst: BatchInstance, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +112,7 @@ def makespan_packings(inst: BatchInstance, packings=PACKINGS) -> tuple[float, st
 
     if len(inst) == 0:
         return None
-    table = _keys(inst)
+    table = packing_keys(inst)
     rows = np.arange(len(inst))
     best = None
     for kernel, name in packings:

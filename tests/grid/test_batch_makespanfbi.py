@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lowerbounds.batch._searchstep import Best, Limit
-from lowerbounds.batch.clairvoyant import _Evaluator, clairvoyant_schedules
+from lowerbounds.batch.clairvoyant import _Evaluator, clairvoyant_schedules, run_key
 from lowerbounds.batch.instance import BatchInstance, schedule_metrics
-from lowerbounds.batch.makespanfbi import backward_key, fbi_search, forward_backward
+from lowerbounds.batch.makespanfbi import START_KEYS, backward_key, fbi_search, forward_backward
+from lowerbounds.batch.makespankeys import packing_keys
 from tests.grid.batch_oracle import brute_force, plain_check
 
 
@@ -83,9 +84,11 @@ def test_a_pass_closes_a_gap_the_list_left():
     assert stopped in ("patience", "done")
 
 
-def test_the_search_is_reproducible_and_checked():
+def test_the_search_is_reproducible_checked_and_no_worse_than_its_starts():
     inst = _random(7, 40, 2)
     runs = [clairvoyant_schedules(inst, metrics=("makespan",), budget=2e6, seed=3)["makespan"] for _ in range(2)]
     assert runs[0].value == runs[1].value and np.array_equal(runs[0].start, runs[1].start)
+    keys = packing_keys(inst)
+    assert all(runs[0].value <= run_key(inst, keys[name])[0]["makespan"] for name in START_KEYS)
     plain_check(inst, runs[0].cluster, runs[0].start)
     assert schedule_metrics(inst, runs[0].cluster, runs[0].start)["makespan"] == pytest.approx(runs[0].value)
