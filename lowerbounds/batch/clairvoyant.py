@@ -83,7 +83,7 @@ from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
-from lowerbounds.batch.makespanfbi import fbi_search
+from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
 from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchgate import Gates
@@ -401,7 +401,7 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     idle = _patience(patience, ev.release.size)
     if m == "makespan":  # forward-backward improvement and list moves (:mod:`lowerbounds.batch.makespanfbi`)
-        return fbi_search(ev, best, rng, limit.part(1.0, list_moves), idle["list"])
+        return fbi_search(ev, best, rng, limit.part(1.0, list_moves), int(FBI_PATIENCE * idle["list"]))
     large = m in LNS_METRICS and ev.release.size >= WINDOW_JOBS
     key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:

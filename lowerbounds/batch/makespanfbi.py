@@ -36,7 +36,14 @@ from lowerbounds.batch._listsched import serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit
 from lowerbounds.batch.makespankeys import packing_keys
 
-__all__ = ["backward_key", "kept_cluster", "forward_backward", "best_start", "fbi_search", "START_KEYS"]
+__all__ = ["backward_key", "kept_cluster", "forward_backward", "best_start", "fbi_search", "START_KEYS", "FBI_PATIENCE"]
+
+FBI_PATIENCE = 2.5
+"""The moves' patience as a multiple of the list moves' (:func:`lowerbounds.batch.clairvoyant._patience`): a move keeps
+plateau schedules, so runs without a lower makespan are longer. With the list moves' own patience (80 moves with
+``--method best``) the busiest weeks' searches stopped at a third to a half of the makespan's work share, and seed 1
+gave CTC-SP2's week 1.0121 times the bound; at 2.5 times it every seed of 0-3 gives at most 1.009 there and on
+SDSC-SP2's week (5e8 units, the default minute's share)."""
 
 START_KEYS = ("largest area first", "widest first")
 """Keys of :func:`lowerbounds.batch.makespankeys.packing_keys` whose EASY schedules are, with the best schedule so far, the
