@@ -15,16 +15,7 @@ from lowerbounds.batch.instance import BatchInstance, schedule_metrics
 from lowerbounds.batch.makespanfbi import START_KEYS, backward_key, fbi_search, forward_backward
 from lowerbounds.batch.makespankeys import packing_keys
 from tests.grid.batch_oracle import brute_force, plain_check
-
-
-def _random(seed: int, n: int, K: int) -> BatchInstance:
-    rng = np.random.default_rng(seed)
-    procs = rng.integers(2, 7, K)
-    width = rng.integers(1, procs.max() + 1, n)
-    base = rng.integers(0, 8, n).astype(float)
-    speed = rng.choice([1.0, 1.5, 2.0], K)
-    return BatchInstance.from_arrays(rng.integers(0, 12, n).astype(float), width, base[:, None] / speed[None, :],
-                                     procs, speed)
+from tests.grid.test_batch_packing import _random  # small instances, one or two clusters with speeds
 
 
 def _start(ev, seed: int) -> Best:
