@@ -1,4 +1,4 @@
-"""Shared test helpers: trace lookup that skips with a clear message when a trace is absent."""
+"""Shared test helpers: trace lookup that skips with a clear message when a trace is absent; a fake safety clock."""
 
 from __future__ import annotations
 
@@ -19,6 +19,15 @@ def require_trace(name: str):
 @pytest.fixture
 def trace():
     return require_trace
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    """The fake ``perf_counter`` of :mod:`tests.fake_clock` under :mod:`vcsched.jitclock` (compiles played with
+    ``tests.fake_clock.play_compile``)."""
+    from tests.fake_clock import installed
+
+    yield from installed(monkeypatch)
 
 
 def cli_error(capsys, argv) -> str:

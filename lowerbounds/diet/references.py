@@ -15,10 +15,12 @@ approach with. For each metric a :class:`~lowerbounds.reference.Bracket` that co
   smaller of the relaxation's throughput bound and ``n`` over the makespan's lower end; the lower end is
   ``n`` over the best placement's makespan.
 
-Time: ``quick`` gives the closed forms and :data:`QUICK_SECONDS` of placement search per objective; the other
-methods give :data:`LOWER_SHARE` of ``time_limit`` to the relaxation and the rest to the search, shared by the
-two objectives. The search is sized by counts (``node_limit``, or rates per second of its share: nodes, MILP nodes
-and local-search rounds), so a run gives the same brackets on any load; the clock stops it only as a safety.
+Time: ``quick`` gives the closed forms and the placement search's work of :data:`QUICK_SECONDS` per objective
+(without the MILP); the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the relaxation and the rest
+to the search, shared by the two objectives. The search is sized by counts (``node_limit``, or rates per second of its share: nodes, MILP nodes
+and local-search rounds), so a run gives the same brackets on any load; the clock stops it only as a safety, at the
+end of ``time_limit`` counted from the call (each objective leaves :data:`LATER_RESERVE` of the time left to each
+one after it), so that the lower side's unused time serves as margin on a loaded machine.
 
 Workloads of sequential users (the steady experiment) have no placement search (the number of requests depends
 on the placement); their feasible end is the clairvoyant closed-loop list schedule of
@@ -48,12 +50,16 @@ __all__ = ["DietReference", "diet_references", "LOWER_SHARE", "QUICK_SECONDS"]
 LOWER_SHARE = 0.4
 """Share of ``time_limit`` for the relaxation (methods ``lp``, ``best``, ``exact``)."""
 QUICK_SECONDS = 1.0
-"""Seconds of placement search per objective for ``quick``."""
+"""Nominal seconds of placement search per objective for ``quick`` (its work is sized by the rates below)."""
 SEARCH_NODES_PER_SECOND = 2_000
 """Without ``node_limit``: branch-and-bound nodes per second of an objective's search share (the search is sized by
 these counts, so that a run gives the same brackets on any load; the clock stops it only as a safety)."""
 MILP_NODES_PER_SECOND = 10
 """Without ``node_limit``: HiGHS branch-and-bound nodes of the makespan MILP per second of its share."""
+LATER_RESERVE = 0.25
+"""Fraction of the time left that an objective's safety stop leaves to each objective searched after it (at the
+default minute on add-seds the makespan's work takes about 15 s of CPU, its nominal share 18 s: without this margin
+a machine at load 3 cut its MILP after 2 of its 180 nodes and changed the bracket)."""
 POLISH_ROUNDS_PER_SECOND = 2
 """Without ``node_limit``: improvements of the local search (:func:`~lowerbounds.diet.placement.improve`) per second
 of an objective's share (each round scans every move: about 40 ms of CPU on add-seds' 54 requests)."""
@@ -104,6 +110,7 @@ def diet_references(scenario: Any, *, seed: int = 0, method: str = "best", time_
             return _interrupted(exact, {})
         inst = diet_instance(scenario, seed=seed)
         return _users(inst, exact) if inst.users else {m: _from_exact(b) for m, b in exact.items()}
+    tic = time.perf_counter()
     lower_limit = time_limit * (1.0 if method == "quick" else LOWER_SHARE)
     bounds = diet_bounds(scenario, seed=seed, method=method, time_limit=lower_limit)
     inst = diet_instance(scenario, seed=seed)
@@ -112,13 +119,12 @@ def diet_references(scenario: Any, *, seed: int = 0, method: str = "best", time_
     out: dict[str, DietReference] = {}
     if any(b.interrupted for b in bounds.values()):
         return _interrupted(bounds, out)
-    stop = time.perf_counter() + (time_limit - lower_limit)
+    stop = tic + time_limit
     nominal = QUICK_SECONDS if method == "quick" else (time_limit - lower_limit) / len(OBJECTIVES)
-    work = _work(nominal, node_limit)
+    work = _work(nominal, node_limit, milp=method != "quick")
     try:
         for r, objective in enumerate(OBJECTIVES):
-            share = (QUICK_SECONDS if method == "quick"
-                     else max((stop - time.perf_counter()) / (len(OBJECTIVES) - r), 0.1))
+            share = _safety(stop - time.perf_counter(), len(OBJECTIVES) - 1 - r)
             out[objective] = _minimise(inst, bounds[objective], share, *work)
     except KeyboardInterrupt:
         if "makespan" in out:
@@ -185,14 +191,22 @@ def _from_exact(b: MetricBound) -> DietReference:
     return DietReference(b, bracket, b.placement, None, "")
 
 
-def _work(seconds: float, node_limit: int | None) -> tuple[int, int, int]:
+def _work(seconds: float, node_limit: int | None, *, milp: bool = True) -> tuple[int, int, int]:
     """``(nodes, MILP nodes, polish rounds)`` of one objective's search: ``node_limit`` for both node counts and 200
     rounds when given, else the rates per second of ``seconds`` (:data:`SEARCH_NODES_PER_SECOND`,
-    :data:`MILP_NODES_PER_SECOND`, :data:`POLISH_ROUNDS_PER_SECOND`; at least one round)."""
+    :data:`MILP_NODES_PER_SECOND`, :data:`POLISH_ROUNDS_PER_SECOND`; at least one round). ``milp=False``
+    (method ``quick``): no MILP (building it and solving its root alone take seconds on add-seds' 54 requests)."""
     if node_limit is not None:
-        return node_limit, node_limit, 200
-    return (int(SEARCH_NODES_PER_SECOND * seconds), int(MILP_NODES_PER_SECOND * seconds),
+        return node_limit, node_limit if milp else 0, 200
+    return (int(SEARCH_NODES_PER_SECOND * seconds), int(MILP_NODES_PER_SECOND * seconds) if milp else 0,
             max(1, int(POLISH_ROUNDS_PER_SECOND * seconds)))
+
+
+def _safety(left: float, later: int) -> float:
+    """Seconds of one objective's safety stop: the ``left`` seconds of the time limit less :data:`LATER_RESERVE` of
+    them per objective searched ``later`` (at least 0.1). The search is sized by :func:`_work`; this clock stops it
+    only on a machine too loaded to do that work in time."""
+    return max(left * (1.0 - LATER_RESERVE * later), 0.1)
 
 
 def _minimise(inst, bound: MetricBound, share: float, nodes: int, milp_nodes: int, rounds: int) -> DietReference:

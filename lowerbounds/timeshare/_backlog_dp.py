@@ -17,12 +17,11 @@ decreases with ``W``, so the merged state is a relaxation of each of them.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from lowerbounds.timeshare._pairs_dp import _slowdowns, window_sums
 from vcsched.jit import njit
+from vcsched.jitclock import clock
 
 __all__ = ["backlog_bound_compiled", "far"]
 
@@ -106,7 +105,7 @@ def _step(value, rep, u, t, K, S, G, edges, join, p, dur, theta, tracked, cap, l
 def backlog_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, window: int,
                            tracked, edges, *, deadline: float | None = None) -> float | None:
     """:func:`lowerbounds.timeshare.pairs.sumflow_backlog_bound` by the compiled steps, or ``None`` when ``deadline``
-    (a ``perf_counter`` date) passes before the last task."""
+    (a :func:`vcsched.jitclock.clock` date) passes before the last task."""
     n, S = p.shape
     if n == 0:
         return 0.0
@@ -125,7 +124,7 @@ def backlog_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, 
     value[:, 0] = 0.0
     rep = np.zeros((S ** K, G ** tracked.size, tracked.size))
     for t in range(n):
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and clock() > deadline:
             return None
         u = _slowdowns(join, pp, t, K, True)
         value, rep = _step(value, rep, u, t, K, S, G, edges, join, pp, dur, theta, tracked, cap,

@@ -12,12 +12,11 @@ tested against. :func:`pair_bound_compiled` runs one compiled step per task and 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from lowerbounds.timeshare._ps import next_finish
 from vcsched.jit import njit
+from vcsched.jitclock import clock
 
 __all__ = ["pair_bound_compiled"]
 
@@ -150,7 +149,7 @@ def _step(value, u, dur_t, K, live0):  # pragma: no cover - compiled
 def pair_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, window: int, *,
                         shared: bool = True, deadline: float | None = None) -> float | None:
     """:func:`lowerbounds.timeshare.pairs.sumflow_pair_bound` with ``window`` (``K``) by the compiled steps, or
-    ``None`` when ``deadline`` (a ``perf_counter`` date) passes before the last task."""
+    ``None`` when ``deadline`` (a :func:`vcsched.jitclock.clock` date) passes before the last task."""
     n, S = p.shape
     if n == 0:
         return 0.0
@@ -161,7 +160,7 @@ def pair_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out
     dur = np.ascontiguousarray((inp + out)[order] + pp)
     value = np.zeros(S ** K)
     for t in range(n):
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and clock() > deadline:
             return None
         u = _slowdowns(join, pp, t, K, shared)
         value = _step(value, u, dur[t], K, max(K - t, 0))

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 import numpy as np
 
@@ -60,6 +59,7 @@ from lowerbounds.timeshare.pairs import (
 )
 from lowerbounds.timeshare.types import INTERRUPTED, METRICS, BoundsInterrupted, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError, UnknownNameError
+from vcsched.jitclock import clock
 from vcsched.names.references import BOUND_METHODS
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
@@ -130,7 +130,7 @@ def quick_bounds(costs: TaskCosts) -> dict[str, float]:
 # ----------------------------------------------------------------------------- LP bounds
 
 def _remaining(deadline: float | None) -> float | None:
-    return None if deadline is None else max(deadline - time.perf_counter(), 0.01)
+    return None if deadline is None else max(deadline - clock(), 0.01)
 
 
 def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget: int = VARIABLE_BUDGET) -> float:
@@ -164,7 +164,7 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
             best = max(best, outcome.objective)
         if outcome.objective is None or not (tail > 1e-6).any():
             break
-        if deadline is not None and time.perf_counter() + 2.5 * outcome.seconds > deadline:
+        if deadline is not None and clock() + 2.5 * outcome.seconds > deadline:
             break  # the next solve, with more levels, would not end in time
     lower = float(sub.dur.min(axis=1).sum())
     return max(best, lower) + rest
@@ -186,10 +186,11 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None, work: float
 
     Only the tasks without parents enter (a DAG task's flow starts at a schedule-dependent date);
     the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
-    ``work`` (default: :data:`WORK_PER_SECOND` times the seconds to the ``deadline``, a ``perf_counter`` date; no
-    refinement without either) is spent on the backlog bound's runs (:func:`_backlog`), then on wider windows of the
-    pair bound (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...), each costing
-    its states times the tasks, while the next one fits in what is left and has at most :data:`WIDE_STATE_LIMIT`
+    ``work`` (default: :data:`WORK_PER_SECOND` times the seconds to the ``deadline``, a
+    :func:`vcsched.jitclock.clock` date; no refinement without either) is spent on the backlog bound's runs
+    (:func:`_backlog`), then on wider windows of the pair bound
+    (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...), each costing its states
+    times the tasks, while the next one fits in what is left and has at most :data:`WIDE_STATE_LIMIT`
     states. The choice depends on ``work`` alone; the ``deadline`` only stops a run that overruns it (given up).
     Every window gives a valid bound (the pairs dropped have non-negative terms), a wider one keeps more pairs, and
     the largest is kept. The wider windows run with the slow servers merged into one label
@@ -202,7 +203,7 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None, work: float
     if idx.size == 0:
         return {"sumflow": rest, "maxflow": 0.0, "maxstretch": 0.0}
     if work is None and deadline is not None:
-        work = WORK_PER_SECOND * max(deadline - time.perf_counter(), 0.0)
+        work = WORK_PER_SECOND * max(deadline - clock(), 0.0)
     sub = costs.subset(idx)
     args = (sub.arrival, sub.inp, sub.p, sub.out)
     done: dict[str, float] = {}
@@ -396,18 +397,18 @@ def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) ->
     quick one, and the pair bounds computed by then), marked ``interrupted`` unless it was complete."""
     quick = quick_bounds(costs)
     out = {}
-    stop = time.perf_counter() + time_limit
+    stop = clock() + time_limit
     ordered = [m for m in METRICS if m in metrics]
-    tic = time.perf_counter()
+    tic = clock()
     interrupted = False
     try:
         pairs = (pairs_bounds(costs, deadline=tic + time_limit, work=WORK_PER_SECOND * PAIR_SHARE * time_limit)
                  if set(ordered) & {"sumflow", "maxflow", "maxstretch"} else {})
     except BoundsInterrupted as exc:
         pairs, interrupted = exc.partial, True
-    pair_seconds = time.perf_counter() - tic
+    pair_seconds = clock() - tic
     for r, metric in enumerate(ordered):
-        tic = time.perf_counter()
+        tic = clock()
         share = (stop - tic) * TIME_SHARE[metric] / sum(TIME_SHARE[m] for m in ordered[r:])
         pair = pairs.get(metric, -math.inf)
         floor = max(quick[metric], pair)
@@ -419,16 +420,16 @@ def lp_bounds(costs: TaskCosts, *, time_limit: float = 60.0, metrics=METRICS) ->
             except KeyboardInterrupt:
                 interrupted = True
         method = "lp" if value > floor * (1 + 1e-12) else "pairs" if pair > quick[metric] * (1 + 1e-12) else "quick"
-        seconds = time.perf_counter() - tic + (pair_seconds / 3 if metric in pairs else 0.0)
+        seconds = clock() - tic + (pair_seconds / 3 if metric in pairs else 0.0)
         out[metric] = MetricBound(metric, max(value, floor), method, seconds, message=INTERRUPTED if interrupted
                                   else "", interrupted=interrupted)
     return {m: out[m] for m in metrics}
 
 
 def _quick(costs: TaskCosts, metrics) -> dict[str, MetricBound]:
-    tic = time.perf_counter()
+    tic = clock()
     q = quick_bounds(costs)
-    seconds = time.perf_counter() - tic
+    seconds = clock() - tic
     return {m: MetricBound(m, q[m], "quick", seconds) for m in metrics}
 
 
@@ -457,11 +458,11 @@ def timeshare_bounds(platform: Platform, workload: TimeshareWorkload, *, work_fa
 
     if method == "lp" or (method == "best" and search_applies(costs) is not None):
         return lp_bounds(costs, time_limit=time_limit, metrics=metrics)
-    start = time.perf_counter()
+    start = clock()
     lower = lp_bounds(costs, time_limit=time_limit / 2, metrics=metrics)
     if any(b.interrupted for b in lower.values()):
         return lower
-    rest = max(time_limit - (time.perf_counter() - start), 0.1)
+    rest = max(time_limit - (clock() - start), 0.1)
     try:
         exact = exact_references(costs, lower, time_limit=rest, metrics=metrics)
     except KeyboardInterrupt:  # the LP bounds stand; the search's progress is not a proof

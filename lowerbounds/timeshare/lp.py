@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Callable
 
 import numpy as np
 
 from vcsched.formulations.solve import solve_highs_lp
+from vcsched.jitclock import clock
 from vcsched.result import Status
 
 __all__ = ["LPOutcome", "solve_lp", "sumflow_interval_lp", "deadline_feasible", "bisect_threshold", "makespan_lp",
@@ -428,14 +428,14 @@ def bisect_threshold(feasible: Callable[[float], bool | None], lo: float, *, rto
     ``feasible(v)`` must be monotone (feasible at ``v`` implies feasible above). ``lo`` must be a
     valid lower bound on the threshold. Returns ``(bound, upper, converged)``: the threshold lies in
     ``[bound, upper]`` and ``converged`` says that ``upper - bound <= rtol * bound``; at the
-    ``deadline`` (a ``time.perf_counter()`` date) or when the LP stops at a limit, the search stops
+    ``deadline`` (a :func:`vcsched.jitclock.clock` date) or when the LP stops at a limit, the search stops
     with the bound proven so far (still valid).
     """
     if feasible(lo):
         return lo, lo, True
     hi = 2.0 * lo if lo > 0 else 1.0
     while True:
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and clock() > deadline:
             return lo, math.inf, False
         f = feasible(hi)
         if f is None:
@@ -444,7 +444,7 @@ def bisect_threshold(feasible: Callable[[float], bool | None], lo: float, *, rto
             break
         lo, hi = hi, 2.0 * hi
     while hi - lo > rtol * lo:
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and clock() > deadline:
             return lo, hi, False
         mid = 0.5 * (lo + hi)
         f = feasible(mid)

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 import numpy as np
 
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError
+from vcsched.jitclock import clock
 from vcsched.sim.processor_sharing import ps_completion_times
 
 __all__ = ["MappingResult", "evaluate_mapping", "server_completion", "greedy_mapping", "best_mapping", "search_applies",
@@ -243,7 +243,7 @@ class _Search:
                     raise _Done
             return
         self.nodes += 1
-        if self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
+        if self.nodes % 256 == 0 and clock() > self.deadline:
             raise _Stop
         j = self.order[depth]
         rest = self.order[depth + 1:]
@@ -299,7 +299,7 @@ def best_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float
     """
     if metric not in METRICS:
         raise InvalidInputError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
-    tic = time.perf_counter()
+    tic = clock()
     mapping, value = greedy_mapping(costs, metric) if costs.fixed.all() else ((), math.inf)
     lower = -math.inf if lower is None else float(lower)
     reason = search_applies(costs)
@@ -322,7 +322,7 @@ def best_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float
 def _result(metric, status, objective, bound, mapping, nodes, tic, message) -> MappingResult:
     gap = (objective - bound) / bound if bound > 0 and math.isfinite(objective) and math.isfinite(bound) else None
     return MappingResult(metric, status, float(objective), float(bound), gap, tuple(mapping), nodes,
-                         time.perf_counter() - tic, message)
+                         clock() - tic, message)
 
 
 def exact_references(costs: TaskCosts, lower: dict[str, MetricBound], *, time_limit: float,
@@ -334,10 +334,10 @@ def exact_references(costs: TaskCosts, lower: dict[str, MetricBound], *, time_li
     include those of ``lower``.
     """
     ordered = [m for m in ("sumflow", "makespan", "maxstretch", "maxflow") if m in metrics]
-    stop = time.perf_counter() + time_limit
+    stop = clock() + time_limit
     out = {}
     for r, metric in enumerate(ordered):
-        share = max((stop - time.perf_counter()) / (len(ordered) - r), 0.05)
+        share = max((stop - clock()) / (len(ordered) - r), 0.05)
         res = best_mapping(costs, metric, time_limit=share, lower=lower[metric].value)
         value = max(res.bound, lower[metric].value)
         gap = (res.objective - value) / value if value > 0 and math.isfinite(res.objective) else None

@@ -99,7 +99,7 @@ def sumflow_pair_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
         more tasks only leave it more work, so the bound stays valid and grows. False: the plain ``u``
         of :func:`pair_slowdowns`.
     deadline : float, optional
-        A ``perf_counter`` date: ``None`` is returned when it passes before the programme ends.
+        A :func:`vcsched.jitclock.clock` date: ``None`` is returned when it passes before the programme ends.
 
     The dynamic programme runs compiled (:func:`lowerbounds.timeshare._pairs_dp.pair_bound_compiled`, ``S^K``
     states); its plain NumPy version, which it is tested against, lives in the tests.

@@ -16,8 +16,10 @@ the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side (
 :data:`lowerbounds.timeshare.bounds.WORK_PER_SECOND`) and the rest to the search, :data:`SEARCH_RATE` moves per
 second shared between the metrics by :data:`SEARCH_WEIGHT` (or ``iterations`` moves per metric). So a run's
 brackets depend on ``(time_limit, seed, iterations)`` and not on the machine's load, unless the clock (the whole
-time limit, a safety) stops a part first (a search's ``stopped`` then says ``time_limit``). DAG workloads have no search (the moves map
-independent tasks): their upper end is unknown (status ``bound``) unless the exact search closed them.
+time limit, a safety) stops a part first (a search's ``stopped`` then says ``time_limit``). The clock is
+:func:`vcsched.jitclock.clock`, which leaves out numba's compile time: the first run after an installation compiles
+the kernels (about 20 s of CPU) and gives the same brackets as the next ones. DAG workloads have no search (the
+moves map independent tasks): their upper end is unknown (status ``bound``) unless the exact search closed them.
 
 An interrupt (SIGINT) stops everything: during the lower side, each metric keeps the bound proven before it
 (marked ``interrupted``) and no search runs; during a search, that metric keeps the best mapping found and the
@@ -28,13 +30,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 from lowerbounds.reference import Bracket, Side
 from lowerbounds.timeshare.bounds import timeshare_bounds
 from lowerbounds.timeshare.mapping import _value, evaluate_mapping, greedy_mapping
 from lowerbounds.timeshare.search import search_mapping
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
+from vcsched.jitclock import clock
 from vcsched.problems.timeshare import Platform, TimeshareWorkload
 
 __all__ = ["TimeshareReference", "timeshare_references", "LOWER_SHARE", "QUICK_EVALUATIONS", "SEARCH_RATE",
@@ -94,7 +96,7 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
     starts from the best of them and the exact search's mapping (evaluated with the simulator's routine; a
     mapping that loses a task is not a start), else from the greedy mapping; the JSON's ``upper.start``
     names it."""
-    tic = time.perf_counter()
+    tic = clock()
     lower_limit = time_limit if method == "quick" else time_limit * LOWER_SHARE
     bounds = timeshare_bounds(platform, workload, work_factor=work_factor, method=method, time_limit=lower_limit,
                               metrics=metrics)
@@ -111,7 +113,7 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
             moves = iterations if iterations is not None else QUICK_EVALUATIONS
         else:
             moves = int(budget * SEARCH_WEIGHT.get(metric, 1.0) / sum(SEARCH_WEIGHT.get(m, 1.0) for m in names[r:]))
-        share = max(stop - time.perf_counter(), 0.05)
+        share = max(stop - clock(), 0.05)
         try:
             out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
         except KeyboardInterrupt:  # before the search had a mapping (choosing its start): no upper end

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from lowerbounds.timeshare._ps import server_dates
 from lowerbounds.timeshare.mapping import _cost, _order, _value, evaluate_mapping, greedy_mapping, server_completion
 from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError
+from vcsched.jitclock import clock
 
 __all__ = ["MappingSearch", "search_mapping", "timeshare_brackets", "compiled_applies", "kernel_arrays"]
 
@@ -172,7 +172,7 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
         raise InvalidInputError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
     if not costs.fixed.all():
         raise InvalidInputError("the mapping search maps independent tasks (this workload has DAG applications)")
-    tic = time.perf_counter()
+    tic = clock()
     mapping = np.asarray(greedy_mapping(costs, metric)[0] if start is None else start, dtype=np.int64)
     enough = -math.inf if target is None else target * (1 + OPTIMAL_RTOL)
     count = [0]
@@ -196,7 +196,7 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
     used = count[0]
     final = tuple(int(x) for x in best_mapping)
     exact = _value(metric, costs, evaluate_mapping(costs, final), final)
-    return MappingSearch(metric, exact, final, used, stopped, time.perf_counter() - tic)
+    return MappingSearch(metric, exact, final, used, stopped, clock() - tic)
 
 
 COMPILED_MIN_TASKS = 64
@@ -245,7 +245,7 @@ def _compiled_descent(costs, metric, best_mapping, seed, iterations, tic, time_l
             return "bound reached"
         if info[2] >= iterations:
             return "iterations"
-        if time.perf_counter() - tic > time_limit:
+        if clock() - tic > time_limit:
             return "time_limit"
         reached = K.search_chunk(*head, state["mapping"], best, info, rng, iterations, info[2] + CHUNK, enough)
         best_mapping[:] = best
@@ -266,7 +266,7 @@ def _descend(state, rng, metric, costs, tic, time_limit, iterations, best_value,
         if count[0] >= iterations:
             stopped = "iterations"
             break
-        if time.perf_counter() - tic > time_limit:
+        if clock() - tic > time_limit:
             stopped = "time_limit"
             break
         if stale >= max(costs.n, 50):
@@ -294,10 +294,10 @@ def timeshare_brackets(costs: TaskCosts, lower: dict[str, MetricBound], *, time_
                        iterations: int = 2000) -> dict[str, Bracket]:
     """Per metric of ``lower``, the bracket [its value, the best mapping found] (``time_limit`` shared)."""
     out = {}
-    stop = time.perf_counter() + time_limit
+    stop = clock() + time_limit
     names = list(lower)
     for r, m in enumerate(names):
-        share = max((stop - time.perf_counter()) / (len(names) - r), 0.01)
+        share = max((stop - clock()) / (len(names) - r), 0.01)
         found = search_mapping(costs, m, time_limit=share, seed=seed, iterations=iterations)
         upper = Side(found.value, "local search", found.seconds) if math.isfinite(found.value) else None
         out[m] = lower[m].bracket(upper)

@@ -74,3 +74,29 @@ def test_without_a_node_limit_the_search_is_sized_by_work_and_runs_agree(monkeyp
     share = 5 * (1 - refs_mod.LOWER_SHARE) / 2
     assert seen[0] == (int(refs_mod.SEARCH_NODES_PER_SECOND * share), int(refs_mod.MILP_NODES_PER_SECOND * share),
                        int(refs_mod.POLISH_ROUNDS_PER_SECOND * share))
+
+
+def test_safety_stops_count_from_the_call_and_leave_a_reserve_to_later_objectives(monkeypatch):
+    """Each objective's safety stop is the time left to ``time_limit`` (counted from the call, so the lower side's
+    unused time is margin), less ``LATER_RESERVE`` of it per objective still to search; the work is still sized
+    by the nominal share."""
+    import types
+
+    import lowerbounds.diet.references as refs_mod
+
+    dates = iter([100.0, 102.0, 110.0])
+    monkeypatch.setattr(refs_mod, "time", types.SimpleNamespace(perf_counter=lambda: next(dates)))
+    seen = []
+    real = refs_mod.best_placement
+
+    def recorded(*args, **kwargs):
+        seen.append((kwargs["time_limit"], kwargs["node_limit"]))
+        return real(*args, **{**kwargs, "time_limit": 5.0})
+
+    monkeypatch.setattr(refs_mod, "best_placement", recorded)
+    scenario = tiny(arrivals=[0, 0.5, 1, 2], costs=[10, 12, 7, 9], speeds=[1.0, 1.5], cv=0.0)
+    diet_references(scenario, seed=1, method="best", time_limit=60)
+    nominal = 60 * (1 - refs_mod.LOWER_SHARE) / 2
+    assert seen == [(pytest.approx((60 - 2) * (1 - refs_mod.LATER_RESERVE)),
+                     int(refs_mod.SEARCH_NODES_PER_SECOND * nominal)),
+                    (pytest.approx(60 - 10), int(refs_mod.SEARCH_NODES_PER_SECOND * nominal))]

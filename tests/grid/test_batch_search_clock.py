@@ -3,7 +3,8 @@ short by the clock leaves the other metrics' results as they are, and the lower 
 Lagrangian bound (sized by work) its time.
 
 No test here compiles anything: a compile is played by numba's own event (``numba:compiler_lock``) around a jump of
-a fake ``perf_counter``, so the clock's arithmetic is exact and the tests do not depend on the machine's load.
+a fake ``perf_counter`` (:mod:`tests.fake_clock`), so the clock's arithmetic is exact and the tests do not depend
+on the machine's load.
 """
 
 from __future__ import annotations
@@ -17,57 +18,21 @@ import lowerbounds.batch.clairvoyant as cv
 import vcsched.jitclock as jitclock
 from lowerbounds.batch.instance import BatchInstance, check_batch_schedule
 from lowerbounds.batch.lagrangian import WORK_PER_SECOND as LAGRANGE_WORK_PER_SECOND
+from tests.fake_clock import play_compile
 
 
-class FakeTime:
-    """``time`` for :mod:`vcsched.jitclock`: ``perf_counter`` moves when a test says so, and by a nanosecond at
-    each reading (a clock that stood still would never pass a deadline that is now)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def perf_counter(self) -> float:
-        self.now += 1e-9
-        return self.now
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    """A fake ``perf_counter`` and a fresh compile timer in place of the process's own (taken off numba's events
-    meanwhile, so that the played compiles do not reach it)."""
-    t, own = FakeTime(), jitclock._TIMER
-    event.unregister(jitclock.COMPILE_EVENT, own)
-    monkeypatch.setattr(jitclock, "time", t)
-    monkeypatch.setattr(jitclock, "_TIMER", jitclock._CompileTimer())
-    event.register(jitclock.COMPILE_EVENT, jitclock._TIMER)
-    yield t
-    event.unregister(jitclock.COMPILE_EVENT, jitclock._TIMER)
-    event.register(jitclock.COMPILE_EVENT, own)
-
-
-def _compile(t: FakeTime, seconds: float, nested: bool = False) -> None:
-    """A compile of ``seconds`` as numba announces it (a nested compile inside it when ``nested``)."""
-    event.start_event(jitclock.COMPILE_EVENT)
-    if nested:
-        _compile(t, seconds / 2)
-        t.now += seconds / 2
-    else:
-        t.now += seconds
-    event.end_event(jitclock.COMPILE_EVENT)
-
-
-def test_the_clock_leaves_out_compile_time_counted_once(fake):
+def test_the_clock_leaves_out_compile_time_counted_once(fake_clock):
     c0 = jitclock.clock()
-    fake.now += 2.0
-    _compile(fake, 30.0, nested=True)
-    fake.now += 1.0
+    fake_clock.now += 2.0
+    play_compile(fake_clock, 30.0, nested=True)
+    fake_clock.now += 1.0
     assert jitclock.clock() - c0 == pytest.approx(3.0) and jitclock.jit_seconds() == pytest.approx(30.0)
     event.start_event(jitclock.COMPILE_EVENT)  # inside a compile the clock stands still
-    fake.now += 5.0
+    fake_clock.now += 5.0
     assert jitclock.clock() - c0 == pytest.approx(3.0)
     event.end_event(jitclock.COMPILE_EVENT)
     event.end_event(jitclock.COMPILE_EVENT)  # an end without its start (a compile begun before the listener): ignored
-    fake.now += 1.0
+    fake_clock.now += 1.0
     assert jitclock.clock() - c0 == pytest.approx(4.0) and jitclock.jit_seconds() == pytest.approx(35.0)
 
 
@@ -87,14 +52,14 @@ def _same(a, b) -> bool:
             and a.detail == b.detail)
 
 
-def test_a_compile_longer_than_the_time_limit_does_not_stop_the_search(fake, monkeypatch):
+def test_a_compile_longer_than_the_time_limit_does_not_stop_the_search(fake_clock, monkeypatch):
     inst = _instance()
     calm = _search(inst)
     assert all(s.stopped in ("budget", "patience", "done") for s in calm.values())
     real = cv.serial_schedule_counted
 
     def compiling(*args):  # every construction of the serial kind "compiles" for a minute first
-        _compile(fake, 60.0)
+        play_compile(fake_clock, 60.0)
         return real(*args)
 
     monkeypatch.setattr(cv, "serial_schedule_counted", compiling)
@@ -107,7 +72,7 @@ def test_a_compile_longer_than_the_time_limit_does_not_stop_the_search(fake, mon
     assert "time_limit" in {s.stopped for s in _search(inst).values()}
 
 
-def _hurry(monkeypatch, fake, metric: str, streams: dict) -> None:
+def _hurry(monkeypatch, fake_clock, metric: str, streams: dict) -> None:
     """``metric``'s search finds its share of the time gone as it starts; every metric's random stream is recorded as
     its search starts."""
     real = cv._improve
@@ -115,20 +80,20 @@ def _hurry(monkeypatch, fake, metric: str, streams: dict) -> None:
     def hurried(ev, feats, m, best, rng, limit, *args):
         streams[m] = rng.bit_generator.state
         if m == metric:
-            fake.now = limit.deadline + 1e-6
+            fake_clock.now = limit.deadline + 1e-6
         return real(ev, feats, m, best, rng, limit, *args)
 
     monkeypatch.setattr(cv, "_improve", hurried)
 
 
-def test_one_metric_stopped_by_the_clock_leaves_the_next_one_as_it_was(fake, monkeypatch):
+def test_one_metric_stopped_by_the_clock_leaves_the_next_one_as_it_was(fake_clock, monkeypatch):
     # the makespan's search (first, with random moves) runs out of time at once; the max stretch's (second) gets the
     # budget and the random stream of the unhurried run, and finds the same schedule
     inst = _instance()
     calm_streams, cut_streams = {}, {}
-    _hurry(monkeypatch, fake, "none", calm_streams)
+    _hurry(monkeypatch, fake_clock, "none", calm_streams)
     calm = _search(inst)
-    _hurry(monkeypatch, fake, "makespan", cut_streams)
+    _hurry(monkeypatch, fake_clock, "makespan", cut_streams)
     cut = _search(inst)
     assert cut["makespan"].stopped == "time_limit" and calm["makespan"].stopped == "budget"
     assert cut["makespan"].evaluations < calm["makespan"].evaluations
@@ -136,23 +101,23 @@ def test_one_metric_stopped_by_the_clock_leaves_the_next_one_as_it_was(fake, mon
     assert cut_streams["max_stretch"] == calm_streams["max_stretch"] != calm_streams["makespan"]
 
 
-def test_the_metric_after_one_stopped_by_the_clock_draws_the_same_moves(fake, monkeypatch):
+def test_the_metric_after_one_stopped_by_the_clock_draws_the_same_moves(fake_clock, monkeypatch):
     # the other order: the max stretch's search (first) is cut, the makespan's local search (second) is unchanged
     inst = _instance()
     order = {"metrics": ("max_stretch", "makespan")}
-    _hurry(monkeypatch, fake, "none", {})
+    _hurry(monkeypatch, fake_clock, "none", {})
     calm = cv.clairvoyant_schedules(inst, time_limit=5.0, seed=3, budget=3e6, **order)
-    _hurry(monkeypatch, fake, "max_stretch", {})
+    _hurry(monkeypatch, fake_clock, "max_stretch", {})
     cut = cv.clairvoyant_schedules(inst, time_limit=5.0, seed=3, budget=3e6, **order)
     assert cut["max_stretch"].stopped == "time_limit" and calm["max_stretch"].stopped == "budget"
     assert _same(cut["makespan"], calm["makespan"]) and cut["makespan"].stopped == calm["makespan"].stopped
 
 
-def test_the_lagrangian_bound_keeps_its_safety_time_whatever_the_clocked_steps_took(fake, monkeypatch):
+def test_the_lagrangian_bound_keeps_its_safety_time_whatever_the_clocked_steps_took(fake_clock, monkeypatch):
     # the max-stretch searches and the window LPs (clocked) overrun the whole LP time; the Lagrangian searches (sized
     # by work) still get the work of the nominal LP time and at least the time that work takes
     def slow(*args, **kwargs):
-        fake.now += 1000.0
+        fake_clock.now += 1000.0
 
     monkeypatch.setattr(bounds_module, "_apply_stretch", slow)
     monkeypatch.setattr(bounds_module, "_apply_lp", slow)

@@ -19,6 +19,7 @@ import pytest
 from lowerbounds.timeshare import METRICS, TaskCosts
 from lowerbounds.timeshare.search import search_mapping
 from tests.timeshare.test_timeshare_bounds import brute_force, random_platform, simulated
+from vcsched.jitclock import clock
 from vcsched.problems.timeshare import TimeshareWorkload as Workload
 
 
@@ -152,7 +153,6 @@ def test_the_same_bound_command_twice_gives_the_same_brackets(capsys, monkeypatc
 def test_the_pair_and_backlog_runs_are_chosen_by_work_not_by_the_clock(monkeypatch):
     """The same ``work`` gives the same runs (and bound) with a far or a near safety deadline that does not bite, and
     the runs go finer while their cost (states x tasks) fits."""
-    import time
 
     import lowerbounds.timeshare.bounds as ts_bounds
     from tests.timeshare.test_timeshare_bounds import b_prefix
@@ -167,13 +167,13 @@ def test_the_pair_and_backlog_runs_are_chosen_by_work_not_by_the_clock(monkeypat
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ts_bounds, "sumflow_backlog_bound", recorded)
-    small = ts_bounds.pairs_bounds(costs, work=1.0, deadline=time.perf_counter() + 1000)
+    small = ts_bounds.pairs_bounds(costs, work=1.0, deadline=clock() + 1000)
     first = list(runs)
     runs.clear()
-    large = ts_bounds.pairs_bounds(costs, work=3e6, deadline=time.perf_counter() + 1000)
+    large = ts_bounds.pairs_bounds(costs, work=3e6, deadline=clock() + 1000)
     chosen = list(runs)
     runs.clear()
-    again = ts_bounds.pairs_bounds(costs, work=3e6, deadline=time.perf_counter() + 500)
+    again = ts_bounds.pairs_bounds(costs, work=3e6, deadline=clock() + 500)
     assert len(first) == 1 and len(chosen) > 1 and runs == chosen and first == chosen[:1]
     assert again == large and large["sumflow"] >= small["sumflow"] - 1e-9
 
