@@ -26,7 +26,7 @@ from lowerbounds.batch._resim import resimulate, restart_point
 from lowerbounds.batch._searchstep import run_until_stopped
 from lowerbounds.batch.instance import BSLD_TAU
 
-__all__ = ["KeySearch", "search_keys", "resorted", "REACH", "MOVE_WORK", "KEY_PATIENCE"]
+__all__ = ["KeySearch", "search_keys", "REACH", "MOVE_WORK", "KEY_PATIENCE"]
 
 WEIGHTED = 1.0
 """Share of the moved jobs drawn by their excess (the rest uniformly). On KTH-SP2 (mean response, 2e9 work
@@ -78,9 +78,8 @@ class KeySearch:
             return np.maximum(1.0, resp / np.maximum(p, BSLD_TAU))
         return resp
 
-    def _refresh(self, before: np.ndarray | None = None) -> None:
-        """The longest wait (the restart's reach), the draw weights and the start order (from the starts ``before``
-        the last move, when given: only the jobs that moved are placed anew, :func:`resorted`)."""
+    def _refresh(self) -> None:
+        """The longest wait (the restart's reach) and the draw weights."""
         wait = self.start - self.release
         self.reach = self.pmax + float(wait.max())
         if self.metric == "mean_bounded_slowdown":
@@ -88,10 +87,7 @@ class KeySearch:
         else:
             excess = wait
         self.cum = np.cumsum(np.maximum(excess, 0.0))
-        if before is None:
-            self.by_start = np.argsort(self.start, kind="stable")
-        else:
-            self.by_start = resorted(self.by_start, self.start, np.flatnonzero(self.start != before))
+        self.by_start = np.argsort(self.start, kind="stable")
         self.sorted_start = self.start[self.by_start]
 
     @property
@@ -132,30 +128,11 @@ class KeySearch:
         if delta > 0:
             self.key[j] = old
             return delta
-        before, self.cluster, self.start = self.start, cluster, start
+        self.cluster, self.start = cluster, start
         self.total += delta
         if delta < 0:
-            self._refresh(before)
+            self._refresh()
         return delta
-
-
-def resorted(order: np.ndarray, start: np.ndarray, moved: np.ndarray) -> np.ndarray:
-    """``np.argsort(start, kind="stable")`` from ``order``, that argsort of the starts before the jobs ``moved`` got
-    their new ``start``: the others keep their places, each moved job goes in after the jobs that start before it and
-    the jobs of its start with a smaller index (the stable order), in O(n + k log n) for k moved jobs instead of a
-    sort of all n (the key search's every improving move on HPC2N's 200,000 jobs)."""
-    if moved.size == 0:
-        return order
-    gone = np.zeros(start.size, dtype=bool)
-    gone[moved] = True
-    rest = order[~gone[order]]
-    at = start[rest]
-    moved = moved[np.lexsort((moved, start[moved]))]
-    s = start[moved]
-    lo, hi = np.searchsorted(at, s, side="left"), np.searchsorted(at, s, side="right")
-    for i in np.flatnonzero(hi > lo):  # ties with jobs that stay: by index among them
-        lo[i] += np.searchsorted(rest[lo[i]:hi[i]], moved[i])
-    return np.insert(rest, lo, moved)
 
 
 def search_keys(ks: KeySearch, rng, stop, patience: int | None = None) -> str:

@@ -101,19 +101,3 @@ def test_search_with_key_moves_is_reproducible():
     assert a.value == b.value and np.array_equal(a.start, b.start) and a.stopped != "time_limit"
     assert "key moves" in a.detail
     check_batch_schedule(inst, a.cluster, a.start)
-
-
-@settings(max_examples=120, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 80), st.integers(0, 80), st.integers(1, 6))
-def test_the_start_order_after_a_move_is_the_stable_argsort_of_the_new_starts(seed, n, k, levels):
-    """:func:`resorted` (only the moved jobs placed anew) against a stable argsort of every start, with many ties
-    (starts among a few values) between moved jobs and jobs that stay."""
-    from lowerbounds.batch.keysearch import resorted
-    rng = np.random.default_rng(seed)
-    before = rng.integers(0, levels, n).astype(float)
-    moved = np.unique(rng.integers(0, n, min(k, n))) if k else np.zeros(0, dtype=np.int64)
-    after = before.copy()
-    after[moved] = rng.integers(0, levels + 1, moved.size)
-    changed = np.flatnonzero(after != before)
-    got = resorted(np.argsort(before, kind="stable"), after, changed)
-    assert np.array_equal(got, np.argsort(after, kind="stable"))
