@@ -119,9 +119,9 @@ WINDOW_JOBS, WINDOW_SHARES, WINDOW_PATIENCE = 1000, (0.7, 0.5), 10
 of the budget, the list moves' share of the rest (the windows have the rest); their patience is 10 times the others'."""
 RESPONSE_WINDOW_JOBS, RESPONSE_PATIENCE = 100, 10
 """The mean response time's own: its window search and race from ``RESPONSE_WINDOW_JOBS`` jobs on (not
-:data:`WINDOW_JOBS`), where its patience is ``RESPONSE_PATIENCE`` times the one given (its key search stopped early on
-the busiest weeks: 7,182 key moves on SDSC-SP2's, then 2,000 without a gain; smaller workloads keep the window MILPs
-and the patience given)."""
+:data:`WINDOW_JOBS`), and below ``WINDOW_JOBS`` its patience there ``RESPONSE_PATIENCE`` times the one given (its key
+search stopped early on SDSC-SP2's busiest week: 7,182 key moves, then 2,000 without a gain). Smaller workloads keep
+the window MILPs, whole traces (``WINDOW_JOBS`` jobs and more) the patience given."""
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
@@ -406,7 +406,7 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     large = m in LNS_METRICS and ev.release.size >= WINDOW_JOBS
     if m == "mean_response":
         large = ev.release.size >= RESPONSE_WINDOW_JOBS
-        if large and patience is not None:
+        if large and patience is not None and ev.release.size < WINDOW_JOBS:
             idle = _patience(RESPONSE_PATIENCE * patience, ev.release.size)
     key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:

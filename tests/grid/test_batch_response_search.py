@@ -1,6 +1,6 @@
 """The mean response time's own search settings (lowerbounds.batch.clairvoyant): its window race from
-``RESPONSE_WINDOW_JOBS`` jobs on and its patience ``RESPONSE_PATIENCE`` times the one given; the bounded slowdown keeps
-the shared ones."""
+``RESPONSE_WINDOW_JOBS`` jobs on and, below ``WINDOW_JOBS``, its patience ``RESPONSE_PATIENCE`` times the one given;
+the bounded slowdown keeps the shared ones."""
 
 from __future__ import annotations
 
@@ -68,6 +68,8 @@ def test_the_mean_response_races_windows_from_its_own_job_count_with_its_own_pat
     assert "race" not in bsld and "windows" not in bsld and bsld["milp windows"] == p and bsld["list"] == 2 * p
     small = _steps(monkeypatch, _instance(cv.RESPONSE_WINDOW_JOBS - 1), "mean_response", p)
     assert "race" not in small and small["milp windows"] == p and small["key"] == KEY_PATIENCE * p
+    whole = _steps(monkeypatch, _instance(cv.WINDOW_JOBS), "mean_response", p)  # whole traces: the patience given
+    assert whole == {"key": KEY_PATIENCE * p, "race": True, "list": 2 * p, "windows": cv.WINDOW_PATIENCE * p}
 
 
 def test_without_a_patience_the_mean_response_keeps_the_saturation_rule(monkeypatch):
