@@ -50,8 +50,9 @@ driven by a static key per job (smaller first); the search is over keys:
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
    * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
-     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below;
-     from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
+     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below
+     (the mean response time: from :data:`RESPONSE_WINDOW_JOBS`, with its own patience below :data:`WINDOW_JOBS`);
+     from then on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
 
