@@ -51,8 +51,9 @@ driven by a static key per job (smaller first); the search is over keys:
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
      without improvement.
    * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
-     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below;
-     from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
+     (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below
+     (the mean response time: from :data:`RESPONSE_WINDOW_JOBS`, with its own patience below :data:`WINDOW_JOBS`);
+     from then on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
 
@@ -119,6 +120,11 @@ KEY_SHARE = 0.85
 WINDOW_JOBS, WINDOW_SHARES, WINDOW_PATIENCE = 1000, (0.7, 0.5), 10
 """From ``WINDOW_JOBS`` jobs on the window search replaces the window MILPs; ``WINDOW_SHARES``: the key search's share
 of the budget, the list moves' share of the rest (the windows have the rest); their patience is 10 times the others'."""
+RESPONSE_WINDOW_JOBS, RESPONSE_PATIENCE = 100, 10
+"""The mean response time's own: its window search and race from ``RESPONSE_WINDOW_JOBS`` jobs on (not
+:data:`WINDOW_JOBS`), and below ``WINDOW_JOBS`` its patience there ``RESPONSE_PATIENCE`` times the one given (its key
+search stopped early on SDSC-SP2's busiest week: 7,182 key moves, then 2,000 without a gain). Smaller workloads keep
+the window MILPs, whole traces (``WINDOW_JOBS`` jobs and more) the patience given."""
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
@@ -403,6 +409,10 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     if m == "makespan":  # forward-backward improvement and list moves (:mod:`lowerbounds.batch.makespanfbi`)
         return fbi_search(ev, best, rng, limit.part(1.0, list_moves), int(FBI_PATIENCE * idle["list"]))
     large = m in LNS_METRICS and ev.release.size >= WINDOW_JOBS
+    if m == "mean_response":
+        large = ev.release.size >= RESPONSE_WINDOW_JOBS
+        if large and patience is not None and ev.release.size < WINDOW_JOBS:
+            idle = _patience(RESPONSE_PATIENCE * patience, ev.release.size)
     key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
         best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
