@@ -54,6 +54,9 @@ driven by a static key per job (smaller first); the search is over keys:
      from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
+   * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, its own patience rule: while the windows stop by
+     their patience with work left, the list moves and the windows run again, until a round improves nothing
+     (:func:`_bsld_rounds`).
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -106,6 +109,9 @@ SATURATION = 4
 BSLD_BLOCK_SHARE = 0.7
 """Share of the bounded slowdown's budget for the block search (0.5 for the other metrics): with the area rows it
 gains more per unit than the list moves after it (CTC-SP2 1.753 -> 1.689 at 2.5e9 units; the same elsewhere)."""
+BSLD_ROUNDS = 8
+"""Rounds of list moves and windows the bounded slowdown runs again while its last step stops by patience with
+work left and the round before improved (:func:`_bsld_rounds`)."""
 LNS_SHARE = 0.2
 """Share of a metric's budget (mean response, mean bounded slowdown) for the window MILPs (the last step)."""
 LNS_WINDOW = 24
@@ -418,7 +424,26 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
         best, lns_stopped = _windows(ev, m, best, rng, limit.part(1.0, iterations), WINDOW_PATIENCE * idle["lns"])
     else:
         best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
+    if m == "mean_bounded_slowdown" and large and iterations is None and list_moves is None:
+        best, lns_stopped = _bsld_rounds(ev, m, best, rng, limit, idle, lns_stopped)
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
+
+
+def _bsld_rounds(ev, m: str, best: Best, rng, limit: Limit, idle: dict, stopped: str):
+    """The bounded slowdown's own patience rule: while its last step stops by patience with work left, the list
+    moves (half of the work left) and the windows (the rest) run again from the best schedule, each with its
+    patience, :data:`BSLD_ROUNDS` rounds at most, until a round improves nothing. The caller runs no round when the
+    schedules are capped (``iterations``, ``list_moves``). Returns (best, stopped)."""
+    for _ in range(BSLD_ROUNDS):
+        if stopped != "patience":
+            break
+        before = best.value
+        best, stopped = _list_search(ev, m, best, rng, limit.part(0.5), idle["list"])
+        if stopped in ("patience", "done"):
+            best, stopped = _windows(ev, m, best, rng, limit.part(1.0), WINDOW_PATIENCE * idle["lns"])
+        if not best.value < before:
+            break
+    return best, stopped
 
 
 def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int, justify: bool = False):
