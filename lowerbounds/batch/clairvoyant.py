@@ -57,6 +57,9 @@ driven by a static key per job (smaller first); the search is over keys:
    * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, its own patience rule: while the windows stop by
      their patience with work left, the list moves and the windows run again, until a round improves nothing
      (:func:`_bsld_rounds`).
+   * for the mean bounded slowdown, last, its tail (the jobs that start after the last submission) re-sequenced by
+     Smith's ratio (one schedule), then by the window kernel's descent within the work left
+     (:mod:`lowerbounds.batch.bsldtail`).
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -81,6 +84,7 @@ import numpy as np
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit, Shares
 from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
+from lowerbounds.batch.bsldtail import smith_tail, tail_descent
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
@@ -399,7 +403,17 @@ def _patience(patience: int | None, n: int) -> dict:
     return {"key": square, "block": SATURATION * 2 * BLOCKS * len(FACTORS), "list": square, "lns": SATURATION * n}
 
 
-def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
+def _improve(ev, feats, m, best, rng, limit: Limit, *args):
+    """The improvement steps of one metric within ``limit`` (:func:`_steps`), for the mean bounded slowdown followed by
+    its tail's (:mod:`lowerbounds.batch.bsldtail`: one schedule, then a descent within the work left): (best,
+    stopped)."""
+    best, stopped = _steps(ev, feats, m, best, rng, limit, *args)
+    if m != "mean_bounded_slowdown" or stopped in ("time_limit", "iterations"):
+        return best, stopped
+    return tail_descent(ev, smith_tail(ev, best), limit), stopped
+
+
+def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
