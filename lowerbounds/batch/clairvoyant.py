@@ -84,6 +84,7 @@ import numpy as np
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit, Shares
 from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
+from lowerbounds.batch.bsldqueue import QUEUE_SHARE, queue_search
 from lowerbounds.batch.bsldtail import smith_tail, tail_descent
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
@@ -435,6 +436,8 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
     if large:
+        if m == "mean_bounded_slowdown" and iterations is None:  # its queue windows first (bsldqueue)
+            best = queue_search(ev, best, limit.part(QUEUE_SHARE))
         best, lns_stopped = _windows(ev, m, best, rng, limit.part(1.0, iterations), WINDOW_PATIENCE * idle["lns"])
     else:
         best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])

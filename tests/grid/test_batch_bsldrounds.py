@@ -82,6 +82,7 @@ def _trace(n=1000, m=32, seed=3):
 def test_on_a_trace_the_rounds_run_on_after_the_patience_and_only_improve(monkeypatch):
     inst = _trace()
     assert len(inst) >= C.WINDOW_JOBS
+    monkeypatch.setattr(C, "queue_search", lambda ev, best, limit: best)  # the rounds alone (bsldqueue has its tests)
     kw = dict(metrics=("mean_bounded_slowdown",), time_limit=1e6, seed=1, patience=2, budget=1e8)
     got = C.clairvoyant_schedules(inst, **kw)["mean_bounded_slowdown"]
     monkeypatch.setattr(C, "BSLD_ROUNDS", 0)
