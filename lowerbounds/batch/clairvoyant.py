@@ -54,7 +54,8 @@ driven by a static key per job (smaller first); the search is over keys:
      from :data:`WINDOW_JOBS` jobs on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
-   * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, its own patience rule: while the windows stop by
+   * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, queue windows between its list moves and its
+     windows (:mod:`lowerbounds.batch.bsldqueue`, half of what the list moves leave), and its own patience rule: while the windows stop by
      their patience with work left, the list moves and the windows run again, until a round improves nothing
      (:func:`_bsld_rounds`).
    * for the mean bounded slowdown, last, its tail (the jobs that start after the last submission) re-sequenced by
