@@ -55,9 +55,9 @@ driven by a static key per job (smaller first); the search is over keys:
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
    * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, queue windows between its list moves and its
-     windows (:mod:`lowerbounds.batch.bsldqueue`, half of what the list moves leave), and its own patience rule: while the windows stop by
-     their patience with work left, the list moves and the windows run again, until a round improves nothing
-     (:func:`_bsld_rounds`).
+     windows (:mod:`lowerbounds.batch.bsldqueue`, half of what the list moves leave), and its own patience rule:
+     while the windows stop by their patience with work left, the list moves and the windows run again, until a
+     round improves nothing (:func:`_bsld_rounds`).
    * for the mean bounded slowdown, last, its tail (the jobs that start after the last submission) re-sequenced by
      Smith's ratio (one schedule), then by the window kernel's descent within the work left
      (:mod:`lowerbounds.batch.bsldtail`).
@@ -406,9 +406,9 @@ def _patience(patience: int | None, n: int) -> dict:
 
 
 def _improve(ev, feats, m, best, rng, limit: Limit, *args):
-    """The improvement steps of one metric within ``limit`` (:func:`_steps`), for the mean bounded slowdown followed by
-    its tail's (:mod:`lowerbounds.batch.bsldtail`: one schedule, then a descent within the work left): (best,
-    stopped)."""
+    """The improvement steps of one metric within ``limit`` (:func:`_steps`); for the mean bounded slowdown, then its
+    tail step (:mod:`lowerbounds.batch.bsldtail`: one schedule, then a descent within the work left). Returns
+    (best, stopped)."""
     best, stopped = _steps(ev, feats, m, best, rng, limit, *args)
     if m != "mean_bounded_slowdown" or stopped in ("time_limit", "iterations"):
         return best, stopped
