@@ -30,11 +30,13 @@ from lowerbounds.batch.windowsearch import CHECK_WORK, WINDOW_WORK, WindowSearch
 
 __all__ = ["QUEUE_DAYS", "QUEUE_PMIN", "QUEUE_WIDTH", "QUEUE_MAX", "QUEUE_SHARE", "queue_rows", "queue_window", "queue_pass", "queue_search"]
 
-QUEUE_DAYS = 2.0
-"""``H``: the window holds the jobs that start within this many days of ``T``."""
-QUEUE_PMIN = 3600.0
+QUEUE_DAYS = 1.0
+"""``H``: the window holds the jobs that start within this many days of ``T`` (one day rather than two: CTC-SP2 1.602
+-> 1.595 at 2.1e10 units, SDSC-SP2 3.114 -> 3.090 and lublin_256 3.402 -> 3.376 at 2.5e9, CTC-SP2 1.770 -> 1.772,
+together with the two thresholds below, which were 1 h and 5 %)."""
+QUEUE_PMIN = 1800.0
 """Least duration (s) of a window's jobs."""
-QUEUE_WIDTH = 0.05
+QUEUE_WIDTH = 0.02
 """Least width of a window's jobs, as a share of the largest cluster."""
 QUEUE_MAX = 150
 """Windows of more jobs are skipped (the descent costs ``m^2`` placements)."""

@@ -39,8 +39,8 @@ def test_a_queue_window_reaches_the_optimum_of_the_waiting_jobs():
 
 
 def _random(rng, n=60, m=8):
-    """Jobs over four days: long ones (hours) and short ones, widths up to the cluster (a random list leaves a queue
-    window that the pass improves for seeds 2, 3 and 4)."""
+    """Jobs over two windows' spans: long ones (hours) and short ones, widths up to the cluster (a random list leaves a
+    queue window that the pass improves for seeds 1 and 3)."""
     r = np.sort(rng.uniform(0, 2 * H, n))
     p = np.where(rng.random(n) < 0.6, rng.uniform(3600, 40_000, n), rng.uniform(1, 600, n))
     return BatchInstance.from_arrays(r, rng.integers(1, m + 1, n), p[:, None], np.array([m]))
