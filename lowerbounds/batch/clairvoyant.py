@@ -56,6 +56,13 @@ driven by a static key per job (smaller first); the search is over keys:
      from then on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
+   * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, queue windows between its list moves and its
+     windows (:mod:`lowerbounds.batch.bsldqueue`, half of what the list moves leave), and its own patience rule:
+     while the windows stop by their patience with work left, the list moves and the windows run again, until a
+     round improves nothing (:func:`_bsld_rounds`).
+   * for the mean bounded slowdown, last, its tail (the jobs that start after the last submission) re-sequenced by
+     Smith's ratio (one schedule), then by the window kernel's descent within the work left
+     (:mod:`lowerbounds.batch.bsldtail`).
 
 Without a patience, each step stops after :data:`SATURATION` times its neighbourhood's size of moves without
 improvement (:func:`_patience`), so that a small workload ends at once.
@@ -80,6 +87,8 @@ import numpy as np
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit, Shares
 from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
+from lowerbounds.batch.bsldqueue import QUEUE_SHARE, queue_search
+from lowerbounds.batch.bsldtail import smith_tail, tail_descent
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
 from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
@@ -109,6 +118,9 @@ SATURATION = 4
 BSLD_BLOCK_SHARE = 0.7
 """Share of the bounded slowdown's budget for the block search (0.5 for the other metrics): with the area rows it
 gains more per unit than the list moves after it (CTC-SP2 1.753 -> 1.689 at 2.5e9 units; the same elsewhere)."""
+BSLD_ROUNDS = 8
+"""Rounds of list moves and windows the bounded slowdown runs again while its last step stops by patience with
+work left and the round before improved (:func:`_bsld_rounds`)."""
 LNS_SHARE = 0.2
 """Share of a metric's budget (mean response, mean bounded slowdown) for the window MILPs (the last step)."""
 LNS_WINDOW = 24
@@ -401,7 +413,17 @@ def _patience(patience: int | None, n: int) -> dict:
     return {"key": square, "block": SATURATION * 2 * BLOCKS * len(FACTORS), "list": square, "lns": SATURATION * n}
 
 
-def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
+def _improve(ev, feats, m, best, rng, limit: Limit, *args):
+    """The improvement steps of one metric within ``limit`` (:func:`_steps`); for the mean bounded slowdown, then its
+    tail step (:mod:`lowerbounds.batch.bsldtail`: one schedule, then a descent within the work left). Returns
+    (best, stopped)."""
+    best, stopped = _steps(ev, feats, m, best, rng, limit, *args)
+    if m != "mean_bounded_slowdown" or stopped in ("time_limit", "iterations"):
+        return best, stopped
+    return tail_descent(ev, smith_tail(ev, best), limit), stopped
+
+
+def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
         return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
@@ -429,10 +451,31 @@ def _improve(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, pat
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
     if large:
+        if m == "mean_bounded_slowdown" and iterations is None:  # its queue windows first (bsldqueue)
+            best = queue_search(ev, best, limit.part(QUEUE_SHARE))
         best, lns_stopped = _windows(ev, m, best, rng, limit.part(1.0, iterations), WINDOW_PATIENCE * idle["lns"])
     else:
         best, lns_stopped = _lns(ev, m, best, rng, limit.part(1.0, iterations), idle["lns"])
+    if m == "mean_bounded_slowdown" and large and iterations is None and list_moves is None:
+        best, lns_stopped = _bsld_rounds(ev, m, best, rng, limit, idle, lns_stopped)
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
+
+
+def _bsld_rounds(ev, m: str, best: Best, rng, limit: Limit, idle: dict, stopped: str):
+    """The bounded slowdown's own patience rule: while its last step stops by patience with work left, the list
+    moves (half of the work left) and the windows (the rest) run again from the best schedule, each with its
+    patience, :data:`BSLD_ROUNDS` rounds at most, until a round improves nothing. The caller runs no round when the
+    schedules are capped (``iterations``, ``list_moves``). Returns (best, stopped)."""
+    for _ in range(BSLD_ROUNDS):
+        if stopped != "patience":
+            break
+        before = best.value
+        best, stopped = _list_search(ev, m, best, rng, limit.part(0.5), idle["list"])
+        if stopped in ("patience", "done"):
+            best, stopped = _windows(ev, m, best, rng, limit.part(1.0), WINDOW_PATIENCE * idle["lns"])
+        if not best.value < before:
+            break
+    return best, stopped
 
 
 def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int, justify: bool = False):
