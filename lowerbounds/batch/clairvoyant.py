@@ -413,11 +413,11 @@ def _patience(patience: int | None, n: int) -> dict:
     return {"key": square, "block": SATURATION * 2 * BLOCKS * len(FACTORS), "list": square, "lns": SATURATION * n}
 
 
-def _improve(ev, feats, m, best, rng, limit: Limit, *args):
+def _improve(ev, feats, m, best, rng, limit: Limit, *args, **kwargs):
     """The improvement steps of one metric within ``limit`` (:func:`_steps`); for the mean bounded slowdown, then its
     tail step (:mod:`lowerbounds.batch.bsldtail`: one schedule, then a descent within the work left). Returns
     (best, stopped)."""
-    best, stopped = _steps(ev, feats, m, best, rng, limit, *args)
+    best, stopped = _steps(ev, feats, m, best, rng, limit, *args, **kwargs)
     if m != "mean_bounded_slowdown" or stopped in ("time_limit", "iterations"):
         return best, stopped
     return tail_descent(ev, smith_tail(ev, best), limit), stopped
