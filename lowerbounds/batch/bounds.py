@@ -58,6 +58,7 @@ from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance
 from lowerbounds.batch.lagrangian import WORK_PER_SECOND, lagrangian_bound, slot_grid
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from lowerbounds.batch.stretchfit import stretch_fit
 from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
 from vcsched.jitclock import clock
@@ -134,10 +135,13 @@ _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response
 def _stretch_quick(inst: BatchInstance) -> float | None:
     """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
     :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
-    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`)."""
+    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`); on several clusters,
+    the same on the jobs that fit on a part of the platform only (:mod:`lowerbounds.batch.stretchfit`)."""
     value = stretch_quick(inst)
     if value is None:
         return None
+    if inst.clusters > 1:
+        return max(value, stretch_fit(inst, _stretch_quick) or value)
     pieces, horizon, min_width = BRANCH_PASSES[0]
     value = branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
                            max_work=QUICK_BRANCH_WORK)[0]
