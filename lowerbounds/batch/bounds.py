@@ -58,6 +58,7 @@ from lowerbounds.batch.instance import METRICS, BatchInstance, batch_instance
 from lowerbounds.batch.lagrangian import WORK_PER_SECOND, lagrangian_bound, slot_grid
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from lowerbounds.batch.stretchchain import stretch_chain
 from lowerbounds.batch.stretchfit import stretch_fit
 from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
@@ -129,13 +130,16 @@ def _quick(inst: BatchInstance, out: dict) -> dict:
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
                  "mean_bounded_slowdown": "weighted mean busy time",
                  "max_stretch": "EDF bisection on the fluid machine and on the wide jobs, then branching on long jobs' "
-                 "starts (first pass) and the jobs that cannot run beside a wide job"}
+                 "starts (first pass), the jobs that cannot run beside a wide job, and the wide jobs kept off their gates on one "
+                 "machine"}
 
 
 def _stretch_quick(inst: BatchInstance) -> float | None:
     """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
     :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
-    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`); on several clusters,
+    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`), then by the wide jobs
+    kept off their gates on one machine (:func:`~lowerbounds.batch.stretchchain.stretch_chain`, a work cap, no
+    clock); on several clusters,
     the same on the jobs that fit on a part of the platform only (:mod:`lowerbounds.batch.stretchfit`)."""
     value = stretch_quick(inst)
     if value is None:
@@ -145,7 +149,7 @@ def _stretch_quick(inst: BatchInstance) -> float | None:
     pieces, horizon, min_width = BRANCH_PASSES[0]
     value = branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
                            max_work=QUICK_BRANCH_WORK)[0]
-    return stretch_blackout(inst, value)
+    return stretch_chain(inst, stretch_blackout(inst, value))
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
