@@ -67,7 +67,7 @@ from vcsched.names.references import BOUND_METHODS
 from vcsched.sim.jobs import JobTable
 
 __all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
-           "exact_batch", "batch_instance", "BatchInstance", "ExactResult"]
+           "exact_batch", "batch_instance", "BatchInstance", "ExactResult", "stretch_unit"]
 
 
 METHODS = BOUND_METHODS
@@ -135,21 +135,30 @@ _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response
 
 
 def _stretch_quick(inst: BatchInstance) -> float | None:
-    """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
-    :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
-    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`), then by the wide jobs
-    kept off their gates on one machine (:func:`~lowerbounds.batch.stretchchain.stretch_chain`, a work cap, no
-    clock); on several clusters,
-    the same on the jobs that fit on a part of the platform only (:mod:`lowerbounds.batch.stretchfit`)."""
-    value = stretch_quick(inst)
+    """:func:`stretch_unit`, raised by the wide jobs kept off their gates on one machine
+    (:func:`~lowerbounds.batch.stretchchain.stretch_chain`, a work cap, no clock); on several clusters, the same on
+    the jobs that fit on a part of the platform only (:mod:`lowerbounds.batch.stretchfit`)."""
+    value = stretch_unit(inst)
     if value is None:
         return None
     if inst.clusters > 1:
         return max(value, stretch_fit(inst, _stretch_quick) or value)
+    return stretch_chain(inst, value)
+
+
+def stretch_unit(inst: BatchInstance) -> float | None:
+    """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
+    :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
+    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`): a lower bound, and
+    the unit of the max-stretch repair's first targets (:data:`~lowerbounds.batch.clairvoyant.STRETCH_STARTS`,
+    whose factors were chosen with it)."""
+    value = stretch_quick(inst)
+    if value is None:
+        return None
     pieces, horizon, min_width = BRANCH_PASSES[0]
     value = branching_pass(inst, value, pieces=pieces, horizon=horizon, min_width=min_width,
                            max_work=QUICK_BRANCH_WORK)[0]
-    return stretch_chain(inst, stretch_blackout(inst, value))
+    return stretch_blackout(inst, value)
 
 
 def _windows(inst: BatchInstance, size: int) -> list[np.ndarray]:
