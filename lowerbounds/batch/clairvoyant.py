@@ -286,15 +286,15 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
 
 def _justified(ev, best: Best, limit: Limit, stopped: str) -> tuple[Best, str]:
     """``best`` after the justification passes of :func:`~lowerbounds.batch.stretchjustify.justify_search` within
-    ``limit`` (none after a clock stop); (best, stopped)."""
-    if stopped == "time_limit" or best.start is None or best.value is None:
+    ``limit`` (the restarts' clock stop is their part's: the passes get the time left); (best, stopped)."""
+    if best.start is None or best.value is None:
         return best, stopped
     start, passes = justify_search(ev.inst, best.cluster, best.start, best.value, ev._work, limit.stop, CHECK_WORK)
     ev.count += passes + 1
     if passes:
         value = schedule_metrics(ev.inst, best.cluster, start)["max_stretch"]
         best = Best(value, best.method, f"{best.detail}, {passes} justification passes", best.cluster, start, best.kernel)
-    return best, limit.stop() or stopped
+    return best, stopped if stopped == "time_limit" else (limit.stop() or stopped)  # a clock stop is reported
 
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,

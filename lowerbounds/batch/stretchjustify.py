@@ -28,7 +28,7 @@ from lowerbounds.batch.instance import BatchInstance, check_batch_schedule, sche
 
 __all__ = ["justify", "justify_search", "JUSTIFY_SHARE", "PATIENCE"]
 
-JUSTIFY_SHARE = 0.3
+JUSTIFY_SHARE = 0.1
 """Share of the max-stretch search's work kept for the justification passes (the repair's restarts get the rest)."""
 PATIENCE = 3
 """Passes in a row without a lower max stretch before the search stops (a pass that only repacks can open the way
