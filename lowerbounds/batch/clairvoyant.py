@@ -289,8 +289,15 @@ def _justified(ev, best: Best, limit: Limit, stopped: str) -> tuple[Best, str]:
     ``limit`` (the restarts' clock stop is their part's: the passes get the time left); (best, stopped)."""
     if best.start is None or best.value is None:
         return best, stopped
-    start, passes = justify_search(ev.inst, best.cluster, best.start, best.value, ev._work, limit.stop, CHECK_WORK)
-    ev.count += passes + 1
+    tried = [0]
+
+    def stop() -> str | None:
+        reason = limit.stop()
+        tried[0] += reason is None  # each pass asks once before it builds its two schedules
+        return reason
+
+    start, passes = justify_search(ev.inst, best.cluster, best.start, best.value, ev._work, stop, CHECK_WORK)
+    ev.count += tried[0]
     if passes:
         value = schedule_metrics(ev.inst, best.cluster, start)["max_stretch"]
         best = Best(value, best.method, f"{best.detail}, {passes} justification passes", best.cluster, start, best.kernel)
