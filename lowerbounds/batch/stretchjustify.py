@@ -1,8 +1,9 @@
 """Max stretch: double justification of a schedule against the deadlines of its own max stretch.
 
 Let a schedule have max stretch ``S``; each job ``j`` runs on cluster ``k_j`` and completes at ``C_j <= d_j``, with
-``d_j = r_j + S p_j`` (``p_j`` on ``k_j``). Clusters stay fixed throughout (Valls, Ballestin and Quintanilla 2005,
-for the makespan of project schedules):
+``d_j = r_j + S p_j`` (``p_j`` on ``k_j``; the code takes ``max(C_j, d_j)``, so that rounding never leaves a job
+less room than it has). Clusters stay fixed throughout (Valls, Ballestin and Quintanilla 2005, for the makespan of
+project schedules):
 
 * **Backward pass**: the jobs by decreasing ``C_j``, each as late as it fits given the jobs placed before it with
   completion at most ``d_j`` (the serial construction on the mirrored time axis, each job submitted at ``-d_j``).
