@@ -62,6 +62,8 @@ from lowerbounds.batch.lagrangian import WORK_PER_SECOND, lagrangian_bound, slot
 from lowerbounds.batch.lp import lp_bsld, lp_flow, lp_makespan, lp_stretch
 from lowerbounds.batch.makespanenergetic import makespan_energetic
 from lowerbounds.batch.quick import bsld_quick, flow_quick, makespan_quick, stretch_quick
+from lowerbounds.batch.stretchchain import stretch_chain
+from lowerbounds.batch.stretchfit import stretch_fit
 from vcsched.arguments import of_type
 from vcsched.errors import InvalidInputError
 from vcsched.jitclock import clock
@@ -69,7 +71,7 @@ from vcsched.names.references import BOUND_METHODS
 from vcsched.sim.jobs import JobTable
 
 __all__ = ["METHODS", "WINDOW_JOBS", "MetricBound", "BatchBounds", "batch_bounds", "instance_bounds",
-           "exact_batch", "batch_instance", "BatchInstance", "ExactResult"]
+           "exact_batch", "batch_instance", "BatchInstance", "ExactResult", "stretch_unit"]
 
 
 METHODS = BOUND_METHODS
@@ -132,13 +134,28 @@ def _quick(inst: BatchInstance, out: dict) -> dict:
 _QUICK_DETAIL = {"makespan": "per-job, area and wide-job bounds", "mean_response": "mean busy time (Goemans)",
                  "mean_bounded_slowdown": "weighted mean busy time",
                  "max_stretch": "EDF bisection on the fluid machine and on the wide jobs, then branching on long jobs' "
-                 "starts (first pass) and the jobs that cannot run beside a wide job"}
+                 "starts (first pass), the jobs that cannot run beside a wide job, and the wide jobs kept off their gates on one "
+                 "machine"}
 
 
 def _stretch_quick(inst: BatchInstance) -> float | None:
+    """:func:`stretch_unit`, raised by the wide jobs kept off their gates on one machine
+    (:func:`~lowerbounds.batch.stretchchain.stretch_chain`, a work cap, no clock); on several clusters, the same on
+    the jobs that fit on a part of the platform only (:mod:`lowerbounds.batch.stretchfit`)."""
+    value = stretch_unit(inst)
+    if value is None:
+        return None
+    if inst.clusters > 1:
+        return max(value, stretch_fit(inst, _stretch_quick) or value)
+    return stretch_chain(inst, value)
+
+
+def stretch_unit(inst: BatchInstance) -> float | None:
     """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
     :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
-    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`)."""
+    that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`): a lower bound, and
+    the unit of the max-stretch repair's first targets (:data:`~lowerbounds.batch.clairvoyant.STRETCH_STARTS`,
+    whose factors were chosen with it)."""
     value = stretch_quick(inst)
     if value is None:
         return None

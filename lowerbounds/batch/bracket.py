@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from lowerbounds.batch.bounds import BatchBounds, _check_method, _stretch_quick, instance_bounds
+from lowerbounds.batch.bounds import BatchBounds, _check_method, instance_bounds, stretch_unit
 from lowerbounds.batch.clairvoyant import WORK_PER_SECOND, ClairvoyantSchedule, clairvoyant_schedules
 from lowerbounds.batch.exact import exact_schedule_metrics
 from lowerbounds.batch.instance import (
@@ -138,8 +138,8 @@ def instance_references(inst: BatchInstance, *, method: str = "best", time_limit
     cut_short = bounds.interrupted
     if not cut_short:
         stretch = bounds.bounds["max_stretch"].value
-        if not quick and stretch is not None:  # the repair's unit: the quick bound (a work cap, no clock), so that
-            stretch = _stretch_quick(inst)  # a timed lower side cannot change the schedules a second run finds
+        if not quick and stretch is not None:  # the repair's unit (a work cap, no clock), so that
+            stretch = stretch_unit(inst)  # a timed lower side cannot change the schedules a second run finds
         left = 0.95 * max(time_limit - (clock() - t0), 0.1 * time_limit)  # a margin for the last one
         if patience is None and method == "best":
             patience = BEST_PATIENCE

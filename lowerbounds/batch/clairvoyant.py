@@ -97,6 +97,7 @@ from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
 from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchgate import Gates
+from lowerbounds.batch.stretchjustify import JUSTIFY_SHARE, justify_search
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
 from vcsched.errors import InvalidInputError
@@ -264,10 +265,11 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pai
 def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Best, str]:
     """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from ``best``'s start order, then
     from the deadline keys ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn
-    (restarts, while the
-    ``limit`` allows); the best list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), and kept
-    when better than ``best``. Returns (best, stopped)."""
+    (restarts, while the ``limit`` allows, less :data:`~lowerbounds.batch.stretchjustify.JUSTIFY_SHARE`); the best
+    list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), kept when better than ``best``, and
+    justified (:mod:`lowerbounds.batch.stretchjustify`) with the work left. Returns (best, stopped)."""
     low = max(low, 1.0)
+    restarts = limit.part(1.0 - JUSTIFY_SHARE)
     base = first = ev.count  # the rounds of this search (ev.count counts the other metrics' schedules too)
     found, found_key, stopped = np.inf, None, "done"
     found_gates = None
@@ -284,7 +286,7 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
 
         def stop(sr=sr, base=base) -> str | None:
             ev.count = base + sr.rounds  # each round builds a whole schedule
-            return limit.stop()
+            return restarts.stop()
 
         stopped = search_stretch(sr, stop)
         base = ev.count
@@ -292,15 +294,34 @@ def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Be
             found, found_key, found_gates = sr.best_value, sr.best_key, sr.best_gates
         if stopped != "done":
             break
-    if found_key is None:
+    if found_key is not None:
+        values, cluster, start = ev.run(found_key, "serial", found_gates)
+        assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
+        if values["max_stretch"] < best.value:
+            gated = "" if found_gates is None else " with gates"
+            best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count - first} rounds)",
+                        cluster, start, "serial")
+    return _justified(ev, best, limit, stopped)
+
+
+def _justified(ev, best: Best, limit: Limit, stopped: str) -> tuple[Best, str]:
+    """``best`` after the justification passes of :func:`~lowerbounds.batch.stretchjustify.justify_search` within
+    ``limit`` (the restarts' clock stop is their part's: the passes get the time left); (best, stopped)."""
+    if best.start is None or best.value is None:
         return best, stopped
-    values, cluster, start = ev.run(found_key, "serial", found_gates)
-    assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
-    if values["max_stretch"] < best.value:
-        gated = "" if found_gates is None else " with gates"
-        best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count - first} rounds)", cluster, start,
-                     "serial")
-    return best, stopped
+    tried = [0]
+
+    def stop() -> str | None:
+        reason = limit.stop()
+        tried[0] += reason is None  # each pass asks once before it builds its two schedules
+        return reason
+
+    start, passes = justify_search(ev.inst, best.cluster, best.start, best.value, ev._work, stop, CHECK_WORK)
+    ev.count += tried[0]
+    if passes:
+        value = schedule_metrics(ev.inst, best.cluster, start)["max_stretch"]
+        best = Best(value, best.method, f"{best.detail}, {passes} justification passes", best.cluster, start, best.kernel)
+    return best, stopped if stopped == "time_limit" else (limit.stop() or stopped)  # a clock stop is reported
 
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,

@@ -1,6 +1,7 @@
 """No schedule has a max stretch below the one-cluster stretch bounds (branching on a long job's start,
 :mod:`lowerbounds.batch.branching`; energetic reasoning, :mod:`lowerbounds.batch.energetic`; the jobs that cannot
-run beside a wide job, :mod:`lowerbounds.batch.blackout`): each bound, raised from
+run beside a wide job, :mod:`lowerbounds.batch.blackout`; the wide jobs kept off their gates on one machine,
+:mod:`lowerbounds.batch.stretchchain`): each bound, raised from
 1 and from the quick bound, against an exhaustive search over every active schedule of random tiny instances."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from lowerbounds.batch.blackout import stretch_blackout
 from lowerbounds.batch.branching import stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
 from lowerbounds.batch.quick import stretch_quick
+from lowerbounds.batch.stretchchain import stretch_chain
 from tests.grid.batch_oracle import brute_force, tiny_stretch_instance
 
 EVERY_JOB = ((4, np.inf, 0.0), (16, np.inf, 0.0))
@@ -23,6 +25,7 @@ BOUNDS = {
     "branching": lambda inst, low: stretch_branching(inst, low, passes=EVERY_JOB, rel_tol=1e-4)[0],
     "energetic": lambda inst, low: stretch_energetic(inst, low, rel_tol=1e-4),
     "blackout": lambda inst, low: stretch_blackout(inst, low, min_share=0.0),
+    "chain": lambda inst, low: stretch_chain(inst, low, rel_tol=1e-4),
 }
 
 
