@@ -154,7 +154,7 @@ def stretch_unit(inst: BatchInstance) -> float | None:
     """:func:`~lowerbounds.batch.quick.stretch_quick`, raised by the first pass of
     :func:`~lowerbounds.batch.branching.stretch_branching` (a deterministic work cap, no clock) and by the jobs
     that cannot run beside a wide job (:func:`~lowerbounds.batch.blackout.stretch_blackout`): a lower bound, and
-    the unit of the max-stretch repair's first targets (:data:`~lowerbounds.batch.clairvoyant.STRETCH_STARTS`,
+    the unit of the max-stretch repair's first targets (:data:`~lowerbounds.batch.stretchsearch.STRETCH_STARTS`,
     whose factors were chosen with it)."""
     value = stretch_quick(inst)
     if value is None:

@@ -27,8 +27,8 @@ driven by a static key per job (smaller first); the search is over keys:
    * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
      construction's list: each late job moves up the list just far enough to meet its deadline
      (:mod:`lowerbounds.batch.stretchrepair`), with restarts from several first targets
-     (:data:`STRETCH_STARTS`, multiples of the stretch lower bound); the best list's schedule is built in full and
-     checked;
+     (:data:`~lowerbounds.batch.stretchsearch.STRETCH_STARTS`, multiples of the stretch lower bound); the best list's
+     schedule is built in full and checked (:mod:`lowerbounds.batch.stretchsearch`);
    * the mean response time and mean bounded slowdown, when the best ``easy`` entry of the portfolio is within
      :data:`KEY_START` of the best entry: local search on that entry's key, one key per job, each move
      evaluated by incremental re-simulation (:mod:`lowerbounds.batch.keysearch`, :data:`KEY_SHARE` of the
@@ -96,9 +96,7 @@ from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
 from lowerbounds.batch.steprace import race
-from lowerbounds.batch.stretchgate import Gates
-from lowerbounds.batch.stretchjustify import JUSTIFY_SHARE, justify_search
-from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
+from lowerbounds.batch.stretchsearch import stretch_search
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
 from vcsched.errors import InvalidInputError
 from vcsched.jitclock import clock
@@ -141,18 +139,6 @@ the window MILPs, whole traces (``WINDOW_JOBS`` jobs and more) the patience give
 KEY_START = 1.5
 """The key search runs when the list construction's best portfolio value is within this factor of the best one
 (for the bounded slowdown the serial construction is usually far better, and the key search is skipped)."""
-_STARTS = ((1.5, 12), (1.2, 12), (2.0, 40), (1.35, 12), (1.1, 40), (1.75, 12), (2.5, 12), (1.05, 12), (3.0, 40),
-           (1.3, 12), (1.6, 40), (1.15, 12), (4.0, 12))
-STRETCH_STARTS = ((None, 12, False, False), (*_STARTS[0], False, False), (*_STARTS[0], False, True)) + tuple(
-    (f, patience, False, False) for f, patience in _STARTS[1:]) + tuple((f, patience, True, False) for f, patience in _STARTS)
-"""Restarts of the max-stretch repair (docs/bounds.md, upper side step 2): the first target as a multiple of the
-stretch lower bound (None: the best schedule so far, its start order as the list and its value as the target),
-the repair's patience, whether the keys follow the target (:class:`~lowerbounds.batch.stretchrepair.StretchRepair`)
-and whether wide jobs are kept off their gates (:mod:`lowerbounds.batch.stretchgate`; one cluster only). Each
-restart runs its descent to the end; the descent is chaotic, and the restarts vary the first target and the
-patience. The start from the best schedule comes first (at the same work it gave 43.4 instead of 64.1 on
-CTC-SP2 and 86 instead of 205 on SDSC-SP2, and ends at once elsewhere), the one gated start second (far better on
-lublin_256), keys that follow the target last (better on the busiest weeks, far worse on whole traces)."""
 _WEIGHT = {"makespan": 0.25}
 """Relative time share of a metric's search (1 unless listed): the makespan is rarely far from its bound."""
 
@@ -260,68 +246,6 @@ def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pai
             if v is not None and kernel == "easy" and (m not in best_easy or v < best_easy[m].value):
                 best_easy[m] = entry
     return best, best_easy
-
-
-def _stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Best, str]:
-    """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from ``best``'s start order, then
-    from the deadline keys ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn
-    (restarts, while the ``limit`` allows, less :data:`~lowerbounds.batch.stretchjustify.JUSTIFY_SHARE`); the best
-    list's schedule is rebuilt in full and checked (:meth:`_Evaluator.run`), kept when better than ``best``, and
-    justified (:mod:`lowerbounds.batch.stretchjustify`) with the work left. Returns (best, stopped)."""
-    low = max(low, 1.0)
-    restarts = limit.part(1.0 - JUSTIFY_SHARE)
-    base = first = ev.count  # the rounds of this search (ev.count counts the other metrics' schedules too)
-    found, found_key, stopped = np.inf, None, "done"
-    found_gates = None
-    for f, patience, follow, gated in STRETCH_STARTS:
-        if gated and ev.procs.size != 1:
-            continue
-        if f is None and best.start is None:
-            continue
-        gates = Gates(ev.release, ev.width, ev.duration[:, 0], ev.procs[0], ev._work) if gated else None
-        key, target = ((best.start[ev.order], best.value) if f is None
-                       else (ev.release + f * low * feats["p"], f * low))
-        sr = StretchRepair(ev.release, ev.width, ev.duration, ev.procs, key, target, ev._work, patience,
-                           feats["p"] if follow else None, gates)
-
-        def stop(sr=sr, base=base) -> str | None:
-            ev.count = base + sr.rounds  # each round builds a whole schedule
-            return restarts.stop()
-
-        stopped = search_stretch(sr, stop)
-        base = ev.count
-        if sr.best_value < found:
-            found, found_key, found_gates = sr.best_value, sr.best_key, sr.best_gates
-        if stopped != "done":
-            break
-    if found_key is not None:
-        values, cluster, start = ev.run(found_key, "serial", found_gates)
-        assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
-        if values["max_stretch"] < best.value:
-            gated = "" if found_gates is None else " with gates"
-            best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count - first} rounds)",
-                        cluster, start, "serial")
-    return _justified(ev, best, limit, stopped)
-
-
-def _justified(ev, best: Best, limit: Limit, stopped: str) -> tuple[Best, str]:
-    """``best`` after the justification passes of :func:`~lowerbounds.batch.stretchjustify.justify_search` within
-    ``limit`` (the restarts' clock stop is their part's: the passes get the time left); (best, stopped)."""
-    if best.start is None or best.value is None:
-        return best, stopped
-    tried = [0]
-
-    def stop() -> str | None:
-        reason = limit.stop()
-        tried[0] += reason is None  # each pass asks once before it builds its two schedules
-        return reason
-
-    start, passes = justify_search(ev.inst, best.cluster, best.start, best.value, ev._work, stop, CHECK_WORK)
-    ev.count += tried[0]
-    if passes:
-        value = schedule_metrics(ev.inst, best.cluster, start)["max_stretch"]
-        best = Best(value, best.method, f"{best.detail}, {passes} justification passes", best.cluster, start, best.kernel)
-    return best, stopped if stopped == "time_limit" else (limit.stop() or stopped)  # a clock stop is reported
 
 
 def clairvoyant_schedules(inst: BatchInstance, *, metrics: tuple = METRICS, time_limit: float = 30.0,
@@ -447,7 +371,7 @@ def _improve(ev, feats, m, best, rng, limit: Limit, *args, **kwargs):
 def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patience, list_moves, easy=None):
     """The improvement steps of one metric within ``limit``: (best, stopped)."""
     if m == "max_stretch":
-        return _stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
+        return stretch_search(ev, feats, best, stretch_low or 1.0, limit.part(1.0, iterations))
     idle = _patience(patience, ev.release.size)
     if m == "makespan":  # forward-backward improvement and list moves (:mod:`lowerbounds.batch.makespanfbi`)
         return fbi_search(ev, best, rng, limit.part(1.0, list_moves), int(FBI_PATIENCE * idle["list"]))

@@ -140,14 +140,15 @@ def test_the_first_restart_descends_from_the_best_schedule_so_far(monkeypatch):
     import time
 
     from lowerbounds.batch import clairvoyant as C
+    from lowerbounds.batch import stretchsearch as S
 
     r, q, p, m, inst = _forced_case()
     values, cluster, start = C.run_key(inst, r + 1.0 * p[:, 0], "serial")
     assert values["max_stretch"] == pytest.approx(5.0)
     ev = C._Evaluator(inst)
-    monkeypatch.setattr(C, "STRETCH_STARTS", ((None, 12, False, False),))
+    monkeypatch.setattr(S, "STRETCH_STARTS", ((None, 12, False, False),))
     given = C.Best(5.0, "portfolio", "EDF", cluster, start, "serial")
-    out, stopped = C._stretch_search(ev, C._features(ev), given, 1.0, C.Limit(ev, 1e9, time.perf_counter() + 600))
+    out, stopped = S.stretch_search(ev, C._features(ev), given, 1.0, C.Limit(ev, 1e9, time.perf_counter() + 600))
     assert stopped == "done" and out.method == "repair"
     assert out.value == pytest.approx(brute_force(inst)["max_stretch"])
     check_batch_schedule(inst, out.cluster, out.start)

@@ -1,0 +1,95 @@
+"""The max stretch's improvement step in the clairvoyant search (docs/bounds.md, upper side step 2).
+
+:func:`stretch_search` runs the deadline repair of :mod:`lowerbounds.batch.stretchrepair` from the best schedule's
+start order, then from the deadline keys of :data:`STRETCH_STARTS` in turn, rebuilds the best list's schedule in
+full, and justifies it (:mod:`lowerbounds.batch.stretchjustify`) with the work left. ``ev`` is the search's
+evaluator (:class:`lowerbounds.batch.clairvoyant._Evaluator`: the instance, its arrays, the work counter, ``run``),
+``limit`` its :class:`~lowerbounds.batch._searchstep.Limit`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch.instance import schedule_metrics
+from lowerbounds.batch.stretchgate import Gates
+from lowerbounds.batch.stretchjustify import JUSTIFY_SHARE, justify_search
+from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
+from lowerbounds.batch.windowsearch import CHECK_WORK
+
+__all__ = ["stretch_search", "STRETCH_STARTS"]
+
+_STARTS = ((1.5, 12), (1.2, 12), (2.0, 40), (1.35, 12), (1.1, 40), (1.75, 12), (2.5, 12), (1.05, 12), (3.0, 40),
+           (1.3, 12), (1.6, 40), (1.15, 12), (4.0, 12))
+STRETCH_STARTS = ((None, 12, False, False), (*_STARTS[0], False, False), (*_STARTS[0], False, True)) + tuple(
+    (f, patience, False, False) for f, patience in _STARTS[1:]) + tuple((f, patience, True, False) for f, patience in _STARTS)
+"""Restarts of the max-stretch repair (docs/bounds.md, upper side step 2): the first target as a multiple of the
+stretch lower bound (None: the best schedule so far, its start order as the list and its value as the target),
+the repair's patience, whether the keys follow the target (:class:`~lowerbounds.batch.stretchrepair.StretchRepair`)
+and whether wide jobs are kept off their gates (:mod:`lowerbounds.batch.stretchgate`; one cluster only). Each
+restart runs its descent to the end; the descent is chaotic, and the restarts vary the first target and the
+patience. The start from the best schedule comes first (at the same work it gave 43.4 instead of 64.1 on
+CTC-SP2 and 86 instead of 205 on SDSC-SP2, and ends at once elsewhere), the one gated start second (far better on
+lublin_256), keys that follow the target last (better on the busiest weeks, far worse on whole traces)."""
+
+def stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Best, str]:
+    """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from ``best``'s start order, then
+    from the deadline keys ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn
+    (restarts, while the ``limit`` allows, less :data:`~lowerbounds.batch.stretchjustify.JUSTIFY_SHARE`); the best
+    list's schedule is rebuilt in full and checked (``ev.run``, :class:`lowerbounds.batch.clairvoyant._Evaluator`), kept when better than ``best``, and
+    justified (:mod:`lowerbounds.batch.stretchjustify`) with the work left. Returns (best, stopped)."""
+    low = max(low, 1.0)
+    restarts = limit.part(1.0 - JUSTIFY_SHARE)
+    base = first = ev.count  # the rounds of this search (ev.count counts the other metrics' schedules too)
+    found, found_key, stopped = np.inf, None, "done"
+    found_gates = None
+    for f, patience, follow, gated in STRETCH_STARTS:
+        if gated and ev.procs.size != 1:
+            continue
+        if f is None and best.start is None:
+            continue
+        gates = Gates(ev.release, ev.width, ev.duration[:, 0], ev.procs[0], ev._work) if gated else None
+        key, target = ((best.start[ev.order], best.value) if f is None
+                       else (ev.release + f * low * feats["p"], f * low))
+        sr = StretchRepair(ev.release, ev.width, ev.duration, ev.procs, key, target, ev._work, patience,
+                           feats["p"] if follow else None, gates)
+
+        def stop(sr=sr, base=base) -> str | None:
+            ev.count = base + sr.rounds  # each round builds a whole schedule
+            return restarts.stop()
+
+        stopped = search_stretch(sr, stop)
+        base = ev.count
+        if sr.best_value < found:
+            found, found_key, found_gates = sr.best_value, sr.best_key, sr.best_gates
+        if stopped != "done":
+            break
+    if found_key is not None:
+        values, cluster, start = ev.run(found_key, "serial", found_gates)
+        assert abs(values["max_stretch"] - found) <= 1e-9 * max(found, 1.0), "repair and full schedules differ"
+        if values["max_stretch"] < best.value:
+            gated = "" if found_gates is None else " with gates"
+            best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count - first} rounds)",
+                        cluster, start, "serial")
+    return _justified(ev, best, limit, stopped)
+
+
+def _justified(ev, best: Best, limit: Limit, stopped: str) -> tuple[Best, str]:
+    """``best`` after the justification passes of :func:`~lowerbounds.batch.stretchjustify.justify_search` within
+    ``limit`` (the restarts' clock stop is their part's: the passes get the time left); (best, stopped)."""
+    if best.start is None or best.value is None:
+        return best, stopped
+    tried = [0]
+
+    def stop() -> str | None:
+        reason = limit.stop()
+        tried[0] += reason is None  # each pass asks once before it builds its two schedules
+        return reason
+
+    start, passes = justify_search(ev.inst, best.cluster, best.start, best.value, ev._work, stop, CHECK_WORK)
+    ev.count += tried[0]
+    if passes:
+        value = schedule_metrics(ev.inst, best.cluster, start)["max_stretch"]
+        best = Best(value, best.method, f"{best.detail}, {passes} justification passes", best.cluster, start, best.kernel)
+    return best, stopped if stopped == "time_limit" else (limit.stop() or stopped)  # a clock stop is reported
