@@ -35,7 +35,7 @@ from lowerbounds.batch._energetic import energetic_violation
 from lowerbounds.batch.instance import BatchInstance
 from vcsched.jitclock import clock
 
-__all__ = ["stretch_energetic", "dff_widths", "energetic_infeasible", "bisect_infeasible", "HORIZON"]
+__all__ = ["stretch_energetic", "dff_widths", "energetic_infeasible", "bisect_infeasible", "gallop_infeasible", "HORIZON"]
 
 HORIZON = 86400.0
 """Longest stretch of time, in seconds, between an interval's start and the latest start of a job it counts."""
@@ -91,8 +91,14 @@ def stretch_energetic(inst: BatchInstance, low: float, *, horizon: float = HORIZ
             return None
         return energetic_infeasible(r, p, q, procs, s, horizon=horizon)
 
-    hi = low * (1.0 + rel_tol)
-    step = 2.0 * rel_tol
+    return gallop_infeasible(infeasible, low, rel_tol)
+
+
+def gallop_infeasible(infeasible, low: float, rel_tol: float) -> float:
+    """The largest stretch ``infeasible`` proves above ``low`` (itself proved impossible): steps that double,
+    ``low (1 + 2^k rel_tol)``, up to the first value it does not prove, then :func:`bisect_infeasible`; ``low`` as
+    far as proved when ``infeasible`` answers None (out of time or work)."""
+    hi, step = low * (1.0 + rel_tol), 2.0 * rel_tol
     while True:
         verdict = infeasible(hi)
         if not verdict:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch.energetic import bisect_infeasible
+from lowerbounds.batch.energetic import gallop_infeasible
 from lowerbounds.batch.instance import BatchInstance
 from lowerbounds.batch.stretchgate import stretch_gates
 from vcsched.jitclock import clock
@@ -156,13 +156,4 @@ def stretch_chain(inst: BatchInstance, low: float, *, time_limit: float | None =
             return None
         return chain_infeasible(r, q, p, procs, s, work, max_work)
 
-    hi, step = low * (1.0 + rel_tol), 2.0 * rel_tol
-    while True:
-        verdict = infeasible(hi)
-        if not verdict:
-            break
-        low, step = hi, 2.0 * step
-        hi = low * (1.0 + step)
-    if verdict is None:
-        return low
-    return bisect_infeasible(infeasible, low, hi, rel_tol)
+    return gallop_infeasible(infeasible, low, rel_tol)
