@@ -32,18 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._listsched import serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch.justification import backward_starts
 from lowerbounds.batch.makespankeys import packing_keys
 
-__all__ = ["backward_key", "kept_cluster", "forward_backward", "best_start", "fbi_search", "START_KEYS", "FBI_PATIENCE"]
-
-FBI_PATIENCE = 2.5
-"""The moves' patience as a multiple of the list moves' (:func:`lowerbounds.batch.clairvoyant._patience`): a move keeps
-plateau schedules, so runs without a lower makespan are longer. With the list moves' own patience (80 moves with
-``--method best``) the busiest weeks' searches stopped at a third to a half of the makespan's work share, and seed 1
-gave CTC-SP2's week 1.0121 times the bound; at 2.5 times it every seed of 0-3 gives at most 1.009 there and on
-SDSC-SP2's week (5e8 units, the default minute's share)."""
+__all__ = ["backward_key", "forward_backward", "best_start", "fbi_search", "START_KEYS", "FBI_PATIENCE"]
 
 START_KEYS = ("largest area first", "widest first")
 """Keys of :func:`lowerbounds.batch.makespankeys.packing_keys` whose EASY schedules are, with the best schedule so far, the
@@ -52,28 +45,20 @@ the passes bring EASY largest area first to 883,598 and the portfolio's best (EA
 
 FBI_PATIENCE = 10
 """The moves' patience, as a multiple of the list moves' (:func:`lowerbounds.batch.clairvoyant._patience`): a move
-keeps plateau schedules, so a run of moves without a lower makespan is longer than the list moves' (at the default
-minute's budget on the busiest weeks of CTC-SP2 and SDSC-SP2, 80 moves stopped the search at a third of its work)."""
+keeps plateau schedules, so a run of moves without a lower makespan is longer than the list moves'. With the list
+moves' own patience (80 moves with ``--method best``) the busiest weeks' searches stopped at a third to a half of the
+makespan's work share, and seed 1 gave CTC-SP2's week 1.0121 times the bound; at 10 times it every seed of 0-3 gives
+at most 1.009 there and on SDSC-SP2's week (5e8 units, the default minute's share)."""
 
 
 def backward_key(ev, cluster: np.ndarray, start: np.ndarray) -> np.ndarray:
     """The right-justified starts (submission order of ``ev``) of the schedule ``(cluster, start)`` (rows of the
-    instance): the backward pass of the module docstring, counted in ``ev``'s work."""
+    instance), all ending by its last completion: the backward pass of the module docstring
+    (:func:`lowerbounds.batch.justification.backward_starts`), counted in ``ev``'s work."""
     rows = ev.order
-    finish = start[rows] + ev.duration[np.arange(rows.size), cluster[rows]]
-    last = float(finish.max())
-    order = np.argsort(-finish, kind="stable")
-    duration = kept_cluster(ev.duration, cluster[rows])
-    clus_b, start_b = serial_schedule_counted(np.full(rows.size, -last), ev.width, duration, ev.procs, order, ev._work)
-    return -(start_b + ev.duration[np.arange(rows.size), clus_b])
-
-
-def kept_cluster(duration: np.ndarray, cluster: np.ndarray) -> np.ndarray:
-    """``duration`` with every job's duration off its ``cluster`` set to ``inf`` (the job fits nowhere else)."""
-    out = np.full_like(duration, np.inf)
-    rows = np.arange(cluster.size)
-    out[rows, cluster] = duration[rows, cluster]
-    return out
+    clus, st = cluster[rows], start[rows]
+    last = float((st + ev.duration[np.arange(rows.size), clus]).max())
+    return backward_starts(ev.width, ev.duration, ev.procs, clus, st, np.full(rows.size, last), ev._work)
 
 
 def _makespan_pass(ev, best: Best) -> Best | None:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._listsched import serial_schedule_counted
 from lowerbounds.batch.instance import BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.justification import backward_starts, kept_cluster, serial_any_order
 
 __all__ = ["justify", "justify_search", "JUSTIFY_SHARE", "PATIENCE"]
 
@@ -36,18 +36,6 @@ PATIENCE = 3
 for the next)."""
 
 
-def _serial(release, width, duration, procs, order, work):
-    """The serial construction for a ``release`` in any order (the kernel wants it sorted); ``order``: the list."""
-    o = np.argsort(release, kind="stable")
-    rank = np.empty_like(o)
-    rank[o] = np.arange(o.size)
-    c, s = serial_schedule_counted(np.ascontiguousarray(release[o]), np.ascontiguousarray(width[o]),
-                                   np.ascontiguousarray(duration[o]), procs, rank[order], work)
-    cluster, start = np.empty_like(c), np.empty_like(s)
-    cluster[o], start[o] = c, s
-    return cluster, start
-
-
 def justify(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray, work: np.ndarray) -> np.ndarray:
     """The starts of the double justification of the module docstring (clusters unchanged); ``work[0]`` counts the
     constructions' steps."""
@@ -55,15 +43,12 @@ def justify(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray, work: n
     p = inst.duration[rows, cluster]
     pos = p > 0
     stretch = float(((start[pos] + p[pos] - inst.release[pos]) / p[pos]).max()) if pos.any() else 1.0
-    duration = np.full(inst.duration.shape, np.inf)
-    duration[rows, cluster] = p
     width = inst.width.astype(np.int64)
     procs = inst.procs.astype(np.int64)
-    finish = start + p
-    deadline = np.maximum(finish, inst.release + stretch * p)
-    _, mirrored = _serial(-deadline, width, duration, procs, np.argsort(-finish, kind="stable"), work)
-    back = -mirrored - p
-    _, forward = _serial(inst.release.astype(float), width, duration, procs, np.argsort(back, kind="stable"), work)
+    deadline = np.maximum(start + p, inst.release + stretch * p)
+    back = backward_starts(width, inst.duration, procs, cluster, start, deadline, work)
+    _, forward = serial_any_order(inst.release.astype(float), width, kept_cluster(inst.duration, cluster), procs,
+                                  np.argsort(back, kind="stable"), work)
     return forward
 
 
