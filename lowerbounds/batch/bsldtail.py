@@ -28,7 +28,7 @@ import numpy as np
 
 from lowerbounds.batch._searchstep import Best, Limit
 from lowerbounds.batch._window import improve_window, residual_profile
-from lowerbounds.batch.instance import BSLD_TAU, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.instance import BSLD_TAU, bounded_slowdown, check_batch_schedule, schedule_metrics
 from lowerbounds.batch.windowsearch import CHECK_WORK
 
 __all__ = ["tail_key", "smith_tail", "tail_descent", "UNITS_PER_JOB"]
@@ -68,7 +68,7 @@ def tail_descent(ev, best: Best, limit: Limit) -> Best:
                                          t_hi, 2 * m + 2)
     release, duration = np.ascontiguousarray(inst.release[rows]), np.ascontiguousarray(inst.duration[rows])
     p = duration[np.arange(m), cluster[rows]]
-    current = float(np.maximum(1.0, (finish[rows] - release) / np.maximum(p, BSLD_TAU)).sum())
+    current = float(bounded_slowdown(finish[rows] - release, p).sum())
     cost, clus, st, _ = improve_window(release, np.maximum(release, t_lo), np.ascontiguousarray(width[rows]), duration,
                                        bt, bf, nxt, size, t_hi, current, np.argsort(start[rows], kind="stable"),
                                        True, evals, ev._work)

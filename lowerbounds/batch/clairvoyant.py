@@ -90,7 +90,13 @@ from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
 from lowerbounds.batch.bsldqueue import QUEUE_SHARE, queue_search
 from lowerbounds.batch.bsldtail import smith_tail, tail_descent
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
-from lowerbounds.batch.instance import BSLD_TAU, METRICS, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.instance import (
+    METRICS,
+    BatchInstance,
+    bounded_slowdown,
+    check_batch_schedule,
+    schedule_metrics,
+)
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
@@ -473,7 +479,7 @@ def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np
     p = ev.duration[np.arange(rows.size), cluster[rows]]
     wait = np.maximum(start[rows] - ev.release, 0.0)
     if metric == "mean_bounded_slowdown":
-        return wait, np.maximum(1.0, (wait + p) / np.maximum(p, BSLD_TAU)) - np.maximum(1.0, p / np.maximum(p, BSLD_TAU))
+        return wait, bounded_slowdown(wait + p, p) - bounded_slowdown(p, p)
     return wait, wait
 
 

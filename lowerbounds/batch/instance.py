@@ -178,6 +178,12 @@ def batch_instance(jobs, clusters) -> BatchInstance:
     return BatchInstance.from_arrays(np.asarray(jobs.submit, dtype=float), np.asarray(jobs.procs), p, procs, speed)
 
 
+def bounded_slowdown(response, p, tau: float = BSLD_TAU):
+    """Each job's bounded slowdown ``max(1, response / max(p, tau))`` (seed 000 §3.4, ``tau`` = 10 s), the
+    simulator's (:mod:`vcsched.sim.output`); arrays or numbers."""
+    return np.maximum(1.0, response / np.maximum(p, tau))
+
+
 def schedule_metrics(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray, *, tau: float = BSLD_TAU) -> dict:
     """The four metrics of a schedule (``cluster[j]``, ``start[j]``), as the simulator defines them."""
     n = len(inst)
@@ -187,7 +193,7 @@ def schedule_metrics(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray
     p = inst.duration[rows, cluster]
     finish = start + p
     response = finish - inst.release
-    bsld = np.maximum(1.0, response / np.maximum(p, tau))
+    bsld = bounded_slowdown(response, p, tau)
     pos = p > 0
     return {"makespan": float(finish.max() - inst.release.min()), "mean_response": float(response.mean()),
             "mean_bounded_slowdown": float(bsld.mean()),

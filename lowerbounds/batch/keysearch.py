@@ -24,7 +24,7 @@ import numpy as np
 from lowerbounds.batch._listsched import list_schedule_counted
 from lowerbounds.batch._resim import resimulate, restart_point
 from lowerbounds.batch._searchstep import run_until_stopped
-from lowerbounds.batch.instance import BSLD_TAU
+from lowerbounds.batch.instance import bounded_slowdown
 
 __all__ = ["KeySearch", "search_keys", "REACH", "MOVE_WORK", "KEY_PATIENCE"]
 
@@ -75,7 +75,7 @@ class KeySearch:
         p = self.duration[np.arange(self.n), cluster]
         resp = start + p - self.release
         if self.metric == "mean_bounded_slowdown":
-            return np.maximum(1.0, resp / np.maximum(p, BSLD_TAU))
+            return bounded_slowdown(resp, p)
         return resp
 
     def _refresh(self) -> None:
@@ -83,7 +83,7 @@ class KeySearch:
         wait = self.start - self.release
         self.reach = self.pmax + float(wait.max())
         if self.metric == "mean_bounded_slowdown":
-            excess = self._costs(self.cluster, self.start) - np.maximum(1.0, self.pmin / np.maximum(self.pmin, BSLD_TAU))
+            excess = self._costs(self.cluster, self.start) - bounded_slowdown(self.pmin, self.pmin)
         else:
             excess = wait
         self.cum = np.cumsum(np.maximum(excess, 0.0))

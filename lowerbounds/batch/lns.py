@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lowerbounds.batch.grid import Model, solve_arrays
-from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.instance import BatchInstance, bounded_slowdown, check_batch_schedule, schedule_metrics
 
 __all__ = ["solve_window", "window_around", "LNS_METRICS", "MAX_SLOTS", "NODE_LIMIT", "WINDOW_SECONDS"]
 
@@ -124,7 +124,7 @@ def _cost(inst: BatchInstance, metric: str):
     def cost(j, k, s):
         p = inst.duration[j, k]
         resp = s + p - inst.release[j]
-        return resp if metric == "mean_response" else np.maximum(1.0, resp / max(p, BSLD_TAU))
+        return resp if metric == "mean_response" else bounded_slowdown(resp, p)
     return cost
 
 

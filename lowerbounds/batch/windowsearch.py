@@ -30,7 +30,7 @@ import numpy as np
 
 from lowerbounds.batch._searchstep import run_until_stopped
 from lowerbounds.batch._window import improve_window, residual_profile
-from lowerbounds.batch.instance import BSLD_TAU, BatchInstance, check_batch_schedule, schedule_metrics
+from lowerbounds.batch.instance import BatchInstance, bounded_slowdown, check_batch_schedule, schedule_metrics
 
 __all__ = ["WindowSearch", "WINDOW", "EVALS_PER_PAIR", "WINDOW_WORK", "CHECK_WORK"]
 
@@ -87,7 +87,7 @@ class WindowSearch:
 
     def _cost(self, start, p, release):
         resp = start + p - release
-        return np.maximum(1.0, resp / np.maximum(p, BSLD_TAU)) if self.bsld else resp
+        return bounded_slowdown(resp, p) if self.bsld else resp
 
     @property
     def value(self) -> float:
