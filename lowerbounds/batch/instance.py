@@ -37,13 +37,12 @@ import numpy as np
 
 from vcsched.errors import InvalidInputError
 from vcsched.names.grid import REFERENCE_METRICS
+from vcsched.sim.jobmetrics import BSLD_TAU, bounded_slowdown, max_stretch
 
 __all__ = ["BatchInstance", "batch_instance", "schedule_metrics", "check_batch_schedule", "BSLD_TAU",
-           "METRICS", "SIMULATOR_METRIC"]
+           "bounded_slowdown", "METRICS", "SIMULATOR_METRIC"]
 
 
-BSLD_TAU = 10.0
-"""Threshold of the bounded slowdown (s), the value the simulator uses (``vcsched.sim.output.BSLD_TAU``)."""
 METRICS = REFERENCE_METRICS
 SIMULATOR_METRIC = {"makespan": "makespan", "mean_response": "mean_response", "mean_bounded_slowdown": "mean_bsld",
                     "max_stretch": "max_stretch"}
@@ -178,12 +177,6 @@ def batch_instance(jobs, clusters) -> BatchInstance:
     return BatchInstance.from_arrays(np.asarray(jobs.submit, dtype=float), np.asarray(jobs.procs), p, procs, speed)
 
 
-def bounded_slowdown(response, p, tau: float = BSLD_TAU):
-    """Each job's bounded slowdown ``max(1, response / max(p, tau))`` (seed 000 §3.4, ``tau`` = 10 s), the
-    simulator's (:mod:`vcsched.sim.output`); arrays or numbers."""
-    return np.maximum(1.0, response / np.maximum(p, tau))
-
-
 def schedule_metrics(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray, *, tau: float = BSLD_TAU) -> dict:
     """The four metrics of a schedule (``cluster[j]``, ``start[j]``), as the simulator defines them."""
     n = len(inst)
@@ -194,10 +187,8 @@ def schedule_metrics(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray
     finish = start + p
     response = finish - inst.release
     bsld = bounded_slowdown(response, p, tau)
-    pos = p > 0
     return {"makespan": float(finish.max() - inst.release.min()), "mean_response": float(response.mean()),
-            "mean_bounded_slowdown": float(bsld.mean()),
-            "max_stretch": float((response[pos] / p[pos]).max()) if pos.any() else None}
+            "mean_bounded_slowdown": float(bsld.mean()), "max_stretch": max_stretch(response, p)}
 
 
 def check_batch_schedule(inst: BatchInstance, cluster: np.ndarray, start: np.ndarray, *, tol: float = 1e-7) -> None:

@@ -213,7 +213,7 @@ def compare_to_reference(result, reference, *, reallocations: int | None = None)
         ``mean_bsld`` and ``mean_response`` of all jobs with reallocation and in the
         reference (``ref_*``).
     """
-    from vcsched.sim.output import BSLD_TAU
+    from vcsched.sim.jobmetrics import bounded_slowdown
 
     n = len(result.jobs)
     if len(reference.jobs) != n or not np.array_equal(result.jobs.submit, reference.jobs.submit):
@@ -226,7 +226,7 @@ def compare_to_reference(result, reference, *, reallocations: int | None = None)
 
     def bsld(res):
         run = res.finish - res.start
-        return float(np.maximum(1.0, _response(res) / np.maximum(run, BSLD_TAU)).mean()) if n else None
+        return float(bounded_slowdown(_response(res), run).mean()) if n else None
 
     out = {
         "jobs": n,

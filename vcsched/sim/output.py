@@ -47,6 +47,7 @@ import numpy as np
 from vcsched.errors import InvalidInputError
 from vcsched.names.grid import JOBS_LAYOUTS
 from vcsched.native import speedups
+from vcsched.sim.jobmetrics import BSLD_TAU, bounded_slowdown, max_stretch
 
 __all__ = ["JOBS_COLUMNS", "LEGACY_JOBS_COLUMNS", "JOBS_LAYOUTS", "jobs_columns", "jobs_frame", "metrics", "write_jobs",
            "write_jobs_csv",
@@ -60,7 +61,6 @@ LEGACY_JOBS_COLUMNS = ["jobID", "submission_time", "requested_number_of_processo
                        "starting_time", "execution_time", "finish_time", "waiting_time", "turnaround_time",
                        "stretch", "allocated_processors", "cluster", "origin_cluster"]
 """Columns of the old layout (``layout="legacy"``)."""
-BSLD_TAU = 10.0
 
 
 def allocate_processors(start: np.ndarray, finish: np.ndarray, procs: np.ndarray, total: int) -> list[str]:
@@ -379,18 +379,12 @@ def _metrics_of(submit, start, finish, procs, capacity: int) -> dict:
     wait = start - submit
     run = finish - start
     response = finish - submit
-    bsld = np.maximum(1.0, response / np.maximum(run, BSLD_TAU))
+    bsld = bounded_slowdown(response, run)
     makespan = float(finish.max() - submit.min())
     util = float((procs * run).sum() / (capacity * makespan)) if makespan > 0 else None
     return {"jobs": n, "mean_wait": float(wait.mean()), "max_wait": float(wait.max()),
             "mean_response": float(response.mean()), "mean_bsld": float(bsld.mean()),
-            "utilization": util, "makespan": makespan, "max_stretch": _max_stretch(response, run)}
-
-
-def _max_stretch(response: np.ndarray, run: np.ndarray) -> float | None:
-    """``max response / execution`` over the jobs of positive execution time (None if there is none)."""
-    pos = run > 0
-    return float((response[pos] / run[pos]).max()) if pos.any() else None
+            "utilization": util, "makespan": makespan, "max_stretch": max_stretch(response, run)}
 
 
 def metrics(result) -> dict:
