@@ -14,7 +14,10 @@ end is the value of the best clairvoyant mapping known:
 Work: ``quick`` gives the quick bounds and a short search (:data:`QUICK_EVALUATIONS` moves per metric);
 the other methods give :data:`LOWER_SHARE` of ``time_limit`` to the lower side (sized by work units,
 :data:`lowerbounds.timeshare.bounds.WORK_PER_SECOND`) and the rest to the search, :data:`SEARCH_RATE` moves per
-second shared between the metrics by :data:`SEARCH_WEIGHT` (or ``iterations`` moves per metric). So a run's
+second shared between the metrics by :data:`SEARCH_WEIGHT` (or ``iterations`` moves per metric); after every
+metric's search, the metrics of :data:`RECREATE_METRICS` get :data:`RECREATE_RATE` steps per second of ruin and
+recreate (:func:`~lowerbounds.timeshare.recreate.ruin_recreate`) from their best mapping (not with ``iterations``),
+on the clock left. So a run's
 brackets depend on ``(time_limit, seed, iterations)`` and not on the machine's load, unless the clock (the whole
 time limit, a safety) stops a part first (a search's ``stopped`` then says ``time_limit``). The clock is
 :func:`vcsched.jitclock.clock`, which leaves out numba's compile time: the first run after an installation compiles
@@ -127,12 +130,18 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
             moves = int(budget * SEARCH_WEIGHT.get(metric, 1.0) / sum(SEARCH_WEIGHT.get(m, 1.0) for m in names[r:]))
         share = max(stop - clock(), 0.05)
         try:
-            out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts,
-                                     steps=steps if metric in RECREATE_METRICS else 0)
+            out[metric] = _reference(costs, bounds[metric], share=share, seed=seed, iterations=moves, starts=starts)
         except KeyboardInterrupt:  # before the search had a mapping (choosing its start): no upper end
             out[metric] = TimeshareReference(bounds[metric], bounds[metric].bracket(None), None, 0, "interrupted")
         if budget is not None:
             budget -= out[metric].evaluations
+    for metric in (m for m in names if m in RECREATE_METRICS and steps > 0):  # after every metric's search
+        if any(ref.stopped == "interrupted" for ref in out.values()):
+            break
+        try:
+            out[metric] = _recreate(costs, out[metric], steps=steps, seed=seed, share=max(stop - clock(), 0.05))
+        except KeyboardInterrupt:  # before its first step: the local search's mapping stands
+            out[metric] = dataclasses.replace(out[metric], stopped="interrupted")
     return out
 
 
@@ -151,9 +160,8 @@ def _start(costs: TaskCosts, bound: MetricBound, starts) -> tuple[str, tuple]:
 
 
 def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int, iterations: int,
-               starts=None, steps: int = 0) -> TimeshareReference:
-    """The bracket of one metric: closed by a proven optimum, else the search's best mapping, then ``steps`` of ruin
-    and recreate from it (on the clock left of ``share``)."""
+               starts=None) -> TimeshareReference:
+    """The bracket of one metric: closed by a proven optimum, else the search's best mapping."""
     if bound.status == "optimal" and bound.mapping is not None:
         upper = Side(bound.value, "exact", bound.seconds)
         return TimeshareReference(bound, bound.bracket(upper), bound.mapping, 0, "optimal")
@@ -164,12 +172,19 @@ def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int,
                            target=bound.value)
     if not math.isfinite(found.value):
         return TimeshareReference(bound, bound.bracket(None), None, found.evaluations, found.stopped)
-    if steps <= 0 or found.stopped not in ("iterations", "done"):
-        upper = Side(found.value, "local search", found.seconds)
-        return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped, name)
-    again = ruin_recreate(costs, bound.metric, found.mapping, iterations=steps, seed=seed,
-                          time_limit=max(share - found.seconds, 0.05), target=bound.value)
-    best = again if again.value <= found.value else found
-    upper = Side(best.value, "local search, ruin and recreate", found.seconds + again.seconds)
-    return TimeshareReference(bound, bound.bracket(upper), best.mapping, found.evaluations, again.stopped, name,
-                              again.evaluations)
+    upper = Side(found.value, "local search", found.seconds)
+    return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped, name)
+
+
+def _recreate(costs: TaskCosts, ref: TimeshareReference, *, steps: int, seed: int, share: float) -> TimeshareReference:
+    """``ref`` after ``steps`` of ruin and recreate from its mapping (on the clock left, ``share``), when its local
+    search ran its moves; the upper end is the better of the two mappings."""
+    if ref.mapping is None or ref.stopped not in ("iterations", "done") or ref.bracket.upper is None:
+        return ref
+    found = ruin_recreate(costs, ref.bound.metric, ref.mapping, iterations=steps, seed=seed, time_limit=share,
+                          target=ref.bound.value)
+    before = ref.bracket.upper
+    value, mapping = (found.value, found.mapping) if found.value <= before.value else (before.value, ref.mapping)
+    upper = Side(value, "local search, ruin and recreate", before.seconds + found.seconds)
+    return dataclasses.replace(ref, bracket=ref.bound.bracket(upper), mapping=mapping, stopped=found.stopped,
+                               recreate_steps=found.evaluations)

@@ -81,3 +81,26 @@ def test_the_brackets_run_it_after_the_search_for_the_sumflow(monkeypatch):
     assert refs["maxflow"].to_dict()["upper"]["method"] == "local search"
     values = simulated(platform, workload, refs["sumflow"].mapping)[0]
     assert values["sumflow"] == pytest.approx(d["upper"]["value"], rel=1e-9) and d["upper"]["value"] >= d["value"]
+
+
+def test_an_interrupt_during_ruin_and_recreate_keeps_the_best_mapping(monkeypatch):
+    import lowerbounds.timeshare.recreate as recreate
+    import lowerbounds.timeshare.references as references
+
+    real, calls = recreate._recreate, {"n": 0}
+
+    def once(state, block, rng):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(state, block, rng)
+
+    monkeypatch.setattr(recreate, "_recreate", once)
+    monkeypatch.setattr(references, "RECREATE_RATE", 20)
+    monkeypatch.setattr(references, "SEARCH_RATE", 200)
+    platform, workload = _busy(3, n=20)
+    ref = timeshare_references(platform, workload, method="lp", time_limit=1, metrics=("sumflow",))["sumflow"]
+    assert ref.stopped == "interrupted" and ref.recreate_steps == 2
+    values = simulated(platform, workload, ref.mapping)[0]
+    assert values["sumflow"] == pytest.approx(ref.bracket.upper.value, rel=1e-9)
+    assert ref.bracket.upper.value >= ref.bracket.lower.value
