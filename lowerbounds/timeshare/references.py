@@ -139,7 +139,8 @@ def timeshare_references(platform: Platform, workload: TimeshareWorkload, *, wor
         if any(ref.stopped == "interrupted" for ref in out.values()):
             break
         try:
-            out[metric] = _recreate(costs, out[metric], steps=steps, seed=seed, share=max(stop - clock(), 0.05))
+            out[metric] = _ruin_and_recreate(costs, out[metric], steps=steps, seed=seed,
+                                             share=max(stop - clock(), 0.05))
         except KeyboardInterrupt:  # before its first step: the local search's mapping stands
             out[metric] = dataclasses.replace(out[metric], stopped="interrupted")
     return out
@@ -176,7 +177,8 @@ def _reference(costs: TaskCosts, bound: MetricBound, *, share: float, seed: int,
     return TimeshareReference(bound, bound.bracket(upper), found.mapping, found.evaluations, found.stopped, name)
 
 
-def _recreate(costs: TaskCosts, ref: TimeshareReference, *, steps: int, seed: int, share: float) -> TimeshareReference:
+def _ruin_and_recreate(costs: TaskCosts, ref: TimeshareReference, *, steps: int, seed: int,
+                       share: float) -> TimeshareReference:
     """``ref`` after ``steps`` of ruin and recreate from its mapping (on the clock left, ``share``), when its local
     search ran its moves; the upper end is the better of the two mappings."""
     if ref.mapping is None or ref.stopped not in ("iterations", "done") or ref.bracket.upper is None:
