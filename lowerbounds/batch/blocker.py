@@ -14,9 +14,10 @@ and for any schedule each group's priced cost is at least its minimum (the sched
 minimum ranges over) and the priced capacity term is ``<= 0``: ``L_G(lam)`` is a lower bound on the total response
 time at every ``lam >= 0``, and at least ``L(lam)`` (a group's minimum is at least the sum of its jobs' own).
 The group minimum is bounded from below slot by slot of the centre's start (:mod:`lowerbounds.batch._blocker_kernels`),
-which keeps the bound. Every job is in at most one group: each member goes to the centre nearest to its release
-(the distance from ``r_i`` to ``[r_c, r_c + p_c]``) among the centres it cannot run beside, within
-:data:`REACH` seconds.
+which keeps the bound. Every job is in at most one group: each member goes to the centre whose interval is nearest
+to its own (``[a_i, a_i + p_i]`` against ``[a_c, a_c + p_c]``, ``a`` the least-cost starts at the prices the search
+starts from, or the releases) among the centres it cannot run beside, within :data:`REACH` seconds; any
+assignment keeps the bound valid.
 
 The search (:func:`blocker_bound`) starts from the Lagrangian's best prices and takes the same deflected
 subgradient steps (:func:`lowerbounds.batch.lagrangian._ascent`) on ``L_G``, sized by a work count.
@@ -35,8 +36,8 @@ __all__ = ["blocker_groups", "blocker_value", "blocker_bound", "response_lagrang
            "BLOCKER_SHARE"]
 
 REACH = 2 * 86400.0
-"""A member is kept off a centre only when its release is within this many seconds of ``[r_c, r_c + p_c]`` (a job
-released far from every wide job would only add work: its least cost is then the same beside every start)."""
+"""A member is kept off a centre only when its interval is within this many seconds of the centre's (a job far from
+every wide job would only add work: its least cost is then the same beside every start)."""
 GROUP_WORK = 2
 """Work units per priced cost evaluated by the group kernel (the units of :func:`lowerbounds.batch.lagrangian.step_work`,
 about :data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` a second of one core)."""
@@ -49,8 +50,9 @@ workload has groups (none: the Lagrangian takes it all)."""
 
 def blocker_groups(inst: BatchInstance, lo_s: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(centres, mptr, midx)``: the groups of a one-cluster instance, centre ``centres[g]`` (the jobs wider than
-    half the cluster, by release) with members ``midx[mptr[g]:mptr[g + 1]]`` (see the module docstring); no group
-    on several clusters."""
+    half the cluster, by release) with members ``midx[mptr[g]:mptr[g + 1]]``, each assigned by the distance of its
+    interval from ``lo_s`` (each job's reference start; default its release) to the centre's (module docstring);
+    no group on several clusters."""
     if inst.clusters != 1 or len(inst) == 0:
         return np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64)
     m = int(inst.procs[0])
