@@ -52,6 +52,7 @@ import time
 import numpy as np
 
 from lowerbounds.batch.blackout import stretch_blackout
+from lowerbounds.batch.blocker import response_lagrangian
 from lowerbounds.batch.branching import PASSES as BRANCH_PASSES
 from lowerbounds.batch.branching import QUICK_BRANCH_WORK, branching_pass, stretch_branching
 from lowerbounds.batch.energetic import stretch_energetic
@@ -298,12 +299,20 @@ def _apply_lagrangian(inst: BatchInstance, bounds: dict, deadline: float, quick:
         left = _LAGRANGE_SHARE[name] * (deadline - clock())
         if left <= 0:
             break
-        value, steps, slots = lagrangian_bound(inst, mode, time_limit=left, start=quick[name] * n,
-                                               refine=_LAGRANGE_REFINE, work=work[name])
+        blocked = None
+        if mode == 0:  # the mean response's work shared with the blocker steps (lowerbounds.batch.blocker)
+            value, steps, slots, blocked, more = response_lagrangian(inst, time_limit=left, start=quick[name] * n,
+                                                                     refine=_LAGRANGE_REFINE, work=work[name])
+        else:
+            value, steps, slots = lagrangian_bound(inst, mode, time_limit=left, start=quick[name] * n,
+                                                   refine=_LAGRANGE_REFINE, work=work[name])
         delta = slot_grid(inst, slots)[1]
         _improve(bounds, name, value / n, "lagrangian", time.perf_counter() - t0,
                  f"capacity of {slots} slots of {delta:.6g} s priced (coarse to fine), {steps} deflected "
                  "subgradient steps")
+        if blocked is not None and blocked > value:
+            _improve(bounds, name, blocked / n, "blocker", 0.0, f"the Lagrangian's prices, then {more} steps with "
+                     "the jobs that cannot run beside a wide job kept off it")
 
 
 def _apply_makespan(inst: BatchInstance, bounds: dict) -> None:

@@ -108,7 +108,7 @@ def step_work(candidates: int, jobs: int, prices: int, mode: int = 0) -> int:
 
 def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0, slots: int = SLOTS,
                      iterations: int = 10_000, start: float | None = None, tau: float = BSLD_TAU,
-                     refine: int = 1, work: float | None = None) -> tuple[float, int, int]:
+                     refine: int = 1, work: float | None = None, prices: list | None = None) -> tuple[float, int, int]:
     """Best ``L(lam)`` found within ``time_limit`` seconds, ``iterations`` steps and ``work`` work units
     (:func:`step_work`; None: no cap): ``(bound on sum_j f_j, steps, slots of the finest grid searched)``.
 
@@ -118,7 +118,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
     the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
     shortest job and there are at most ``SLOTS_PER_JOB`` slots per job). ``start``, a known lower bound on the sum,
     sets the first target. Each level starts with the step factor the previous one ended with, at least
-    :data:`THETA_FLOOR` (the first with 1).
+    :data:`THETA_FLOOR` (the first with 1). ``prices``, a list, receives ``[lam, t0, delta]``: the best prices of
+    the last grid searched (the best value's: each level starts from the previous one's best) and that grid.
 
     Each level gets its share of what is left, ``1 / (levels left among the first 5)``: of the work units when
     ``work`` is given (so the search, and the bound, are the same on every run whenever the clock does not stop
@@ -145,6 +146,8 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
         best, steps = max(best, value), steps + done
         if steps >= iterations or spent[0] >= cap or clock() >= deadline:
             break
+    if prices is not None:
+        prices[:] = [lam, t0, delta]
     return float(best), steps, T
 
 
@@ -157,20 +160,22 @@ def _levels(inst: BatchInstance, slots: int, refine: int) -> list[int]:
                      and slots << level <= SLOTS_PER_JOB * len(inst)]
 
 
-def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0, plateau=False):
+def _ascent(inst, mode, lam, t0, delta, tau, limits, start, min_theta, theta=1.0, plateau=False, value_fn=None):
     """Projected subgradient steps from ``lam``: ``(best L, its prices, steps, last step factor)``; Polyak steps
     towards ``1.1 x`` the best value so far (or ``start``) along the deflected direction ``d = g + DEFLECT d_prev``
     (projected like ``g``), the step factor (first ``theta``) halved (back at the best prices, the direction reset)
     after :data:`_STALL` steps without improvement, until it falls below ``min_theta`` or, with ``plateau``, the
     best value stops rising (:data:`PLATEAU`). ``limits``: ``(clock
     deadline, steps, work units level, spent)``, the steps stopping at the deadline, after ``steps`` or once
-    ``spent[0]`` (increased by each step's work) reaches the level."""
+    ``spent[0]`` (increased by each step's work) reaches the level. ``value_fn`` (default :func:`lagrangian_value`,
+    same arguments and result) gives the bound and its subgradient at the prices."""
     deadline, iterations, work_end, spent = limits
     best, best_lam = -np.inf, lam
     stall, steps, direction, history = 0, 0, None, []
     window, gain = PLATEAU
+    value_fn = value_fn or lagrangian_value
     while steps < iterations and spent[0] < work_end and clock() < deadline:
-        value, g = lagrangian_value(inst, lam, mode, t0, delta, tau, spent)
+        value, g = value_fn(inst, lam, mode, t0, delta, tau, spent)
         steps += 1
         if value > best * (1 + 1e-6) if best > 0 else value > best:
             best, best_lam, stall = value, lam, 0

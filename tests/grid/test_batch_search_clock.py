@@ -127,7 +127,12 @@ def test_the_lagrangian_bound_keeps_its_safety_time_whatever_the_clocked_steps_t
         given[mode] = (time_limit, work)
         return start, 0, 1
 
+    def response(inst, *, time_limit, start, refine, work):  # the mean response's (Lagrangian and blocker steps)
+        given[0] = (time_limit, work)
+        return start, 0, 1, -np.inf, 0
+
     monkeypatch.setattr(bounds_module, "lagrangian_bound", lagrangian)
+    monkeypatch.setattr(bounds_module, "response_lagrangian", response)
     bounds_module.instance_bounds(_instance(60), method="lp", time_limit=24.0, stop_early=True)
     caps = bounds_module.lagrangian_work(24.0)
     for mode, name in enumerate(("mean_response", "mean_bounded_slowdown")):
