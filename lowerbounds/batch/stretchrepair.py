@@ -14,6 +14,11 @@ schedule; the search is over its list, held as one key per job (smaller first, t
   the schedule's max stretch ``v``) is followed by the target ``v (1 - step)``, the list kept; a target not met
   within :data:`ROUNDS` rounds without fewer late jobs sends the search back to the best list found, with the
   step halved (from :data:`STEP`, down to :data:`MIN_STEP`, where it stops).
+* **Escalation**: a job promoted again before the target changes is keyed at least as early as its deadline at
+  a lower target, ``r_j + AGE^(k-1) S p_j`` at its ``k``-th promotion (:data:`AGE`; ``p_j`` its shortest
+  duration). A long job placed at the end of its window is made late by the short jobs promoted past it, and its
+  own smallest jump put it back just in front of them, so the two moved in turn (a wide job of 18 hours and three
+  small jobs on CTC-SP2); keyed earlier, it starts earlier in its window and leaves them room.
 * **Keys that follow the target** (``follow``, the job sizes ``p`` of the deadline keys): each key is held as the
   deadline ``r_j + S p_j`` at the current target ``S`` minus an advance ``a_j`` (0 at the start; a promotion sets
   it so that the job lands just before the job it passes). When the target changes, every key moves with it: the
@@ -34,7 +39,7 @@ import numpy as np
 from lowerbounds.batch._listsched import gated_serial_counted, serial_schedule_counted
 from lowerbounds.batch._stretchrepair import promotions
 
-__all__ = ["StretchRepair", "ROUNDS", "STEP", "MIN_STEP", "ROUND_WORK"]
+__all__ = ["StretchRepair", "ROUNDS", "STEP", "MIN_STEP", "ROUND_WORK", "AGE"]
 
 ROUNDS = 12
 """Rounds of repair without fewer late jobs before a target is given up (the default ``patience``)."""
@@ -49,6 +54,9 @@ RAISE = 4
 """A target that leaves more than ``RAISE * LATE_CAP`` jobs late is raised to the stretch that leaves that many."""
 ROUND_WORK = 20
 """Work units charged per job and round besides the construction's and the promotions' own steps (NumPy)."""
+AGE = 0.7
+"""Escalation of a job promoted again at the same target (module docstring): its ``k``-th promotion keys it at
+least as early as its deadline at ``AGE ** (k - 1)`` times the target; 0 turns it off."""
 
 
 def max_stretch(release, duration, cluster, start) -> tuple[float, np.ndarray]:
@@ -84,6 +92,8 @@ class StretchRepair:
         self._stalled, self._fewest, self._at = 0, None, 0
         self.gates = gates
         self.used_gates = self.best_gates = None
+        self.moves = np.zeros(self.release.size, dtype=np.int64)
+        self.pmin = duration.min(axis=1)
 
     def _build(self):
         order = np.argsort(self.key, kind="stable")
@@ -143,14 +153,26 @@ class StretchRepair:
                         self.target, self.work)
         move = to < rank[late]
         self.key[late[move]] = np.nextafter(self.key[order[to[move]]], -np.inf)
+        self._escalate(late[move])
         if self.follow is not None:  # the advance that puts the job just before the one it passes
             mv = late[move]
             self.advance[mv] = self.release[mv] + self.target * self.follow[mv] - self.key[mv]
         return True
 
+    def _escalate(self, moved: np.ndarray) -> None:
+        """Count the promotions of ``moved`` since the target last changed; a job promoted for the ``k``-th time,
+        ``k >= 2``, is keyed at least as early as its deadline ``r_j + AGE^(k-1) S p_j`` (module docstring)."""
+        if AGE <= 0.0 or moved.size == 0:
+            return
+        self.moves[moved] += 1
+        again = moved[self.moves[moved] >= 2]
+        early = self.release[again] + self.target * self.pmin[again] * AGE ** (self.moves[again] - 1)
+        self.key[again] = np.minimum(self.key[again], early)
+
     def _next_target(self, below: float) -> None:
         self.target = below * (1 - self.step)
         self._stalled, self._fewest, self._at = 0, None, 0
+        self.moves[:] = 0
         self._rekey()
 
     def _rekey(self) -> None:

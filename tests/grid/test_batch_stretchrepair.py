@@ -152,3 +152,26 @@ def test_the_first_restart_descends_from_the_best_schedule_so_far(monkeypatch):
     assert stopped == "done" and out.method == "repair"
     assert out.value == pytest.approx(brute_force(inst)["max_stretch"])
     check_batch_schedule(inst, out.cluster, out.start)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(3, 30), st.integers(1, 2), st.sampled_from([1.0, 1.5, 3.0]))
+def test_a_job_promoted_again_is_keyed_by_its_deadline_at_a_lower_target(seed, n, K, factor):
+    # escalation: after every round, a job promoted k >= 2 times since the target last changed has a key at or
+    # before its deadline at AGE^(k-1) times the target (r_j + AGE^(k-1) S p_j, p_j its shortest duration), and
+    # a new target starts the counts again (a campaign of 200 such draws escalated a job in 175)
+    from lowerbounds.batch import stretchrepair as R
+
+    rng = np.random.default_rng(seed)
+    r, q, p, m = _arrays(rng, n, K)
+    pmin = p.min(axis=1)
+    sr = StretchRepair(r, q, p, m, r + factor * pmin, factor, np.zeros(1, dtype=np.int64), patience=4)
+    while sr.rounds < 60:
+        before, target = sr.moves.copy(), sr.target
+        if not sr.round():
+            break
+        if sr.target != target and not (sr.moves > before).any():
+            assert not sr.moves.any()  # a new target: counts start again
+        again = sr.moves >= 2
+        bound = r + sr.target * pmin * R.AGE ** (sr.moves - 1.0)
+        assert np.all(sr.key[again] <= bound[again] * (1 + 1e-12) + 1e-9)
