@@ -186,6 +186,14 @@ def _at_slot(u, c, members, release, width, dur, cum, lam, t0, delta, inv, lo, l
 @njit(cache=True)
 def least_costs(release, width, dur, lam, t0, delta):
     """``(least priced cost, its start)`` of each job alone (one cluster)."""
+    _cum, lo, lo_s = _alone(release, width, dur, lam, t0, delta, np.zeros(1, dtype=np.int64))
+    return lo, lo_s
+
+
+@njit(cache=True)
+def _alone(release, width, dur, lam, t0, delta, work):
+    """``(cumulated price, least priced cost of each job alone, its start)``; adds the costs evaluated to
+    ``work[0]``."""
     n = release.size
     T = lam.size
     inv = 1.0 / delta
@@ -194,11 +202,10 @@ def least_costs(release, width, dur, lam, t0, delta):
         cum[u + 1] = cum[u] + lam[u] * delta
     lo = np.empty(n)
     lo_s = np.empty(n)
-    work = np.zeros(1, dtype=np.int64)
     for j in range(n):
         lo[j], lo_s[j] = _scan(release[j], np.inf, release[j], dur[j], float(width[j]), cum, lam, t0, delta, inv,
                                np.inf, release[j], work)
-    return lo, lo_s
+    return cum, lo, lo_s
 
 
 @njit(cache=True)
@@ -210,14 +217,7 @@ def group_minima(release, width, dur, lam, t0, delta, centres, mptr, midx, usage
     n = release.size
     T = lam.size
     inv = 1.0 / delta
-    cum = np.zeros(T + 1)
-    for u in range(T):
-        cum[u + 1] = cum[u] + lam[u] * delta
-    lo = np.empty(n)
-    lo_s = np.empty(n)
-    for j in range(n):
-        lo[j], lo_s[j] = _scan(release[j], np.inf, release[j], dur[j], float(width[j]), cum, lam, t0, delta, inv,
-                               np.inf, release[j], work)
+    cum, lo, lo_s = _alone(release, width, dur, lam, t0, delta, work)
     grouped = np.zeros(n, dtype=np.bool_)
     full = np.zeros((1, T + 1))
     total_groups = 0.0
