@@ -56,6 +56,8 @@ driven by a static key per job (smaller first); the search is over keys:
      from then on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
+   * for the mean bounded slowdown, its list moves place again only the part of the list a move changes, from a kept
+     state of the construction (:mod:`lowerbounds.batch.bsldlist`: the same schedules, fewer work units a move).
    * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, queue windows between its list moves and its
      windows (:mod:`lowerbounds.batch.bsldqueue`, half of what the list moves leave), and its own patience rule:
      while the windows stop by their patience with work left, the list moves and the windows run again, until a
