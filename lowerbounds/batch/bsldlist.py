@@ -19,8 +19,10 @@ that list differs from the one before.
 
 The work count is the constructions' elementary steps (as :func:`~lowerbounds.batch._listsched.serial_schedule_counted`
 counts them), :data:`COPY_WORK` per element of a state copied, :data:`VALUE_WORK` per job whose bounded slowdown is
-read and :data:`~lowerbounds.batch.clairvoyant.CHECK_WORK` per job of a checked schedule, so the search is a
-function of its seed and budget.
+read and :data:`CHECK_WORK` per job of a checked schedule (the search's evaluator charges as much), so the search is
+a function of its seed and budget. Measured on CTC-SP2 from the search's schedule at 2.1e10 units: a move resumes at
+62 % of the list on average and costs 8.5e6 units and 0.026 s of CPU, against 1.42e7 and 0.050 s for the whole
+construction and its check.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ __all__ = ["ResumableSerial", "place_segment", "bsld_list_search", "CHECKPOINTS"
 CHECKPOINTS = 64
 """States kept along the list (one every ``n / CHECKPOINTS`` places, at least :data:`MIN_EVERY`)."""
 MIN_EVERY = 64
+"""Least number of places between two kept states."""
 COPY_WORK = 0.25
 """Work units per array element of a construction state copied (restored or kept)."""
 VALUE_WORK = 8
