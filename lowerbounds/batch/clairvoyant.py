@@ -126,13 +126,6 @@ SATURATION = 4
 BSLD_BLOCK_SHARE = 0.7
 """Share of the bounded slowdown's budget for the block search (0.5 for the other metrics): with the area rows it
 gains more per unit than the list moves after it (CTC-SP2 1.753 -> 1.689 at 2.5e9 units; the same elsewhere)."""
-BSLD_WINDOW_WORK = 3e9
-"""From :data:`WINDOW_JOBS` jobs on, the bounded slowdown's queue windows and windows together get half of what its
-block search leaves, at most this many work units; its list moves get the rest (:func:`_bsld_list_share`). Its list
-moves place again only the part of the list a move changes (:mod:`lowerbounds.batch.bsldlist`), and at large budgets
-more of them pay more than the windows: CTC-SP2 at 2.1e10 units, where the block search leaves 1.6e10, the list
-moves' share 0.35, 0.5, 0.65, 0.8 gives 1.592, 1.585, 1.578, 1.572; at 2.5e9 units (7.5e8 left) a share of 0.8 instead
-of 0.5 gave back 0.5-1 % on CTC-SP2, SDSC-SP2, lublin_256 and KTH-SP2."""
 BSLD_ROUNDS = 8
 """Rounds of list moves and windows the bounded slowdown runs again while its last step stops by patience with
 work left and the round before improved (:func:`_bsld_rounds`)."""
@@ -397,8 +390,6 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
         if large and patience is not None and ev.release.size < WINDOW_JOBS:
             idle = _patience(RESPONSE_PATIENCE * patience, ev.release.size)
     key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
-    if m == "mean_bounded_slowdown" and large:  # the windows' work capped (BSLD_WINDOW_WORK)
-        list_share = _bsld_list_share(limit)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
         best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
@@ -422,13 +413,6 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
     if m == "mean_bounded_slowdown" and large and iterations is None and list_moves is None:
         best, lns_stopped = _bsld_rounds(ev, m, best, rng, limit, idle, lns_stopped)
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
-
-
-def _bsld_list_share(limit: Limit) -> float:
-    """The bounded slowdown's list moves' share of the work ``limit`` leaves: half, or more when the other half would
-    give its windows more than :data:`BSLD_WINDOW_WORK` units."""
-    left = max(limit.work_end - limit.ev.work, 0.0)
-    return max(0.5, 1.0 - BSLD_WINDOW_WORK / left) if left > 0 else 0.5
 
 
 def _bsld_rounds(ev, m: str, best: Best, rng, limit: Limit, idle: dict, stopped: str):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lowerbounds.batch._listsched import serial_schedule
 from lowerbounds.batch._searchstep import Best, Limit
 from lowerbounds.batch.bsldlist import ResumableSerial, _moved, bsld_list_search
-from lowerbounds.batch.clairvoyant import BSLD_WINDOW_WORK, _bsld_list_share, _Evaluator, run_key
+from lowerbounds.batch.clairvoyant import _Evaluator, run_key
 from lowerbounds.batch.instance import BatchInstance, check_batch_schedule, schedule_metrics
 
 M = "mean_bounded_slowdown"
@@ -79,16 +79,3 @@ def test_the_list_moves_never_worsen_and_pass_the_checker(seed):
     assert best.value == schedule_metrics(inst, best.cluster, best.start)[M]
     assert best.value <= before.value
     assert ev.work > 0 and ev.count > 0
-
-
-class _Counter:
-    def __init__(self, work):
-        self.work = work
-
-
-@pytest.mark.parametrize(("left", "share"), [(0.0, 0.5), (1e9, 0.5), (2 * BSLD_WINDOW_WORK, 0.5),
-                                             (4 * BSLD_WINDOW_WORK, 0.75), (10 * BSLD_WINDOW_WORK, 0.9)])
-def test_the_windows_get_half_of_what_is_left_at_most_their_cap(left, share):
-    limit = Limit(_Counter(1e6), 1e6 + left, np.inf)
-    assert _bsld_list_share(limit) == pytest.approx(share)
-    assert (1 - _bsld_list_share(limit)) * left <= max(BSLD_WINDOW_WORK, 0.5 * left) + 1e-6
