@@ -56,6 +56,8 @@ driven by a static key per job (smaller first); the search is over keys:
      from then on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
      window slice followed by the serial construction over its start order (:func:`_windows`).
+   * for the mean bounded slowdown, its list moves place again only the part of the list a move changes, from a kept
+     state of the construction (:mod:`lowerbounds.batch.bsldlist`: the same schedules, fewer work units a move).
    * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, queue windows between its list moves and its
      windows (:mod:`lowerbounds.batch.bsldqueue`, half of what the list moves leave), and its own patience rule:
      while the windows stop by their patience with work left, the list moves and the windows run again, until a
@@ -87,6 +89,7 @@ import numpy as np
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
 from lowerbounds.batch._searchstep import Best, Limit, Shares
 from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
+from lowerbounds.batch.bsldlist import bsld_list_search
 from lowerbounds.batch.bsldqueue import QUEUE_SHARE, queue_search
 from lowerbounds.batch.bsldtail import smith_tail, tail_descent
 from lowerbounds.batch.exhaust import enumeration_size, exhaustive_schedules
@@ -484,7 +487,10 @@ def _excess(ev, metric: str, cluster: np.ndarray, start: np.ndarray) -> tuple[np
 
 
 def _list_search(ev, metric: str, best: Best, rng, limit: Limit, patience: int | None):
-    """Local search on the serial construction's list (see the module docstring); returns (best, stopped)."""
+    """Local search on the serial construction's list (see the module docstring); returns (best, stopped). The
+    bounded slowdown's places again only the part of the list a move changes (:mod:`lowerbounds.batch.bsldlist`)."""
+    if metric == "mean_bounded_slowdown":
+        return bsld_list_search(ev, best, rng, limit, patience)
     key = best.start[ev.order].astype(float)
     cluster, start = best.cluster, best.start
     idle = 0
