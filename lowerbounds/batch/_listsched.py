@@ -343,27 +343,17 @@ def _gated_fit(bt, bf, nxt, node, r, q, p, glo, ghi, g, ge, last, work):
 
 
 @njit(cache=True)
-def gated_serial_counted(release, width, duration, procs, order, gptr, glo, ghi, glast, work):
-    """:func:`serial_schedule_counted` where job ``j`` may not start inside its *gates*, the open intervals
-    ``(glo[i], ghi[i])`` for ``gptr[j] <= i < gptr[j + 1]`` (sorted, disjoint): it takes its earliest fit outside
-    them, searched from its submission (from the end of each gate its fit falls in), or its earliest fit when that
-    start is after ``glast[j]`` (:mod:`lowerbounds.batch.stretchgate`). Without gates (``gptr`` all 0) this is the
-    serial construction."""
-    n, K = duration.shape
-    cap = K + 2 * n + 1
-    bt = np.zeros(cap)
-    bf = np.zeros(cap, dtype=np.int64)
-    nxt = np.full(cap, -1, dtype=np.int64)
-    for k in range(K):
-        bt[k], bf[k] = -1.0, procs[k]
-    size = K
-    ptr = np.zeros((K, n), dtype=np.int64)  # ptr[k, i]: a breakpoint of cluster k at or before release[i]
-    for k in range(K):
-        ptr[k, :] = k
-    ready = 0  # ptr[:, :ready] have been walked once
-    cluster = np.full(n, -1, dtype=np.int64)
-    start = np.full(n, np.nan)
-    for j in order:
+def place_range(release, width, duration, procs, order, lo, hi, bt, bf, nxt, size, ptr, ready, cluster, start, gptr,
+                glo, ghi, glast, work):
+    """The serial construction's places ``lo .. hi - 1`` of the list ``order`` on the state ``(bt, bf, nxt, size,
+    ptr, ready)``: the profile of free processors (a linked list of breakpoints per cluster) and, per cluster, a
+    breakpoint at or before each submission (``ptr[:, :ready]`` walked). Each job takes the cluster where it
+    completes first, at its earliest fit outside its gates (:func:`gated_serial_counted`); fills ``cluster`` and
+    ``start`` of the jobs placed, adds the elementary steps to ``work[0]``; returns ``(size, ready)``. The
+    bounded slowdown's list moves resume it from kept states (:mod:`lowerbounds.batch.bsldlist`)."""
+    K = procs.size
+    for i in range(lo, hi):
+        j = order[i]
         work[0] += 1
         while ready <= j:
             for k in range(K):
@@ -393,4 +383,28 @@ def gated_serial_counted(release, width, duration, procs, order, gptr, glo, ghi,
         cluster[j], start[j] = best_k, best_s
         if duration[j, best_k] > 0.0:
             size = _occupy(bt, bf, nxt, size, best_node, best_s, best_c, width[j], work)
+    return size, ready
+
+
+@njit(cache=True)
+def gated_serial_counted(release, width, duration, procs, order, gptr, glo, ghi, glast, work):
+    """:func:`serial_schedule_counted` where job ``j`` may not start inside its *gates*, the open intervals
+    ``(glo[i], ghi[i])`` for ``gptr[j] <= i < gptr[j + 1]`` (sorted, disjoint): it takes its earliest fit outside
+    them, searched from its submission (from the end of each gate its fit falls in), or its earliest fit when that
+    start is after ``glast[j]`` (:mod:`lowerbounds.batch.stretchgate`). Without gates (``gptr`` all 0) this is the
+    serial construction."""
+    n, K = duration.shape
+    cap = K + 2 * n + 1
+    bt = np.zeros(cap)
+    bf = np.zeros(cap, dtype=np.int64)
+    nxt = np.full(cap, -1, dtype=np.int64)
+    for k in range(K):
+        bt[k], bf[k] = -1.0, procs[k]
+    ptr = np.zeros((K, n), dtype=np.int64)  # ptr[k, i]: a breakpoint of cluster k at or before release[i]
+    for k in range(K):
+        ptr[k, :] = k
+    cluster = np.full(n, -1, dtype=np.int64)
+    start = np.full(n, np.nan)
+    place_range(release, width, duration, procs, order, 0, order.size, bt, bf, nxt, K, ptr, 0, cluster, start, gptr,
+                glo, ghi, glast, work)
     return cluster, start

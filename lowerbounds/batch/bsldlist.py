@@ -10,7 +10,7 @@ A move takes one job to an earlier place ``b`` of the list and leaves the list b
 construction places the jobs one after the other in list order, each against those placed before it, so every job
 before ``b`` is placed where it was. :class:`ResumableSerial` keeps the construction's state (the profile of free
 processors and its pointers) at every ``every``-th place of the list; a move restores the last kept state at or
-before ``b`` and places the rest of the list only (:func:`place_segment`). Its schedule is the serial
+before ``b`` and places the rest of the list only (:func:`lowerbounds.batch._listsched.place_range`). Its schedule is the serial
 construction's over the whole new list (tested against it). A trial's value is the sum of the jobs placed again
 plus the kept sum of the others; only a schedule that lowers the value is checked whole
 (:func:`~lowerbounds.batch.instance.check_batch_schedule`) and has its metric read again before it is kept. After
@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._listsched import _earliest_fit, _occupy
+from lowerbounds.batch._listsched import place_range
 from lowerbounds.batch._searchstep import Best, Limit
 from lowerbounds.batch.instance import bounded_slowdown, check_batch_schedule, schedule_metrics
-from vcsched.jit import njit
 
-__all__ = ["ResumableSerial", "place_segment", "bsld_list_search", "CHECKPOINTS", "COPY_WORK", "VALUE_WORK"]
+__all__ = ["ResumableSerial", "bsld_list_search", "CHECKPOINTS", "COPY_WORK", "VALUE_WORK"]
 
 CHECKPOINTS = 64
 """States kept along the list (one every ``n / CHECKPOINTS`` places, at least :data:`MIN_EVERY`)."""
@@ -46,47 +45,6 @@ VALUE_WORK = 8
 """Work units per job whose bounded slowdown a trial reads."""
 CHECK_WORK = 50
 """Work units per job of a checked schedule (the check and the metrics), as the search's evaluator charges."""
-
-
-@njit(cache=True)
-def place_segment(release, width, duration, procs, order, lo, hi, bt, bf, nxt, size, ptr, ready, cluster, start,
-                  work):
-    """The serial construction's places ``lo .. hi - 1`` of the list ``order`` on the state ``(bt, bf, nxt, size,
-    ptr, ready)`` (the profile of free processors and, per cluster, a breakpoint at or before each submission, as
-    :func:`lowerbounds.batch._listsched.gated_serial_counted` keeps them, without gates); fills ``cluster`` and
-    ``start`` of the jobs placed, adds the elementary steps to ``work[0]``; returns ``(size, ready)``."""
-    K = procs.size
-    for i in range(lo, hi):
-        j = order[i]
-        work[0] += 1
-        while ready <= j:
-            for k in range(K):
-                a = ptr[k, ready - 1] if ready > 0 else k
-                while nxt[a] != -1 and bt[nxt[a]] <= release[ready]:
-                    a = nxt[a]
-                    work[0] += 1
-                ptr[k, ready] = a
-            ready += 1
-        best_k, best_c, best_s, best_node = -1, np.inf, np.inf, -1
-        for k in range(K):
-            p = duration[j, k]
-            if not np.isfinite(p):
-                continue
-            a = ptr[k, j]
-            while nxt[a] != -1 and bt[nxt[a]] <= release[j]:
-                a = nxt[a]
-                work[0] += 1
-            ptr[k, j] = a
-            if p == 0.0:
-                s, node = release[j], a
-            else:
-                s, node = _earliest_fit(bt, bf, nxt, a, release[j], width[j], p, work)
-            if s + p < best_c or (s + p == best_c and s < best_s):
-                best_k, best_c, best_s, best_node = k, s + p, s, node
-        cluster[j], start[j] = best_k, best_s
-        if duration[j, best_k] > 0.0:
-            size = _occupy(bt, bf, nxt, size, best_node, best_s, best_c, width[j], work)
-    return size, ready
 
 
 class ResumableSerial:
@@ -104,6 +62,11 @@ class ResumableSerial:
         self.states: list = []
         self.order = np.zeros(0, dtype=np.int64)
         self.cluster, self.start = np.full(n, -1, dtype=np.int64), np.full(n, np.nan)
+        self.gates = (np.zeros(n + 1, dtype=np.int64), np.empty(0), np.empty(0), release)  # none: the plain serial
+
+    def _place(self, order: np.ndarray, lo: int, hi: int, size: int, ready: int, cluster, start) -> tuple[int, int]:
+        return place_range(self.release, self.width, self.duration, self.procs, order, lo, hi, self.bt, self.bf,
+                           self.nxt, size, self.ptr, ready, cluster, start, *self.gates, self.work)
 
     def _restore(self, c: int) -> tuple[int, int]:
         bt, bf, nxt, ptr, size, ready = self.states[c]
@@ -137,8 +100,7 @@ class ResumableSerial:
         lo = c * self.every
         while lo < self.n:
             hi = min(lo + self.every, self.n)
-            size, ready = place_segment(self.release, self.width, self.duration, self.procs, order, lo, hi, self.bt,
-                                        self.bf, self.nxt, size, self.ptr, ready, self.cluster, self.start, self.work)
+            size, ready = self._place(order, lo, hi, size, ready, self.cluster, self.start)
             if hi < self.n:
                 self._keep(size, ready)
             lo = hi
@@ -150,9 +112,7 @@ class ResumableSerial:
         c = min(first // self.every, len(self.states) - 1)
         size, ready = self._restore(c)
         cluster, start = self.cluster.copy(), self.start.copy()
-        place_segment(self.release, self.width, self.duration, self.procs, np.ascontiguousarray(order, dtype=np.int64),
-                      c * self.every, self.n, self.bt, self.bf, self.nxt, size, self.ptr, ready, cluster, start,
-                      self.work)
+        self._place(np.ascontiguousarray(order, dtype=np.int64), c * self.every, self.n, size, ready, cluster, start)
         return cluster, start, c * self.every
 
 
