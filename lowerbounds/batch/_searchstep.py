@@ -14,7 +14,11 @@ import numpy as np
 
 from vcsched.jitclock import clock
 
-__all__ = ["Best", "Limit", "Shares", "run_until_stopped"]
+__all__ = ["Best", "Limit", "Shares", "run_until_stopped", "CHECK_WORK"]
+
+CHECK_WORK = 50
+"""Work units charged per job for checking a schedule and reading its metrics (NumPy sorts and sums), in every
+step of the search that checks a whole or partial schedule."""
 
 
 @dataclasses.dataclass

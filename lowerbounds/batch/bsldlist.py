@@ -19,7 +19,7 @@ that list differs from the one before.
 
 The work count is the constructions' elementary steps (as :func:`~lowerbounds.batch._listsched.serial_schedule_counted`
 counts them), :data:`COPY_WORK` per element of a state copied, :data:`VALUE_WORK` per job whose bounded slowdown is
-read and :data:`CHECK_WORK` per job of a checked schedule (the search's evaluator charges as much), so the search is
+read and :data:`~lowerbounds.batch._searchstep.CHECK_WORK` per job of a checked schedule (the search's evaluator charges as much), so the search is
 a function of its seed and budget. Measured on CTC-SP2 from the search's schedule at 2.1e10 units: a move resumes at
 62 % of the list on average and costs 8.5e6 units and 0.026 s of CPU, against 1.42e7 and 0.050 s for the whole
 construction and its check.
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from lowerbounds.batch._listsched import place_range
-from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch._searchstep import CHECK_WORK, Best, Limit
 from lowerbounds.batch.instance import bounded_slowdown, check_batch_schedule, schedule_metrics
 
 __all__ = ["ResumableSerial", "bsld_list_search", "CHECKPOINTS", "COPY_WORK", "VALUE_WORK"]
@@ -43,8 +43,6 @@ COPY_WORK = 0.25
 """Work units per array element of a construction state copied (restored or kept)."""
 VALUE_WORK = 8
 """Work units per job whose bounded slowdown a trial reads."""
-CHECK_WORK = 50
-"""Work units per job of a checked schedule (the check and the metrics), as the search's evaluator charges."""
 
 
 class ResumableSerial:

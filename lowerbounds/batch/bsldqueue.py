@@ -15,7 +15,7 @@ that runs during ``[T, t_hi)`` (:func:`~lowerbounds.batch.instance.check_batch_s
 check, as in :mod:`lowerbounds.batch.windowsearch`), and the caller checks the whole schedule at the end.
 
 The work count is the kernel's plus :data:`~lowerbounds.batch.windowsearch.WINDOW_WORK` per window and
-:data:`~lowerbounds.batch.windowsearch.CHECK_WORK` per job checked, so a pass is a function of the schedule and the
+:data:`~lowerbounds.batch._searchstep.CHECK_WORK` per job checked, so a pass is a function of the schedule and the
 budget (no random draw).
 """
 
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch._searchstep import CHECK_WORK, Best, Limit
 from lowerbounds.batch._window import improve_window, residual_profile
 from lowerbounds.batch.instance import BSLD_TAU, check_batch_schedule
-from lowerbounds.batch.windowsearch import CHECK_WORK, WINDOW_WORK, WindowSearch
+from lowerbounds.batch.windowsearch import WINDOW_WORK, WindowSearch
 
 __all__ = ["QUEUE_DAYS", "QUEUE_PMIN", "QUEUE_WIDTH", "QUEUE_MAX", "QUEUE_SHARE", "queue_rows", "queue_window", "queue_pass", "queue_search"]
 

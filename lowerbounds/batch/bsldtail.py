@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch._searchstep import CHECK_WORK, Best, Limit
 from lowerbounds.batch._window import improve_window, residual_profile
 from lowerbounds.batch.instance import BSLD_TAU, bounded_slowdown, check_batch_schedule, schedule_metrics
-from lowerbounds.batch.windowsearch import CHECK_WORK
 
 __all__ = ["tail_key", "smith_tail", "tail_descent", "UNITS_PER_JOB"]
 

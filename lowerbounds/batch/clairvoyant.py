@@ -87,7 +87,7 @@ import time
 import numpy as np
 
 from lowerbounds.batch._listsched import gated_serial_counted, list_schedule_counted, serial_schedule_counted
-from lowerbounds.batch._searchstep import Best, Limit, Shares
+from lowerbounds.batch._searchstep import CHECK_WORK, Best, Limit, Shares
 from lowerbounds.batch.blocksearch import BLOCKS, FACTORS, block_search
 from lowerbounds.batch.bsldlist import bsld_list_search
 from lowerbounds.batch.bsldqueue import QUEUE_SHARE, queue_search
@@ -116,8 +116,6 @@ WORK_PER_SECOND = 200e6
 """Work units (:attr:`_Evaluator.work`) the search is given per second of its time limit: measured on a 2-core
 machine under a load of about 2, the constructions ran 180-290 million units per second, so a search sized
 by it ends before the clock at such loads."""
-CHECK_WORK = 50
-"""Work units charged per job for checking a schedule and reading its metrics (NumPy sorts and sums)."""
 EASY_WORK = 4
 """Work units per elementary step of the list construction (a step there costs about four of the serial one's)."""
 SATURATION = 4
@@ -191,7 +189,7 @@ class _Evaluator:
     @property
     def work(self) -> int:
         """Work units spent so far: the constructions' elementary steps (:func:`list_schedule_counted`) plus
-        :data:`CHECK_WORK` per job for each schedule's check and metrics. Machine-independent: the search's budget
+        :data:`~lowerbounds.batch._searchstep.CHECK_WORK` per job for each schedule's check and metrics. Machine-independent: the search's budget
         is counted in these units, so that a run is reproducible."""
         return int(self._work[0])
 

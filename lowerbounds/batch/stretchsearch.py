@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._searchstep import Best, Limit
+from lowerbounds.batch._searchstep import CHECK_WORK, Best, Limit
 from lowerbounds.batch.instance import schedule_metrics
 from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchjustify import JUSTIFY_SHARE, justify_search
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
-from lowerbounds.batch.windowsearch import CHECK_WORK
 
 __all__ = ["stretch_search", "STRETCH_STARTS"]
 

@@ -21,18 +21,18 @@ seconds. A window already tried, with the same jobs at the same places around it
 
 The search is a function of the seed (``rng``) and of its stop (work units, windows without improvement): the
 kernel counts the profile breakpoints it visits; each window adds :data:`WINDOW_WORK` units and each check
-:data:`CHECK_WORK` per job checked.
+:data:`~lowerbounds.batch._searchstep.CHECK_WORK` per job checked.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from lowerbounds.batch._searchstep import run_until_stopped
+from lowerbounds.batch._searchstep import CHECK_WORK, run_until_stopped
 from lowerbounds.batch._window import improve_window, residual_profile
 from lowerbounds.batch.instance import BatchInstance, bounded_slowdown, check_batch_schedule, schedule_metrics
 
-__all__ = ["WindowSearch", "WINDOW", "EVALS_PER_PAIR", "WINDOW_WORK", "CHECK_WORK"]
+__all__ = ["WindowSearch", "WINDOW", "EVALS_PER_PAIR", "WINDOW_WORK"]
 
 WINDOW = 32
 """Jobs in a window."""
@@ -40,8 +40,6 @@ EVALS_PER_PAIR = 1
 """A window's descent stops after ``EVALS_PER_PAIR * m^2`` placements (``m`` jobs), or a pass without improvement."""
 WINDOW_WORK = 20_000
 """Work units per window besides the kernel's own count (choosing the window, its fixed jobs)."""
-CHECK_WORK = 50
-"""Work units per job for checking an accepted schedule."""
 
 
 class WindowSearch:
