@@ -21,11 +21,9 @@ import math
 
 import numpy as np
 
-from lowerbounds.reference import OPTIMAL_RTOL
 from lowerbounds.timeshare.mapping import _order, _value, evaluate_mapping
-from lowerbounds.timeshare.search import MappingSearch, _State
-from lowerbounds.timeshare.types import METRICS, TaskCosts
-from vcsched.errors import InvalidInputError
+from lowerbounds.timeshare.search import MappingSearch, _State, check_searchable, good_enough
+from lowerbounds.timeshare.types import TaskCosts
 from vcsched.jitclock import clock
 
 __all__ = ["ruin_recreate", "RUIN_BLOCK"]
@@ -69,16 +67,13 @@ def ruin_recreate(costs: TaskCosts, metric: str, start, *, iterations: int, seed
     :data:`~lowerbounds.reference.OPTIMAL_RTOL` of it. ``evaluations`` counts the steps. The value returned is the
     simulator's (:func:`~lowerbounds.timeshare.mapping.evaluate_mapping` on the final mapping), never above
     ``start``'s. Raises :class:`~vcsched.errors.InvalidInputError` for DAG applications or an unknown metric."""
-    if metric not in METRICS:
-        raise InvalidInputError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
-    if not costs.fixed.all():
-        raise InvalidInputError("ruin and recreate maps independent tasks (this workload has DAG applications)")
+    check_searchable(costs, metric, "ruin and recreate")
     tic = clock()
     state = _State(costs, np.asarray(start, dtype=np.int64), metric)
     order = _order(costs)
     size = min(int(block), costs.n)
     rng = np.random.default_rng(seed)
-    enough = -math.inf if target is None else target * (1 + OPTIMAL_RTOL)
+    enough = good_enough(target)
     value, done, stopped = state.value(), 0, "iterations"
     try:
         while True:

@@ -29,7 +29,8 @@ from lowerbounds.timeshare.types import METRICS, MetricBound, TaskCosts
 from vcsched.errors import InvalidInputError
 from vcsched.jitclock import clock
 
-__all__ = ["MappingSearch", "search_mapping", "timeshare_brackets", "compiled_applies", "kernel_arrays"]
+__all__ = ["MappingSearch", "search_mapping", "timeshare_brackets", "compiled_applies", "kernel_arrays", "check_searchable",
+           "good_enough"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,6 +151,21 @@ def _kick(costs: TaskCosts, metric: str, mapping: np.ndarray, rng) -> _State:
     return _State(costs, out, metric)
 
 
+def check_searchable(costs: TaskCosts, metric: str, what: str) -> None:
+    """Refuse (:class:`~vcsched.errors.InvalidInputError`) an unknown metric or a workload with DAG applications:
+    the searches over mappings (``what``) move independent tasks."""
+    if metric not in METRICS:
+        raise InvalidInputError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
+    if not costs.fixed.all():
+        raise InvalidInputError(f"{what} maps independent tasks (this workload has DAG applications)")
+
+
+def good_enough(target: float | None) -> float:
+    """The value at which a search stops: within :data:`~lowerbounds.reference.OPTIMAL_RTOL` of the proven lower
+    bound ``target`` nothing better can be found (``-inf`` without one)."""
+    return -math.inf if target is None else target * (1 + OPTIMAL_RTOL)
+
+
 def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: float = 15.0, seed: int = 0,
                    iterations: int = 2000, start=None, target: float | None = None,
                    compiled: bool | None = None) -> MappingSearch:
@@ -168,13 +184,10 @@ def search_mapping(costs: TaskCosts, metric: str = "sumflow", *, time_limit: flo
 
     Raises :class:`~vcsched.errors.InvalidInputError` for DAG applications (the moves map independent tasks).
     """
-    if metric not in METRICS:
-        raise InvalidInputError(f"unknown metric {metric!r}; choose among {', '.join(METRICS)}")
-    if not costs.fixed.all():
-        raise InvalidInputError("the mapping search maps independent tasks (this workload has DAG applications)")
+    check_searchable(costs, metric, "the mapping search")
     tic = clock()
     mapping = np.asarray(greedy_mapping(costs, metric)[0] if start is None else start, dtype=np.int64)
-    enough = -math.inf if target is None else target * (1 + OPTIMAL_RTOL)
+    enough = good_enough(target)
     count = [0]
     if compiled and _needs_memory(costs):
         raise InvalidInputError("the compiled mapping search does not model memory (this workload needs it)")

@@ -66,6 +66,14 @@ def random_platform(rng, servers=3, types=2, memory=None):
                     task_memory=np.zeros(types) if memory is None else rng.uniform(1, 3, size=types))
 
 
+def random_independent(seed: int, n: int, span: float, memory=None):
+    """A random 3-server platform and ``n`` independent tasks of two types arriving over ``[0, span]``."""
+    rng = np.random.default_rng(seed)
+    platform = random_platform(rng, servers=3, memory=memory)
+    workload = Workload.independent(np.sort(rng.uniform(0, span, size=n)), rng.integers(0, 2, size=n))
+    return platform, workload
+
+
 def b_prefix(n, mu, seed):
     inst = generate_scenario("b", mu=mu, rng=seed)
     return inst.platform, first_tasks(inst.workload, n)[0]

@@ -10,16 +10,12 @@ import pytest
 from lowerbounds.timeshare import TaskCosts
 from lowerbounds.timeshare.recreate import ruin_recreate
 from lowerbounds.timeshare.references import timeshare_references
-from tests.timeshare.test_timeshare_bounds import brute_force, random_platform, simulated
+from tests.timeshare.test_timeshare_bounds import brute_force, random_independent, simulated
 from vcsched.errors import InvalidInputError
-from vcsched.problems.timeshare import TimeshareWorkload as Workload
 
 
 def _busy(seed: int, n: int = 6, memory=None):
-    rng = np.random.default_rng(seed)
-    platform = random_platform(rng, servers=3, memory=memory)
-    workload = Workload.independent(np.sort(rng.uniform(0, 15, size=n)), rng.integers(0, 2, size=n))
-    return platform, workload
+    return random_independent(seed, n, 15.0, memory)
 
 
 @pytest.mark.parametrize("metric", ["sumflow", "maxflow"])

@@ -3,20 +3,15 @@ the best mapping found above it and equal to the simulator's value of that mappi
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from lowerbounds.timeshare import METRICS
 from lowerbounds.timeshare.references import timeshare_references
-from tests.timeshare.test_timeshare_bounds import brute_force, random_platform, simulated
-from vcsched.problems.timeshare import TimeshareWorkload as Workload
+from tests.timeshare.test_timeshare_bounds import brute_force, random_independent, simulated
 
 
 def _tiny(seed: int, n: int = 5):
-    rng = np.random.default_rng(seed)
-    platform = random_platform(rng, servers=3)
-    workload = Workload.independent(np.sort(rng.uniform(0, 30, size=n)), rng.integers(0, 2, size=n))
-    return platform, workload
+    return random_independent(seed, n, 30.0)
 
 
 @pytest.mark.parametrize("method", ["quick", "lp"])
