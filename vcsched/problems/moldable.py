@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.findings import Findings
 from vcsched.problems.jsonfile import check_keys, instance_head, load_json, number_field
 from vcsched.problems.moldable_limits import MAX_PROCESSORS, MAX_TIME_ENTRIES, MAX_VALUE, MIN_VALUE, check_size
 from vcsched.problems.moldable_npz import is_npz_path, read_npz_arrays, save_npz_instance
@@ -147,17 +148,14 @@ class Schedule:
 
 
 @dataclasses.dataclass(frozen=True)
-class CheckReport:
+class CheckReport(Findings):
     """Outcome of :func:`check_schedule`: ``valid``, the violations, and the two criteria."""
 
-    valid: bool
-    violations: tuple
     makespan: float
     minsum: float
 
-    def raise_if_invalid(self) -> None:
-        if not self.valid:
-            raise InvalidInputError("invalid schedule: " + "; ".join(self.violations[:5]))
+    noun = "schedule"
+    error = InvalidInputError
 
 
 def completion_times(instance: MoldableInstance, schedule: Schedule) -> np.ndarray:

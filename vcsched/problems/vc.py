@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.findings import Findings
 from vcsched.problems.jsonfile import check_keys, instance_head, int_field, load_json, number_field
 from vcsched.problems.vc_limits import MIN_CPU
 
@@ -243,19 +244,15 @@ def _per_job(tasks: Sequence[int], flat: list) -> list[Any]:
 
 
 @dataclasses.dataclass(frozen=True)
-class CheckReport:
+class CheckReport(Findings):
     """What :func:`check_allocation` found (``job_yield``: an array, or ``None`` when the
     allocation's shape or hosts are wrong)."""
 
-    valid: bool
-    violations: tuple[str, ...]
     min_yield: float | None
     avg_yield: float | None
     job_yield: np.ndarray | None
 
-    def raise_if_invalid(self) -> None:
-        if not self.valid:
-            raise AssertionError("invalid allocation: " + "; ".join(self.violations[:5]))
+    noun = "allocation"
 
 
 def per_host_sum(task_host: np.ndarray, weights: np.ndarray, hosts: int) -> np.ndarray:
