@@ -354,6 +354,11 @@ def add_family(sub: argparse._SubParsersAction, name: str, *, help: str) -> argp
     return actions
 
 
+def add_json_option(parser: argparse.ArgumentParser, help: str = "print JSON") -> None:
+    """``--json``: the command prints its result as JSON (``help`` says its shape) instead of a table."""
+    parser.add_argument("--json", action="store_true", help=help)
+
+
 def add_time_window(parser: argparse.ArgumentParser, *, days_help: str) -> None:
     """``--start``, ``--end`` (the trace's clock, seconds) and ``--days``: the jobs a trace command keeps."""
     parser.add_argument("--start", type=number_option(float, low=0, high=1e12), default=None,
@@ -383,7 +388,7 @@ def add_solve_tail(parser: argparse.ArgumentParser, *, seed_help: str, figure: s
     ``--gantt``), the instance-set options; then its handler and the defaults of its method ``options``
     (:func:`remember_defaults`)."""
     parser.add_argument("--seed", type=seed_option(), default=0, help=seed_help)
-    parser.add_argument("--json", action="store_true", help="print JSON (one object, or a list with several methods)")
+    add_json_option(parser, "print JSON (one object, or a list with several methods)")
     parser.add_argument(figure, metavar="FILE", help=figure_help)
     add_set_options(parser)
     parser.set_defaults(handler=handler)

@@ -15,6 +15,7 @@ import math
 
 from vcsched.cli.common import (
     add_family,
+    add_json_option,
     add_time_window,
     check_output_path,
     number_option,
@@ -49,7 +50,7 @@ def _workload_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--seed", type=seed_option(), default=0, help="seed of the memory model and of Lublin (default 0)")
     s.add_argument("--skip-bad-lines", action="store_true",
                    help="skip malformed lines and jobs wider than the platform (counted) instead of failing")
-    s.add_argument("--json", action="store_true", help="one JSON object on standard output")
+    add_json_option(s, "one JSON object on standard output")
     s.add_argument("--no-progress", action="store_true", help="no progress bar (off anyway when stderr is not a TTY)")
 
 

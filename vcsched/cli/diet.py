@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from vcsched.cli.common import add_family, number_option, print_json, print_table, seed_option
+from vcsched.cli.common import add_family, add_json_option, number_option, print_json, print_table, seed_option
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.names.diet import APPROACHES as APPROACH_NAMES
 from vcsched.names.diet import EXPERIMENTS as EXPERIMENT_NAMES
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--bound", action="store_true",
                    help="add each metric's bound (best method: lower for makespan and turnaround, upper for "
                         "throughput) and the ratio value / bound")
-    s.add_argument("--json", action="store_true", help="print JSON: one object, or a list with --approach all")
+    add_json_option(s, "print JSON: one object, or a list with --approach all")
     add_seed_options(s)
     s.set_defaults(handler=cmd_simulate)
     _bound_parser(dsub)
@@ -99,7 +99,7 @@ def _bound_parser(dsub: argparse._SubParsersAction) -> None:
                         "approach; exact: the best clairvoyant placement with status, bound and gap")
     b.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=60.0,
                    help=f"seconds per metric for lp and exact, > 0 and at most {MAX_TIME_LIMIT:g} (default 60)")
-    b.add_argument("--json", action="store_true", help="print JSON: one object per metric under 'metrics'")
+    add_json_option(b, "print JSON: one object per metric under 'metrics'")
     b.set_defaults(handler=cmd_bound)
 
 

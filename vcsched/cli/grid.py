@@ -51,6 +51,7 @@ from vcsched.cli import grid_bound
 from vcsched.cli.common import (
     FIGURE_FORMATS,
     add_family,
+    add_json_option,
     check_output_path,
     duration_text,
     number_option,
@@ -120,7 +121,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "requested_number_of_processors, allocated_processors, ...)")
     s.add_argument("--gantt", metavar="FILE", help="draw the Gantt chart and utilisation of each cluster with evalys "
                    "(.png, .svg or .pdf)")
-    s.add_argument("--json", action="store_true", help="print the metrics as one JSON object (overall and per cluster)")
+    add_json_option(s, "print the metrics as one JSON object (overall and per cluster)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
     s.add_argument("--bound", action="store_true", help="also bound each metric over every schedule of the workload "
                    "and report the ratio value / bound (vcsched grid bound)")

@@ -45,7 +45,7 @@ import os
 import sys
 from pathlib import Path
 
-from vcsched.cli.common import nonneg_int, number_option, print_json, print_table
+from vcsched.cli.common import add_json_option, nonneg_int, number_option, print_json, print_table
 from vcsched.cli.grid_options import add_workload_options, build_workload
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
@@ -72,7 +72,7 @@ def register_bound(gsub) -> None:
                         "time, mean bounded slowdown and max stretch of any schedule of the workload")
     add_workload_options(s)
     add_bound_flags(s)
-    s.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(s, "print one JSON object")
     s.add_argument("--schedule", metavar="DIR", default=None,
                    help="write each metric's best clairvoyant schedule as DIR/<metric>.csv (jobs.csv columns)")
     s.add_argument("--search-seed", type=nonneg_int, default=0, help="seed of the schedule search (default 0)")

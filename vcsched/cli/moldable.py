@@ -104,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="growth of the interval ends, > 1 (default 2 for interval, as in the paper; 1.1 for refined); "
                         "a ratio that would build more than 2 million task x interval variables is refused "
                         "before any solve")
-    b.add_argument("--json", action="store_true", help="print JSON")
+    common.add_json_option(b, "print JSON")
     b.set_defaults(handler=cmd_bound)
 
 

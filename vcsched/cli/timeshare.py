@@ -23,6 +23,7 @@ import sys
 
 from vcsched.cli.common import (
     add_family,
+    add_json_option,
     nonneg_int,
     number_option,
     option_given,
@@ -77,8 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"executions per heuristic, 1 to {MAX_RUNS} (default 1); with more, each run has its own "
                         "--noise draw, metrics are means over runs and the sooner/later percentages compare every "
                         "run with every MCT run (the paper's cross product); needs --noise > 0")
-    s.add_argument("--json", action="store_true",
-                   help="print JSON: one object, or a list with --heuristic all")
+    add_json_option(s, "print JSON: one object, or a list with --heuristic all")
     s.add_argument("--bound", action="store_true",
                    help="add each metric's lower bound and the ratio of the value to it (method best; with --seeds, "
                         "method quick on each seed's workload, so that many seeds end in seconds)")
@@ -98,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="moves tried per metric by the mapping search (default: 100 with --method quick, else "
                         "100,000 per second of the search's half of --time-limit, shared by the metrics, sumflow "
                         "four times the others; the time limit stops it only as a safety)")
-    b.add_argument("--json", action="store_true", help="print JSON: one object per metric")
+    add_json_option(b, "print JSON: one object per metric")
     b.set_defaults(handler=cmd_bound)
 
 

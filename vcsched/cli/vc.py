@@ -117,7 +117,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--swf", help="take the jobs from an SWF trace (file or name in $VCSCHED_TRACES) instead of Poisson "
                    "arrivals: processors become tasks, --duration seconds from the trace's start")
     a.add_argument("--events-csv", help="write the per-event trace (time, kind, job, yields, migrations) as CSV")
-    a.add_argument("--json", action="store_true")
+    common.add_json_option(a)
     add_seed_options(a)
     a.add_argument("--no-progress", action="store_true",
                    help="no progress bar over the simulated time (it is off anyway when stderr is not a TTY)")

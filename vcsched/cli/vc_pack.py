@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 
 from vcsched.cli.common import (
+    add_json_option,
     add_set_options,
     check_output_path,
     draw_figure,
@@ -43,7 +44,7 @@ def register_pack(vsub: argparse._SubParsersAction) -> None:
                         f"perm-w{{{','.join(map(str, WINDOWS))}}}, choose-w{{{','.join(map(str, WINDOWS))}}}, meta")
     p.add_argument("--time-limit", type=number_option(float, low=0, low_open=True, high=MAX_TIME_LIMIT), default=None,
                    help="seconds for certify (default 60)")
-    p.add_argument("--json", action="store_true", help="print JSON: lower, upper, status, bins, seconds, "
+    add_json_option(p, "print JSON: lower, upper, status, bins, seconds, "
                    "lower_method, upper_method, message")
     p.add_argument("--plot", metavar="FILE", help="draw the packing (one bar per bin stacked by item, one panel per "
                    "dimension) to FILE (.png, .svg, .pdf)")
