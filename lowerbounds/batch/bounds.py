@@ -27,8 +27,9 @@ cluster) ``lp``, ``exact`` and ``best`` replace the max-stretch searches, the LP
 the enumeration of :mod:`lowerbounds.batch.exhaust`, a proof of each metric's optimum (method ``exhaustive``);
 ``exact`` and ``best`` then give the MILP the whole time limit.
 
-In ``lp``, ``exact`` and ``best`` the makespan's bound is first raised by energetic reasoning with a common deadline
-(:mod:`lowerbounds.batch.makespanenergetic`, O(n log n), method ``energetic``).
+In every method the makespan's bound is raised by energetic reasoning with a common deadline
+(:mod:`lowerbounds.batch.makespanenergetic`, O(n log n), method ``energetic``; in ``lp``, ``exact`` and ``best``
+unless the enumeration proves the optimum).
 
 Time limits are safety stops on :func:`vcsched.jitclock.clock`, which leaves out numba's compile time.
 
@@ -404,6 +405,7 @@ def instance_bounds(inst: BatchInstance, *, method: str = "best", time_limit: fl
     try:
         _quick(inst, bounds)
         if method == "quick":
+            _apply_makespan(inst, bounds)
             return BatchBounds(len(inst), bounds)
         return BatchBounds(len(inst), bounds, _relaxed(inst, bounds, method, time_limit, t_start, window,
                                                          stop_early, use_exact))

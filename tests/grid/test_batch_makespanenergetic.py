@@ -59,3 +59,11 @@ def test_the_long_job_released_before_t_counts():
                                                       [[10.0], [1.0]] + [[0.5]] * 7, [2]), method="lp", time_limit=1.0)
     assert bound.bounds["makespan"].method in ("energetic", "lp")  # 9 jobs: above the enumeration's size
     assert bound.bounds["makespan"].value >= 100.5 - 1e-6
+
+
+def test_the_quick_method_reports_it_too():
+    """``--method quick`` runs the energetic bound (O(n log n)): on the two jobs above it gives 10.5, not the quick
+    bounds' 10."""
+    quick = instance_bounds(BatchInstance.from_arrays([0.0, 9.0], [1, 2], [[10.0], [1.0]], [2]), method="quick")
+    assert quick.bounds["makespan"].method == "energetic"
+    assert quick.bounds["makespan"].value == pytest.approx(10.5)
