@@ -369,3 +369,24 @@ def test_the_pair_bound_with_slow_servers_merged_stays_below_the_brute_force_opt
         # the merged label only drops terms: never above the plain programme at the same window
         assert sumflow_pair_bound(*merged, window=window) <= sumflow_pair_bound(
             costs.arrival, costs.inp, costs.p, costs.out, window=window) * (1 + 1e-12)
+
+
+def test_the_bisections_do_not_depend_on_the_machines_speed(fake_clock, monkeypatch):
+    """The maxflow bisection runs to its tolerance whatever each LP costs, the time limit only a safety: with each
+    of its 22 LPs taking 2 s of a 60 s limit shared with maxstretch (its share, 30 s, cut it at 15 LPs before) it
+    gives the value of LPs that take no time."""
+    import lowerbounds.timeshare.bounds as bounds
+
+    costs = TaskCosts.of(*random_independent(0, 12, 10))
+    fast = lp_bounds(costs, time_limit=60, metrics=("maxflow", "maxstretch"))["maxflow"]
+    feasible, solves = bounds.deadline_feasible, []
+
+    def slow(*args, **kwargs):
+        fake_clock.now += 2.0
+        solves.append(1)
+        return feasible(*args, **kwargs)
+
+    monkeypatch.setattr(bounds, "deadline_feasible", slow)
+    slowed = lp_bounds(costs, time_limit=60, metrics=("maxflow", "maxstretch"))["maxflow"]
+    assert len(solves) >= 22
+    assert slowed.value == fast.value and slowed.method == fast.method == "lp"
