@@ -44,8 +44,7 @@ def mark():
 """
 
 _TIMESHARE = _PRELUDE + r"""
-from heuristics.timeshare import evaluate
-from vcsched.cli.timeshare import JSON_FIELDS
+from heuristics.timeshare import evaluate, result_row
 from vcsched.names.timeshare import HEURISTICS
 from vcsched.scenarios.timeshare import build
 mark()
@@ -53,7 +52,7 @@ instance = build("b", mu=15.0, seed=1)
 mark()
 rows = evaluate(instance, list(HEURISTICS))
 mark()
-rows = [{k: row[k] for k in JSON_FIELDS} for row in rows]
+rows = [result_row(row) for row in rows]
 mark()
 text = json.dumps(rows, indent=1)
 mark()

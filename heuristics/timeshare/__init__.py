@@ -3,7 +3,8 @@
 Each heuristic is a :class:`vcsched.sim.timeshare.TimesharePolicy` registered by name
 in :data:`REGISTRY` (a factory: ``REGISTRY.get("msf")()`` gives a fresh policy).
 :func:`run_heuristic` simulates one heuristic on an instance and :func:`evaluate`
-gives the metrics of §3 for several, with the comparison against MCT.
+gives the metrics of §3 for several, with the comparison against MCT; :func:`result_row` is one
+heuristic's row as ``timeshare simulate`` prints it.
 """
 
 from heuristics.timeshare.policies import (
@@ -14,7 +15,8 @@ from heuristics.timeshare.policies import (
     REGISTRY,
     HTMPolicy,
     evaluate,
+    result_row,
     run_heuristic,
 )
 
-__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate"]
+__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "result_row"]

@@ -35,7 +35,7 @@ from vcsched.registry import Registry
 from vcsched.sim.htm import HistoricalTraceManager
 from vcsched.sim.timeshare import TimesharePolicy, TimeshareRun, simulate_timeshare
 
-__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "TIE_TOLERANCE",
+__all__ = ["REGISTRY", "MCT", "HMCT", "MP", "MSF", "HTMPolicy", "run_heuristic", "evaluate", "result_row", "RESULT_FIELDS", "TIE_TOLERANCE",
            "heuristic_mappings"]
 
 REGISTRY: Registry = Registry("time-shared heuristic", names.HEURISTICS)
@@ -211,6 +211,17 @@ def _row(name: str, runs: Sequence[TimeshareRun], reference: Sequence[TimeshareR
     row["seconds"] = seconds
     row["decision_seconds"] = float(sum(r.decision_seconds for r in runs))
     return row
+
+
+RESULT_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",
+                 "sooner_than_mct", "later_than_mct")
+"""The fields of :func:`result_row`, in order."""
+
+
+def result_row(row: dict) -> dict:
+    """One heuristic's row of :func:`evaluate` as ``timeshare simulate`` prints it (the JSON object, the table's
+    columns): the fields of :data:`RESULT_FIELDS`."""
+    return {k: row[k] for k in RESULT_FIELDS}
 
 
 def evaluate(instance: TimeshareInstance, names: Iterable[str] = names.HEURISTICS, *,

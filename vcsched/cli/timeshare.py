@@ -44,7 +44,7 @@ from vcsched.names.timeshare import (
 )
 from vcsched.names.timeshare import METRICS as BOUND_METRICS
 
-__all__ = ["register", "cmd_simulate", "JSON_FIELDS"]
+__all__ = ["register", "cmd_simulate"]
 
 
 MAX_MU = 1e6
@@ -59,8 +59,6 @@ MAX_TIME_LIMIT = 86400.0
 """Largest ``--time-limit`` (seconds)."""
 MAX_SCALE = 100.0
 """Largest factor of ``--compute-scale``."""
-JSON_FIELDS = ("heuristic", "completed", "makespan", "sumflow", "maxflow", "maxstretch", "meanflow",
-               "sooner_than_mct", "later_than_mct")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -174,7 +172,7 @@ def _header(instance, seed) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from heuristics.timeshare import evaluate
+    from heuristics.timeshare.policies import RESULT_FIELDS, evaluate, result_row
     from vcsched.errors import InvalidInputError
 
     if args.bound and args.runs > 1:
@@ -187,10 +185,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if seeds is not None:
         return _simulate_seeds(args, names, seeds)
     instance = _instance(args)
-    rows = [{k: row[k] for k in JSON_FIELDS}
-            for row in evaluate(instance, names, load_sensor=args.load_sensor, overflow=args.overflow,
-                                runs=args.runs, mct_completion=args.mct_completion)]
-    columns = list(JSON_FIELDS)
+    rows = [result_row(row) for row in evaluate(instance, names, load_sensor=args.load_sensor,
+                                                overflow=args.overflow, runs=args.runs,
+                                                mct_completion=args.mct_completion)]
+    columns = list(RESULT_FIELDS)
     if args.bound:
         refs = _references(instance, "best", args.time_limit)
         for row in rows:
@@ -213,13 +211,13 @@ SEED_METRICS = ("completed", "makespan", "sumflow", "maxflow", "maxstretch", "me
 def _simulate_seeds(args: argparse.Namespace, names: list[str], seeds: list[int]) -> int:
     """``simulate --seeds``: one workload per seed, every heuristic on it; means, intervals and the
     differences to the first heuristic paired on the seeds (with ``--bound``, each run's ratios too)."""
-    from heuristics.timeshare import evaluate
+    from heuristics.timeshare import evaluate, result_row
 
     metrics = list(SEED_METRICS) + ([f"{m}_ratio_to_bound" for m in BOUND_METRICS] if args.bound else [])
 
     def run_one(seed: int) -> list[dict]:
         instance = _instance(argparse.Namespace(**{**vars(args), "seed": seed}))
-        rows = [{k: row[k] for k in JSON_FIELDS} for row in evaluate(
+        rows = [result_row(row) for row in evaluate(
             instance, names, load_sensor=args.load_sensor, overflow=args.overflow, runs=args.runs,
             mct_completion=args.mct_completion)]
         if args.bound:
