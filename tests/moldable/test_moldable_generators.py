@@ -62,3 +62,14 @@ def test_moldable_downey_speedup_shape():
 def test_moldable_generator_rejects_bad_kind():
     with pytest.raises(ValueError, match="kind"):
         generate_moldable_instance(4, 4, "linear", rng=0)
+
+
+@pytest.mark.parametrize(("m", "n", "message"), [(10, 100_001, "n must be an integer >= 1 and <= 100000"),
+                                                 (100_001, 5, "m must be an integer >= 1 and <= 100000"),
+                                                 (2_000, 10_001, "more than the limit of 20,000,000")])
+def test_the_generator_refuses_what_moldable_generate_refuses(m, n, message):
+    """The size limits of ``moldable generate`` are the generator's own (vcsched.problems.moldable_limits)."""
+    from vcsched.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match=message):
+        generate_moldable_instance(m, n, rng=0)

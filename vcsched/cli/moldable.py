@@ -27,12 +27,10 @@ from vcsched.cli import common
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.moldable import BOUND_METHODS, DUALS, EXACT, FORMULATIONS, KINDS
 from vcsched.names.moldable import HEURISTICS as METHODS
+from vcsched.problems.moldable_limits import MAX_GENERATED_TASKS, MAX_PROCESSORS
 
 """``solve --dual``: same names as ``heuristics.moldable.dual_approximation``'s ``dual=``."""
 
-MAX_GENERATE = 100_000
-"""``moldable generate``: most processors and most tasks (and ``n x m`` at most
-``vcsched.problems.moldable.MAX_TIME_ENTRIES``)."""
 MAX_SHUFFLES = 10_000
 """``moldable solve --shuffles``: most shuffles of the batch order."""
 EPS_RANGE = (1e-6, 1.0)
@@ -50,10 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     msub = common.add_family(sub, "moldable", help="moldable tasks, weighted minsum and makespan (seed 002)")
 
     g = msub.add_parser("generate", help="generate an instance as in seed 002 §4.1")
-    g.add_argument("--m", type=common.number_option(int, low=1, high=MAX_GENERATE), default=200,
-                   help=f"number of processors, 1 to {MAX_GENERATE:,} (default 200)")
-    g.add_argument("--n", type=common.number_option(int, low=1, high=MAX_GENERATE), required=True,
-                   help=f"number of tasks, 1 to {MAX_GENERATE:,} (25 to 400 in the paper)")
+    g.add_argument("--m", type=common.number_option(int, low=1, high=MAX_PROCESSORS), default=200,
+                   help=f"number of processors, 1 to {MAX_PROCESSORS:,} (default 200)")
+    g.add_argument("--n", type=common.number_option(int, low=1, high=MAX_GENERATED_TASKS), required=True,
+                   help=f"number of tasks, 1 to {MAX_GENERATED_TASKS:,} (25 to 400 in the paper)")
     g.add_argument("--kind", choices=KINDS, default="high",
                    help="weak / high: uniform(1, 10) sequential times, weakly / highly parallel; mixed: 70%% small "
                         "weakly parallel, 30%% large highly parallel; cirne: Cirne-Berman speedups (default high)")

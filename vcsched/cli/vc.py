@@ -25,16 +25,12 @@ from vcsched.cli import common
 from vcsched.cli.seed_runs import add_seed_options, seeds_of, show_over_seeds
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.vc import BUDGET_MODES
-from vcsched.problems.vc_limits import MAX_EXPECTED_ARRIVALS, MAX_RELABEL_HOSTS, MIN_CPU
+from vcsched.problems.vc_limits import MAX_CV, MAX_EXPECTED_ARRIVALS, MAX_GENERATE, MAX_RELABEL_HOSTS, MIN_CPU
 
 if TYPE_CHECKING:
     from vcsched.problems.vc import VCInstance
     from vcsched.result import Result
 
-MAX_GENERATE = 100_000
-"""``vc generate``: most hosts and most jobs."""
-MAX_CV = 10.0
-"""``vc generate``: largest coefficient of variation (a round of redrawing keeps >= ~8 % of the draws)."""
 MAX_TIME_LIMIT = 1e6
 """Largest ``--time-limit`` (seconds)."""
 MAX_RATE = 1e4

@@ -43,6 +43,7 @@ from vcsched.arguments import integer
 from vcsched.errors import InvalidInputError
 from vcsched.names.moldable import KINDS
 from vcsched.problems.moldable import MoldableInstance
+from vcsched.problems.moldable_limits import MAX_GENERATED_TASKS, MAX_PROCESSORS, check_size
 
 __all__ = [
     "KINDS",
@@ -162,7 +163,9 @@ def generate_moldable_instance(m: int, n: int, kind: str = "high", *,
     Parameters
     ----------
     m, n : int
-        Processors (200 in the paper) and tasks (25 to 400).
+        Processors (200 in the paper; at most :data:`~vcsched.problems.moldable_limits.MAX_PROCESSORS`) and tasks
+        (25 to 400; at most :data:`~vcsched.problems.moldable_limits.MAX_GENERATED_TASKS`, and ``n x m`` at most
+        :data:`~vcsched.problems.moldable_limits.MAX_TIME_ENTRIES`).
     kind : {"weak", "high", "mixed", "cirne"}
     rng : Generator, int or None
         Seed or generator (``np.random.default_rng``); same seed, same instance.
@@ -182,7 +185,8 @@ def generate_moldable_instance(m: int, n: int, kind: str = "high", *,
     """
     if kind not in KINDS:
         raise InvalidInputError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    m, n = integer(m, "m", low=1), integer(n, "n", low=1)
+    m, n = integer(m, "m", low=1, high=MAX_PROCESSORS), integer(n, "n", low=1, high=MAX_GENERATED_TASKS)
+    check_size(m, n, where="generate_moldable_instance")
     rng = np.random.default_rng(rng)
     if kind == "mixed":
         p1, large = sequential_times(n, "mixed", rng)

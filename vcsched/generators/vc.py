@@ -18,6 +18,7 @@ from vcsched.arguments import integer, number
 from vcsched.errors import InvalidInputError
 from vcsched.generators.lublin import lublin_sizes
 from vcsched.problems.vc import MIN_CPU, VCInstance
+from vcsched.problems.vc_limits import MAX_CV, MAX_GENERATE
 
 __all__ = [
     "VCSpec",
@@ -83,10 +84,12 @@ def generate_vc_instance(
     Parameters
     ----------
     hosts, jobs : int
+        At most :data:`~vcsched.problems.vc_limits.MAX_GENERATE` each.
     slack : float in [0, 1)
         Memory slack: mean memory need is ``hosts * (1 - slack) / jobs``.
     cv_mem, cv_cpu : float
-        Coefficients of variation of the memory and CPU needs.
+        Coefficients of variation of the memory and CPU needs, at most
+        :data:`~vcsched.problems.vc_limits.MAX_CV`.
     tasks : None or "lublin"
         ``"lublin"`` draws task counts (1..64) from the Lublin-Feitelson model
         (§5.2). Choice: the memory slack keeps its meaning, so the mean memory
@@ -95,9 +98,9 @@ def generate_vc_instance(
         the platform's memory and make almost every instance infeasible).
     rng : Generator or seed
     """
-    hosts, jobs = integer(hosts, "hosts", low=1), integer(jobs, "jobs", low=1)
+    hosts, jobs = integer(hosts, "hosts", low=1, high=MAX_GENERATE), integer(jobs, "jobs", low=1, high=MAX_GENERATE)
     slack = number(slack, "slack", low=0, high=1, high_open=True)
-    cv_mem, cv_cpu = number(cv_mem, "cv_mem", low=0), number(cv_cpu, "cv_cpu", low=0)
+    cv_mem, cv_cpu = number(cv_mem, "cv_mem", low=0, high=MAX_CV), number(cv_cpu, "cv_cpu", low=0, high=MAX_CV)
     mean_cpu = number(mean_cpu, "mean_cpu", low=MIN_CPU, low_open=True, high=1)
     if tasks not in (None, "lublin"):
         raise InvalidInputError(f"tasks must be None or 'lublin', got {tasks!r}")

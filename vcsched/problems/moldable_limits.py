@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from vcsched.errors import InvalidInputError
 
-__all__ = ["MAX_PROCESSORS", "MAX_TIME_ENTRIES", "MIN_VALUE", "MAX_VALUE", "check_size"]
+__all__ = ["MAX_PROCESSORS", "MAX_TIME_ENTRIES", "MAX_GENERATED_TASKS", "MIN_VALUE", "MAX_VALUE", "check_size"]
 
 MAX_PROCESSORS = 100_000
 """Most processors ``m`` in an instance."""
@@ -15,6 +15,11 @@ MAX_TIME_ENTRIES = 20_000_000
 processors; the JSON text of such an instance is about 405 MB, under the 512 MiB file limit, and
 takes seconds and gigabytes of Python objects to read: use the ``.npz`` form at that size). Checked
 before the table is allocated."""
+
+MAX_GENERATED_TASKS = 100_000
+"""Most tasks of a generated instance (:func:`vcsched.generators.moldable.generate_moldable_instance`,
+``moldable generate``; its processors: at most :data:`MAX_PROCESSORS`, and ``n x m`` at most
+:data:`MAX_TIME_ENTRIES`)."""
 
 MIN_VALUE = 1e-9
 MAX_VALUE = 1e12

@@ -16,6 +16,14 @@ MAX_RELABEL_HOSTS = 1_000
 assignment problem, :func:`heuristics.vc.adapt.relabel_to_keep`): the ``adapt-*`` methods and ``vc adapt``
 run up to this many hosts."""
 
+MAX_GENERATE = 100_000
+"""Most hosts and most jobs of a generated instance (:func:`vcsched.generators.vc.generate_vc_instance`,
+``vc generate``)."""
+
+MAX_CV = 10.0
+"""Largest coefficient of variation of a generated instance's needs (a round of redrawing keeps >= ~8 % of the
+draws)."""
+
 MAX_EXPECTED_ARRIVALS = 20_000
 """Most expected arrivals (rate x duration) of a Poisson workload of the dynamic simulation
 (:func:`vcsched.scenarios.vc_dynamic.poisson_workload`, ``vc adapt``)."""
