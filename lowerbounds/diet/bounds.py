@@ -11,6 +11,7 @@ from lowerbounds.diet.quick import quick_bounds
 from vcsched.arguments import integer, number
 from vcsched.errors import InvalidInputError
 from vcsched.names.references import BOUND_METHODS
+from vcsched.problems.diet_limits import MAX_TIME_LIMIT
 
 __all__ = ["lp_bounds", "diet_bounds", "METHODS", "EXACT_MAX_TASKS", "MAX_TIME_LIMIT", "INTERRUPTED"]
 
@@ -37,8 +38,6 @@ def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
 # The method table: what ``vcsched diet bound --method`` computes
 # ----------------------------------------------------------------------------------------------------------------
 METHODS = BOUND_METHODS
-MAX_TIME_LIMIT = 86400.0
-"""Largest ``time_limit`` of :func:`diet_bounds` (seconds; ``diet bound --time-limit``'s range is (0, this])."""
 EXACT_MAX_TASKS = 200
 """Largest number of requests the exact placement search is tried on (beyond: bound and list-scheduling gap)."""
 

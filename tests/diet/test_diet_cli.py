@@ -88,10 +88,3 @@ def test_interference_flag(capsys):
         with pytest.raises(SystemExit) as exc:
             run(capsys, *base, "--interference", bad)
         assert exc.value.code == 2 and "--interference" in capsys.readouterr().err
-
-
-def test_interference_bound_is_the_platform_s():
-    from vcsched.cli import diet as cli_diet
-    from vcsched.problems import diet as problems_diet
-
-    assert cli_diet.MAX_INTERFERENCE == problems_diet.MAX_INTERFERENCE

@@ -14,6 +14,7 @@ from vcsched.names.diet import METRICS as BOUND_METRICS
 from vcsched.names.diet import REFINE as REFINE_NAMES
 from vcsched.names.diet import SORTING_READINGS
 from vcsched.names.references import BOUND_METHODS
+from vcsched.problems.diet_limits import MAX_INTERFERENCE, MAX_TIME_LIMIT
 
 MAX_SECONDS = 3600.0
 """Largest ``--interarrival``, ``--task-latency`` and ``--submit-overhead`` (seconds)."""
@@ -27,12 +28,6 @@ MAX_LIMIT = 1000
 """Largest ``--limit`` (concurrent solves per SeD)."""
 SEED_METRICS = ("makespan", "mean_turnaround", "std_turnaround", "throughput")
 """The metrics ``simulate --seeds`` summarizes."""
-MAX_TIME_LIMIT = 86400.0
-"""Largest ``--time-limit`` of ``diet bound`` (seconds): ``lowerbounds.diet.MAX_TIME_LIMIT`` (a test keeps them
-equal)."""
-MAX_INTERFERENCE = 1.0
-"""Largest ``--interference``: ``vcsched.problems.diet.MAX_INTERFERENCE`` (not imported, it loads numpy; a test
-keeps the two equal)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -27,7 +27,7 @@ from vcsched.cli import common
 from vcsched.errors import InvalidInputError, UnknownNameError
 from vcsched.names.moldable import BOUND_METHODS, DUALS, EXACT, FORMULATIONS, KINDS
 from vcsched.names.moldable import HEURISTICS as METHODS
-from vcsched.problems.moldable_limits import MAX_GENERATED_TASKS, MAX_PROCESSORS
+from vcsched.problems.moldable_limits import MAX_GENERATED_TASKS, MAX_PROCESSORS, MAX_VALUE, MIN_VALUE
 
 """``solve --dual``: same names as ``heuristics.moldable.dual_approximation``'s ``dual=``."""
 
@@ -188,9 +188,8 @@ def draw_best_schedule(instance, results, path: str) -> None:
                        option="--gantt")
 
 
-GRAIN_RANGE = (1e-9, 1e12)
-"""``--grain``'s range: the range of times, ``vcsched.problems.moldable.MIN_VALUE`` and ``MAX_VALUE`` (not
-imported, it loads numpy; a test keeps them equal), which
+GRAIN_RANGE = (MIN_VALUE, MAX_VALUE)
+"""``--grain``'s range: the range of times (:mod:`vcsched.problems.moldable_limits`), which
 :func:`vcsched.formulations.moldable_rounded.check_grain` applies to the Python argument."""
 
 

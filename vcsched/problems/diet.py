@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from vcsched.errors import InvalidInputError
+from vcsched.problems.diet_limits import MAX_INTERFERENCE
 
 __all__ = [
     "DietPlatform",
@@ -28,8 +29,6 @@ __all__ = [
 ]
 
 
-MAX_INTERFERENCE = 1.0
-"""Largest accepted :attr:`DietPlatform.interference` (at 1, 2x oversubscription halves the throughput)."""
 
 
 @dataclasses.dataclass(frozen=True)
