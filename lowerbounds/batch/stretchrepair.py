@@ -59,10 +59,11 @@ AGE = 0.7
 least as early as its deadline at ``AGE ** (k - 1)`` times the target; 0 turns it off."""
 
 
-def max_stretch(release, duration, cluster, start) -> tuple[float, np.ndarray]:
-    """The max stretch of a schedule (jobs of positive duration) and each job's duration where it runs."""
+def max_stretch(release, duration, cluster, start, among=None) -> tuple[float, np.ndarray]:
+    """The max stretch of a schedule (jobs of positive duration, ``among`` a mask of them if given) and each job's
+    duration where it runs."""
     p = duration[np.arange(release.size), cluster]
-    pos = p > 0
+    pos = p > 0 if among is None else (p > 0) & among
     if not pos.any():
         return 0.0, p
     return float(((start[pos] + p[pos] - release[pos]) / p[pos]).max()), p
@@ -74,10 +75,13 @@ class StretchRepair:
     work units (the construction's and the promotions' steps, plus :data:`ROUND_WORK` per job and round);
     ``follow``: the job sizes ``p`` of keys that follow the target (module docstring), None to keep the list;
     ``gates``: None, or a function of the target and the best max stretch so far that returns the gates of the
-    construction (:func:`lowerbounds.batch.stretchgate.stretch_gates`' tuple, or None for none)."""
+    construction (:func:`lowerbounds.batch.stretchgate.stretch_gates`' tuple, or None for none); ``frozen``: a mask of
+    jobs that keep their place (keyed before every other job: they are never promoted nor passed, and their stretch
+    is not the search's); ``floor``: the descent ends once the max stretch is at most this."""
 
     def __init__(self, release, width, duration, procs, key, target: float, work: np.ndarray,
-                 patience: int = ROUNDS, follow: np.ndarray | None = None, gates=None) -> None:
+                 patience: int = ROUNDS, follow: np.ndarray | None = None, gates=None,
+                 frozen: np.ndarray | None = None, floor: float = 1.0) -> None:
         self.release, self.width, self.duration, self.procs = release, width, duration, procs
         self.work = work
         self.key = np.array(key, dtype=float)
@@ -94,6 +98,9 @@ class StretchRepair:
         self.used_gates = self.best_gates = None
         self.moves = np.zeros(self.release.size, dtype=np.int64)
         self.pmin = duration.min(axis=1)
+        self.free = np.ones(self.release.size, dtype=bool) if frozen is None else ~frozen
+        self.fixed = 0 if frozen is None else int(frozen.sum())
+        self.floor = max(float(floor), 1.0)
 
     def _build(self):
         order = np.argsort(self.key, kind="stable")
@@ -111,12 +118,12 @@ class StretchRepair:
         """One round (module docstring); False when the descent has ended."""
         self.rounds += 1
         order, cluster, start = self._build()
-        value, p = max_stretch(self.release, self.duration, cluster, start)
+        value, p = max_stretch(self.release, self.duration, cluster, start, self.free)
         if value < self.best_value:
             self.best_value, self.best_key, self.best_gates = value, self.key.copy(), self.used_gates
             if self.follow is not None:
                 self.best_advance = self.advance.copy()
-        late = np.flatnonzero((p > 0) & (start + p > self.release + self.target * p * (1 + 1e-12)))
+        late = np.flatnonzero(self.free & (p > 0) & (start + p > self.release + self.target * p * (1 + 1e-12)))
         if late.size > RAISE * LATE_CAP:  # out of reach: the target that leaves that many late jobs
             st = (start[late] + p[late] - self.release[late]) / p[late]
             self.target = float(np.partition(st, st.size - RAISE * LATE_CAP)[st.size - RAISE * LATE_CAP])
@@ -126,7 +133,7 @@ class StretchRepair:
                 self._rekey()
                 return True
         if late.size == 0:
-            if value <= 1.0:  # no job waits: nothing left to gain
+            if value <= self.floor:  # no job waits (or the floor is reached): nothing left to gain
                 return False
             self._next_target(min(value, self.target))
             return True
@@ -151,6 +158,7 @@ class StretchRepair:
         rank[order] = np.arange(order.size)
         to = promotions(late, self.release, self.width, self.duration, self.procs, cluster, start, rank,
                         self.target, self.work)
+        to = np.maximum(to, self.fixed)  # the frozen jobs hold the first places
         move = to < rank[late]
         self.key[late[move]] = np.nextafter(self.key[order[to[move]]], -np.inf)
         self._escalate(late[move])

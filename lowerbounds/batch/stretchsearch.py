@@ -2,7 +2,9 @@
 
 :func:`stretch_search` runs the deadline repair of :mod:`lowerbounds.batch.stretchrepair` from the best schedule's
 start order, then from the deadline keys of :data:`STRETCH_STARTS` in turn, rebuilds the best list's schedule in
-full, and justifies it (:mod:`lowerbounds.batch.stretchjustify`) with the work left. ``ev`` is the search's
+full, and justifies it (:mod:`lowerbounds.batch.stretchjustify`) with the work left. On a whole trace, restarts that
+stall hand the rest of their work to the rolling pieces (:mod:`lowerbounds.batch.stretchroll`) between two
+justifications. ``ev`` is the search's
 evaluator (:class:`lowerbounds.batch.clairvoyant._Evaluator`: the instance, its arrays, the work counter, ``run``),
 ``limit`` its :class:`~lowerbounds.batch._searchstep.Limit`.
 """
@@ -16,8 +18,22 @@ from lowerbounds.batch.instance import schedule_metrics
 from lowerbounds.batch.stretchgate import Gates
 from lowerbounds.batch.stretchjustify import JUSTIFY_SHARE, justify_search
 from lowerbounds.batch.stretchrepair import StretchRepair, search_stretch
+from lowerbounds.batch.stretchroll import PIECE_JOBS, rolling_schedule
 
-__all__ = ["stretch_search", "STRETCH_STARTS"]
+__all__ = ["stretch_search", "STRETCH_STARTS", "STALL_SHARE", "ROLL_OFFSETS"]
+
+STALL_SHARE = 0.25
+"""Share of the restarts' work after which restarts that have not improved their best value give the rest to the
+rolling pieces (:mod:`lowerbounds.batch.stretchroll`), on workloads of at least :data:`MIN_PIECES` pieces."""
+MIN_PIECES = 4
+"""Pieces a workload must have (:data:`~lowerbounds.batch.stretchroll.PIECE_JOBS` each) for the stall rule and the
+rolling pieces: on fewer, the restarts keep the whole budget (lublin_256, 10,000 jobs, finds its best late, in the
+gated restart)."""
+ROLL_OFFSETS = (0, PIECE_JOBS // 2, PIECE_JOBS // 4, 3 * PIECE_JOBS // 4)
+"""The first piece's size in the rolling passes after 0, 1, ... passes in a row without improvement (0: a whole
+piece): a pass that improves nothing is followed by one with the cuts shifted by half, a quarter, then three quarters
+of a piece; four in a row end the passes (on CTC-SP2 with 2e10 units, the fourth cut gave 32.1 -> 30.7, and the
+passes after it 22.7)."""
 
 _STARTS = ((1.5, 12), (1.2, 12), (2.0, 40), (1.35, 12), (1.1, 40), (1.75, 12), (2.5, 12), (1.05, 12), (3.0, 40),
            (1.3, 12), (1.6, 40), (1.15, 12), (4.0, 12))
@@ -36,13 +52,32 @@ def stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Bes
     """Max stretch: the repair descent of :mod:`lowerbounds.batch.stretchrepair` from ``best``'s start order, then
     from the deadline keys ``r + S0 p``, ``S0`` each of :data:`STRETCH_STARTS` times the lower bound ``low`` in turn
     (restarts, while the ``limit`` allows, less :data:`~lowerbounds.batch.stretchjustify.JUSTIFY_SHARE`); the best
-    list's schedule is rebuilt in full and checked (``ev.run``, :class:`lowerbounds.batch.clairvoyant._Evaluator`), kept when better than ``best``, and
-    justified (:mod:`lowerbounds.batch.stretchjustify`) with the work left. Returns (best, stopped)."""
+    list's schedule is rebuilt in full and checked (``ev.run``, :class:`lowerbounds.batch.clairvoyant._Evaluator`),
+    kept when better than ``best``, and justified (:mod:`lowerbounds.batch.stretchjustify`) with the work left.
+    On a workload of at least :data:`MIN_PIECES` pieces (:data:`~lowerbounds.batch.stretchroll.PIECE_JOBS` jobs
+    each), restarts that find nothing better during :data:`STALL_SHARE` of their work stop; the best schedule is
+    justified, improved by the rolling pieces (:func:`_rolled`) and justified again. Returns (best, stopped)."""
     low = max(low, 1.0)
     restarts = limit.part(1.0 - JUSTIFY_SHARE)
+    stall = STALL_SHARE * max(restarts.work_end - ev.work, 0) if ev.release.size >= MIN_PIECES * PIECE_JOBS else np.inf
+    best, stopped = _restarts(ev, feats, best, low, restarts, stall)
+    if stopped != "stall":
+        return _justified(ev, best, limit, stopped)
+    best, stopped = _justified(ev, best, limit, "done")
+    if stopped != "done":
+        return best, stopped
+    best, stopped = _rolled(ev, best, low, limit.part(1.0 - JUSTIFY_SHARE))
+    return _justified(ev, best, limit, stopped)
+
+
+def _restarts(ev, feats, best: Best, low: float, limit: Limit, stall: float) -> tuple[Best, str]:
+    """The restarts of :data:`STRETCH_STARTS` within ``limit`` (``stall``: the work after which restarts that have
+    not improved their best stop, ``stopped`` then ``stall``); the best list's schedule rebuilt, checked and kept
+    when better than ``best``. Returns (best, stopped)."""
     base = first = ev.count  # the rounds of this search (ev.count counts the other metrics' schedules too)
     found, found_key, stopped = np.inf, None, "done"
     found_gates = None
+    since = [np.inf, ev.work]  # the best value of the restarts so far, and the work when it was found
     for f, patience, follow, gated in STRETCH_STARTS:
         if gated and ev.procs.size != 1:
             continue
@@ -56,7 +91,9 @@ def stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Bes
 
         def stop(sr=sr, base=base) -> str | None:
             ev.count = base + sr.rounds  # each round builds a whole schedule
-            return restarts.stop()
+            if sr.best_value < since[0]:
+                since[:] = [sr.best_value, ev.work]
+            return "stall" if ev.work - since[1] >= stall else limit.stop()
 
         stopped = search_stretch(sr, stop)
         base = ev.count
@@ -71,7 +108,31 @@ def stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Bes
             gated = "" if found_gates is None else " with gates"
             best = Best(values["max_stretch"], "repair", f"serial, deadline repair{gated} ({ev.count - first} rounds)",
                         cluster, start, "serial")
-    return _justified(ev, best, limit, stopped)
+    return best, stopped
+
+
+def _rolled(ev, best: Best, low: float, limit: Limit) -> tuple[Best, str]:
+    """``best`` after passes of the rolling repair (:func:`~lowerbounds.batch.stretchroll.rolling_schedule`), each
+    from the best schedule so far, while the ``limit`` allows and until :data:`ROLL_OFFSETS` passes in a row
+    improve nothing; each pass's schedule is rebuilt in full from its start order (``ev.run``), checked, and kept
+    when better. Returns (best, stopped)."""
+    stopped, idle = "done", 0
+    while best.start is not None and idle < len(ROLL_OFFSETS):
+        out = rolling_schedule(ev.release, ev.width, ev.duration, ev.procs, best.start[ev.order], best.value, low,
+                               ev._work, limit.work_end, limit.stop, offset=ROLL_OFFSETS[idle])
+        if out is None:
+            return best, "time_limit"
+        ev.count += out[2]  # the pieces' rounds; ev.run counts the rebuild
+        values, cluster, start = ev.run(out[1], "serial")
+        if values["max_stretch"] < best.value:
+            idle = 0
+            best = Best(values["max_stretch"], "repair", f"{best.detail}, rolling pieces", cluster, start, "serial")
+        else:
+            idle += 1
+        stopped = limit.stop()
+        if stopped:
+            break
+    return best, stopped or "done"
 
 
 def _justified(ev, best: Best, limit: Limit, stopped: str) -> tuple[Best, str]:
