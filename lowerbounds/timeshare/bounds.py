@@ -311,6 +311,8 @@ def _spread(args: tuple, done: dict, rest: float, work: float, deadline: float |
     p = args[2]
     slow = slow_servers(p)
     tracked = tuple(s for s in range(p.shape[1]) if p[:, s].max() > 0)
+    if not all(p[:, s].min() > 0 for s in tracked):  # a bucket width is a share of a least computation
+        return work
     chosen = None
     for finer in SPREAD_STEPS:
         edges = spread_edges(p, slow, finer)
