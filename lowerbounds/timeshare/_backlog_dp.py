@@ -12,7 +12,9 @@ each *tracked* server (``W``, the work-conserving recursion of the tasks placed 
 Each of ``A``, ``B``, ``C`` is a lower bound on the service that ``t`` and the earlier tasks on ``s`` share (the
 validity argument is in :mod:`lowerbounds.timeshare.pairs`). States of one window whose ``W`` fall in one bucket are
 merged into one with the least value and, per server, the least ``W``: the cost of the steps that follow never
-decreases with ``W``, so the merged state is a relaxation of each of them.
+decreases with ``W``, so the merged state is a relaxation of each of them. Each tracked server has its own bucket
+edges (a slow server's work left is counted in wider buckets than a fast one's), and the window may be empty
+(``window = 0``: the state is the buckets alone, every cost is ``d_ts + 2 B``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from lowerbounds.timeshare._pairs_dp import _slowdowns, window_sums
 from vcsched.jit import njit
 from vcsched.jitclock import clock
 
-__all__ = ["backlog_bound_compiled", "far"]
+__all__ = ["backlog_bound_compiled", "bucket_tables", "far"]
 
 
 @njit(cache=True)
@@ -39,28 +41,43 @@ def far(R, P, q):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _step(value, rep, u, t, K, S, G, edges, join, p, dur, theta, tracked, cap, live0):  # pragma: no cover - compiled
-    """The values after adding task ``t``: state ``window * G^T + bucket`` (``T`` tracked servers, ``G`` buckets each)."""
+def _coarse_bucket(w, edges, sizes, m):  # pragma: no cover - compiled
+    """The bucket of work left ``w`` above tracked server ``m``'s fine range: the last of its edges at or below ``w``
+    (a scan down from the last: there are a few). Below the fine range's top ``tops[m]`` the bucket is
+    ``int(w / widths[m])``, written where it is used (a call per state costs more than the rule)."""
+    k = sizes[m] - 1
+    while k > 0 and edges[m, k] > w:
+        k -= 1
+    return k
+
+
+@njit(cache=True)
+def _step(value, rep, u, t, K, S, edges, sizes, widths, tops, join, p, dur, theta, tracked, cap,
+          live0):  # pragma: no cover - compiled
+    """The values after adding task ``t``: state ``window * NB + bucket`` (the buckets of the ``T`` tracked servers,
+    the first the most significant; ``NB`` the product of their counts ``sizes``)."""
     T = tracked.size
     NB = value.shape[1]
     SK = value.shape[0]
-    SK1 = SK // S
+    SK1 = SK // S if K > 0 else 1
     new = np.full(value.shape, np.inf)
     nrep = np.full(rep.shape, np.inf)
     digits = np.zeros(K, dtype=np.int64)
     masks = np.zeros(S, dtype=np.int64)
     acc = np.zeros(S)
     win = np.zeros(S)
-    nw = np.zeros(T)
+    decayed = np.zeros(T)
+    digit = np.zeros(T, dtype=np.int64)
+    place = np.ones(T, dtype=np.int64)  # of each tracked server's bucket in the state's bucket number
+    for m in range(T - 2, -1, -1):
+        place[m] = place[m + 1] * sizes[m + 1]
     lab = np.full(S, -1, dtype=np.int64)
     for m in range(T):
         lab[tracked[m]] = m
     gap = theta[t] - theta[t - 1] if t >= 1 else 0.0
-    step = edges[1] - edges[0] if G > 1 else 1.0
-    fine = 1
-    while fine < G and abs(edges[fine] - fine * step) <= 1e-9 * (1.0 + edges[fine]):
-        fine += 1
-    top = edges[fine - 1] if fine < G else edges[G - 1] + step  # below it, the bucket is int(w / step)
+    added = np.zeros(S)  # the work task ``t`` has left at ``theta[t]`` on each server
+    for s in range(S):
+        added[s] = max(p[t, s] - (theta[t] - join[t, s]), 0.0)
     for state in range(SK):
         rem = state
         for k in range(K - 1, -1, -1):
@@ -78,7 +95,13 @@ def _step(value, rep, u, t, K, S, G, edges, join, p, dur, theta, tracked, cap, l
                 for k in range(live0, K):
                     win[digits[k]] += p[t - K + k, digits[k]]
             base = value[state, b]
-            rest = (state - digits[0] * SK1) * S
+            rest = (state - digits[0] * SK1) * S if K > 0 else 0
+            nb0 = 0  # the bucket number of the earlier tasks' work left at ``theta[t]`` (the new task's added below)
+            for mm in range(T):
+                decayed[mm] = max(rep[state, b, mm] - gap, 0.0)
+                w = decayed[mm]
+                digit[mm] = int(w / widths[mm]) if w < tops[mm] else _coarse_bucket(w, edges, sizes, mm)
+                nb0 += digit[mm] * place[mm]
             for s in range(S):
                 extra = acc[s]
                 m = lab[s]
@@ -86,30 +109,47 @@ def _step(value, rep, u, t, K, S, G, edges, join, p, dur, theta, tracked, cap, l
                     R = max(rep[state, b, m] - (join[t, s] - theta[t - 1]), 0.0)
                     extra = max(extra, far(R, cap[m], p[t, s]), acc[s] + far(R - win[s], cap[m], p[t, s]))
                 c = base + dur[t, s] + 2.0 * extra
-                nb = 0
-                for mm in range(T):
-                    w = max(rep[state, b, mm] - gap, 0.0)
-                    if tracked[mm] == s:
-                        w += max(p[t, s] - (theta[t] - join[t, s]), 0.0)
-                    nw[mm] = w
-                    nb = nb * G + (int(w / step) if w < top else max(np.searchsorted(edges, w, side="right") - 1, 0))
-                ns = rest + s
+                nb = nb0
+                if m >= 0:
+                    w = decayed[m] + added[s]
+                    nb += ((int(w / widths[m]) if w < tops[m] else _coarse_bucket(w, edges, sizes, m)) - digit[m]) * place[m]
+                ns = rest + s if K > 0 else 0
                 if c < new[ns, nb]:
                     new[ns, nb] = c
                 for mm in range(T):
-                    if nw[mm] < nrep[ns, nb, mm]:
-                        nrep[ns, nb, mm] = nw[mm]
+                    w = decayed[mm] + added[s] if mm == m else decayed[mm]
+                    if w < nrep[ns, nb, mm]:
+                        nrep[ns, nb, mm] = w
     return new, nrep
+
+
+def bucket_tables(edges) -> tuple:
+    """``(edges, sizes, widths, tops)`` of the tracked servers' bucket edges (one array per server), for the compiled
+    steps: the edges padded into rows, their counts, the width of the first buckets and the top of the range where the
+    bucket is ``int(w / width)`` (the buckets of equal width at the start)."""
+    sizes = np.array([e.size for e in edges], dtype=np.int64)
+    table = np.full((len(edges), max(int(sizes.max(initial=1)), 1)), np.inf)
+    widths, tops = np.ones(len(edges)), np.zeros(len(edges))
+    for m, e in enumerate(edges):
+        table[m, :e.size] = e
+        G = e.size
+        widths[m] = e[1] - e[0] if G > 1 else 1.0
+        fine = 1
+        while fine < G and abs(e[fine] - fine * widths[m]) <= 1e-9 * (1.0 + e[fine]):
+            fine += 1
+        tops[m] = e[fine - 1] if fine < G else e[G - 1] + widths[m]
+    return table, sizes, widths, tops
 
 
 def backlog_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, window: int,
                            tracked, edges, *, deadline: float | None = None) -> float | None:
     """:func:`lowerbounds.timeshare.pairs.sumflow_backlog_bound` by the compiled steps, or ``None`` when ``deadline``
-    (a :func:`vcsched.jitclock.clock` date) passes before the last task."""
+    (a :func:`vcsched.jitclock.clock` date) passes before the last task. ``edges``: one array of bucket edges for
+    every tracked server, or one per tracked server; ``window`` may be 0."""
     n, S = p.shape
     if n == 0:
         return 0.0
-    K = max(1, min(int(window), n - 1 if n > 1 else 1))
+    K = max(0, min(int(window), n - 1 if n > 1 else 1))
     tracked = np.asarray(tracked, dtype=np.int64)
     order = np.argsort(arrival, kind="stable")
     join = np.ascontiguousarray((arrival[:, None] + inp)[order])
@@ -118,15 +158,21 @@ def backlog_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, 
     theta = (np.maximum.accumulate(join[:, tracked].max(axis=1)) if tracked.size
              else np.zeros(n))  # every task's join on every tracked server is <= theta of its step
     cap = np.array([pp[:, s].max() for s in tracked.tolist()], dtype=float)
-    edges = np.asarray(edges, dtype=float) if tracked.size else np.zeros(1)
-    G = edges.size
-    value = np.full((S ** K, G ** tracked.size), np.inf)
+    if not tracked.size:
+        per_server = [np.zeros(1)]
+    elif np.ndim(edges[0]) == 0:
+        per_server = [np.asarray(edges, dtype=float)] * tracked.size
+    else:
+        per_server = [np.asarray(e, dtype=float) for e in edges]
+    table, sizes, widths, tops = bucket_tables(per_server)
+    NB = int(np.prod(sizes[:tracked.size])) if tracked.size else 1
+    value = np.full((S ** K, NB), np.inf)
     value[:, 0] = 0.0
-    rep = np.zeros((S ** K, G ** tracked.size, tracked.size))
+    rep = np.zeros((S ** K, NB, tracked.size))
     for t in range(n):
         if deadline is not None and clock() > deadline:
             return None
         u = _slowdowns(join, pp, t, K, True)
-        value, rep = _step(value, rep, u, t, K, S, G, edges, join, pp, dur, theta, tracked, cap,
+        value, rep = _step(value, rep, u, t, K, S, table, sizes, widths, tops, join, pp, dur, theta, tracked, cap,
                            max(K - t, 0))
     return float(value.min())

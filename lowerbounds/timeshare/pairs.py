@@ -36,10 +36,11 @@ import numpy as np
 
 from lowerbounds.timeshare._backlog_dp import backlog_bound_compiled
 from lowerbounds.timeshare._pairs_dp import pair_bound_compiled
+from vcsched.errors import InvalidInputError
 from vcsched.sim.processor_sharing import ps_completion_times
 
 __all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "default_window", "max_group_bounds",
-           "sumflow_backlog_bound", "backlog_edges", "tracked_servers"]
+           "sumflow_backlog_bound", "backlog_edges", "bucket_edges", "spread_edges", "tracked_servers"]
 
 
 STATE_LIMIT = 1 << 15
@@ -127,20 +128,52 @@ def tracked_servers(p: np.ndarray) -> tuple[int, ...]:
     return tuple(int(s) for s in sorted(fastest.tolist()))
 
 
-def backlog_edges(p: np.ndarray, tracked, step: float) -> np.ndarray:
-    """Lower edges of the buckets of one tracked server's work left: ``step`` wide up to :data:`FINE_RANGE` times
-    the largest computation there, then :data:`COARSE_BUCKETS` growing by :data:`COARSE_RATIO`."""
-    top = FINE_RANGE * float(max((p[:, s].max() for s in tracked), default=0.0))
+def bucket_edges(step: float, top: float, coarse: int = COARSE_BUCKETS, ratio: float = COARSE_RATIO) -> np.ndarray:
+    """Lower edges of buckets of work left: ``step`` wide up to ``top``, then ``coarse`` buckets, each ``ratio`` times
+    as wide as the previous one's start."""
     edges = list(np.arange(0.0, top, step)) if top > 0 else [0.0]
     x = max(top, step)
-    for _ in range(COARSE_BUCKETS):
+    for _ in range(coarse):
         edges.append(x)
-        x *= COARSE_RATIO
+        x *= ratio
     return np.array(edges)
 
 
+def backlog_edges(p: np.ndarray, tracked, step: float) -> np.ndarray:
+    """Lower edges of the buckets of one tracked server's work left: ``step`` wide up to :data:`FINE_RANGE` times
+    the largest computation on a tracked server, then :data:`COARSE_BUCKETS` growing by :data:`COARSE_RATIO`."""
+    return bucket_edges(step, FINE_RANGE * float(max((p[:, s].max() for s in tracked), default=0.0)))
+
+
+FAST_RANGE = 2.0
+"""With every server tracked (:func:`spread_edges`), a fast server's buckets have width ``step`` up to this many
+times its largest computation."""
+SLOW_DIVISIONS, SLOW_BUCKETS, SLOW_RATIO = 4, 5, 1.5
+"""With every server tracked, a slow server's buckets have width a quarter of its least computation up to that
+computation, then five more, each 1.5 times as wide as the previous one's start."""
+
+
+def spread_edges(p: np.ndarray, slow: np.ndarray, finer: float) -> list:
+    """Bucket edges of every server that computes, in index order, when all are tracked
+    (:func:`sumflow_backlog_bound` with one array per server): a fast server (``slow`` False) in buckets
+    ``finer`` times finer than the least computation on the fast servers, up to :data:`FAST_RANGE` times its largest
+    computation; a slow one in the coarse buckets of :data:`SLOW_DIVISIONS` (a slow server's tasks are long: its work
+    left matters in tens of seconds)."""
+    computing = sorted(s for s in range(p.shape[1]) if p[:, s].max() > 0)
+    least = float(min(p[:, s].min() for s in computing if not slow[s]))
+    edges = []
+    for s in computing:
+        if slow[s]:
+            low = float(p[:, s].min())
+            edges.append(bucket_edges(low / SLOW_DIVISIONS, low, SLOW_BUCKETS, SLOW_RATIO))
+        else:
+            edges.append(bucket_edges(least / finer, FAST_RANGE * float(p[:, s].max())))
+    return edges
+
+
 def sumflow_backlog_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, *, window: int = 2,
-                          step: float, tracked=None, deadline: float | None = None) -> float | None:
+                          step: float | None = None, tracked=None, edges=None,
+                          deadline: float | None = None) -> float | None:
     """:func:`sumflow_pair_bound` that also sees the work left on the tracked servers by every earlier task.
 
     The programme's state adds, per tracked server ``s`` (:func:`tracked_servers` by default), a lower bound ``W_s``
@@ -170,12 +203,20 @@ def sumflow_backlog_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, o
     ``W`` fall in one bucket into one with the least value and the least ``W`` per server keeps a relaxation (the
     later costs never decrease with ``W``), so the programme's minimum is a lower bound on every mapping's sumflow.
     Servers not tracked get ``A`` only. ``deadline``: as :func:`sumflow_pair_bound` (``None`` when it passes).
+
+    ``edges`` (instead of ``step``): one array of bucket edges per tracked server (:func:`spread_edges`), in the order
+    of ``tracked``, so that each server's work left has buckets of its own width; the argument above holds per server.
+    ``window`` may be 0: no pair terms, every cost ``d_ts + 2 B`` on a tracked server (``B`` alone is a lower bound)
+    and ``d_ts`` on another.
     """
     n, S = p.shape
     if n == 0:
         return 0.0
     tracked = tracked_servers(p) if tracked is None else tuple(tracked)
-    edges = backlog_edges(p, tracked, step)
+    if edges is None:
+        edges = backlog_edges(p, tracked, step)
+    elif len(edges) != len(tracked):
+        raise InvalidInputError("the backlog bound needs one array of bucket edges per tracked server")
     return backlog_bound_compiled(arrival, inp, p, out, window, tracked, edges, deadline=deadline)
 
 

@@ -4,12 +4,21 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lowerbounds.timeshare import TaskCosts
 from lowerbounds.timeshare._backlog_dp import far
-from lowerbounds.timeshare.bounds import merge_slow_servers, pairs_bounds
+from lowerbounds.timeshare.bounds import merge_slow_servers, pairs_bounds, slow_servers
 from lowerbounds.timeshare.mapping import evaluate_mapping
-from lowerbounds.timeshare.pairs import sumflow_backlog_bound, sumflow_pair_bound, tracked_servers
+from lowerbounds.timeshare.pairs import (
+    backlog_edges,
+    bucket_edges,
+    spread_edges,
+    sumflow_backlog_bound,
+    sumflow_pair_bound,
+    tracked_servers,
+)
 from vcsched.jitclock import clock
 from vcsched.problems.timeshare import Platform
 from vcsched.problems.timeshare import TimeshareWorkload as Workload
@@ -88,3 +97,80 @@ def test_tracked_servers_are_the_fastest_that_compute():
     assert tracked_servers(p[:, 2:3]) == ()
     value = sumflow_backlog_bound(np.arange(2.0), np.zeros_like(p), p, np.zeros_like(p), window=1, step=0.5)
     assert value == pytest.approx(sumflow_pair_bound(np.arange(2.0), np.zeros_like(p), p, np.zeros_like(p), window=1))
+
+
+def slow_instance(seed, n=5):
+    """Two fast servers and two slow ones (six times slower), busy: the slow servers' backlog matters."""
+    rng = np.random.default_rng(seed)
+    compute = rng.uniform(3.0, 12.0, size=(4, 2)) * np.array([1.0, 1.1, 6.0, 6.2])[:, None]
+    platform = Platform(name="slow", servers=("f0", "f1", "s0", "s1"), input=rng.uniform(0.0, 1.0, size=(4, 2)),
+                        compute=compute, output=rng.uniform(0.0, 0.5, size=(4, 2)), memory=np.full(4, np.inf),
+                        task_memory=np.zeros(2))
+    workload = Workload.independent(np.sort(rng.uniform(0, 8, size=n)), rng.integers(0, 2, size=n))
+    return TaskCosts.of(platform, workload)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), window=st.integers(0, 2),
+       divisions=st.lists(st.integers(1, 6), min_size=4, max_size=4))
+def test_every_server_tracked_with_its_own_buckets_stays_below_the_brute_force_optimum(seed, window, divisions):
+    costs = slow_instance(seed)
+    truth = best_sumflow(costs)
+    args = (costs.arrival, costs.inp, costs.p, costs.out)
+    tops = 2.0 * costs.p.max(axis=0)
+    edges = [bucket_edges(top / d, top, 3) for top, d in zip(tops, divisions)]
+    assert sumflow_backlog_bound(*args, window=window, tracked=(0, 1, 2, 3), edges=edges) <= truth * (1 + 1e-9)
+    spread = spread_edges(costs.p, slow_servers(costs.p), 2.0)
+    assert sumflow_backlog_bound(*args, window=0, tracked=(0, 1, 2, 3), edges=spread) <= truth * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_array_per_server_gives_the_shared_buckets_value(seed):
+    costs = busy_instance(seed)
+    args = (costs.arrival, costs.inp, costs.p, costs.out)
+    tracked = tracked_servers(costs.p)
+    edges = backlog_edges(costs.p, tracked, 0.5)
+    shared = sumflow_backlog_bound(*args, window=2, step=0.5, tracked=tracked)
+    assert sumflow_backlog_bound(*args, window=2, tracked=tracked, edges=[edges] * len(tracked)) == shared
+
+
+def test_the_slow_servers_backlog_is_charged_where_the_merged_label_shares_nothing():
+    # five tasks of 30 s at once on one fast server, or of 120 s on either of two slow servers: the merged label
+    # takes three tasks at 120 s each (2 fast, 3 slow: 30 * 2^2 + 360 = 480), but two of them must share a slow
+    # server; the best mapping is 3 fast (30 * 3^2 = 270) and one on each slow server (240): 510
+    p = np.array([[30.0, 120.0, 120.0]] * 5)
+    a = np.zeros(5)
+    zero = np.zeros_like(p)
+    assert best_sumflow(_costs_on(a, p)) == pytest.approx(510.0)
+    merged = merge_slow_servers(a, zero, p, zero)
+    assert sumflow_backlog_bound(*merged, window=1, step=1.0) == pytest.approx(480.0)
+    spread = spread_edges(p, slow_servers(p), 8.0)
+    assert sumflow_backlog_bound(a, zero, p, zero, window=0, tracked=(0, 1, 2), edges=spread) == pytest.approx(510.0)
+
+
+def _costs_on(a, p):
+    servers = tuple(f"s{i}" for i in range(p.shape[1]))
+    platform = Platform(name="flat", servers=servers, input=np.zeros((p.shape[1], 1)), compute=p[:1].T.copy(),
+                        output=np.zeros((p.shape[1], 1)), memory=np.full(p.shape[1], np.inf), task_memory=np.zeros(1))
+    return TaskCosts.of(platform, Workload.independent(a, np.zeros(a.size, dtype=int)))
+
+
+def test_the_budget_runs_the_spread_programme_after_the_merged_ones(monkeypatch):
+    import lowerbounds.timeshare.bounds as ts_bounds
+
+    costs = slow_instance(1)
+    calls = []
+    real = ts_bounds.sumflow_backlog_bound
+
+    def recorded(*args, **kwargs):
+        calls.append(kwargs.get("edges") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ts_bounds, "sumflow_backlog_bound", recorded)
+    truth = best_sumflow(costs)
+    assert pairs_bounds(costs, work=1e9)["sumflow"] <= truth * (1 + 1e-9)
+    assert calls[-2:] == [False, True]  # the merged runs, then the finest run with every server tracked
+    assert calls.count(True) == 1
+    calls.clear()
+    pairs_bounds(costs, work=1.0)
+    assert calls == [False]
