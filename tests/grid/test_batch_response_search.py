@@ -1,7 +1,7 @@
 """The mean response time's own search settings (lowerbounds.batch.clairvoyant): its window race from
 ``RESPONSE_WINDOW_JOBS`` jobs on and, below ``WINDOW_JOBS``, its patience ``RESPONSE_PATIENCE`` times the one given;
-the bounded slowdown keeps the shared ones, but for its block search's patience, ``BSLD_BLOCK_PATIENCE`` times the one
-given."""
+the bounded slowdown keeps the shared ones, but for its block search's patience from ``WINDOW_JOBS`` jobs on,
+``BSLD_BLOCK_PATIENCE`` times the one given."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def _steps(monkeypatch, inst, metric: str, patience: int, easy: bool = True) -> 
         return b, "patience", (1, 1)
 
     for name, fn in (("_key_search", key), ("_list_search", lst), ("_windows", windows), ("_lns", lns),
-                     ("race", race), ("block_search", block), ("_justify", lambda ev, m, b: b)):
+                     ("race", race), ("block_search", block), ("_justify", lambda ev, m, b: b),
+                     ("queue_search", lambda ev, b, limit: b)):
         monkeypatch.setattr(cv, name, fn)
     ev = cv._Evaluator(inst)
     cv._improve(ev, {}, metric, best, np.random.default_rng(0), cv.Limit(ev, 1e9, 1e18), None, None, patience, None,
@@ -83,12 +84,13 @@ def test_without_a_patience_the_mean_response_keeps_the_saturation_rule(monkeypa
     assert seen["key"] == cv._patience(None, len(inst))["key"]
 
 
-def test_the_bounded_slowdowns_block_search_has_its_own_patience(monkeypatch):
-    inst, p = _instance(50), 7
-    assert _steps(monkeypatch, inst, "mean_bounded_slowdown", p, easy=False)["block"] == cv.BSLD_BLOCK_PATIENCE * p
-    assert _steps(monkeypatch, inst, "mean_response", p, easy=False)["block"] == p
-    saturation = cv._patience(None, len(inst))["block"]  # without a patience a small workload still stops at once
-    assert _steps(monkeypatch, inst, "mean_bounded_slowdown", None, easy=False)["block"] == saturation
+def test_the_bounded_slowdowns_block_search_has_its_own_patience_on_whole_traces(monkeypatch):
+    whole, small, p = _instance(cv.WINDOW_JOBS), _instance(50), 7
+    assert _steps(monkeypatch, whole, "mean_bounded_slowdown", p, easy=False)["block"] == cv.BSLD_BLOCK_PATIENCE * p
+    assert _steps(monkeypatch, whole, "mean_response", p, easy=False)["block"] == p
+    assert _steps(monkeypatch, small, "mean_bounded_slowdown", p, easy=False)["block"] == p  # below WINDOW_JOBS
+    saturation = cv._patience(None, len(small))["block"]  # without a patience a small workload still stops at once
+    assert _steps(monkeypatch, small, "mean_bounded_slowdown", None, easy=False)["block"] == saturation
 
 
 @pytest.mark.slow
