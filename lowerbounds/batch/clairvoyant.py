@@ -49,7 +49,8 @@ driven by a static key per job (smaller first); the search is over keys:
      first half of the metric's time share, the list moves the rest. A move multiplies
      one block's coefficient by a factor drawn from ``{1/4, 1/2, 2, 4}`` (or sets it to 0), and is
      kept when the metric improves (first improvement). The search stops after ``patience`` moves
-     without improvement.
+     without improvement (the bounded slowdown's, from :data:`WINDOW_JOBS` jobs on, :data:`BSLD_BLOCK_PATIENCE` times as
+     many).
    * last (mean response, mean bounded slowdown), large-neighbourhood search: windows re-sequenced against the others
      (:mod:`lowerbounds.batch.windowsearch`) from :data:`WINDOW_JOBS` jobs on, window MILPs (:func:`_lns`) below
      (the mean response time: from :data:`RESPONSE_WINDOW_JOBS`, with its own patience below :data:`WINDOW_JOBS`);
@@ -124,6 +125,12 @@ SATURATION = 4
 BSLD_BLOCK_SHARE = 0.7
 """Share of the bounded slowdown's budget for the block search (0.5 for the other metrics): with the area rows it
 gains more per unit than the list moves after it (CTC-SP2 1.753 -> 1.689 at 2.5e9 units; the same elsewhere)."""
+BSLD_BLOCK_PATIENCE = 3
+"""From :data:`WINDOW_JOBS` jobs on, the bounded slowdown's block search stops after this many times the block moves
+without improvement the others stop after (about a third of its neighbourhood of 4 rows, 16 blocks and 5 factors with
+the patience of ``best``): with 40 it stopped while improving moves were left (CTC-SP2 at the ``--time-limit 600``
+share, seed 0: 1.687 at 4.7e9 units, with 120 1.597 at 1.4e10), and the seed moved its end (and the search's) the
+most. Below, the patience given (SDSC-SP2's busiest week, 749 jobs, went 1.567 -> 1.583 with it)."""
 BSLD_ROUNDS = 8
 """Rounds of list moves and windows the bounded slowdown runs again while its last step stops by patience with
 work left and the round before improved (:func:`_bsld_rounds`)."""
@@ -356,13 +363,17 @@ def _closed(value: float, low: float | None) -> bool:
 
 def _patience(patience: int | None, n: int) -> dict:
     """Moves without improvement before each step stops: from ``patience`` (key moves :data:`KEY_PATIENCE` times,
-    list moves twice as many), or without it, :data:`SATURATION` times the size of each step's neighbourhood: about
-    ``2 n^2`` key moves (each job before or after each other), ``2 n^2`` list moves, ``n`` windows, and for the block
-    search its factors on every block and row. A whole trace never meets these; a small workload stops at once."""
+    list moves twice as many, the bounded slowdown's block moves :data:`BSLD_BLOCK_PATIENCE` times from
+    :data:`WINDOW_JOBS` jobs on), or without it,
+    :data:`SATURATION` times the size of each step's neighbourhood: about ``2 n^2`` key moves (each job before or
+    after each other), ``2 n^2`` list moves, ``n`` windows, and for the block search its factors on every block and
+    row. A whole trace never meets these; a small workload stops at once."""
     if patience is not None:
-        return {"key": KEY_PATIENCE * patience, "block": patience, "list": 2 * patience, "lns": patience}
-    square = SATURATION * 2 * n * n
-    return {"key": square, "block": SATURATION * 2 * BLOCKS * len(FACTORS), "list": square, "lns": SATURATION * n}
+        bsld_block = BSLD_BLOCK_PATIENCE * patience if n >= WINDOW_JOBS else patience
+        return {"key": KEY_PATIENCE * patience, "block": patience, "bsld_block": bsld_block, "list": 2 * patience,
+                "lns": patience}
+    square, block = SATURATION * 2 * n * n, SATURATION * 2 * BLOCKS * len(FACTORS)
+    return {"key": square, "block": block, "bsld_block": block, "list": square, "lns": SATURATION * n}
 
 
 def _improve(ev, feats, m, best, rng, limit: Limit, *args, **kwargs):
@@ -391,8 +402,9 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
         best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
-        share = BSLD_BLOCK_SHARE if m == "mean_bounded_slowdown" else 0.5
-        best, _stopped = block_search(ev, feats, m, best, rng, limit.part(share, iterations), idle["block"])
+        share, block_idle = (0.5, idle["block"]) if m != "mean_bounded_slowdown" else \
+            (BSLD_BLOCK_SHARE, idle["bsld_block"])
+        best, _stopped = block_search(ev, feats, m, best, rng, limit.part(share, iterations), block_idle)
     best = _justify(ev, m, best)
     if large and m == "mean_response" and list_moves is None:  # the last steps raced by rate (module docstring)
         best, stopped, runs = race((lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(

@@ -83,6 +83,8 @@ def test_on_a_trace_the_rounds_run_on_after_the_patience_and_only_improve(monkey
     inst = _trace()
     assert len(inst) >= C.WINDOW_JOBS
     monkeypatch.setattr(C, "queue_search", lambda ev, best, limit: best)  # the rounds alone (bsldqueue has its tests)
+    monkeypatch.setattr(C, "BSLD_BLOCK_PATIENCE", 1)  # the block search as the other metrics' (its own patience:
+    # tests/grid/test_batch_response_search.py), so that this small search stops by its patience before the rounds
     kw = dict(metrics=("mean_bounded_slowdown",), time_limit=1e6, seed=1, patience=2, budget=1e8)
     got = C.clairvoyant_schedules(inst, **kw)["mean_bounded_slowdown"]
     monkeypatch.setattr(C, "BSLD_ROUNDS", 0)

@@ -1,6 +1,7 @@
 """The mean response time's own search settings (lowerbounds.batch.clairvoyant): its window race from
 ``RESPONSE_WINDOW_JOBS`` jobs on and, below ``WINDOW_JOBS``, its patience ``RESPONSE_PATIENCE`` times the one given;
-the bounded slowdown keeps the shared ones."""
+the bounded slowdown keeps the shared ones, but for its block search's patience from ``WINDOW_JOBS`` jobs on,
+``BSLD_BLOCK_PATIENCE`` times the one given."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _instance(n: int, seed: int = 3) -> BatchInstance:
     return BatchInstance.from_arrays(r, q, p[:, None], [32])
 
 
-def _steps(monkeypatch, inst, metric: str, patience: int) -> dict:
+def _steps(monkeypatch, inst, metric: str, patience: int, easy: bool = True) -> dict:
     """Run ``_improve`` with every step replaced by a recorder: which steps ran, with which patience."""
     seen: dict = {}
     best = cv.Best(1.0, "portfolio", "x", np.zeros(len(inst), dtype=np.int64), np.zeros(len(inst)), "easy")
@@ -41,6 +42,10 @@ def _steps(monkeypatch, inst, metric: str, patience: int) -> dict:
         seen["milp windows"] = idle
         return b, "patience"
 
+    def block(ev, feats, m, b, rng, limit, idle):
+        seen["block"] = idle
+        return b, "patience"
+
     def race(steps, b, limit):
         seen["race"] = True
         for step in steps:
@@ -48,11 +53,12 @@ def _steps(monkeypatch, inst, metric: str, patience: int) -> dict:
         return b, "patience", (1, 1)
 
     for name, fn in (("_key_search", key), ("_list_search", lst), ("_windows", windows), ("_lns", lns),
-                     ("race", race), ("_justify", lambda ev, m, b: b)):
+                     ("race", race), ("block_search", block), ("_justify", lambda ev, m, b: b),
+                     ("queue_search", lambda ev, b, limit: b)):
         monkeypatch.setattr(cv, name, fn)
     ev = cv._Evaluator(inst)
     cv._improve(ev, {}, metric, best, np.random.default_rng(0), cv.Limit(ev, 1e9, 1e18), None, None, patience, None,
-                easy=best)
+                easy=best if easy else None)
     return seen
 
 
@@ -76,6 +82,15 @@ def test_without_a_patience_the_mean_response_keeps_the_saturation_rule(monkeypa
     inst = _instance(cv.RESPONSE_WINDOW_JOBS + 10)
     seen = _steps(monkeypatch, inst, "mean_response", None)
     assert seen["key"] == cv._patience(None, len(inst))["key"]
+
+
+def test_the_bounded_slowdowns_block_search_has_its_own_patience_on_whole_traces(monkeypatch):
+    whole, small, p = _instance(cv.WINDOW_JOBS), _instance(50), 7
+    assert _steps(monkeypatch, whole, "mean_bounded_slowdown", p, easy=False)["block"] == cv.BSLD_BLOCK_PATIENCE * p
+    assert _steps(monkeypatch, whole, "mean_response", p, easy=False)["block"] == p
+    assert _steps(monkeypatch, small, "mean_bounded_slowdown", p, easy=False)["block"] == p  # below WINDOW_JOBS
+    saturation = cv._patience(None, len(small))["block"]  # without a patience a small workload still stops at once
+    assert _steps(monkeypatch, small, "mean_bounded_slowdown", None, easy=False)["block"] == saturation
 
 
 @pytest.mark.slow
