@@ -53,7 +53,8 @@ def rolling_schedule(release, width, duration, procs, start, value: float, low: 
     ``width``, ``duration`` (n, K), ``procs``, from the schedule of starts ``start`` and max stretch ``value``;
     ``low``: a lower bound on the max stretch (the least floor); ``work``: the one-element counter of work units,
     shared by the pieces up to ``work_end``; ``offset``: the first piece's size when positive (the cuts shifted);
-    ``stop()``: a reason to stop the rounds (``time_limit``: stop at once), or None. Returns ``(cluster, start, rounds)``, or None when the clock stopped a piece."""
+    ``stop()``: a reason to stop the rounds (``time_limit``: stop at once), or None. Returns ``(cluster, start,
+    rounds)``, or None when the clock stopped a piece."""
     n = release.size
     cluster = np.full(n, -1, dtype=np.int64)
     placed = np.full(n, np.nan)

@@ -25,6 +25,10 @@ __all__ = ["stretch_search", "STRETCH_STARTS", "STALL_SHARE", "ROLL_OFFSETS"]
 STALL_SHARE = 0.25
 """Share of the restarts' work after which restarts that have not improved their best value give the rest to the
 rolling pieces (:mod:`lowerbounds.batch.stretchroll`), on workloads of at least :data:`MIN_PIECES` pieces."""
+STALL_ROUNDS = 20
+"""Rounds (whole schedules built) without a better value that a stall also needs: on HPC2N (202,871 jobs) a round
+costs about 5e7 units, the default minute's share is about 25 of them, and the first gain of the restarts comes
+after about 8."""
 MIN_PIECES = 4
 """Pieces a workload must have (:data:`~lowerbounds.batch.stretchroll.PIECE_JOBS` each) for the stall rule and the
 rolling pieces: on fewer, the restarts keep the whole budget (lublin_256, 10,000 jobs, finds its best late, in the
@@ -55,8 +59,9 @@ def stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Bes
     list's schedule is rebuilt in full and checked (``ev.run``, :class:`lowerbounds.batch.clairvoyant._Evaluator`),
     kept when better than ``best``, and justified (:mod:`lowerbounds.batch.stretchjustify`) with the work left.
     On a workload of at least :data:`MIN_PIECES` pieces (:data:`~lowerbounds.batch.stretchroll.PIECE_JOBS` jobs
-    each), restarts that find nothing better during :data:`STALL_SHARE` of their work stop; the best schedule is
-    justified, improved by the rolling pieces (:func:`_rolled`) and justified again. Returns (best, stopped)."""
+    each), restarts that find nothing better during :data:`STALL_SHARE` of their work and :data:`STALL_ROUNDS`
+    rounds stop; the best schedule is justified, improved by the rolling pieces (:func:`_rolled`) and justified
+    again. Returns (best, stopped)."""
     low = max(low, 1.0)
     restarts = limit.part(1.0 - JUSTIFY_SHARE)
     stall = STALL_SHARE * max(restarts.work_end - ev.work, 0) if ev.release.size >= MIN_PIECES * PIECE_JOBS else np.inf
@@ -72,12 +77,12 @@ def stretch_search(ev, feats, best: Best, low: float, limit: Limit) -> tuple[Bes
 
 def _restarts(ev, feats, best: Best, low: float, limit: Limit, stall: float) -> tuple[Best, str]:
     """The restarts of :data:`STRETCH_STARTS` within ``limit`` (``stall``: the work after which restarts that have
-    not improved their best stop, ``stopped`` then ``stall``); the best list's schedule rebuilt, checked and kept
-    when better than ``best``. Returns (best, stopped)."""
+    not improved their best, for :data:`STALL_ROUNDS` rounds too, stop, ``stopped`` then ``stall``); the best
+    list's schedule rebuilt, checked and kept when better than ``best``. Returns (best, stopped)."""
     base = first = ev.count  # the rounds of this search (ev.count counts the other metrics' schedules too)
     found, found_key, stopped = np.inf, None, "done"
     found_gates = None
-    since = [np.inf, ev.work]  # the best value of the restarts so far, and the work when it was found
+    since = [np.inf, ev.work, ev.count]  # the restarts' best value so far, the work and rounds when it was found
     for f, patience, follow, gated in STRETCH_STARTS:
         if gated and ev.procs.size != 1:
             continue
@@ -92,8 +97,9 @@ def _restarts(ev, feats, best: Best, low: float, limit: Limit, stall: float) -> 
         def stop(sr=sr, base=base) -> str | None:
             ev.count = base + sr.rounds  # each round builds a whole schedule
             if sr.best_value < since[0]:
-                since[:] = [sr.best_value, ev.work]
-            return "stall" if ev.work - since[1] >= stall else limit.stop()
+                since[:] = [sr.best_value, ev.work, ev.count]
+            stalled = ev.work - since[1] >= stall and ev.count - since[2] >= STALL_ROUNDS
+            return "stall" if stalled else limit.stop()
 
         stopped = search_stretch(sr, stop)
         base = ev.count

@@ -92,14 +92,15 @@ def test_pieces_fix_a_late_job_that_the_pieces_around_it_leave_alone():
 
 
 def test_a_stalled_search_hands_its_work_to_the_pieces(monkeypatch):
-    # pieces of 3 jobs and a stall after 1 % of the restarts' work: the search stops its restarts, justifies, runs
-    # the rolling pieces, and its schedule is checked and no worse than the one it was given
+    # pieces of 3 jobs and a stall after 1 % of the restarts' work and 2 rounds: the search stops its restarts,
+    # justifies, runs the rolling pieces, and its schedule is checked and no worse than the one it was given
     rng = np.random.default_rng(3)
     r, q, p, m = _arrays(rng, 24, 1)
     inst = BatchInstance.from_arrays(r, q, p, m)
     monkeypatch.setattr(S, "PIECE_JOBS", 3)
     monkeypatch.setattr(S, "ROLL_OFFSETS", (0, 1))
     monkeypatch.setattr(S, "STALL_SHARE", 0.01)
+    monkeypatch.setattr(S, "STALL_ROUNDS", 2)
     ev = C._Evaluator(inst)
     values, cluster, start = C.run_key(inst, r + 2.0 * p[:, 0], "serial")
     given_ = C.Best(values["max_stretch"], "portfolio", "EDF", cluster, start, "serial")
