@@ -18,12 +18,10 @@ driven by a static key per job (smaller first); the search is over keys:
 1. **Portfolio** (:data:`~lowerbounds.batch.portfolio.PORTFOLIO`): keys built from the submission ``r_j`` and the
    shortest duration ``p_j = min_k p_jk``: ``r + a p`` for several ``a`` (``a = 0`` is FCFS; ``r + S p`` is the
    deadline of stretch ``S``, so the key is EDF for that target), shortest first (``p``, ``easy``
-   only), longest first (``-p``, for the makespan), with each construction, tiers (``serial``: submission
+   only), longest first (``-p``, for the makespan), with each construction, and tiers (``serial``: submission
    order, the jobs of ``p >= X`` after the others, and tiers of duration and area, for the bounded slowdown). Each
    is run once, until the work budget is spent (never stopped by the clock), and every metric is read off its
-   schedule. The mean response time then runs its own entries within its budget, the wide jobs first
-   (:data:`~lowerbounds.batch.portfolio.WIDE_KEYS`, ``easy``: ``p sqrt(M / q)`` and ``r + 4 p sqrt(M / q)``,
-   :func:`_wide_starts`), and starts from the best.
+   schedule.
 2. **Improvement**, one metric at a time, within ``iterations`` schedules (and the time limit):
 
    * max stretch: descent on the target ``S`` (deadlines ``r + S p``), each target met by repairing the serial
@@ -105,7 +103,7 @@ from lowerbounds.batch.instance import (
 from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
-from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, WIDE_KEYS, key_name, portfolio_key
+from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
 from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchsearch import stretch_search
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
@@ -232,11 +230,9 @@ def run_key(inst: BatchInstance, key: np.ndarray, kernel: str = "easy"):
 
 def _features(ev: _Evaluator) -> dict:
     """``p``: each job's shortest duration; ``span``: more than the spread of the submissions (a tier's offset);
-    ``area``: ``q p`` in hours of the largest cluster (the ``tiers`` keys of :mod:`~lowerbounds.batch.portfolio`);
-    ``share``: ``q`` over the largest cluster's processors (the ``wide`` keys)."""
+    ``area``: ``q p`` in hours of the largest cluster (the ``tiers`` keys of :mod:`~lowerbounds.batch.portfolio`)."""
     p = ev.duration.min(axis=1)
-    return {"p": p, "span": float(ev.release[-1] - ev.release[0]) + 1.0, "area": ev.width * p / (3600.0 * ev.procs.max()),
-            "share": ev.width / float(ev.procs.max())}
+    return {"p": p, "span": float(ev.release[-1] - ev.release[0]) + 1.0, "area": ev.width * p / (3600.0 * ev.procs.max())}
 
 
 def _portfolio(ev: _Evaluator, feats: dict, metrics: tuple, work_end: float, pairs: tuple = PORTFOLIO):
@@ -373,8 +369,6 @@ def _improve(ev, feats, m, best, rng, limit: Limit, *args, **kwargs):
     """The improvement steps of one metric within ``limit`` (:func:`_steps`); for the mean bounded slowdown, then its
     tail step (:mod:`lowerbounds.batch.bsldtail`: one schedule, then a descent within the work left). Returns
     (best, stopped)."""
-    if m == "mean_response":
-        return _response_steps(ev, feats, best, rng, limit, *args, **kwargs)
     best, stopped = _steps(ev, feats, m, best, rng, limit, *args, **kwargs)
     if m != "mean_bounded_slowdown" or stopped in ("time_limit", "iterations"):
         return best, stopped
@@ -417,41 +411,6 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
     if m == "mean_bounded_slowdown" and large and iterations is None and list_moves is None:
         best, lns_stopped = _bsld_rounds(ev, m, best, rng, limit, idle, lns_stopped)
     return best, lns_stopped if stopped in ("budget", "done", "patience") else stopped
-
-
-def _response_steps(ev, feats, best: Best, rng, limit: Limit, stretch_low, iterations, patience, list_moves,
-                    easy: Best | None = None):
-    """The mean response time's steps (:func:`_steps`) from the best of its entries, its own wide-first ones
-    included (:func:`_wide_starts`); when they started from a wide entry and stopped by their patience with work left,
-    the same steps again from the portfolio's entries with the work left, and the better of the two. Returns
-    (best, stopped)."""
-    args = (stretch_low, iterations, patience, list_moves)
-    first, first_easy = _wide_starts(ev, feats, best, easy, limit)
-    found, stopped = _steps(ev, feats, "mean_response", first, rng, limit, *args, first_easy)
-    if first_easy is easy or stopped != "patience" or limit.stop():
-        return found, stopped
-    other, stopped = _steps(ev, feats, "mean_response", best, rng, limit, *args, easy)
-    return (other if other.value < found.value else found), stopped
-
-
-def _wide_starts(ev, feats: dict, best: Best, easy: Best | None, limit: Limit) -> tuple[Best, Best | None]:
-    """The mean response time's own entries, the wide jobs first (:data:`~lowerbounds.batch.portfolio.WIDE_KEYS`,
-    list construction), while ``limit`` leaves work: ``(best, easy)``, each replaced by such an entry where it is
-    better (the key search starts from ``easy``). Their work is counted on top of the metric's share (``limit`` is
-    moved on by it), so the steps after them have the work they had without them: where neither entry is better,
-    the search is the same, move for move, and the metrics after it get the same budgets."""
-    w0 = ev.work
-    for a in WIDE_KEYS:
-        if limit.stop():
-            break
-        values, cluster, start = ev.run(portfolio_key(a, ev.release, feats), "easy")
-        entry = Best(values["mean_response"], "portfolio", key_name("easy", a), cluster, start, "easy", a)
-        if easy is None or entry.value < easy.value:
-            easy = entry
-        if entry.value < best.value:
-            best = entry
-    limit.work_end += ev.work - w0
-    return best, easy
 
 
 def _bsld_rounds(ev, m: str, best: Best, rng, limit: Limit, idle: dict, stopped: str):

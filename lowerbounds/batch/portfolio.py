@@ -21,15 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PORTFOLIO", "QUICK_PORTFOLIO", "BSLD_TIERS", "WIDE_KEYS", "portfolio_key", "tier_key", "tier_of",
-           "tiers_of", "wide_of", "key_name"]
+__all__ = ["PORTFOLIO", "QUICK_PORTFOLIO", "BSLD_TIERS", "portfolio_key", "tier_key", "tier_of", "tiers_of",
+           "key_name"]
 
-WIDE_KEYS = ("wide spt", "wide 4")
-"""The wide-first keys, list construction: the mean response time's own first entries, after :data:`PORTFOLIO` and
-within its own work (``clairvoyant._wide_starts``), so that the other metrics' searches keep their budgets. Alone,
-on lublin_256 52,772 s (``wide spt``) against shortest first's 64,495, on SDSC-SP2 18,377 (``wide 4``) against
-``r + 4 p``'s 19,685, the best entries before them; on KTH-SP2, CTC-SP2 and the busiest weeks of CTC-SP2 and
-SDSC-SP2 they are worse than the best entry, which the search then still starts from."""
 PORTFOLIO = (("easy", 0.0), ("easy", 1.0), ("easy", 4.0), ("easy", 16.0), ("easy", 64.0), ("easy", "spt"),
              ("easy", "lpt"), ("serial", 0.0), ("serial", 1.0), ("serial", 4.0), ("serial", 16.0),
              ("serial", 64.0), ("serial", 256.0), ("serial", "lpt"), ("serial", "tier 600"), ("serial", "tier 1200"),
@@ -81,27 +75,9 @@ def tier_key(r: np.ndarray, f: dict, threshold) -> np.ndarray:
     return r + f["span"] * (f["p"] >= threshold)
 
 
-def wide_of(a) -> float | None:
-    """The coefficient ``a`` of a key ``wide a`` (``wide spt``: 0, the key ``g`` alone), else None."""
-    if not (isinstance(a, str) and a.startswith("wide ")):
-        return None
-    word = a.split()[1]
-    return 0.0 if word == "spt" else float(word)
-
-
-def wide_key(r: np.ndarray, f: dict, a: float) -> np.ndarray:
-    """``g = p sqrt(M / q)`` (``f["share"]``: ``q / M``, ``M`` the largest cluster's processors), or ``r + a g`` for
-    ``a > 0``: the wide jobs first among jobs of the same duration (module docstring)."""
-    g = f["p"] / np.sqrt(f["share"])
-    return g if a == 0 else r + a * g
-
-
 def portfolio_key(a, r: np.ndarray, f: dict) -> np.ndarray:
     """The key ``a`` (module docstring) of the jobs submitted at ``r``; ``f``: ``p`` (each job's shortest duration),
-    ``span`` (more than the spread of the submissions), ``area`` (for ``tiers``, see :func:`tiers_key`) and ``share``
-    (for ``wide``, see :func:`wide_key`)."""
-    if wide_of(a) is not None:
-        return wide_key(r, f, wide_of(a))
+    ``span`` (more than the spread of the submissions) and ``area`` (for ``tiers``, see :func:`tiers_key`)."""
     if a == "spt":
         return f["p"].copy()
     if a == "lpt":
@@ -121,7 +97,4 @@ def key_name(kernel: str, a) -> str:
         x, areas = tiers_of(a)
         text = ", ".join(f"area >= {v:g} machine-h" for v in areas)
         return f"{kernel}, key r, one tier later for each of p >= {x:g} s, {text}"
-    if wide_of(a) is not None:
-        g = "p sqrt(M / q)"
-        return f"{kernel}, key {g if wide_of(a) == 0 else f'r + {wide_of(a):g} {g}'}"
     return f"{kernel}, key {a if isinstance(a, str) else f'r + {a:g} p'}"

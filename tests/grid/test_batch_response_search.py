@@ -41,10 +41,6 @@ def _steps(monkeypatch, inst, metric: str, patience: int) -> dict:
         seen["milp windows"] = idle
         return b, "patience"
 
-    def wide(ev, feats, b, easy, limit):
-        seen["wide"] = True
-        return b, easy
-
     def race(steps, b, limit):
         seen["race"] = True
         for step in steps:
@@ -52,7 +48,7 @@ def _steps(monkeypatch, inst, metric: str, patience: int) -> dict:
         return b, "patience", (1, 1)
 
     for name, fn in (("_key_search", key), ("_list_search", lst), ("_windows", windows), ("_lns", lns),
-                     ("race", race), ("_wide_starts", wide), ("_justify", lambda ev, m, b: b)):
+                     ("race", race), ("_justify", lambda ev, m, b: b)):
         monkeypatch.setattr(cv, name, fn)
     ev = cv._Evaluator(inst)
     cv._improve(ev, {}, metric, best, np.random.default_rng(0), cv.Limit(ev, 1e9, 1e18), None, None, patience, None,
@@ -67,16 +63,13 @@ def test_the_mean_response_races_windows_from_its_own_job_count_with_its_own_pat
     p = 7
     mr = _steps(monkeypatch, inst, "mean_response", p)
     f = cv.RESPONSE_PATIENCE
-    assert mr == {"wide": True, "key": KEY_PATIENCE * f * p, "race": True, "list": 2 * f * p,
-                  "windows": cv.WINDOW_PATIENCE * f * p}
+    assert mr == {"key": KEY_PATIENCE * f * p, "race": True, "list": 2 * f * p, "windows": cv.WINDOW_PATIENCE * f * p}
     bsld = _steps(monkeypatch, inst, "mean_bounded_slowdown", p)  # unchanged: the window MILPs below WINDOW_JOBS
     assert "race" not in bsld and "windows" not in bsld and bsld["milp windows"] == p and bsld["list"] == 2 * p
-    assert "wide" not in bsld  # the wide-first entries are the mean response's own
     small = _steps(monkeypatch, _instance(cv.RESPONSE_WINDOW_JOBS - 1), "mean_response", p)
     assert "race" not in small and small["milp windows"] == p and small["key"] == KEY_PATIENCE * p
     whole = _steps(monkeypatch, _instance(cv.WINDOW_JOBS), "mean_response", p)  # whole traces: the patience given
-    assert whole == {"wide": True, "key": KEY_PATIENCE * p, "race": True, "list": 2 * p,
-                     "windows": cv.WINDOW_PATIENCE * p}
+    assert whole == {"key": KEY_PATIENCE * p, "race": True, "list": 2 * p, "windows": cv.WINDOW_PATIENCE * p}
 
 
 def test_without_a_patience_the_mean_response_keeps_the_saturation_rule(monkeypatch):
