@@ -114,8 +114,9 @@ def lagrangian_bound(inst: BatchInstance, mode: int, *, time_limit: float = 10.0
 
     Coarse to fine: the prices are first searched on ``slots / 2^l`` slots (:data:`_LEVELS` levels), and each
     level's best prices, every slot split in two at the same price, start the next (the same ``L`` on the finer
-    grid, which it can only improve). When the level of ``slots`` slots has converged with time and steps left,
-    the grid keeps doubling, up to ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
+    grid, which it can only improve). When the level of ``slots`` slots has converged (with ``refine > 1``: reached
+    its plateau, :data:`PLATEAU`, as the coarser levels do) with time and steps left, the grid keeps doubling, up to
+    ``refine x slots`` (while a slot stays at least ``1 / FINEST_SHARE`` of the
     shortest job and there are at most ``SLOTS_PER_JOB`` slots per job). ``start``, a known lower bound on the sum,
     sets the first target. Each level starts with the step factor the previous one ended with, at least
     :data:`THETA_FLOOR` (the first with 1). ``prices``, a list, receives ``[lam, t0, delta]``: the best prices of
