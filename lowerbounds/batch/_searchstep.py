@@ -14,7 +14,12 @@ import numpy as np
 
 from vcsched.jitclock import clock
 
-__all__ = ["Best", "Limit", "Shares", "run_until_stopped", "CHECK_WORK"]
+__all__ = ["Best", "Limit", "Shares", "run_until_stopped", "CHECK_WORK", "TIME_SLACK", "part_deadline"]
+
+TIME_SLACK = 2.0
+"""A step's safety clock allows up to this many times its share of the time left (:func:`part_deadline`): the steps of a
+metric spend work at different rates per second (KTH-SP2's mean response: its key search and race took 10.3 s of CPU
+for the default minute's budget, and a safety clock of exactly their shares of its 11 s stopped them at 8.1 s)."""
 
 CHECK_WORK = 50
 """Work units charged per job for checking a schedule and reading its metrics (NumPy sorts and sums), in every
@@ -35,6 +40,14 @@ class Best:
     a: object = None
 
 
+def part_deadline(deadline: float, share: float) -> float:
+    """The safety deadline of a part with ``share`` of the work: :data:`TIME_SLACK` times ``share`` of the time left
+    before ``deadline``, and at most halfway from ``share`` to all of it, so that the parts after it keep at least
+    half of their shares of the time (the last part, ``share`` 1, gets all of it)."""
+    now = clock()
+    return now + min(TIME_SLACK * share, (1.0 + share) / 2.0) * max(deadline - now, 0.0)
+
+
 class Limit:
     """When a search step stops: a count of schedules (``iterations``), moves without improvement (``patience``),
     its work budget (``ev.work`` reaching ``work_end``: ``budget``) or the wall clock (``time_limit``, a safety
@@ -47,11 +60,11 @@ class Limit:
         self.count_end = None if iterations is None else ev.count + iterations
 
     def part(self, share: float, iterations: int | None = None) -> Limit:
-        """A step with ``share`` of the work left and of the wall-clock time left (so that, under a heavy load,
-        one metric cannot take the others' time), and its own count of schedules."""
-        now = clock()
+        """A step with ``share`` of the work left, at most :data:`TIME_SLACK` times ``share`` of the wall-clock time
+        left (so that, under a heavy load, one step cannot take all of the others' time, while on an idle machine a
+        step slower per work unit than the average still ends by its budget), and its own count of schedules."""
         return Limit(self.ev, min(self.work_end, self.ev.work + share * max(self.work_end - self.ev.work, 0)),
-                      now + share * max(self.deadline - now, 0.0), iterations)
+                      part_deadline(self.deadline, share), iterations)
 
     def stop(self, idle: int = 0, patience: int | None = None) -> str | None:
         if self.count_end is not None and self.ev.count >= self.count_end:
@@ -67,7 +80,7 @@ class Limit:
 
 class Shares:
     """The work of a search divided among its metrics, one after the other: each metric's part is ``share`` of the
-    work not yet used, and of the time left. A metric stopped by its budget or by the clock is deemed to have used
+    work not yet used, and its clock :func:`part_deadline`'s. A metric stopped by its budget or by the clock is deemed to have used
     its whole part (its last move may overrun the part, and a step may leave some of it: neither changes the
     metrics after it); one that stops on its own first (patience, done, a count) the work it did (:meth:`settle`).
     So a metric cut short by the safety stop does not change the budgets of the metrics after it, which get those
@@ -79,9 +92,9 @@ class Shares:
 
     def part(self, share: float) -> Limit:
         """The next metric's :class:`Limit`."""
-        now, ev = clock(), self.limit.ev
+        ev = self.limit.ev
         self.start, self.budget = ev.work, share * max(self.limit.work_end - self.used, 0)
-        return Limit(ev, ev.work + self.budget, now + share * max(self.limit.deadline - now, 0.0))
+        return Limit(ev, ev.work + self.budget, part_deadline(self.limit.deadline, share))
 
     def settle(self, stopped: str) -> None:
         """After the metric's search, which ``stopped`` for that reason."""

@@ -138,3 +138,24 @@ def test_the_lagrangian_bound_keeps_its_safety_time_whatever_the_clocked_steps_t
     for mode, name in enumerate(("mean_response", "mean_bounded_slowdown")):
         seconds, work = given[mode]
         assert work == caps[name] and seconds >= work / LAGRANGE_WORK_PER_SECOND, name
+
+
+def test_a_steps_safety_clock_allows_twice_its_share_of_the_time_left_leaving_half_of_the_others(fake_clock):
+    """``Limit.part``: the work is cut by the share exactly; the clock allows ``TIME_SLACK`` times the share of the
+    time left, at most halfway to the parent's deadline (a step slower per work unit than its siblings ends by its
+    budget; the steps after it keep at least half of their time)."""
+    from lowerbounds.batch._searchstep import TIME_SLACK, Limit
+
+    class Ev:
+        work, count = 0, 0
+
+    parent = Limit(Ev(), 1000.0, fake_clock.now + 100.0)
+    quarter, most = parent.part(0.25), parent.part(0.75)
+    assert TIME_SLACK == 2.0 and quarter.work_end == 250.0 and most.work_end == 750.0
+    assert quarter.deadline == pytest.approx(fake_clock.now + 50.0, abs=1e-6)
+    assert most.deadline == pytest.approx(fake_clock.now + 87.5, abs=1e-6)
+    assert parent.part(1.0).deadline == pytest.approx(parent.deadline, abs=1e-6)
+    fake_clock.now += 49.0
+    assert quarter.stop() is None
+    fake_clock.now += 2.0
+    assert quarter.stop() == "time_limit" and most.stop() is None
