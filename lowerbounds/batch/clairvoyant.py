@@ -400,18 +400,19 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
             idle = _patience(RESPONSE_PATIENCE * patience, ev.release.size)
     key_share, list_share = WINDOW_SHARES if large else (KEY_SHARE, 1 - LNS_SHARE)
     if m in LNS_METRICS and easy is not None and easy.value <= KEY_START * best.value:
-        best = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
+        best, first = _key_search(ev, m, best, easy, rng, limit.part(key_share), idle["key"])
     else:
         share, block_idle = (0.5, idle["block"]) if m != "mean_bounded_slowdown" else \
             (BSLD_BLOCK_SHARE, idle["bsld_block"])
-        best, _stopped = block_search(ev, feats, m, best, rng, limit.part(share, iterations), block_idle)
+        best, first = block_search(ev, feats, m, best, rng, limit.part(share, iterations), block_idle)
     best = _justify(ev, m, best)
     if large and m == "mean_response" and list_moves is None:  # the last steps raced by rate (module docstring)
         best, stopped, runs = race((lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(
             ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"], True)), best, limit.part(1.0))
         return dataclasses.replace(best, detail=best.detail.split(";")[0] + f"; list moves and windows raced "
-                                   f"({runs[0]} and {runs[1]} slices)"), stopped
+                                   f"({runs[0]} and {runs[1]} slices)"), _clocked(first, stopped)
     best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
+    stopped = _clocked(first, stopped)
     if m not in LNS_METRICS or stopped == "time_limit":
         return best, stopped
     if large:
@@ -456,10 +457,16 @@ def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int, just
     return best, stopped
 
 
-def _key_search(ev, metric: str, best: Best, easy: Best, rng, limit: Limit, patience: int | None) -> Best:
+def _clocked(first: str, stopped: str) -> str:
+    """A metric's reason to stop: ``time_limit`` when its first step (key or block search) was stopped by the clock,
+    even if the steps after it ended by their budgets (the run is then not reproducible, and says so)."""
+    return "time_limit" if first == "time_limit" else stopped
+
+
+def _key_search(ev, metric: str, best: Best, easy: Best, rng, limit: Limit, patience: int | None):
     """Local search on the list construction's per-job keys (:mod:`lowerbounds.batch.keysearch`) from the key of
     ``easy`` (the best portfolio entry of that construction); the final keys' schedule is rebuilt in full and
-    checked (:meth:`_Evaluator.run`), and kept when better than ``best``."""
+    checked (:meth:`_Evaluator.run`), and kept when better than ``best``: (best, the search's reason to stop)."""
     key = portfolio_key(easy.a, ev.release, _features(ev))
     ks = KeySearch(ev.release, ev.width, ev.duration, ev.procs, key, metric, ev._work, EASY_WORK)
     base = ev.count
@@ -468,13 +475,13 @@ def _key_search(ev, metric: str, best: Best, easy: Best, rng, limit: Limit, pati
         ev.count = base + ks.moves  # each move builds (part of) a schedule
         return limit.stop(idle)
 
-    search_keys(ks, rng, stop, patience)
+    stopped = search_keys(ks, rng, stop, patience)
     values, cluster, start = ev.run(ks.key, "easy")
     assert abs(values[metric] - ks.value) <= 1e-6 * max(abs(ks.value), 1.0), "incremental and full schedules differ"
     if values[metric] < best.value:
         return Best(values[metric], "local search", f"{easy.detail}, then {ks.moves} key moves", cluster, start,
-                     "easy", easy.a)
-    return best
+                     "easy", easy.a), stopped
+    return best, stopped
 
 
 def _justify(ev, metric: str, best: Best) -> Best:

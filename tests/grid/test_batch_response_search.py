@@ -21,14 +21,16 @@ def _instance(n: int, seed: int = 3) -> BatchInstance:
     return BatchInstance.from_arrays(r, q, p[:, None], [32])
 
 
-def _steps(monkeypatch, inst, metric: str, patience: int, easy: bool = True) -> dict:
-    """Run ``_improve`` with every step replaced by a recorder: which steps ran, with which patience."""
+def _steps(monkeypatch, inst, metric: str, patience: int, easy: bool = True, first: str = "patience",
+           out: dict | None = None) -> dict:
+    """Run ``_improve`` with every step replaced by a recorder: which steps ran, with which patience; the key search
+    stops for the reason ``first``, and the metric's reason to stop goes to ``out["stopped"]``."""
     seen: dict = {}
     best = cv.Best(1.0, "portfolio", "x", np.zeros(len(inst), dtype=np.int64), np.zeros(len(inst)), "easy")
 
     def key(ev, m, b, easy, rng, limit, idle):
         seen["key"] = idle
-        return b
+        return b, first
 
     def lst(ev, m, b, rng, limit, idle):
         seen["list"] = idle
@@ -57,9 +59,19 @@ def _steps(monkeypatch, inst, metric: str, patience: int, easy: bool = True) -> 
                      ("queue_search", lambda ev, b, limit: b)):
         monkeypatch.setattr(cv, name, fn)
     ev = cv._Evaluator(inst)
-    cv._improve(ev, {}, metric, best, np.random.default_rng(0), cv.Limit(ev, 1e9, 1e18), None, None, patience, None,
-                easy=best if easy else None)
+    _, stopped = cv._improve(ev, {}, metric, best, np.random.default_rng(0), cv.Limit(ev, 1e9, 1e18), None,
+                                None, patience, None, easy=best if easy else None)
+    if out is not None:
+        out["stopped"] = stopped
     return seen
+
+
+@pytest.mark.parametrize("metric", ["mean_response", "mean_bounded_slowdown"])
+def test_a_key_search_stopped_by_the_clock_is_reported_though_the_steps_after_it_end_otherwise(monkeypatch, metric):
+    inst, cut, calm = _instance(cv.WINDOW_JOBS + 10), {}, {}
+    _steps(monkeypatch, inst, metric, 7, first="time_limit", out=cut)
+    _steps(monkeypatch, inst, metric, 7, first="budget", out=calm)
+    assert cut["stopped"] == "time_limit" and calm["stopped"] == "patience"
 
 
 def test_the_mean_response_races_windows_from_its_own_job_count_with_its_own_patience(monkeypatch):
