@@ -51,6 +51,7 @@ from lowerbounds.timeshare.lp import (
 )
 from lowerbounds.timeshare.pairs import (
     backlog_edges,
+    computing_servers,
     default_window,
     max_group_bounds,
     spread_edges,
@@ -310,7 +311,7 @@ def _spread(args: tuple, done: dict, rest: float, work: float, deadline: float |
     a finer run sees more than a coarser one, so the budget goes to one run."""
     p = args[2]
     slow = slow_servers(p)
-    tracked = tuple(s for s in range(p.shape[1]) if p[:, s].max() > 0)
+    tracked = computing_servers(p)
     if not all(p[:, s].min() > 0 for s in tracked):  # a bucket width is a share of a least computation
         return work
     chosen = None

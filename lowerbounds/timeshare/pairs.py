@@ -40,7 +40,8 @@ from vcsched.errors import InvalidInputError
 from vcsched.sim.processor_sharing import ps_completion_times
 
 __all__ = ["pair_slowdowns", "sumflow_pair_bound", "window_for", "default_window", "max_group_bounds",
-           "sumflow_backlog_bound", "backlog_edges", "bucket_edges", "spread_edges", "tracked_servers"]
+           "sumflow_backlog_bound", "backlog_edges", "bucket_edges", "spread_edges", "tracked_servers",
+           "computing_servers"]
 
 
 STATE_LIMIT = 1 << 15
@@ -153,13 +154,19 @@ SLOW_DIVISIONS, SLOW_BUCKETS, SLOW_RATIO = 4, 5, 1.5
 computation, then five more, each 1.5 times as wide as the previous one's start."""
 
 
+def computing_servers(p: np.ndarray) -> tuple[int, ...]:
+    """The servers on which some task computes (``p[:, s].max() > 0``), in index order: those a run with every server
+    tracked tracks (:func:`spread_edges`)."""
+    return tuple(int(s) for s in range(p.shape[1]) if p[:, s].max() > 0)
+
+
 def spread_edges(p: np.ndarray, slow: np.ndarray, finer: float) -> list:
     """Bucket edges of every server that computes, in index order, when all are tracked
     (:func:`sumflow_backlog_bound` with one array per server): a fast server (``slow`` False) in buckets
     ``finer`` times finer than the least computation on the fast servers, up to :data:`FAST_RANGE` times its largest
     computation; a slow one in the coarse buckets of :data:`SLOW_DIVISIONS` (a slow server's tasks are long: its work
     left matters in tens of seconds)."""
-    computing = sorted(s for s in range(p.shape[1]) if p[:, s].max() > 0)
+    computing = computing_servers(p)
     least = float(min(p[:, s].min() for s in computing if not slow[s]))
     edges = []
     for s in computing:
