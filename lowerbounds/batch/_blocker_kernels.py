@@ -93,7 +93,9 @@ def _suffix(y, r, p, q, cum, lam, t0, delta, inv, lo, lo_s, work):
 @njit(cache=True)
 def _member_costs(acc, u0, a0, pc, rc, t0, delta, inv, r, p, q, cum, lam, lo, lo_s, work):
     """Adds ``g_i(u)`` of one member to ``acc[u - u0]`` for the centre's slots ``u0 .. u0 + acc.size - 1``:
-    ``PM`` forward and ``SM`` backward, each step one slot's interval."""
+    ``PM`` forward and ``SM`` backward, each step one slot's interval. From the first slot ``kb`` where the member
+    can end before the centre's slot ends at its least-cost start (``PM = lo``), ``g_i = lo`` (``SM >= lo``), so
+    ``SM`` is scanned over the slots before ``kb`` only."""
     n = acc.size
     first_x = t0 + (u0 + 1) * delta - p
     if first_x >= lo_s or max(a0, t0 + (u0 + n - 1) * delta) + pc <= lo_s:
@@ -102,18 +104,21 @@ def _member_costs(acc, u0, a0, pc, rc, t0, delta, inv, r, p, q, cum, lam, lo, lo
     pm = np.empty(n)
     cur, x_prev = _prefix(first_x, r, p, q, cum, lam, t0, delta, inv, lo, lo_s, work)[0], first_x
     pm[0] = cur
+    kb = n
     for k in range(1, n):
         x = x_prev + delta
         if x >= lo_s:
-            cur = lo
-        elif x >= r:
+            kb = k
+            break
+        if x >= r:
             cur = _scan(max(x_prev, r), x, r, p, q, cum, lam, t0, delta, inv, cur, r, work)[0]
         pm[k] = cur
         x_prev = x
-    y_last = max(a0, t0 + (u0 + n - 1) * delta) + pc
+    acc[kb:] += lo
+    y_last = max(a0, t0 + (u0 + kb - 1) * delta) + pc
     cur = _suffix(y_last, r, p, q, cum, lam, t0, delta, inv, lo, lo_s, work)[0]
     y_prev = max(y_last, r)
-    for k in range(n - 1, -1, -1):
+    for k in range(kb - 1, -1, -1):
         y = max(max(a0, t0 + (u0 + k) * delta) + pc, r)
         if y <= lo_s:
             cur = lo

@@ -41,8 +41,9 @@ every wide job would only add work: its least cost is then the same beside every
 GROUP_WORK = 2
 """Work units per priced cost evaluated by the group kernel (the units of :func:`lowerbounds.batch.lagrangian.step_work`,
 about :data:`lowerbounds.batch.lagrangian.WORK_PER_SECOND` a second of one core)."""
-THETA = 0.125
-"""Step factor of the first blocker step (the Lagrangian's prices are near its optimum: small steps)."""
+THETA = 0.0625
+"""Step factor of the first blocker step (the Lagrangian's prices are near its optimum: small steps; docs/bounds.md,
+"Jobs kept off a wide job", measured against 1/8 and 1/32)."""
 BLOCKER_SHARE = 0.3
 """Share of the mean response's Lagrangian work (:func:`response_lagrangian`) that the blocker steps take when the
 workload has groups (none: the Lagrangian takes it all)."""

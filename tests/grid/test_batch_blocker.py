@@ -134,3 +134,30 @@ def test_the_mean_response_work_is_shared_and_reproducible(monkeypatch):
     given.clear()
     assert response_lagrangian(narrow, time_limit=1e6, start=0.0, refine=1, work=2e7)[3] == -np.inf
     assert given == [2e7]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), slots=st.integers(1, 12), span=st.integers(1, 12),
+       scale=st.sampled_from([0.0, 0.3, 1.0, 5.0]))
+def test_a_member_costs_its_plain_least_cost_off_the_centre_in_every_slot(seed, slots, span, scale):
+    # g_i(u) = min(PM_i(b_u - p_i), SM_i(a_u + p_c)) for each of the centre's slots, against a plain scan; from the
+    # first slot where the member can end before the centre's slot ends at its least-cost start, g_i is that least
+    # cost (the kernel scans no SM there)
+    from lowerbounds.batch._blocker_kernels import _member_costs, least_costs
+
+    inst = _instance(seed, 2, False)
+    r, q, p = inst.release, inst.width, inst.duration[:, 0]
+    t0, delta, T = slot_grid(inst, slots)
+    lam = np.random.default_rng(seed + 1).exponential(scale, size=T) if scale else np.zeros(T)
+    lo, lo_s = least_costs(r, q.astype(np.int64), p, lam, t0, delta)
+    cum = np.concatenate([[0.0], np.cumsum(lam * delta)])
+    u0 = max(int(np.floor((r[0] - t0) / delta)), 0)
+    a0 = max(r[0], t0 + u0 * delta)
+    acc = np.zeros(span)
+    _member_costs(acc, u0, a0, p[0], r[0], t0, delta, 1.0 / delta, r[1], p[1], float(q[1]), cum, lam, lo[1],
+                  lo_s[1], np.zeros(1, np.int64))
+    for k in range(span):
+        a, b = max(r[0], t0 + (u0 + k) * delta), t0 + (u0 + k + 1) * delta
+        plain = min(_least(r[1], p[1], q[1], lam, t0, delta, r[1], b - p[1]),
+                    _least(r[1], p[1], q[1], lam, t0, delta, a + p[0], np.inf))
+        assert acc[k] == pytest.approx(plain, rel=1e-9, abs=1e-9), k
