@@ -45,8 +45,8 @@ gained most per unit with 100 (SDSC-SP2 85 s of mean response, KTH-SP2 32 s; pie
 ROLL_JOBS = 20_000
 """Jobs a workload must have for the step to run. The pieces' moves are cheaper than whole-list moves by about the
 number of pieces; on lublin_256 (10,000 jobs) the whole-list moves gain far more per unit (7,877 s in 3.4e8 units,
-the pieces 300 s in 1.5e8) and the slice the race gave the pieces to measure them cost 45,742 -> 46,596 at 2.5e9
-units; the busiest weeks (749 and 1,201 jobs) keep their search."""
+the pieces 300 s in 1.5e8), and racing the pieces there cost 45,742 -> 46,596 at 2.5e9 units and 39,842 ->
+41,230 at 2.1e10; the busiest weeks (749 and 1,201 jobs) keep their search."""
 OFFSETS = (0.0, 0.5, 0.25, 0.75)
 """The first piece's size, in pieces, pass after pass (0: a whole piece): the cuts move between passes."""
 _FIRST = 1e15
