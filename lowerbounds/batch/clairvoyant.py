@@ -56,7 +56,9 @@ driven by a static key per job (smaller first); the search is over keys:
      (the mean response time: from :data:`RESPONSE_WINDOW_JOBS`, with its own patience below :data:`WINDOW_JOBS`);
      from then on, the mean response time's list moves and windows share what the key search
      leaves by a race on their measured rates (:mod:`lowerbounds.batch.steprace`) instead of a fixed split, each
-     window slice followed by the serial construction over its start order (:func:`_windows`).
+     window slice followed by the serial construction over its start order (:func:`_windows`); from
+     :data:`~lowerbounds.batch.responseroll.ROLL_JOBS` jobs on, list moves rolled over pieces of the trace race
+     with them (:mod:`lowerbounds.batch.responseroll`).
    * for the mean bounded slowdown, its list moves place again only the part of the list a move changes, from a kept
      state of the construction (:mod:`lowerbounds.batch.bsldlist`: the same schedules, fewer work units a move).
    * for the mean bounded slowdown from :data:`WINDOW_JOBS` jobs on, queue windows between its list moves and its
@@ -105,6 +107,7 @@ from lowerbounds.batch.keysearch import KEY_PATIENCE, KeySearch, search_keys
 from lowerbounds.batch.lns import LNS_METRICS, solve_window, window_around
 from lowerbounds.batch.makespanfbi import FBI_PATIENCE, fbi_search
 from lowerbounds.batch.portfolio import PORTFOLIO, QUICK_PORTFOLIO, key_name, portfolio_key
+from lowerbounds.batch.responseroll import ROLL_JOBS, RollSearch, squeaky_key
 from lowerbounds.batch.steprace import race
 from lowerbounds.batch.stretchsearch import stretch_search
 from lowerbounds.batch.windowsearch import WindowSearch, search_windows
@@ -407,10 +410,14 @@ def _steps(ev, feats, m, best, rng, limit: Limit, stretch_low, iterations, patie
         best, first = block_search(ev, feats, m, best, rng, limit.part(share, iterations), block_idle)
     best = _justify(ev, m, best)
     if large and m == "mean_response" and list_moves is None:  # the last steps raced by rate (module docstring)
-        best, stopped, runs = race((lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(
-            ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"], True)), best, limit.part(1.0))
-        return dataclasses.replace(best, detail=best.detail.split(";")[0] + f"; list moves and windows raced "
-                                   f"({runs[0]} and {runs[1]} slices)"), _clocked(first, stopped)
+        steps = (lambda b, lim: _list_search(ev, m, b, rng, lim, idle["list"]), lambda b, lim: _windows(
+            ev, m, b, rng, lim, WINDOW_PATIENCE * idle["lns"], True))
+        if ev.release.size >= ROLL_JOBS:  # and the rolling pieces (responseroll)
+            steps += (RollSearch(ev, rng, idle["list"]),)
+        best, stopped, runs = race(steps, best, limit.part(1.0))
+        names = ("list moves", "windows", "rolling pieces")[:len(runs)]
+        return dataclasses.replace(best, detail=best.detail.split(";")[0] + f"; {_and(names)} raced "
+                                   f"({_and(map(str, runs))} slices)"), _clocked(first, stopped)
     best, stopped = _list_search(ev, m, best, rng, limit.part(list_share, list_moves), idle["list"])
     stopped = _clocked(first, stopped)
     if m not in LNS_METRICS or stopped == "time_limit":
@@ -455,6 +462,12 @@ def _windows(ev, metric: str, best: Best, rng, limit: Limit, patience: int, just
         if justify:
             best = _justify(ev, metric, best)
     return best, stopped
+
+
+def _and(words) -> str:
+    """``a, b and c``."""
+    words = list(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _clocked(first: str, stopped: str) -> str:
@@ -515,14 +528,9 @@ def _list_search(ev, metric: str, best: Best, rng, limit: Limit, patience: int |
         stop = limit.stop(idle, patience)
         if stop:
             return best, stop
-        wait, weight = _excess(ev, metric, cluster, start)
-        total = weight.sum()
-        if not total > 0:
+        trial = squeaky_key(key, *_excess(ev, metric, cluster, start)[::-1], rng)
+        if trial is None:
             return best, "done"
-        j = int(np.searchsorted(np.cumsum(weight), rng.random() * total, side="right"))
-        j = min(j, weight.size - 1)
-        trial = key.copy()
-        trial[j] -= rng.random() * wait[j]
         values, c2, s2 = ev.run(trial, "serial")
         if values[metric] < best.value:
             best = Best(values[metric], "local search", best.detail.split(";")[0] + "; list moves", c2, s2, "serial",

@@ -1,6 +1,6 @@
 """A race by measured rate between the last steps of a metric's clairvoyant search
 (:mod:`lowerbounds.batch.clairvoyant`: the list moves and the window search, for the mean response time on large
-workloads).
+workloads, and on whole traces the rolling pieces of :mod:`lowerbounds.batch.responseroll`).
 
 Which of the two pays more per work unit depends on the trace, and a fixed split of the budget suits some traces and
 wastes the others' (same seed and budget, the default minute's share: on KTH-SP2 the list moves gained 1 s in 3.4e8
