@@ -16,8 +16,8 @@ decreases with ``W``, so the merged state is a relaxation of each of them. Each 
 edges (a slow server's work left is counted in wider buckets than a fast one's), and the window may be empty
 (``window = 0``: the state is the buckets alone, every cost is ``d_ts + 2 B``).
 
-A state is not expanded when the live state of its window one bucket lower on one tracked server has a value and
-works left no larger (:func:`_dominated`; docs/bounds.md, "Dominated states"): its successors are never below
+A state is not expanded when the nearest live state of its window below it on one tracked server (the buckets in
+between dead) has a value and works left no larger (:func:`_dominated`; docs/bounds.md, "Dominated states"): its successors are never below
 that state's, and about half the states of a run with every server tracked go, which is most of its cost.
 """
 
@@ -57,15 +57,18 @@ def _coarse_bucket(w, edges, sizes, m):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _dominated(vr, state, b, place, sizes):  # pragma: no cover - compiled
-    """Is state ``b`` of window ``state`` dominated by the live state one bucket lower on one tracked server (a value
-    and works left no larger on every server)? Its successors are then never below that state's, which stands for it
-    (the order of the buckets makes the relation acyclic, so a chain of dominated states ends at one kept)."""
+    """Is state ``b`` of window ``state`` dominated by the nearest live state below it on one tracked server (the
+    same buckets on the others, a value and works left no larger on every server)? Its successors are then never
+    below that state's, which stands for it (the order of the buckets makes the relation acyclic, so a chain of
+    dominated states ends at one kept)."""
     T = place.size
     for m in range(T):
-        if (b // place[m]) % sizes[m] == 0:
-            continue
-        j = b - place[m]
-        if vr[state, j, 0] > vr[state, b, 0]:
+        j = b
+        for _ in range((b // place[m]) % sizes[m]):  # the nearest live state below on server ``m``
+            j -= place[m]
+            if vr[state, j, 0] < np.inf:
+                break
+        if j == b or vr[state, j, 0] > vr[state, b, 0]:
             continue
         below = True
         for mm in range(T):

@@ -196,7 +196,7 @@ def test_dropping_dominated_states_stays_below_the_brute_force_optimum(seed, win
         assert backlog_bound_compiled(*args, window, tracked, edges, prune=True) <= best_sumflow(busy) * (1 + 1e-9)
 
 
-def test_a_state_is_dominated_by_the_live_state_one_bucket_lower_with_no_more_value_and_work_left():
+def test_a_state_is_dominated_by_the_nearest_live_state_below_with_no_more_value_and_work_left():
     place, sizes = np.array([3, 1]), np.array([2, 3])  # two tracked servers, 2 and 3 buckets: state 3 d0 + d1
     vr = np.full((1, 6, 3), np.inf)
     vr[0, 4] = (10.0, 5.0, 3.0)  # digits (1, 1)
@@ -209,6 +209,13 @@ def test_a_state_is_dominated_by_the_live_state_one_bucket_lower_with_no_more_va
     assert _dominated(vr, 0, 4, place, sizes)
     vr[0, 1] = (9.0, 5.5, 3.0)  # more work left on the first server
     assert not _dominated(vr, 0, 4, place, sizes)
-    vr[0, 0] = (0.0, 0.0, 0.0)  # (0, 0) is two buckets lower: not a neighbour
+    vr[0, 0] = (0.0, 0.0, 0.0)  # (0, 0) is lower on both servers: not on either line of (1, 1)
     assert not _dominated(vr, 0, 4, place, sizes)
-    assert not _dominated(vr, 0, 0, place, sizes)  # the first bucket on every server has no lower neighbour
+    assert not _dominated(vr, 0, 0, place, sizes)  # the first bucket on every server has nothing below
+    vr[0, 5] = (11.0, 5.0, 3.0)  # (1, 2): (1, 1) is live and dominates it
+    assert _dominated(vr, 0, 5, place, sizes)
+    vr[0, 4] = np.inf  # (1, 1) dead: the nearest live state below on the second server is (1, 0)
+    vr[0, 3] = (10.5, 5.0, 2.5)
+    assert _dominated(vr, 0, 5, place, sizes)
+    vr[0, 3] = (11.5, 5.0, 2.5)
+    assert not _dominated(vr, 0, 5, place, sizes)
