@@ -15,6 +15,10 @@ merged into one with the least value and, per server, the least ``W``: the cost 
 decreases with ``W``, so the merged state is a relaxation of each of them. Each tracked server has its own bucket
 edges (a slow server's work left is counted in wider buckets than a fast one's), and the window may be empty
 (``window = 0``: the state is the buckets alone, every cost is ``d_ts + 2 B``).
+
+A state is not expanded when the nearest live state of its window below it on one tracked server (the buckets in
+between dead) has a value and works left no larger (:func:`_dominated`; docs/bounds.md, "Dominated states"): its successors are never below
+that state's, and about half the states of a run with every server tracked go, which is most of its cost.
 """
 
 from __future__ import annotations
@@ -52,16 +56,42 @@ def _coarse_bucket(w, edges, sizes, m):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _step(value, rep, u, t, K, S, edges, sizes, widths, tops, join, p, dur, theta, tracked, cap,
-          live0):  # pragma: no cover - compiled
-    """The values after adding task ``t``: state ``window * NB + bucket`` (the buckets of the ``T`` tracked servers,
-    the first the most significant; ``NB`` the product of their counts ``sizes``)."""
+def _dominated(vr, state, b, place, sizes):  # pragma: no cover - compiled
+    """Is state ``b`` of window ``state`` dominated by the nearest live state below it on one tracked server (the
+    same buckets on the others, a value and works left no larger on every server)? Its successors are then never
+    below that state's, which stands for it (the order of the buckets makes the relation acyclic, so a chain of
+    dominated states ends at one kept)."""
+    T = place.size
+    for m in range(T):
+        j = b
+        for _ in range((b // place[m]) % sizes[m]):  # the nearest live state below on server ``m``
+            j -= place[m]
+            if vr[state, j, 0] < np.inf:
+                break
+        if j == b or vr[state, j, 0] > vr[state, b, 0]:
+            continue
+        below = True
+        for mm in range(T):
+            if vr[state, j, 1 + mm] > vr[state, b, 1 + mm]:
+                below = False
+                break
+        if below:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _step(vr, u, t, K, S, edges, sizes, widths, tops, join, p, dur, theta, tracked, cap,
+          live0, prune):  # pragma: no cover - compiled
+    """The states after adding task ``t``: state ``window * NB + bucket`` (the buckets of the ``T`` tracked servers,
+    the first the most significant; ``NB`` the product of their counts ``sizes``). ``vr[window, bucket]`` holds the
+    state's value, then its least work left on each tracked server (one row: a successor touches one place of
+    memory). With ``prune``, the states :func:`_dominated` finds are not expanded."""
     T = tracked.size
-    NB = value.shape[1]
-    SK = value.shape[0]
+    NB = vr.shape[1]
+    SK = vr.shape[0]
     SK1 = SK // S if K > 0 else 1
-    new = np.full(value.shape, np.inf)
-    nrep = np.full(rep.shape, np.inf)
+    new = np.full(vr.shape, np.inf)
     digits = np.zeros(K, dtype=np.int64)
     masks = np.zeros(S, dtype=np.int64)
     acc = np.zeros(S)
@@ -85,7 +115,7 @@ def _step(value, rep, u, t, K, S, edges, sizes, widths, tops, join, p, dur, thet
             rem //= S
         filled = False
         for b in range(NB):
-            if value[state, b] == np.inf:
+            if vr[state, b, 0] == np.inf or (prune and _dominated(vr, state, b, place, sizes)):
                 continue
             if not filled:
                 filled = True
@@ -94,11 +124,11 @@ def _step(value, rep, u, t, K, S, edges, sizes, widths, tops, join, p, dur, thet
                     win[s] = 0.0
                 for k in range(live0, K):
                     win[digits[k]] += p[t - K + k, digits[k]]
-            base = value[state, b]
+            base = vr[state, b, 0]
             rest = (state - digits[0] * SK1) * S if K > 0 else 0
             nb0 = 0  # the bucket number of the earlier tasks' work left at ``theta[t]`` (the new task's added below)
             for mm in range(T):
-                decayed[mm] = max(rep[state, b, mm] - gap, 0.0)
+                decayed[mm] = max(vr[state, b, 1 + mm] - gap, 0.0)
                 w = decayed[mm]
                 digit[mm] = int(w / widths[mm]) if w < tops[mm] else _coarse_bucket(w, edges, sizes, mm)
                 nb0 += digit[mm] * place[mm]
@@ -106,21 +136,22 @@ def _step(value, rep, u, t, K, S, edges, sizes, widths, tops, join, p, dur, thet
                 extra = acc[s]
                 m = lab[s]
                 if m >= 0 and t >= 1 and join[t, s] >= theta[t - 1]:
-                    R = max(rep[state, b, m] - (join[t, s] - theta[t - 1]), 0.0)
-                    extra = max(extra, far(R, cap[m], p[t, s]), acc[s] + far(R - win[s], cap[m], p[t, s]))
+                    R = max(vr[state, b, 1 + m] - (join[t, s] - theta[t - 1]), 0.0)
+                    B = far(R, cap[m], p[t, s])  # with an empty window, C = B
+                    extra = max(extra, B, acc[s] + far(R - win[s], cap[m], p[t, s]) if K > 0 else B)
                 c = base + dur[t, s] + 2.0 * extra
                 nb = nb0
                 if m >= 0:
                     w = decayed[m] + added[s]
                     nb += ((int(w / widths[m]) if w < tops[m] else _coarse_bucket(w, edges, sizes, m)) - digit[m]) * place[m]
                 ns = rest + s if K > 0 else 0
-                if c < new[ns, nb]:
-                    new[ns, nb] = c
+                if c < new[ns, nb, 0]:
+                    new[ns, nb, 0] = c
                 for mm in range(T):
                     w = decayed[mm] + added[s] if mm == m else decayed[mm]
-                    if w < nrep[ns, nb, mm]:
-                        nrep[ns, nb, mm] = w
-    return new, nrep
+                    if w < new[ns, nb, 1 + mm]:
+                        new[ns, nb, 1 + mm] = w
+    return new
 
 
 def bucket_tables(edges) -> tuple:
@@ -142,10 +173,11 @@ def bucket_tables(edges) -> tuple:
 
 
 def backlog_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out: np.ndarray, window: int,
-                           tracked, edges, *, deadline: float | None = None) -> float | None:
+                           tracked, edges, *, deadline: float | None = None, prune: bool = True) -> float | None:
     """:func:`lowerbounds.timeshare.pairs.sumflow_backlog_bound` by the compiled steps, or ``None`` when ``deadline``
     (a :func:`vcsched.jitclock.clock` date) passes before the last task. ``edges``: one array of bucket edges for
-    every tracked server, or one per tracked server; ``window`` may be 0."""
+    every tracked server, or one per tracked server; ``window`` may be 0. ``prune`` (default): dominated states are
+    not expanded (module docstring); both ways the value is a lower bound."""
     n, S = p.shape
     if n == 0:
         return 0.0
@@ -166,13 +198,12 @@ def backlog_bound_compiled(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, 
         per_server = [np.asarray(e, dtype=float) for e in edges]
     table, sizes, widths, tops = bucket_tables(per_server)
     NB = int(np.prod(sizes[:tracked.size])) if tracked.size else 1
-    value = np.full((S ** K, NB), np.inf)
-    value[:, 0] = 0.0
-    rep = np.zeros((S ** K, NB, tracked.size))
+    vr = np.full((S ** K, NB, 1 + tracked.size), np.inf)
+    vr[:, 0, :] = 0.0
     for t in range(n):
         if deadline is not None and clock() > deadline:
             return None
         u = _slowdowns(join, pp, t, K, True)
-        value, rep = _step(value, rep, u, t, K, S, table, sizes, widths, tops, join, pp, dur, theta, tracked, cap,
-                           max(K - t, 0))
-    return float(value.min())
+        vr = _step(vr, u, t, K, S, table, sizes, widths, tops, join, pp, dur, theta, tracked, cap, max(K - t, 0),
+                   prune)
+    return float(vr[:, :, 0].min())

@@ -295,10 +295,10 @@ def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float 
 SPREAD_STEPS = (8, 10, 12, 16)
 """The runs of the backlog bound with every server tracked (:func:`_spread`): the fast servers' buckets this many times
 finer than their least computation (:func:`~lowerbounds.timeshare.pairs.spread_edges`), window 0."""
-SPREAD_UNIT = 4
+SPREAD_UNIT = 3
 """Work units one state of a run with every server tracked costs per task (it computes the buckets of every server
-for each of its successors: about four times the CPU of a state of the runs on the merged labels, 80 ns against
-22 ns on 500 tasks)."""
+for each of its successors: about 3 times the CPU of a state of the runs on the merged labels, 50 ns against
+17-19 ns on 500 tasks, with the dominated states left out)."""
 
 
 def _spread(args: tuple, done: dict, rest: float, work: float, deadline: float | None) -> float:

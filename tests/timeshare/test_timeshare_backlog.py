@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lowerbounds.timeshare import TaskCosts
-from lowerbounds.timeshare._backlog_dp import far
+from lowerbounds.timeshare._backlog_dp import _dominated, backlog_bound_compiled, far
 from lowerbounds.timeshare.bounds import merge_slow_servers, pairs_bounds, slow_servers
 from lowerbounds.timeshare.mapping import evaluate_mapping
 from lowerbounds.timeshare.pairs import (
@@ -110,15 +110,19 @@ def slow_instance(seed, n=5):
     return TaskCosts.of(platform, workload)
 
 
+def _slow_case(seed, divisions):
+    """A :func:`slow_instance`, its brute-force optimum, the bound's inputs and random bucket edges per server."""
+    costs = slow_instance(seed)
+    tops = 2.0 * costs.p.max(axis=0)
+    edges = [bucket_edges(top / d, top, 3) for top, d in zip(tops, divisions)]
+    return costs, best_sumflow(costs), (costs.arrival, costs.inp, costs.p, costs.out), edges
+
+
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), window=st.integers(0, 2),
        divisions=st.lists(st.integers(1, 6), min_size=4, max_size=4))
 def test_every_server_tracked_with_its_own_buckets_stays_below_the_brute_force_optimum(seed, window, divisions):
-    costs = slow_instance(seed)
-    truth = best_sumflow(costs)
-    args = (costs.arrival, costs.inp, costs.p, costs.out)
-    tops = 2.0 * costs.p.max(axis=0)
-    edges = [bucket_edges(top / d, top, 3) for top, d in zip(tops, divisions)]
+    costs, truth, args, edges = _slow_case(seed, divisions)
     assert sumflow_backlog_bound(*args, window=window, tracked=(0, 1, 2, 3), edges=edges) <= truth * (1 + 1e-9)
     spread = spread_edges(costs.p, slow_servers(costs.p), 2.0)
     assert sumflow_backlog_bound(*args, window=0, tracked=(0, 1, 2, 3), edges=spread) <= truth * (1 + 1e-9)
@@ -174,3 +178,44 @@ def test_the_budget_runs_the_spread_programme_after_the_merged_ones(monkeypatch)
     calls.clear()
     pairs_bounds(costs, work=1.0)
     assert calls == [False]
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), window=st.integers(0, 2),
+       divisions=st.lists(st.integers(1, 6), min_size=4, max_size=4))
+def test_dropping_dominated_states_stays_below_the_brute_force_optimum(seed, window, divisions):
+    costs, truth, args, edges = _slow_case(seed, divisions)
+    for prune in (True, False):
+        value = backlog_bound_compiled(*args, window, (0, 1, 2, 3), edges, prune=prune)
+        assert value <= truth * (1 + 1e-9)
+    busy = busy_instance(seed)
+    args = (busy.arrival, busy.inp, busy.p, busy.out)
+    tracked = tracked_servers(busy.p)
+    for step in (0.25, 2.0):
+        edges = backlog_edges(busy.p, tracked, step)
+        assert backlog_bound_compiled(*args, window, tracked, edges, prune=True) <= best_sumflow(busy) * (1 + 1e-9)
+
+
+def test_a_state_is_dominated_by_the_nearest_live_state_below_with_no_more_value_and_work_left():
+    place, sizes = np.array([3, 1]), np.array([2, 3])  # two tracked servers, 2 and 3 buckets: state 3 d0 + d1
+    vr = np.full((1, 6, 3), np.inf)
+    vr[0, 4] = (10.0, 5.0, 3.0)  # digits (1, 1)
+    assert not _dominated(vr, 0, 4, place, sizes)  # no live neighbour
+    vr[0, 3] = (10.0, 5.0, 2.5)  # (1, 0): one bucket lower on the second server, no more value or work left
+    assert _dominated(vr, 0, 4, place, sizes)
+    vr[0, 3] = (10.5, 5.0, 2.5)  # more value
+    assert not _dominated(vr, 0, 4, place, sizes)
+    vr[0, 1] = (9.0, 4.0, 3.0)  # (0, 1): one bucket lower on the first server
+    assert _dominated(vr, 0, 4, place, sizes)
+    vr[0, 1] = (9.0, 5.5, 3.0)  # more work left on the first server
+    assert not _dominated(vr, 0, 4, place, sizes)
+    vr[0, 0] = (0.0, 0.0, 0.0)  # (0, 0) is lower on both servers: not on either line of (1, 1)
+    assert not _dominated(vr, 0, 4, place, sizes)
+    assert not _dominated(vr, 0, 0, place, sizes)  # the first bucket on every server has nothing below
+    vr[0, 5] = (11.0, 5.0, 3.0)  # (1, 2): (1, 1) is live and dominates it
+    assert _dominated(vr, 0, 5, place, sizes)
+    vr[0, 4] = np.inf  # (1, 1) dead: the nearest live state below on the second server is (1, 0)
+    vr[0, 3] = (10.5, 5.0, 2.5)
+    assert _dominated(vr, 0, 5, place, sizes)
+    vr[0, 3] = (11.5, 5.0, 2.5)
+    assert not _dominated(vr, 0, 5, place, sizes)
