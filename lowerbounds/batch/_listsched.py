@@ -257,19 +257,24 @@ def _earliest_fit(bt, bf, nxt, node, r, q, p, work):
             cur = nxt[cur]
             cand = bt[cur]
             continue
-        end = cand + p
-        x = cur
-        ok = True
-        while nxt[x] != -1 and bt[nxt[x]] < end:
-            x = nxt[x]
-            work[0] += 1
-            if bf[x] < q:
-                ok = False
-                break
-        if ok:
+        x = _blocked_at(bt, bf, nxt, cur, cand + p, q, work)
+        if x < 0:
             return cand, cur
         cur = nxt[x]
         cand = bt[cur]
+
+
+@njit(cache=True, inline="always")
+def _blocked_at(bt, bf, nxt, cur, end, q, work):
+    """The first breakpoint after ``cur`` and before ``end`` with fewer than ``q`` free processors (-1: none; no run
+    that overlaps it fits, so the next start to try is its successor's)."""
+    x = cur
+    while nxt[x] != -1 and bt[nxt[x]] < end:
+        x = nxt[x]
+        work[0] += 1
+        if bf[x] < q:
+            return x
+    return -1
 
 
 @njit(cache=True)
@@ -320,10 +325,10 @@ def serial_schedule_counted(release, width, duration, procs, order, work):
 
 
 @njit(cache=True)
-def _gated_fit(bt, bf, nxt, node, r, q, p, glo, ghi, g, ge, last, work):
-    """Earliest fit of ``q`` processors for ``p`` from ``r`` outside the open intervals ``(glo[i], ghi[i])``,
-    ``g <= i < ge`` (sorted, disjoint); the ungated earliest fit when that start is after ``last``."""
-    s0, n0 = _earliest_fit(bt, bf, nxt, node, r, q, p, work)
+def _gated_fit(bt, bf, nxt, s0, n0, q, p, glo, ghi, g, ge, last, work):
+    """Earliest fit of ``q`` processors for ``p`` outside the open intervals ``(glo[i], ghi[i])``, ``g <= i < ge``
+    (sorted, disjoint), from the ungated earliest fit ``s0`` (breakpoint ``n0`` at or before it); that fit when the
+    gated start is after ``last``."""
     s, node = s0, n0
     while g < ge:
         while g < ge and ghi[g] <= s:
@@ -342,6 +347,65 @@ def _gated_fit(bt, bf, nxt, node, r, q, p, glo, ghi, g, ge, last, work):
     return s, node
 
 
+FIT_CLASSES = 8
+"""Classes of width (``floor(log2 q)``, the last one for every wider job) of the earliest fits a serial construction
+remembers (:func:`_fit_floor`)."""
+
+
+@njit(cache=True)
+def fit_memo(K):
+    """Empty remembered fits, per cluster and class of width (:func:`_fit_floor`): the fit's width (-1: none),
+    duration, submission, start and the breakpoint at or before that start, side by side."""
+    memo = np.zeros((K, FIT_CLASSES, 5))
+    memo[:, :, 0] = -1.0
+    return memo
+
+
+@njit(cache=True, inline="always")
+def _fit_class(q):
+    c = 0
+    while c < FIT_CLASSES - 1 and q >> (c + 1) >= 1:
+        c += 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _fit_floor(memo, k, r, q, p, work):
+    """A start before which no run of ``q`` processors for ``p`` from ``r`` fits on cluster ``k``, and a breakpoint
+    at or before it (``(r, -1)`` when none is known): the latest remembered earliest fit of a job no wider, no
+    longer and submitted no later (docs/bounds.md, "Remembered fits"). Within one serial construction the free
+    processors only fall, so whatever fits at ``s`` now also fitted that smaller job then, from ``r`` on."""
+    lb, node = r, -1
+    for c in range(_fit_class(q) + 1):
+        work[0] += 1
+        if 0.0 <= memo[k, c, 0] <= q and memo[k, c, 1] <= p and memo[k, c, 2] <= r and memo[k, c, 3] > lb:
+            lb, node = memo[k, c, 3], int(memo[k, c, 4])
+    return lb, node
+
+
+@njit(cache=True, inline="always")
+def _remembered_fit(bt, bf, nxt, memo, k, a, r, q, p, work):
+    """The earliest fit of ``q`` processors for ``p`` from ``r`` on cluster ``k`` (``a``: its breakpoint at or before
+    ``r``), the same as :func:`_earliest_fit`'s: at ``r`` when the processors are free there; else searched from the
+    later of the next start to try and the remembered floor (:func:`_fit_floor`), and remembered in its class (the
+    latest fit of a class is kept)."""
+    node, t = a, r
+    if bf[a] >= q:
+        x = _blocked_at(bt, bf, nxt, a, r + p, q, work)
+        if x < 0:
+            return r, a
+        node = nxt[x]
+        t = bt[node]
+    lb, known = _fit_floor(memo, k, r, q, p, work)
+    if lb > t:
+        node, t = known, lb
+    s0, n0 = _earliest_fit(bt, bf, nxt, node, t, q, p, work)
+    c = _fit_class(q)
+    memo[k, c, 0], memo[k, c, 1], memo[k, c, 2], memo[k, c, 3], memo[k, c, 4] = q, p, r, s0, n0
+    work[0] += 1
+    return s0, n0
+
+
 @njit(cache=True)
 def place_range(release, width, duration, procs, order, lo, hi, bt, bf, nxt, size, ptr, ready, cluster, start, gptr,
                 glo, ghi, glast, work):
@@ -349,9 +413,12 @@ def place_range(release, width, duration, procs, order, lo, hi, bt, bf, nxt, siz
     ptr, ready)``: the profile of free processors (a linked list of breakpoints per cluster) and, per cluster, a
     breakpoint at or before each submission (``ptr[:, :ready]`` walked). Each job takes the cluster where it
     completes first, at its earliest fit outside its gates (:func:`gated_serial_counted`); fills ``cluster`` and
-    ``start`` of the jobs placed, adds the elementary steps to ``work[0]``; returns ``(size, ready)``. The
-    bounded slowdown's list moves resume it from kept states (:mod:`lowerbounds.batch.bsldlist`)."""
+    ``start`` of the jobs placed, adds the elementary steps to ``work[0]``; returns ``(size, ready)``. Each
+    earliest fit is searched from the latest remembered fit of a smaller job (:func:`_fit_floor`; the same start,
+    fewer breakpoints walked). The bounded slowdown's list moves resume it from kept states
+    (:mod:`lowerbounds.batch.bsldlist`)."""
     K = procs.size
+    memo = fit_memo(K)  # remembered fits hold while the profile only loses room: this call's placements
     for i in range(lo, hi):
         j = order[i]
         work[0] += 1
@@ -376,8 +443,9 @@ def place_range(release, width, duration, procs, order, lo, hi, bt, bf, nxt, siz
             if p == 0.0:
                 s, node = release[j], a
             else:
-                s, node = _gated_fit(bt, bf, nxt, a, release[j], width[j], p, glo, ghi, gptr[j], gptr[j + 1],
-                                     glast[j], work)
+                s0, n0 = _remembered_fit(bt, bf, nxt, memo, k, a, release[j], width[j], p, work)
+                s, node = _gated_fit(bt, bf, nxt, s0, n0, width[j], p, glo, ghi, gptr[j], gptr[j + 1], glast[j],
+                                     work)
             if s + p < best_c or (s + p == best_c and s < best_s):
                 best_k, best_c, best_s, best_node = k, s + p, s, node
         cluster[j], start[j] = best_k, best_s
