@@ -91,32 +91,70 @@ def test_pieces_fix_a_late_job_that_the_pieces_around_it_leave_alone():
     assert schedule_metrics(inst, c, s)["max_stretch"] == pytest.approx(brute_force(inst)["max_stretch"])
 
 
-def test_a_stalled_search_hands_its_work_to_the_pieces(monkeypatch):
-    # pieces of 3 jobs and a stall after 1 % of the restarts' work and 2 rounds: the search stops its restarts,
-    # justifies, runs the rolling pieces, and its schedule is checked and no worse than the one it was given
+def _stalled_search(monkeypatch, sizes: tuple, n: int = 24):
+    """The max-stretch search on a random workload of ``n`` jobs with pieces of ``sizes`` and a stall after 1 % of
+    the restarts' work and 2 rounds; returns (given schedule, result, the pieces and offsets of the passes, whether
+    each restart was gated, in order)."""
     rng = np.random.default_rng(3)
-    r, q, p, m = _arrays(rng, 24, 1)
+    r, q, p, m = _arrays(rng, n, 1)
     inst = BatchInstance.from_arrays(r, q, p, m)
-    monkeypatch.setattr(S, "PIECE_JOBS", 3)
-    monkeypatch.setattr(S, "ROLL_OFFSETS", (0, 1))
+    monkeypatch.setattr(S, "PIECE_SIZES", sizes)
     monkeypatch.setattr(S, "STALL_SHARE", 0.01)
     monkeypatch.setattr(S, "STALL_ROUNDS", 2)
     ev = C._Evaluator(inst)
     values, cluster, start = C.run_key(inst, r + 2.0 * p[:, 0], "serial")
     given_ = C.Best(values["max_stretch"], "portfolio", "EDF", cluster, start, "serial")
-    calls = []
-    real = S.rolling_schedule
+    calls, restarts = [], []
+    real_roll, real_search = S.rolling_schedule, S.search_stretch
 
-    def spy(*args, **kwargs):
-        calls.append(kwargs.get("offset"))
-        return real(*args, **kwargs, piece=3, lookahead=2)
+    def roll(*args, **kwargs):
+        calls.append((kwargs["piece"], kwargs["lookahead"], kwargs["offset"]))
+        return real_roll(*args, **kwargs)
 
-    monkeypatch.setattr(S, "rolling_schedule", spy)
+    def search(sr, stop):
+        restarts.append(sr.gates is not None)
+        return real_search(sr, stop)
+
+    monkeypatch.setattr(S, "rolling_schedule", roll)
+    monkeypatch.setattr(S, "search_stretch", search)
     out, stopped = S.stretch_search(ev, C._features(ev), given_, 1.0, C.Limit(ev, 3e6, time.perf_counter() + 600))
-    assert calls and stopped in ("done", "budget")
+    assert stopped in ("done", "budget")
     check_batch_schedule(inst, out.cluster, out.start)
     assert out.value == pytest.approx(schedule_metrics(inst, out.cluster, out.start)["max_stretch"])
     assert out.value <= given_.value + 1e-9
+    return given_, out, calls, restarts
+
+
+def test_a_stalled_search_hands_its_work_to_the_pieces(monkeypatch):
+    # pieces of 3 jobs: the search stops its restarts, justifies, runs the rolling pieces, and its schedule is
+    # checked and no worse than the one it was given
+    _, _, calls, _ = _stalled_search(monkeypatch, (3,))
+    assert calls and calls[0] == (3, 1, 0)
+
+
+def test_the_passes_take_the_piece_sizes_in_turn(monkeypatch):
+    # pieces of 6 then 3 jobs: the passes of 6 come first, each size's cuts shifted by 0, 1/2, 1/4 and 3/4 of a piece
+    # while they improve nothing, and four passes in a row without improvement move them to the next size
+    _, _, calls, _ = _stalled_search(monkeypatch, (6, 3))
+    pieces = [c[0] for c in calls]
+    assert pieces[0] == 6 and pieces == sorted(pieces, reverse=True)
+    for piece, look, offset in calls:
+        assert look == piece // 2 and offset in [int(f * piece) for f in S.ROLL_SHIFTS]
+    if 3 in pieces:  # the passes of 6 ended: four in a row improved nothing
+        tail = [c[2] for c in calls if c[0] == 6][-len(S.ROLL_SHIFTS):]
+        assert tail == [int(f * 6) for f in S.ROLL_SHIFTS]
+
+
+def test_a_size_too_large_for_the_workload_is_skipped_and_the_stall_waits_for_the_gated_restart(monkeypatch):
+    # 24 jobs cannot make 4 pieces of 100: only the pieces of 3 run, and no stall stops the restarts before the gated
+    # restart has ended
+    _, _, calls, restarts = _stalled_search(monkeypatch, (100, 3))
+    assert S.piece_sizes(24) == (3,)
+    assert calls and {c[0] for c in calls} == {3}
+    assert True in restarts and len(restarts) > restarts.index(True) + 1
+    # with the first size usable the stall may stop the restarts before the gated one (the rule as it was)
+    _, _, _, plain = _stalled_search(monkeypatch, (3,))
+    assert True not in plain
 
 
 def test_search_stretch_on_a_frozen_piece_never_moves_the_frozen_jobs():
