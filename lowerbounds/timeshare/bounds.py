@@ -172,10 +172,10 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
     return max(best, lower) + rest
 
 
-WORK_PER_SECOND = 9_000_000
+WORK_PER_SECOND = 30_000_000
 """Work units (one state of a programme for one task: ``states × tasks``) the pair and backlog programmes of
-:func:`pairs_bounds` may spend per second of their time share (about 34 ns of CPU each for the backlog programme
-at 500 tasks, so about a quarter of a core: the runs are chosen by this count, not by the clock, and a run gives
+:func:`pairs_bounds` may spend per second of their time share (about 17 ns of CPU each for the backlog programme
+at 500 tasks with the dominated states left out, so about half a core: the runs are chosen by this count, not by the clock, and a run gives
 the same bound on a loaded machine; the deadline only stops a run as a safety)."""
 
 
@@ -190,7 +190,8 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None, work: float
     the others add ``Σ min dur`` to the sumflow and are covered by the quick bounds of the others.
     ``work`` (default: :data:`WORK_PER_SECOND` times the seconds to the ``deadline``, a
     :func:`vcsched.jitclock.clock` date; no refinement without either) is spent on the backlog bound's runs
-    (:func:`_backlog`), then on wider windows of the pair bound
+    (:func:`_backlog`: the first :data:`SPREAD_AFTER` of :data:`BACKLOG_STEPS`, the run with every server tracked
+    :func:`_spread` when slow servers are merged, the finer runs), then on wider windows of the pair bound
     (:func:`~lowerbounds.timeshare.pairs.sumflow_pair_bound` ``window=K+1``, ``K+2``, ...), each costing its states
     times the tasks, while the next one fits in what is left and has at most :data:`WIDE_STATE_LIMIT`
     states. The choice depends on ``work`` alone; the ``deadline`` only stops a run that overruns it (given up).
@@ -214,9 +215,10 @@ def pairs_bounds(costs: TaskCosts, *, deadline: float | None = None, work: float
         done["sumflow"] = sumflow_pair_bound(*args) + rest
         if work is not None:
             wide = merge_slow_servers(*args) or args
-            left = _backlog(wide, done, rest, work, deadline)
+            left = _backlog(wide, done, rest, work, deadline, BACKLOG_STEPS[:SPREAD_AFTER])
             if wide is not args:
                 left = _spread(args, done, rest, left, deadline)
+            left = _backlog(wide, done, rest, left, deadline, BACKLOG_STEPS[SPREAD_AFTER:], first=False)
             _widen(wide, done, rest, default_window(sub.p.shape[1], sub.n), left, deadline)
     except KeyboardInterrupt:
         raise BoundsInterrupted(done) from None
@@ -259,15 +261,21 @@ def merge_slow_servers(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, out:
 BACKLOG_STEPS = ((1, 8), (1, 16), (1, 32), (2, 32), (1, 64), (2, 64))
 """The backlog bound's runs (:func:`_backlog`): ``(window, d)``, buckets ``d`` times finer than the least computation
 on a tracked server; each run is done when its cost fits in the work left."""
+SPREAD_AFTER = 3
+"""The runs of :data:`BACKLOG_STEPS` done before the run with every server tracked (:func:`_spread`); the finer ones
+come after it. On scenario (b) at mu = 15 the run with every server tracked at buckets 1/8 gives more than the finer
+runs on the merged labels at the same work (seed 0: 34,861 against 33,976 at the default minute's work), so it takes
+the work first."""
 
 
-def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float | None) -> float:
+def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float | None,
+             steps: tuple = BACKLOG_STEPS, first: bool = True) -> float:
     """:func:`pairs_bounds`'s backlog bounds (:func:`~lowerbounds.timeshare.pairs.sumflow_backlog_bound`, on the
     labels of :func:`merge_slow_servers`), raising ``done["sumflow"]`` as each run completes; returns the work left.
 
-    The runs are those of :data:`BACKLOG_STEPS` with at most :data:`WIDE_STATE_LIMIT` states, each costing its states
-    times the tasks, in that order (each finer than the last) while the next one's cost fits in the work left; the
-    first one is always run. Each completed run's bound stands, so a run the safety deadline stops loses only its
+    The runs are those of ``steps`` (a part of :data:`BACKLOG_STEPS`) with at most :data:`WIDE_STATE_LIMIT` states,
+    each costing its states times the tasks, in that order (each finer than the last) while the next one's cost fits
+    in the work left; with ``first`` the first one is always run. Each completed run's bound stands, so a run the safety deadline stops loses only its
     own refinement."""
     p = args[2]
     tracked = tracked_servers(p)
@@ -277,12 +285,12 @@ def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float 
     if not least > 0:
         return work
     runs = []
-    for window, finer in BACKLOG_STEPS:
+    for window, finer in steps:
         size = p.shape[1] ** window * backlog_edges(p, tracked, least / finer).size ** len(tracked)
         if size <= WIDE_STATE_LIMIT:
             runs.append((window, least / finer, size * p.shape[0]))
     for r, (window, step, cost) in enumerate(runs):
-        if r and cost > work:
+        if (r or not first) and cost > work:
             break
         work -= cost
         value = sumflow_backlog_bound(*args, window=window, step=step, tracked=tracked, deadline=deadline)

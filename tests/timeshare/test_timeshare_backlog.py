@@ -159,7 +159,7 @@ def _costs_on(a, p):
     return TaskCosts.of(platform, Workload.independent(a, np.zeros(a.size, dtype=int)))
 
 
-def test_the_budget_runs_the_spread_programme_after_the_merged_ones(monkeypatch):
+def test_the_budget_runs_the_spread_programme_between_the_coarse_and_the_fine_merged_runs(monkeypatch):
     import lowerbounds.timeshare.bounds as ts_bounds
 
     costs = slow_instance(1)
@@ -173,8 +173,9 @@ def test_the_budget_runs_the_spread_programme_after_the_merged_ones(monkeypatch)
     monkeypatch.setattr(ts_bounds, "sumflow_backlog_bound", recorded)
     truth = best_sumflow(costs)
     assert pairs_bounds(costs, work=1e9)["sumflow"] <= truth * (1 + 1e-9)
-    assert calls[-2:] == [False, True]  # the merged runs, then the finest run with every server tracked
-    assert calls.count(True) == 1
+    assert calls.count(True) == 1  # one run with every server tracked, the finest that fits
+    assert calls.index(True) == ts_bounds.SPREAD_AFTER  # after the coarse merged runs
+    assert len(calls) > ts_bounds.SPREAD_AFTER + 1  # and the finer merged runs after it
     calls.clear()
     pairs_bounds(costs, work=1.0)
     assert calls == [False]
