@@ -528,7 +528,8 @@ def _list_search(ev, metric: str, best: Best, rng, limit: Limit, patience: int |
         stop = limit.stop(idle, patience)
         if stop:
             return best, stop
-        trial = squeaky_key(key, *_excess(ev, metric, cluster, start)[::-1], rng)
+        wait, weight = _excess(ev, metric, cluster, start)
+        trial = squeaky_key(key, weight, wait, rng)
         if trial is None:
             return best, "done"
         values, c2, s2 = ev.run(trial, "serial")

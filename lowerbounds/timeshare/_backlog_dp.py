@@ -16,9 +16,9 @@ decreases with ``W``, so the merged state is a relaxation of each of them. Each 
 edges (a slow server's work left is counted in wider buckets than a fast one's), and the window may be empty
 (``window = 0``: the state is the buckets alone, every cost is ``d_ts + 2 B``).
 
-A state is not expanded when the nearest live state of its window below it on one tracked server (the buckets in
-between dead) has a value and works left no larger (:func:`_dominated`; docs/bounds.md, "Dominated states"): its successors are never below
-that state's, and about half the states of a run with every server tracked go, which is most of its cost.
+A state is not expanded when the nearest live state of its window below it on one tracked server (the buckets in between
+dead) has a value and works left no larger (:func:`_dominated`; docs/bounds.md, "Dominated states"): its successors are
+never below that state's, and about half the states of a run with every server tracked go, which is most of its cost.
 """
 
 from __future__ import annotations

@@ -175,8 +175,8 @@ def sumflow_lp_bound(costs: TaskCosts, *, deadline: float | None = None, budget:
 WORK_PER_SECOND = 30_000_000
 """Work units (one state of a programme for one task: ``states × tasks``) the pair and backlog programmes of
 :func:`pairs_bounds` may spend per second of their time share (about 17 ns of CPU each for the backlog programme
-at 500 tasks with the dominated states left out, so about half a core: the runs are chosen by this count, not by the clock, and a run gives
-the same bound on a loaded machine; the deadline only stops a run as a safety)."""
+at 500 tasks with the dominated states left out, so about half a core: the runs are chosen by this count, not by
+the clock, and a run gives the same bound on a loaded machine; the deadline only stops a run as a safety)."""
 
 
 WIDE_STATE_LIMIT = 1 << 22
@@ -275,8 +275,8 @@ def _backlog(args: tuple, done: dict, rest: float, work: float, deadline: float 
 
     The runs are those of ``steps`` (a part of :data:`BACKLOG_STEPS`) with at most :data:`WIDE_STATE_LIMIT` states,
     each costing its states times the tasks, in that order (each finer than the last) while the next one's cost fits
-    in the work left; with ``first`` the first one is always run. Each completed run's bound stands, so a run the safety deadline stops loses only its
-    own refinement."""
+    in the work left; with ``first`` the first one is always run. Each completed run's bound stands, so a run the
+    safety deadline stops loses only its own refinement."""
     p = args[2]
     tracked = tracked_servers(p)
     if not tracked:

@@ -208,9 +208,10 @@ def sumflow_backlog_bound(arrival: np.ndarray, inp: np.ndarray, p: np.ndarray, o
 
     The sum over the tasks of a mapping's costs is then at most its sumflow. Merging the states of one window whose
     ``W`` fall in one bucket into one with the least value and the least ``W`` per server keeps a relaxation (the
-    later costs never decrease with ``W``), and so does leaving out a state that the nearest live state of its window below
-    it on one tracked server has a value and ``W`` no larger than (it stands for it: docs/bounds.md, "Dominated states"), so the
-    programme's minimum is a lower bound on every mapping's sumflow. Servers not tracked get ``A`` only. ``deadline``: as :func:`sumflow_pair_bound` (``None`` when it passes).
+    later costs never decrease with ``W``), and so does leaving out a state when the nearest live state of its window
+    below it on one tracked server has a value and ``W`` no larger (that state stands for it: docs/bounds.md,
+    "Dominated states"), so the programme's minimum is a lower bound on every mapping's sumflow. Servers not tracked
+    get ``A`` only. ``deadline``: as :func:`sumflow_pair_bound` (``None`` when it passes).
 
     ``edges`` (instead of ``step``): one array of bucket edges per tracked server (:func:`spread_edges`), in the order
     of ``tracked``, so that each server's work left has buckets of its own width; the argument above holds per server.
